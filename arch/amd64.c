@@ -1,0 +1,127 @@
+/* x86-64 (System V AMD64 ABI, and the Windows x64 convention).
+ *
+ * Register numbers are the DWARF ones (SysV AMD64 ABI §3.6.2, figure 3.36):
+ * rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, rip; rflags follows. */
+#include "registry.h"
+
+#include "lib/walker.h"
+#include "x86_call.h"
+
+enum {
+	AMD64_RAX, AMD64_RDX, AMD64_RCX, AMD64_RBX, AMD64_RSI, AMD64_RDI,
+	AMD64_RBP, AMD64_RSP, AMD64_R8, AMD64_R9, AMD64_R10, AMD64_R11,
+	AMD64_R12, AMD64_R13, AMD64_R14, AMD64_R15, AMD64_RIP, AMD64_RFLAGS,
+	AMD64_NREGS
+};
+
+static const char *const amd64_reg_names[AMD64_NREGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+	"r10", "r11", "r12", "r13", "r14", "r15", "rip", "rflags",
+};
+
+/* Breakpad prints frame registers in DWARF order, without rflags. */
+static const uint8_t amd64_print_order[] = {
+	AMD64_RAX, AMD64_RDX, AMD64_RCX, AMD64_RBX, AMD64_RSI, AMD64_RDI,
+	AMD64_RBP, AMD64_RSP, AMD64_R8, AMD64_R9, AMD64_R10, AMD64_R11,
+	AMD64_R12, AMD64_R13, AMD64_R14, AMD64_R15, AMD64_RIP,
+};
+
+static uint64_t amd64_call_site(uint64_t ra)
+{
+	return ra - 1;
+}
+
+static uint64_t amd64_strip(uint64_t addr)
+{
+	return addr;
+}
+
+/* Canonical addresses (AMD64 APM vol. 2 §5.3.1): bits 63..47 all equal. */
+static bool amd64_pc_plausible(uint64_t pc)
+{
+	uint64_t top = pc >> 47;
+	return pc >= 0x1000 && (top == 0 || top == 0x1ffff);
+}
+
+/* The rbp chain of code built with frame pointers:
+ *   push %rbp; mov %rsp, %rbp
+ * leaves the caller's rbp at [rbp] and the return address at [rbp + 8], so
+ *   %rip_caller = *(%rbp + 8),  %rbp_caller = *(%rbp),  %rsp_caller = %rbp + 16.
+ * Windows x64 code never keeps such a chain (MSVC uses rbp freely), so the
+ * chain is not followed there. The result must also be a plausible return
+ * address, or the frame pointer was not one. */
+static bool amd64_caller_by_frame_pointer(const struct sw_walk *w,
+                                          const struct sw_frame *callee,
+                                          struct sw_regs *caller)
+{
+	if (w->snap->sys.os == SW_OS_WINDOWS)
+		return false;
+	if (!sw_reg_valid(&callee->regs, AMD64_RBP) || !sw_reg_valid(&callee->regs, AMD64_RSP))
+		return false;
+	uint64_t rbp = callee->regs.v[AMD64_RBP], rsp = callee->regs.v[AMD64_RSP];
+	uint64_t caller_rip, caller_rbp;
+	if (rbp % 8 != 0 || !sw_walk_read_word(w, rbp, &caller_rbp) ||
+	    !sw_walk_read_word(w, rbp + 8, &caller_rip))
+		return false;
+	uint64_t caller_rsp = rbp + 16;
+	/* The stack grows down: the caller's frame lies above the callee's. */
+	if (caller_rbp < rbp || caller_rsp < rsp)
+		return false;
+	if (!sw_walk_is_return_address(w, caller_rip))
+		return false;
+	caller->valid = 0;
+	sw_reg_set(caller, AMD64_RIP, caller_rip);
+	sw_reg_set(caller, AMD64_RSP, caller_rsp);
+	sw_reg_set(caller, AMD64_RBP, caller_rbp);
+	return true;
+}
+
+static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra)
+{
+	bool known;
+	return sw_x86_call_precedes(w, ra, &known);
+}
+
+/* A scan found the return address in `slot`. Functions usually push the
+ * caller's rbp right below the return address and point rbp at it; so when
+ * the callee's rbp points at slot - 8, the word there is the caller's rbp.
+ * Otherwise a callee rbp above the caller's stack pointer may still be the
+ * caller's own (it did not set up a frame), and is passed on. */
+static void amd64_after_scan(const struct sw_walk *w, const struct sw_frame *callee,
+                             uint64_t slot, struct sw_regs *caller)
+{
+	if (!sw_reg_valid(&callee->regs, AMD64_RBP))
+		return;
+	uint64_t rbp = callee->regs.v[AMD64_RBP], saved;
+	if (rbp == slot - 8) {
+		if (sw_walk_read_word(w, rbp, &saved) && saved > slot)
+			sw_reg_set(caller, AMD64_RBP, saved);
+	} else if (rbp >= slot + 8) {
+		sw_reg_set(caller, AMD64_RBP, rbp);
+	}
+}
+
+const struct sw_arch sw_arch_amd64 = {
+	.name = "amd64",
+	.cpu = SW_CPU_AMD64,
+	.word_size = 8,
+	.nregs = AMD64_NREGS,
+	.reg_names = amd64_reg_names,
+	.pc = AMD64_RIP,
+	.sp = AMD64_RSP,
+	.fp = AMD64_RBP,
+	.ra = -1,
+	/* SysV AMD64 ABI §3.2.1: rbx, rbp, rsp, r12-r15 belong to the caller.
+	 * (Windows x64 adds rsi and rdi; Breakpad treats both ABIs alike.) */
+	.callee_saved = (1ull << AMD64_RBX) | (1ull << AMD64_RBP) | (1ull << AMD64_RSP) |
+	                (1ull << AMD64_R12) | (1ull << AMD64_R13) | (1ull << AMD64_R14) |
+	                (1ull << AMD64_R15),
+	.print_order = amd64_print_order,
+	.nprint = sizeof amd64_print_order,
+	.call_site = amd64_call_site,
+	.strip_code_pointer = amd64_strip,
+	.pc_is_plausible = amd64_pc_plausible,
+	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
+	.call_precedes = amd64_call_precedes,
+	.after_scan = amd64_after_scan,
+};

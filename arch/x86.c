@@ -1,0 +1,113 @@
+/* 32-bit x86 (System V i386 ABI, and Windows' stdcall/cdecl conventions).
+ *
+ * Register numbers are the DWARF ones (SysV i386 ABI, table 2.14): eax, ecx,
+ * edx, ebx, esp, ebp, esi, edi, eip, eflags. */
+#include "registry.h"
+
+#include "lib/walker.h"
+#include "x86_call.h"
+
+enum {
+	X86_EAX, X86_ECX, X86_EDX, X86_EBX, X86_ESP, X86_EBP, X86_ESI, X86_EDI,
+	X86_EIP, X86_EFLAGS, X86_NREGS
+};
+
+static const char *const x86_reg_names[X86_NREGS] = {
+	"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip", "eflags",
+};
+
+/* Breakpad's text output says "efl". */
+static const char *const x86_text_names[X86_NREGS] = {
+	"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip", "efl",
+};
+
+/* The order of Breakpad's minidump_stackwalk. */
+static const uint8_t x86_print_order[] = {
+	X86_EIP, X86_ESP, X86_EBP, X86_EBX, X86_ESI, X86_EDI, X86_EAX, X86_ECX,
+	X86_EDX, X86_EFLAGS,
+};
+
+static uint64_t x86_call_site(uint64_t ra)
+{
+	return ra - 1;
+}
+
+static uint64_t x86_strip(uint64_t addr)
+{
+	return addr;
+}
+
+static bool x86_pc_plausible(uint64_t pc)
+{
+	return pc >= 0x1000 && pc <= 0xffffffffu;
+}
+
+/* The traditional ebp chain: `push %ebp; mov %esp, %ebp` leaves
+ *   %eip_caller = *(%ebp + 4),  %ebp_caller = *(%ebp),  %esp_caller = %ebp + 8.
+ * Without CFI this is a guess, so the recovered eip must look like a return
+ * address; if not, the walker falls back to scanning. */
+static bool x86_caller_by_frame_pointer(const struct sw_walk *w,
+                                        const struct sw_frame *callee,
+                                        struct sw_regs *caller)
+{
+	if (!sw_reg_valid(&callee->regs, X86_EBP) || !sw_reg_valid(&callee->regs, X86_ESP))
+		return false;
+	uint64_t ebp = callee->regs.v[X86_EBP], esp = callee->regs.v[X86_ESP];
+	uint64_t caller_eip, caller_ebp;
+	if (!sw_walk_read_word(w, ebp + 4, &caller_eip) || !sw_walk_read_word(w, ebp, &caller_ebp))
+		return false;
+	uint64_t caller_esp = ebp + 8;
+	if (caller_esp <= esp)
+		return false;
+	if (!sw_walk_is_return_address(w, caller_eip))
+		return false;
+	caller->valid = 0;
+	sw_reg_set(caller, X86_EIP, caller_eip);
+	sw_reg_set(caller, X86_ESP, caller_esp);
+	sw_reg_set(caller, X86_EBP, caller_ebp);
+	return true;
+}
+
+static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra)
+{
+	bool known;
+	return sw_x86_call_precedes(w, ra, &known);
+}
+
+/* After a scan found the return address in `slot`: a callee that set up a
+ * standard frame stored the caller's ebp just below it, at slot - 4. A value
+ * there above the caller's esp is taken as the caller's ebp; otherwise the
+ * callee's ebp is passed on. */
+static void x86_after_scan(const struct sw_walk *w, const struct sw_frame *callee,
+                           uint64_t slot, struct sw_regs *caller)
+{
+	uint64_t saved;
+	if (sw_walk_read_word(w, slot - 4, &saved) && saved > slot + 4)
+		sw_reg_set(caller, X86_EBP, saved);
+	else if (sw_reg_valid(&callee->regs, X86_EBP))
+		sw_reg_set(caller, X86_EBP, callee->regs.v[X86_EBP]);
+}
+
+const struct sw_arch sw_arch_x86 = {
+	.name = "x86",
+	.cpu = SW_CPU_X86,
+	.word_size = 4,
+	.nregs = X86_NREGS,
+	.reg_names = x86_reg_names,
+	.text_names = x86_text_names,
+	.pc = X86_EIP,
+	.sp = X86_ESP,
+	.fp = X86_EBP,
+	.ra = -1,
+	/* i386 ABI: ebx, esi, edi, ebp (and esp) belong to the caller. */
+	.callee_saved = (1ull << X86_EBX) | (1ull << X86_ESI) | (1ull << X86_EDI) |
+	                (1ull << X86_EBP) | (1ull << X86_ESP),
+	.print_order = x86_print_order,
+	.nprint = sizeof x86_print_order,
+	.call_site = x86_call_site,
+	.strip_code_pointer = x86_strip,
+	.pc_is_plausible = x86_pc_plausible,
+	.caller_by_frame_pointer = x86_caller_by_frame_pointer,
+	.call_precedes = x86_call_precedes,
+	.after_scan = x86_after_scan,
+};

@@ -1,0 +1,34 @@
+#include "frame.h"
+
+const char *sw_trust_name(enum sw_trust t)
+{
+	switch (t) {
+	case SW_TRUST_SCAN: return "scan";
+	case SW_TRUST_CFI_SCAN: return "cfi_scan";
+	case SW_TRUST_FRAME_POINTER: return "frame_pointer";
+	case SW_TRUST_PROLOGUE: return "prologue";
+	case SW_TRUST_CFI: return "cfi";
+	case SW_TRUST_PREWALKED: return "prewalked";
+	case SW_TRUST_CONTEXT: return "context";
+	case SW_TRUST_INLINE: return "inline";
+	case SW_TRUST_NONE: break;
+	}
+	return "none";
+}
+
+/* Breakpad's StackFrame::trust_description() wording. */
+const char *sw_trust_description(enum sw_trust t)
+{
+	switch (t) {
+	case SW_TRUST_SCAN: return "stack scanning";
+	case SW_TRUST_CFI_SCAN: return "call frame info with scanning";
+	case SW_TRUST_FRAME_POINTER: return "previous frame's frame pointer";
+	case SW_TRUST_PROLOGUE: return "prologue analysis";
+	case SW_TRUST_CFI: return "call frame info";
+	case SW_TRUST_PREWALKED: return "recovered by external stack walker";
+	case SW_TRUST_CONTEXT: return "given as instruction pointer in context";
+	case SW_TRUST_INLINE: return "inline record";
+	case SW_TRUST_NONE: break;
+	}
+	return "unknown";
+}

@@ -1,0 +1,197 @@
+#include "snapshot.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sw_snapshot_init(struct sw_snapshot *s, const char *path)
+{
+	memset(s, 0, sizeof *s);
+	sw_arena_init(&s->arena);
+	s->path = path;
+	s->main_module = -1;
+}
+
+void sw_snapshot_free(struct sw_snapshot *s)
+{
+	free(s->problems);
+	sw_arena_free(&s->arena);
+	memset(s, 0, sizeof *s);
+}
+
+void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
+{
+	if (s->nproblems == s->problems_cap) {
+		uint32_t cap = s->problems_cap ? s->problems_cap * 2 : 8;
+		const char **p = realloc(s->problems, cap * sizeof *p);
+		if (!p)
+			return;
+		s->problems = p;
+		s->problems_cap = cap;
+	}
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	const char *copy = sw_arena_strdup(&s->arena, buf);
+	if (copy)
+		s->problems[s->nproblems++] = copy;
+}
+
+static int compare_regions(const void *a, const void *b)
+{
+	const struct sw_mem_region *x = a, *y = b;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return 0;
+}
+
+static const struct sw_module *module_sort_base;
+
+static int compare_module_index(const void *a, const void *b)
+{
+	const struct sw_module *x = &module_sort_base[*(const uint32_t *)a];
+	const struct sw_module *y = &module_sort_base[*(const uint32_t *)b];
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	/* Stable for equal bases: the earlier module wins lookups. */
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+void sw_snapshot_finish(struct sw_snapshot *s)
+{
+	if (s->nmem > 1) {
+		qsort(s->mem, s->nmem, sizeof *s->mem, compare_regions);
+		uint32_t kept = 1;
+		for (uint32_t i = 1; i < s->nmem; i++) {
+			const struct sw_mem_region *prev = &s->mem[kept - 1];
+			if (s->mem[i].base < prev->base + prev->size) {
+				sw_snapshot_problem(s, "memory region at 0x%llx overlaps the one at 0x%llx; ignored",
+				                    (unsigned long long)s->mem[i].base,
+				                    (unsigned long long)prev->base);
+				continue;
+			}
+			s->mem[kept++] = s->mem[i];
+		}
+		s->nmem = kept;
+	}
+	s->module_by_base = NULL;
+	if (s->nmodules) {
+		s->module_by_base = sw_arena_array(&s->arena, s->nmodules, sizeof *s->module_by_base);
+		if (s->module_by_base) {
+			for (uint32_t i = 0; i < s->nmodules; i++)
+				s->module_by_base[i] = i;
+			/* qsort has no context argument in C17; the snapshot is built
+			 * by one thread, so a file-scope pointer is safe here. */
+			module_sort_base = s->modules;
+			qsort(s->module_by_base, s->nmodules, sizeof *s->module_by_base,
+			      compare_module_index);
+			module_sort_base = NULL;
+		}
+	}
+}
+
+const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr)
+{
+	uint32_t lo = 0, hi = s->nmem;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->mem[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct sw_mem_region *r = &s->mem[lo - 1];
+	return addr - r->base < r->size ? r : NULL;
+}
+
+bool sw_mem_read(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n)
+{
+	const struct sw_mem_region *r = sw_mem_find(s, addr);
+	if (!r || !r->data)
+		return false;
+	uint64_t off = addr - r->base;
+	if (n > r->size - off)
+		return false;
+	memcpy(out, r->data + off, n);
+	return true;
+}
+
+static uint64_t load_uint(const uint8_t *b, unsigned n, bool big_endian)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)b[big_endian ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+bool sw_mem_read_u32(const struct sw_snapshot *s, uint64_t addr, uint32_t *out)
+{
+	uint8_t b[4];
+	if (!sw_mem_read(s, addr, b, 4))
+		return false;
+	*out = (uint32_t)load_uint(b, 4, s->sys.big_endian);
+	return true;
+}
+
+bool sw_mem_read_word(const struct sw_snapshot *s, uint64_t addr, uint64_t *out)
+{
+	uint8_t b[8];
+	unsigned n = s->sys.word_size == 4 ? 4 : 8;
+	if (!sw_mem_read(s, addr, b, n))
+		return false;
+	*out = load_uint(b, n, s->sys.big_endian);
+	return true;
+}
+
+static int32_t module_in(const struct sw_module *m, uint32_t n, uint64_t addr)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (addr - m[i].base < m[i].size)
+			return (int32_t)i;
+	return -1;
+}
+
+int32_t sw_module_at(const struct sw_snapshot *s, uint64_t addr)
+{
+	if (!s->module_by_base)
+		return module_in(s->modules, s->nmodules, addr);
+	/* Last module whose base <= addr, then walk back over overlapping
+	 * earlier-based modules (rare: BOLT's split mappings). */
+	uint32_t lo = 0, hi = s->nmodules;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->modules[s->module_by_base[mid]].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo; k > 0; k--) {
+		const struct sw_module *m = &s->modules[s->module_by_base[k - 1]];
+		if (addr - m->base < m->size)
+			return (int32_t)s->module_by_base[k - 1];
+		if (lo - k >= 8)
+			break;
+	}
+	return -1;
+}
+
+int32_t sw_unloaded_module_at(const struct sw_snapshot *s, uint64_t addr)
+{
+	return module_in(s->unloaded, s->nunloaded, addr);
+}
+
+const char *sw_basename(const char *path)
+{
+	if (!path)
+		return NULL;
+	const char *base = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	return base;
+}

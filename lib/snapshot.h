@@ -1,0 +1,227 @@
+/* The snapshot model: what a crashed process left behind, independent of the
+ * file format it came in. Readers (formats/) fill it; the walker and the
+ * outputs read it. All strings and arrays live in the snapshot's arena or
+ * point into the mapped input file, which outlives the snapshot. */
+#ifndef SW_SNAPSHOT_H
+#define SW_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "regs.h"
+
+enum sw_os {
+	SW_OS_UNKNOWN = 0,
+	SW_OS_WINDOWS,
+	SW_OS_MACOS,
+	SW_OS_IOS,
+	SW_OS_LINUX,
+	SW_OS_SOLARIS,
+	SW_OS_ANDROID,
+	SW_OS_PS3,
+	SW_OS_NACL,
+	SW_OS_FUCHSIA,
+	SW_OS_NONE, /* bare metal firmware */
+};
+
+enum sw_cpu {
+	SW_CPU_UNKNOWN = 0,
+	SW_CPU_X86,
+	SW_CPU_AMD64,
+	SW_CPU_ARM,
+	SW_CPU_ARM64,
+	SW_CPU_MIPS,
+	SW_CPU_MIPS64,
+	SW_CPU_RISCV32,
+	SW_CPU_RISCV64,
+	SW_CPU_PPC,
+	SW_CPU_PPC64,
+	SW_CPU_SPARC,
+};
+
+struct sw_system_info {
+	enum sw_os os;
+	uint32_t platform_id;     /* raw MINIDUMP_SYSTEM_INFO.PlatformId */
+	const char *os_name;      /* "Windows NT", "Linux", "Mac OS X", ... */
+	const char *os_version;   /* "5.1.2600 Service Pack 2" (Breakpad's) */
+	uint32_t os_major, os_minor, os_build;
+	const char *csd_version;  /* service pack / uname tail, may be NULL */
+
+	enum sw_cpu cpu;
+	uint16_t raw_arch;        /* raw ProcessorArchitecture */
+	const char *cpu_name;     /* "x86", "amd64", "arm64", ... */
+	const char *cpu_info;     /* "GenuineIntel family 6 model 13 stepping 8" */
+	const char *cpu_vendor;   /* "GenuineIntel", may be NULL */
+	uint16_t processor_level, processor_revision;
+	uint32_t cpu_count;
+	uint64_t cpu_microcode;   /* 0 = unknown */
+	bool has_cpu_microcode;
+	uint8_t word_size;        /* 4 or 8 */
+	bool big_endian;
+};
+
+/* One stretch of captured memory; data points into the mapped input. */
+struct sw_mem_region {
+	uint64_t base;
+	uint64_t size;
+	const uint8_t *data;
+};
+
+struct sw_thread {
+	uint32_t id;
+	const char *name;         /* NULL when unnamed */
+	struct sw_regs ctx;       /* ctx.valid == 0: no context */
+	uint64_t stack_base;      /* start of the captured stack (lowest address) */
+	uint64_t stack_size;      /* 0: no stack captured */
+	uint64_t teb;
+	uint32_t suspend_count;
+	uint32_t priority_class, priority;
+	uint32_t last_error;      /* Windows GetLastError() from the TEB, if read */
+	bool has_last_error;
+};
+
+struct sw_module {
+	uint64_t base;
+	uint64_t size;
+	const char *code_file;    /* full path as the writer recorded it */
+	const char *code_id;      /* Windows: TIMESTAMP+SIZE hex; ELF: build-id hex */
+	const char *debug_file;   /* pdb name, or the ELF file name */
+	const char *debug_id;     /* Breakpad form: 33 upper-case hex digits, or NULL */
+	const char *version;      /* "5.1.2600.2180" or NULL */
+	uint32_t time_date_stamp;
+	uint32_t checksum;
+	uint64_t load_bias;       /* added to .sym addresses; 0 usually (see BOLT note in docs) */
+};
+
+/* Exception / signal that killed the process. */
+struct sw_crash {
+	bool present;
+	uint32_t thread_id;
+	uint32_t code;            /* Windows exception code, or signal number */
+	uint32_t flags;           /* Windows exception flags, or si_code */
+	uint64_t address;         /* ExceptionAddress */
+	uint32_t nparams;
+	uint64_t params[15];      /* ExceptionInformation */
+	struct sw_regs ctx;       /* ctx.valid == 0: none */
+};
+
+/* Crashpad / Breakpad annotations: module == -1 for process-wide ones. */
+enum sw_annotation_kind {
+	SW_ANNOT_SIMPLE,          /* simple_annotations key=value */
+	SW_ANNOT_LIST,            /* list_annotations (key = NULL) */
+	SW_ANNOT_OBJECT,          /* annotation_objects name=value (string ones) */
+};
+
+struct sw_annotation {
+	int32_t module;
+	enum sw_annotation_kind kind;
+	const char *key;
+	const char *value;
+};
+
+/* A line of a Linux /proc/PID/maps capture (MD_LINUX_MAPS). */
+struct sw_mapping {
+	uint64_t start, end, offset;
+	char perms[5];            /* "r-xp" */
+	const char *path;         /* NULL for anonymous */
+};
+
+/* A link_map entry (MD_LINUX_DSO_DEBUG): where the dynamic loader put a DSO. */
+struct sw_link_map_entry {
+	uint64_t addr;            /* l_addr: load bias */
+	uint64_t ld;
+	const char *name;
+};
+
+struct sw_keyval {
+	const char *key;
+	const char *value;
+};
+
+struct sw_snapshot {
+	struct sw_arena arena;
+	const char *path;         /* the input file as given */
+	const char *format;       /* "minidump", ... */
+
+	struct sw_system_info sys;
+
+	struct sw_thread *threads;
+	uint32_t nthreads;
+
+	struct sw_mem_region *mem;  /* sorted by base, non-overlapping */
+	uint32_t nmem;
+
+	struct sw_module *modules;  /* in the dump's order */
+	uint32_t nmodules;
+	int32_t main_module;        /* index, -1 if unknown */
+	struct sw_module *unloaded;
+	uint32_t nunloaded;
+
+	struct sw_crash crash;
+
+	/* MiscInfo and header */
+	uint32_t dump_time;         /* seconds since epoch, 0 unknown */
+	bool has_pid;
+	uint32_t pid;
+	bool has_process_create_time;
+	uint32_t process_create_time;
+
+	struct sw_annotation *annotations;
+	uint32_t nannotations;
+
+	/* Breakpad's Linux streams, when present */
+	struct sw_mapping *maps;
+	uint32_t nmaps;
+	struct sw_link_map_entry *link_map;
+	uint32_t nlink_map;
+	struct sw_keyval *lsb_release;   /* from /etc/lsb-release */
+	uint32_t nlsb_release;
+	const char *proc_status;         /* raw text */
+	const char *cpuinfo;             /* raw text */
+	const char *environ;             /* NUL-separated, length below */
+	size_t environ_len;
+	const char *cmdline;
+	size_t cmdline_len;
+	const char *assertion;           /* Breakpad assertion stream, or NULL */
+
+	/* Built by sw_snapshot_finish: module indexes sorted by base. */
+	uint32_t *module_by_base;
+
+	/* What could not be read: one line each, in the order found. */
+	const char **problems;
+	uint32_t nproblems;
+	uint32_t problems_cap;
+};
+
+void sw_snapshot_init(struct sw_snapshot *s, const char *path);
+void sw_snapshot_free(struct sw_snapshot *s);
+
+/* Records a problem (printf-style). Never fails: when memory is short the
+ * problem is dropped. */
+void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Readers call it once, after filling the snapshot: sorts s->mem by base and
+ * drops regions that overlap an earlier one (so every address has at most
+ * one region), and builds the address index of the modules. */
+void sw_snapshot_finish(struct sw_snapshot *s);
+
+/* The one checked accessor for captured memory: copies n bytes at addr into
+ * out. False when any byte is not captured. */
+bool sw_mem_read(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n);
+/* Reads a word of the snapshot's word size and byte order. */
+bool sw_mem_read_word(const struct sw_snapshot *s, uint64_t addr, uint64_t *out);
+bool sw_mem_read_u32(const struct sw_snapshot *s, uint64_t addr, uint32_t *out);
+/* The region holding addr, or NULL. */
+const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr);
+
+/* The module whose [base, base+size) holds addr, or -1. */
+int32_t sw_module_at(const struct sw_snapshot *s, uint64_t addr);
+int32_t sw_unloaded_module_at(const struct sw_snapshot *s, uint64_t addr);
+
+/* The last path component, after '/' or '\\'. */
+const char *sw_basename(const char *path);
+
+#endif
