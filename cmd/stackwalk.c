@@ -1,1 +1,199 @@
-int main(void) { return 0; }
+/* stackwalk: the command line. Parses arguments, reads the snapshot, loads
+ * symbols on demand, walks every thread and prints one of three formats.
+ * Exit statuses (docs/cli.md):
+ *   0  walked
+ *   1  walked, but the input was damaged: what was intact is printed and
+ *      stderr names the problem
+ *   2  usage error
+ *   3  input unreadable: cannot open it, or not a snapshot we know
+ *   4  internal failure (out of memory) */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "formats/open.h"
+#include "lib/output.h"
+#include "lib/walker.h"
+#include "symbols/store.h"
+
+enum exit_status {
+	EXIT_WALKED = 0,
+	EXIT_DAMAGED = 1,
+	EXIT_USAGE = 2,
+	EXIT_UNREADABLE = 3,
+	EXIT_INTERNAL = 4,
+};
+
+enum output_format { OUT_TEXT, OUT_JSON, OUT_MACHINE };
+
+struct options {
+	enum output_format format;
+	bool pretty;
+	struct sw_walk_options walk;
+	const char *snapshot;
+	const char *const *symbol_paths;
+	size_t nsymbol_paths;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
+	      "\n"
+	      "Walks the stack of every thread in SNAPSHOT (a minidump) and prints each\n"
+	      "frame's function, source line and how it was found.\n"
+	      "\n"
+	      "SYMBOL_PATH is a Breakpad symbol store (a directory laid out as\n"
+	      "NAME/DEBUG_ID/NAME.sym, .sym.gz also read) or a single .sym/.sym.gz file.\n"
+	      "\n"
+	      "Options:\n"
+	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
+	      "  --pretty          indent the JSON\n"
+	      "  --machine, -m     Breakpad's pipe-delimited format\n"
+	      "  --max-frames=N    stop each thread's walk after N frames (default 1024)\n"
+	      "  --no-scan         never guess frames by stack scanning\n"
+	      "  --help, -h        this text\n"
+	      "  --version, -V     the version\n"
+	      "\n"
+	      "Exit status: 0 walked; 1 walked a damaged input (what was intact is\n"
+	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
+	      "4 internal failure.\n",
+	      f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("stackwalk: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see stackwalk --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "machine", no_argument, NULL, 'm' },
+		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+mhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON: o->format = OUT_JSON; break;
+		case OPT_PRETTY: o->pretty = true; break;
+		case 'm': o->format = OUT_MACHINE; break;
+		case OPT_NO_SCAN: o->walk.no_scan = true; break;
+		case OPT_MAX_FRAMES: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || n == 0 || n > 1000000)
+				return usage_error("--max-frames wants a number from 1 to 1000000, not '%s'", optarg);
+			o->walk.max_frames = (uint32_t)n;
+			break;
+		}
+		case 'h': usage(stdout); return EXIT_WALKED;
+		case 'V': printf("stackwalk %s\n", SW_VERSION); return EXIT_WALKED;
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->pretty && o->format != OUT_JSON)
+		return usage_error("%s", "--pretty only applies to --json");
+	if (optind >= argc)
+		return usage_error("%s", "no SNAPSHOT given");
+	o->snapshot = argv[optind];
+	o->symbol_paths = (const char *const *)&argv[optind + 1];
+	o->nsymbol_paths = (size_t)(argc - optind - 1);
+	return -1;
+}
+
+static int status_for(enum sw_err_code code)
+{
+	switch (code) {
+	case SW_OK: return EXIT_WALKED;
+	case SW_ERR_CORRUPT: return EXIT_DAMAGED;
+	case SW_ERR_USAGE: return EXIT_USAGE;
+	case SW_ERR_IO:
+	case SW_ERR_FORMAT:
+	case SW_ERR_UNSUPPORTED: return EXIT_UNREADABLE;
+	case SW_ERR_NOMEM: break;
+	}
+	return EXIT_INTERNAL;
+}
+
+static void print(const struct options *o, const struct sw_snapshot *snap,
+                  const struct sw_arch *arch, const struct sw_walk_result *walk)
+{
+	switch (o->format) {
+	case OUT_TEXT: sw_output_text(stdout, snap, arch, walk); break;
+	case OUT_MACHINE: sw_output_machine(stdout, snap, arch, walk); break;
+	case OUT_JSON: sw_output_json(stdout, snap, arch, walk, o->pretty); break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int status = parse_args(argc, argv, &o);
+	if (status >= 0)
+		return status;
+
+	struct sw_err err = { 0 };
+	struct sw_snapshot snap;
+	enum sw_err_code rc = sw_snapshot_open(o.snapshot, &snap, &err);
+	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
+		fprintf(stderr, "stackwalk: %s\n", err.msg);
+		sw_snapshot_free(&snap);
+		return status_for(rc);
+	}
+	status = status_for(rc);
+	if (rc == SW_ERR_CORRUPT)
+		fprintf(stderr, "stackwalk: %s\n", err.msg);
+
+	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
+	if (!arch && snap.nthreads)
+		fprintf(stderr, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
+		        o.snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
+
+	struct sw_err sym_err = { 0 };
+	struct sw_sym_store *store =
+		sw_sym_store_create(o.symbol_paths, o.nsymbol_paths, &snap, &sym_err);
+	if (!store) {
+		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
+		sw_snapshot_free(&snap);
+		return status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM);
+	}
+	if (sym_err.code != SW_OK)
+		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
+
+	struct sw_arena walk_arena;
+	sw_arena_init(&walk_arena);
+	struct sw_walk_result walk;
+	if (!sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &o.walk, &walk_arena, &walk)) {
+		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o.snapshot);
+		status = EXIT_INTERNAL;
+	} else {
+		print(&o, &snap, arch, &walk);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(errno));
+			status = EXIT_INTERNAL;
+		}
+	}
+
+	sw_arena_free(&walk_arena);
+	sw_sym_store_free(store);
+	sw_snapshot_free(&snap);
+	return status;
+}

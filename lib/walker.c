@@ -1,5 +1,395 @@
+/* The walk loop. Breakpad's order and termination rules (stackwalker.cc):
+ * frame 0 from the context; each caller by the module's unwind rules (CFI,
+ * STACK WIN), else the frame-pointer chain, else prologue analysis, else a
+ * validated stack scan; stop when the caller's pc is below 0x1000, when the
+ * stack does not grow, when the rules say there is no caller, or at the
+ * frame cap. Every physical frame is symbolized and its inline frames put
+ * before it. */
 #include "walker.h"
-/* placeholder: the walker is being written */
-bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out) { return sw_mem_read_word(w->snap, addr, out); }
-bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n) { return sw_mem_read(w->snap, addr, out, n); }
-bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr) { (void)w; (void)addr; return false; }
+
+#include <string.h>
+
+enum {
+	DEFAULT_MAX_FRAMES = 1024,
+	/* Breakpad's kRASearchWords: how far a scan looks for a return address,
+	 * four times as far for the caller of the context frame. */
+	SCAN_WORDS = 40,
+	SCAN_WORDS_CONTEXT = 4 * SCAN_WORDS,
+	/* Breakpad's rule: addresses below one page are NULL-ish, no code. */
+	MIN_CODE_ADDRESS = 0x1000,
+};
+
+bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
+{
+	return sw_mem_read(w->snap, addr, out, n);
+}
+
+bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out)
+{
+	return sw_mem_read_word(w->snap, addr, out);
+}
+
+static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module)
+{
+	if (module < 0 || !w->symbols || !w->symbols->for_module)
+		return NULL;
+	enum sw_symbols_status status = SW_SYMS_MISSING;
+	const struct sw_module_symbols *syms =
+		w->symbols->for_module(w->symbols->self, (uint32_t)module, &status);
+	if (w->module_status)
+		w->module_status[module] = status;
+	return syms;
+}
+
+const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
+                                                   uint64_t addr, int32_t *module)
+{
+	int32_t m = sw_module_at(w->snap, addr);
+	if (module)
+		*module = m;
+	return module_symbols(w, m);
+}
+
+/* Module-relative offset of addr for the symbols of module m. */
+static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
+{
+	const struct sw_module *mod = &w->snap->modules[m];
+	return addr - mod->base - mod->load_bias;
+}
+
+/* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
+ * module; inside a function when the module has symbols; and right after a
+ * call instruction when the code bytes are in the snapshot. */
+bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr)
+{
+	const struct sw_arch *arch = w->arch;
+	addr = arch->strip_code_pointer(addr);
+	if (!arch->pc_is_plausible(addr))
+		return false;
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
+	if (m < 0)
+		return false;
+	if (syms && syms->ops->has_function &&
+	    !syms->ops->has_function(syms->self, module_offset(w, m, arch->call_site(addr))))
+		return false;
+	if (arch->call_precedes && !arch->call_precedes(w, addr))
+		return false;
+	return true;
+}
+
+bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
+                                     uint64_t *ra, uint32_t words)
+{
+	const unsigned ws = w->arch->word_size;
+	uint64_t at = *slot;
+	/* Breakpad scans words+1 slots: [start, start + words * size]. */
+	for (uint32_t i = 0; i <= words; i++, at += ws) {
+		uint64_t value;
+		if (!sw_walk_read_word(w, at, &value))
+			return false;
+		if (sw_walk_is_return_address(w, value)) {
+			*slot = at;
+			*ra = value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Growable frame array of one stack, in the walk's arena. */
+struct frame_list {
+	struct sw_frame *v;
+	uint32_t n, cap;
+};
+
+static struct sw_frame *push_frame(const struct sw_walk *w, struct frame_list *l)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		struct sw_frame *v = sw_arena_array(w->arena, cap, sizeof *v);
+		if (!v)
+			return NULL;
+		if (l->n)
+			memcpy(v, l->v, l->n * sizeof *v);
+		l->v = v;
+		l->cap = cap;
+	}
+	struct sw_frame *f = &l->v[l->n++];
+	memset(f, 0, sizeof *f);
+	f->module = -1;
+	f->unloaded_module = -1;
+	return f;
+}
+
+/* Symbolizes the physical frame `phys` (already filled with pc, registers
+ * and trust) and appends it to l, preceded by its inline frames (innermost
+ * first), as Breakpad's and rust-minidump's outputs list them:
+ *   inline k (innermost) at the line record of the address,
+ *   each outer inline at the call site recorded in the one inside it,
+ *   the physical function at the call site of the outermost inline. */
+static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
+                              const struct sw_frame *phys)
+{
+	struct sw_frame f = *phys;
+	f.module = sw_module_at(w->snap, f.lookup_pc);
+	f.unloaded_module = f.module < 0 ? sw_unloaded_module_at(w->snap, f.lookup_pc) : -1;
+	struct sw_sym_info info;
+	memset(&info, 0, sizeof info);
+	const struct sw_module_symbols *syms = module_symbols(w, f.module);
+	bool found = syms && syms->ops->lookup &&
+	             syms->ops->lookup(syms->self, module_offset(w, f.module, f.lookup_pc),
+	                               w->arena, &info) &&
+	             info.function;
+	if (found) {
+		uint64_t base = w->snap->modules[f.module].base + w->snap->modules[f.module].load_bias;
+		f.function = info.function;
+		f.function_base = base + info.function_offset;
+		f.function_is_public = info.is_public;
+		f.line_base = base + info.line_offset;
+		for (uint32_t k = info.ninlines; k-- > 0;) {
+			struct sw_frame *in = push_frame(w, l);
+			if (!in)
+				return false;
+			in->pc = f.pc;
+			in->lookup_pc = f.lookup_pc;
+			in->trust = SW_TRUST_INLINE;
+			in->module = f.module;
+			in->unloaded_module = -1;
+			in->function = info.inlines[k].function;
+			in->function_base = f.function_base;
+			in->line_base = f.line_base;
+			if (k + 1 == info.ninlines) {
+				in->file = info.file;
+				in->line = info.line;
+			} else {
+				in->file = info.inlines[k + 1].call_file;
+				in->line = info.inlines[k + 1].call_line;
+			}
+		}
+		if (info.ninlines) {
+			f.file = info.inlines[0].call_file;
+			f.line = info.inlines[0].call_line;
+		} else {
+			f.file = info.file;
+			f.line = info.line;
+		}
+		f.ninlines = (uint16_t)(info.ninlines > UINT16_MAX ? UINT16_MAX : info.ninlines);
+	}
+	struct sw_frame *out = push_frame(w, l);
+	if (!out)
+		return false;
+	*out = f;
+	return true;
+}
+
+/* The caller by the module's own rules (CFI, STACK WIN). */
+static enum sw_unwind_status caller_by_rules(const struct sw_walk *w,
+                                             const struct sw_frame *callee,
+                                             const struct sw_frame *callee_callee,
+                                             struct sw_regs *caller, enum sw_trust *trust)
+{
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, callee->lookup_pc, &m);
+	if (!syms || !syms->ops->unwind)
+		return SW_UNWIND_NO_RULE;
+	struct sw_unwind_env env = {
+		.arch = w->arch,
+		.walk = w,
+		.callee = callee,
+		.module_base = w->snap->modules[m].base + w->snap->modules[m].load_bias,
+		.callee_callee = callee_callee,
+	};
+	memset(caller, 0, sizeof *caller);
+	*trust = SW_TRUST_CFI;
+	return syms->ops->unwind(syms->self, module_offset(w, m, callee->lookup_pc), &env,
+	                         caller, trust);
+}
+
+static bool caller_by_scan(const struct sw_walk *w, const struct sw_frame *callee,
+                           struct sw_regs *caller)
+{
+	const struct sw_arch *arch = w->arch;
+	if (!sw_reg_valid(&callee->regs, arch->sp))
+		return false;
+	uint64_t slot = callee->regs.v[arch->sp], ra;
+	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
+	if (!sw_walk_scan_for_return_address(w, &slot, &ra, words))
+		return false;
+	memset(caller, 0, sizeof *caller);
+	sw_reg_set(caller, arch->pc, ra);
+	/* The caller's stack pointer is just above the slot that held the
+	 * return address. */
+	sw_reg_set(caller, arch->sp, slot + arch->word_size);
+	if (arch->after_scan)
+		arch->after_scan(w, callee, slot, caller);
+	return true;
+}
+
+/* A code address that is really a stack address: CFI rules that do not
+ * know the outermost frame (Breakpad .sym cannot say "no return address")
+ * compute one past _start. No module holds it, so it is not code we can
+ * vouch for; ending the walk there invents nothing. */
+static bool pc_in_stack(const struct sw_walk *w, uint64_t pc)
+{
+	return w->stack_hi > w->stack_lo && pc >= w->stack_lo && pc < w->stack_hi &&
+	       sw_module_at(w->snap, pc) < 0;
+}
+
+enum step_result { STEP_CALLER, STEP_END };
+
+/* Finds the caller of the last physical frame. */
+static enum step_result find_caller(const struct sw_walk *w, const struct sw_frame *callee,
+                                    const struct sw_frame *callee_callee, bool first_unwind,
+                                    struct sw_frame *caller)
+{
+	const struct sw_arch *arch = w->arch;
+	struct sw_regs regs;
+	enum sw_trust trust = SW_TRUST_NONE;
+
+	memset(caller, 0, sizeof *caller);
+	enum sw_unwind_status st = caller_by_rules(w, callee, callee_callee, &regs, &trust);
+	if (st == SW_UNWIND_END)
+		return STEP_END;
+	if (st == SW_UNWIND_OK && sw_reg_valid(&regs, arch->pc) && sw_reg_valid(&regs, arch->sp)) {
+		/* found by the module's rules, trust set by the unwinder */
+	} else if (arch->caller_by_frame_pointer &&
+	           arch->caller_by_frame_pointer(w, callee, &regs)) {
+		trust = SW_TRUST_FRAME_POINTER;
+	} else if (arch->caller_by_prologue && arch->caller_by_prologue(w, callee, &regs)) {
+		trust = SW_TRUST_PROLOGUE;
+	} else if (!w->opt.no_scan && caller_by_scan(w, callee, &regs)) {
+		trust = SW_TRUST_SCAN;
+	} else {
+		return STEP_END;
+	}
+
+	uint64_t pc = arch->strip_code_pointer(regs.v[arch->pc]);
+	uint64_t sp = regs.v[arch->sp];
+	uint64_t callee_sp = callee->regs.v[arch->sp];
+	if (pc < MIN_CODE_ADDRESS)
+		return STEP_END;
+	/* The stack grows down on every CPU we walk: a caller's frame lies
+	 * above its callee's. The first unwind may keep the same sp (a leaf
+	 * that has not touched the stack); later ones must progress, or the
+	 * walk could loop forever. */
+	if (first_unwind ? sp < callee_sp : sp <= callee_sp)
+		return STEP_END;
+	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
+		return STEP_END;
+
+	caller->pc = pc;
+	caller->lookup_pc = arch->call_site(pc);
+	caller->regs = regs;
+	caller->trust = trust;
+	caller->module = -1;
+	caller->unloaded_module = -1;
+	return STEP_CALLER;
+}
+
+static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t sp)
+{
+	w->stack_lo = w->stack_hi = 0;
+	if (t->stack_size) {
+		w->stack_lo = t->stack_base;
+		w->stack_hi = t->stack_base + t->stack_size;
+		return;
+	}
+	const struct sw_mem_region *r = sw_mem_find(w->snap, sp);
+	if (r) {
+		w->stack_lo = r->base;
+		w->stack_hi = r->base + r->size;
+	}
+}
+
+static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_stack *out)
+{
+	const struct sw_snapshot *s = w->snap;
+	const struct sw_thread *t = &s->threads[index];
+	const struct sw_arch *arch = w->arch;
+	struct frame_list l = { 0 };
+
+	memset(out, 0, sizeof *out);
+	out->thread = index;
+
+	const struct sw_regs *ctx = &t->ctx;
+	if (crashed && s->crash.ctx.valid) {
+		ctx = &s->crash.ctx;
+		out->used_crash_context = true;
+	}
+	if (!arch || !sw_reg_valid(ctx, arch->pc))
+		return true;
+
+	struct sw_frame frame;
+	memset(&frame, 0, sizeof frame);
+	frame.pc = ctx->v[arch->pc];
+	/* Frame 0 was executing at pc, not returning to it. */
+	frame.lookup_pc = frame.pc;
+	frame.regs = *ctx;
+	frame.trust = SW_TRUST_CONTEXT;
+	stack_bounds(w, t, sw_reg_get(ctx, arch->sp));
+
+	uint32_t max = w->opt.max_frames ? w->opt.max_frames : DEFAULT_MAX_FRAMES;
+	uint32_t physical = 0;
+	int32_t prev_index = -1; /* the previous physical frame in l */
+	for (;;) {
+		if (!append_symbolized(w, &l, &frame))
+			return false;
+		int32_t cur_index = (int32_t)l.n - 1;
+		physical++;
+		if (physical >= max) {
+			out->truncated = true;
+			break;
+		}
+		if (!sw_reg_valid(&l.v[cur_index].regs, arch->sp))
+			break;
+		struct sw_frame caller;
+		const struct sw_frame *callee_callee = prev_index >= 0 ? &l.v[prev_index] : NULL;
+		if (find_caller(w, &l.v[cur_index], callee_callee, physical == 1, &caller) == STEP_END)
+			break;
+		prev_index = cur_index;
+		frame = caller;
+	}
+	out->frames = l.v;
+	out->nframes = l.n;
+	return true;
+}
+
+bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,
+                      const struct sw_symbol_source *symbols,
+                      const struct sw_walk_options *opt, struct sw_arena *arena,
+                      struct sw_walk_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->crashing = -1;
+	struct sw_walk w = {
+		.snap = snap,
+		.arch = arch,
+		.symbols = symbols,
+		.arena = arena,
+	};
+	if (opt)
+		w.opt = *opt;
+	if (snap->nmodules) {
+		w.module_status = sw_arena_array(arena, snap->nmodules, sizeof *w.module_status);
+		if (!w.module_status)
+			return false;
+	}
+	out->module_status = w.module_status;
+	if (snap->nthreads) {
+		out->stacks = sw_arena_array(arena, snap->nthreads, sizeof *out->stacks);
+		if (!out->stacks)
+			return false;
+	}
+	out->nstacks = snap->nthreads;
+	for (uint32_t i = 0; i < snap->nthreads; i++) {
+		bool crashed = snap->crash.present && snap->threads[i].id == snap->crash.thread_id &&
+		               out->crashing < 0;
+		if (crashed)
+			out->crashing = (int32_t)i;
+		w.stack = &out->stacks[i];
+		if (!walk_thread(&w, i, crashed, &out->stacks[i]))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,599 @@
+/* The walker on synthetic amd64 and x86 stacks: one test per trust path and
+ * per termination rule, as Breakpad's stackwalker unit tests do. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "arch/x86_call.h"
+#include "lib/walker.h"
+
+/* amd64 DWARF register numbers (arch/amd64.c). */
+enum { RBP = 6, RSP = 7, RIP = 16 };
+/* x86 (arch/x86.c). */
+enum { X86_ESP = 4, X86_EBP = 5, X86_EIP = 8 };
+
+#define CODE_BASE 0x400000ull
+#define CODE_SIZE 0x2000ull
+#define LIB_BASE 0x7f0000000000ull
+#define STACK_BASE 0x7ffd0000ull
+#define STACK_SIZE 0x1000ull
+
+/* A fixture: one module of code whose bytes are in the snapshot, one stack,
+ * one thread. */
+struct fixture {
+	struct sw_snapshot snap;
+	uint8_t code[CODE_SIZE];
+	uint8_t stack[STACK_SIZE];
+	struct sw_mem_region regions[2];
+	struct sw_module modules[2];
+	struct sw_thread thread;
+	struct sw_arena arena;
+	struct sw_walk_result result;
+};
+
+static void fixture_init(struct fixture *fx, enum sw_os os)
+{
+	memset(fx, 0, sizeof *fx);
+	sw_snapshot_init(&fx->snap, "synthetic");
+	fx->snap.sys.os = os;
+	fx->snap.sys.cpu = SW_CPU_AMD64;
+	fx->snap.sys.word_size = 8;
+	memset(fx->code, 0x90, sizeof fx->code); /* nop: no call anywhere */
+	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
+	fx->regions[1] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
+	fx->snap.mem = fx->regions;
+	fx->snap.nmem = 2;
+	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" };
+	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = 0x10000, .code_file = "/lib/libc.so" };
+	fx->snap.modules = fx->modules;
+	fx->snap.nmodules = 2;
+	fx->thread.id = 7;
+	fx->thread.stack_base = STACK_BASE;
+	fx->thread.stack_size = STACK_SIZE;
+	fx->snap.threads = &fx->thread;
+	fx->snap.nthreads = 1;
+	sw_arena_init(&fx->arena);
+}
+
+static void fixture_finish(struct fixture *fx)
+{
+	sw_snapshot_finish(&fx->snap);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	sw_arena_free(&fx->arena);
+	fx->snap.mem = NULL;
+	fx->snap.modules = NULL;
+	fx->snap.threads = NULL;
+	sw_snapshot_free(&fx->snap);
+}
+
+static void put_u64(struct fixture *fx, uint64_t addr, uint64_t v)
+{
+	ck_assert(addr >= STACK_BASE && addr + 8 <= STACK_BASE + STACK_SIZE);
+	memcpy(&fx->stack[addr - STACK_BASE], &v, 8);
+}
+
+static void put_u32(struct fixture *fx, uint64_t addr, uint32_t v)
+{
+	ck_assert(addr >= STACK_BASE && addr + 4 <= STACK_BASE + STACK_SIZE);
+	memcpy(&fx->stack[addr - STACK_BASE], &v, 4);
+}
+
+/* Puts a 5-byte `call rel32` so that it ends at return address ra. */
+static void put_call_before(struct fixture *fx, uint64_t ra)
+{
+	ck_assert(ra - 5 >= CODE_BASE && ra <= CODE_BASE + CODE_SIZE);
+	fx->code[ra - 5 - CODE_BASE] = 0xe8;
+}
+
+static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t rbp)
+{
+	sw_reg_set(&fx->thread.ctx, RIP, rip);
+	sw_reg_set(&fx->thread.ctx, RSP, rsp);
+	sw_reg_set(&fx->thread.ctx, RBP, rbp);
+}
+
+/* ---- a fake symbol provider for module 0 ---- */
+
+enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC, RULE_STACK_PC };
+
+struct fake_symbols {
+	enum fake_rule rule;
+	uint64_t func_lo, func_hi;   /* module offsets covered by "func" */
+	uint32_t ninlines;
+	struct sw_sym_inline inlines[2];
+	struct sw_module_symbols module;
+	struct sw_symbol_source source;
+};
+
+static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	(void)a;
+	struct fake_symbols *fs = self;
+	if (off < fs->func_lo || off >= fs->func_hi)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->function = "func";
+	out->function_offset = fs->func_lo;
+	out->function_size = fs->func_hi - fs->func_lo;
+	out->file = "app.c";
+	out->line = 10;
+	out->line_offset = off;
+	out->inlines = fs->inlines;
+	out->ninlines = fs->ninlines;
+	return true;
+}
+
+static bool fake_has_function(void *self, uint64_t off)
+{
+	struct fake_symbols *fs = self;
+	return off >= fs->func_lo && off < fs->func_hi;
+}
+
+static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct sw_unwind_env *env,
+                                         struct sw_regs *caller, enum sw_trust *trust)
+{
+	struct fake_symbols *fs = self;
+	(void)off;
+	uint64_t rsp = env->callee->regs.v[RSP], ra;
+	switch (fs->rule) {
+	case RULE_NONE: return SW_UNWIND_NO_RULE;
+	case RULE_END: return SW_UNWIND_END;
+	case RULE_CFA_RSP_16:
+		if (!sw_walk_read_word(env->walk, rsp + 8, &ra))
+			return SW_UNWIND_FAILED;
+		sw_reg_set(caller, RIP, ra);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	case RULE_BAD_SP:
+		sw_reg_set(caller, RIP, CODE_BASE + 0x100);
+		sw_reg_set(caller, RSP, rsp - 16);
+		break;
+	case RULE_LOW_PC:
+		sw_reg_set(caller, RIP, 0x10);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	case RULE_STACK_PC:
+		sw_reg_set(caller, RIP, rsp + 8);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	}
+	*trust = SW_TRUST_CFI;
+	return SW_UNWIND_OK;
+}
+
+static const struct sw_symbols_ops fake_ops = {
+	.lookup = fake_lookup,
+	.unwind = fake_unwind,
+	.has_function = fake_has_function,
+};
+
+static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
+                                                       enum sw_symbols_status *st)
+{
+	struct fake_symbols *fs = self;
+	if (m != 0) {
+		*st = SW_SYMS_MISSING;
+		return NULL;
+	}
+	*st = SW_SYMS_LOADED;
+	return &fs->module;
+}
+
+static void fake_init(struct fake_symbols *fs, enum fake_rule rule)
+{
+	memset(fs, 0, sizeof *fs);
+	fs->rule = rule;
+	fs->func_lo = 0;
+	fs->func_hi = CODE_SIZE;
+	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
+	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+}
+
+static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src,
+                                   const struct sw_walk_options *opt)
+{
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_amd64, src, opt, &fx->arena, &fx->result));
+	ck_assert_uint_eq(fx->result.nstacks, 1);
+	return &fx->result.stacks[0];
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_walk_context_frame_alone_when_nothing_follows)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->frames[0].trust, SW_TRUST_CONTEXT);
+	ck_assert_uint_eq(st->frames[0].pc, CODE_BASE + 0x10);
+	ck_assert_uint_eq(st->frames[0].lookup_pc, CODE_BASE + 0x10);
+	ck_assert_int_eq(st->frames[0].module, 0);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_cfi_caller)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_CFA_RSP_16);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, LIB_BASE + 0x1234); /* library: no symbols, no rules */
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x1234);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB_BASE + 0x1233);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 16);
+	ck_assert_int_eq(st->frames[1].module, 1);
+	ck_assert_str_eq(st->frames[0].function, "func");
+	ck_assert_int_eq(fx.result.module_status[0], SW_SYMS_LOADED);
+	ck_assert_int_eq(fx.result.module_status[1], SW_SYMS_MISSING);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_ends_where_cfi_says_no_caller)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_END);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	/* A word a scan would accept: the walk must not reach it. */
+	put_call_before(&fx, CODE_BASE + 0x200);
+	put_u64(&fx, sp, CODE_BASE + 0x200);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_frame_pointer_chain)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180, fp2 = STACK_BASE + 0x200;
+	set_context(&fx, CODE_BASE + 0x10, sp, fp1);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_call_before(&fx, CODE_BASE + 0x400);
+	put_u64(&fx, fp1, fp2);
+	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
+	put_u64(&fx, fp2, 0);
+	put_u64(&fx, fp2 + 8, CODE_BASE + 0x400);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], fp1 + 16);
+	ck_assert_uint_eq(st->frames[1].regs.v[RBP], fp2);
+	/* fp2's saved rbp is 0 < fp2: the chain ends there (stack must grow). */
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_frame_pointer_chain_not_followed_on_windows)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_WINDOWS);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180;
+	set_context(&fx, CODE_BASE + 0x10, sp, fp1);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u64(&fx, fp1, STACK_BASE + 0x400);
+	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	/* Found anyway, but by scanning: the slot at fp1 + 8 is the only one. */
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], fp1 + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_scan_accepts_address_after_call)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp, 0x1234);               /* not code */
+	put_u64(&fx, sp + 8, STACK_BASE + 0x10); /* a stack pointer */
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_u64(&fx, sp + 16, CODE_BASE + 0x500);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 24);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_scan_rejects_address_without_call)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500); /* code bytes before it: nops */
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_scan_rejects_address_outside_any_function)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.func_hi = 0x400; /* module offsets 0x400.. are in no function */
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_scan_accepts_unverifiable_code_in_module)
+{
+	/* The library's code is not in the snapshot and it has no symbols:
+	 * as Breakpad, the module range is all there is to check. */
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, LIB_BASE + 0x777);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_scan_reaches_further_for_context_frame_only)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_call_before(&fx, CODE_BASE + 0x600);
+	put_u64(&fx, sp + 100 * 8, CODE_BASE + 0x500);     /* within 160 words */
+	put_u64(&fx, sp + 101 * 8 + 50 * 8, CODE_BASE + 0x600); /* 50 > 40 words on */
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_stops_when_stack_does_not_grow)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_BAD_SP);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk(&fx, &fs.source, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_stops_at_pc_below_first_page)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_LOW_PC);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_walk_stops_at_cfi_pc_on_the_stack)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_STACK_PC);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_inline_frames_precede_their_physical_frame)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_END);
+	fs.ninlines = 2;
+	fs.inlines[0] = (struct sw_sym_inline){ "outer_inline", "a.c", 42 };
+	fs.inlines[1] = (struct sw_sym_inline){ "inner_inline", "b.c", 7 };
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[0].trust, SW_TRUST_INLINE);
+	ck_assert_str_eq(st->frames[0].function, "inner_inline");
+	ck_assert_str_eq(st->frames[0].file, "app.c"); /* the line record */
+	ck_assert_uint_eq(st->frames[0].line, 10);
+	ck_assert_str_eq(st->frames[1].function, "outer_inline");
+	ck_assert_str_eq(st->frames[1].file, "b.c");   /* where inner was inlined */
+	ck_assert_uint_eq(st->frames[1].line, 7);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CONTEXT);
+	ck_assert_str_eq(st->frames[2].function, "func");
+	ck_assert_str_eq(st->frames[2].file, "a.c");   /* where outer was inlined */
+	ck_assert_uint_eq(st->frames[2].line, 42);
+	ck_assert_uint_eq(st->frames[2].ninlines, 2);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_max_frames_caps_the_walk)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x10;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
+		put_u64(&fx, a, CODE_BASE + 0x500);
+	struct sw_walk_options opt = { .max_frames = 5 };
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 5);
+	ck_assert(st->truncated);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_crashing_thread_starts_from_exception_context)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
+	fx.snap.crash.present = true;
+	fx.snap.crash.thread_id = 7;
+	sw_reg_set(&fx.snap.crash.ctx, RIP, CODE_BASE + 0x20);
+	sw_reg_set(&fx.snap.crash.ctx, RSP, STACK_BASE + 0x100);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_int_eq(fx.result.crashing, 0);
+	ck_assert(st->used_crash_context);
+	ck_assert_uint_eq(st->frames[0].pc, CODE_BASE + 0x20);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_thread_without_context_has_no_frames)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 0);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* x86: the ebp chain and the scan's ebp recovery. */
+START_TEST(test_x86_frame_pointer_then_scan)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_WINDOWS);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000; /* 32-bit addresses */
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx.thread.ctx, X86_EBP, ebp);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u32(&fx, ebp, 0);                      /* saved ebp: end of chain */
+	put_u32(&fx, ebp + 4, CODE_BASE + 0x300);
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, NULL, NULL, &fx.arena, &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].regs.v[X86_ESP], ebp + 8);
+	ck_assert_uint_eq(st->frames[1].regs.v[X86_EIP], CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The call check, on every encoding of a near call (Intel SDM "CALL"). */
+static bool call_check(const uint8_t *bytes, size_t n)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t ra = CODE_BASE + 0x100;
+	memcpy(&fx.code[ra - CODE_BASE - n], bytes, n);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	bool known;
+	bool r = sw_x86_call_precedes(&w, ra, &known);
+	ck_assert(known);
+	fixture_free(&fx);
+	return r;
+}
+
+START_TEST(test_call_check_decodes_each_call_form)
+{
+	static const uint8_t rel32[] = { 0xe8, 1, 2, 3, 4 };
+	static const uint8_t reg[] = { 0xff, 0xd0 };                   /* call *%rax */
+	static const uint8_t rex_reg[] = { 0x41, 0xff, 0xd3 };         /* call *%r11 */
+	static const uint8_t mem[] = { 0xff, 0x10 };                   /* call *(%rax) */
+	static const uint8_t disp8[] = { 0xff, 0x55, 0x08 };           /* call *8(%rbp) */
+	static const uint8_t sib_disp8[] = { 0xff, 0x54, 0x24, 0x08 }; /* call *8(%rsp) */
+	static const uint8_t riprel[] = { 0xff, 0x15, 1, 2, 3, 4 };    /* call *x(%rip) */
+	static const uint8_t disp32[] = { 0xff, 0x90, 1, 2, 3, 4 };    /* call *x(%rax) */
+	static const uint8_t sib_abs[] = { 0xff, 0x14, 0x85, 1, 2, 3, 4 }; /* call *x(,%rax,4) */
+	ck_assert(call_check(rel32, sizeof rel32));
+	ck_assert(call_check(reg, sizeof reg));
+	ck_assert(call_check(rex_reg, sizeof rex_reg));
+	ck_assert(call_check(mem, sizeof mem));
+	ck_assert(call_check(disp8, sizeof disp8));
+	ck_assert(call_check(sib_disp8, sizeof sib_disp8));
+	ck_assert(call_check(riprel, sizeof riprel));
+	ck_assert(call_check(disp32, sizeof disp32));
+	ck_assert(call_check(sib_abs, sizeof sib_abs));
+}
+END_TEST
+
+START_TEST(test_call_check_rejects_jumps_and_data)
+{
+	static const uint8_t jmp_mem[] = { 0xff, 0x25, 1, 2, 3, 4 }; /* jmp *x(%rip): /4 */
+	static const uint8_t jmp_reg[] = { 0xff, 0xe0 };             /* jmp *%rax */
+	static const uint8_t ret[] = { 0xc3 };
+	ck_assert(!call_check(jmp_mem, sizeof jmp_mem));
+	ck_assert(!call_check(jmp_reg, sizeof jmp_reg));
+	ck_assert(!call_check(ret, sizeof ret));
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("walker");
+	TCase *tc = tcase_create("walk");
+	tcase_add_test(tc, test_walk_context_frame_alone_when_nothing_follows);
+	tcase_add_test(tc, test_walk_cfi_caller);
+	tcase_add_test(tc, test_walk_ends_where_cfi_says_no_caller);
+	tcase_add_test(tc, test_walk_frame_pointer_chain);
+	tcase_add_test(tc, test_frame_pointer_chain_not_followed_on_windows);
+	tcase_add_test(tc, test_scan_accepts_address_after_call);
+	tcase_add_test(tc, test_scan_rejects_address_without_call);
+	tcase_add_test(tc, test_scan_rejects_address_outside_any_function);
+	tcase_add_test(tc, test_scan_accepts_unverifiable_code_in_module);
+	tcase_add_test(tc, test_scan_reaches_further_for_context_frame_only);
+	tcase_add_test(tc, test_walk_stops_when_stack_does_not_grow);
+	tcase_add_test(tc, test_walk_stops_at_pc_below_first_page);
+	tcase_add_test(tc, test_walk_stops_at_cfi_pc_on_the_stack);
+	tcase_add_test(tc, test_inline_frames_precede_their_physical_frame);
+	tcase_add_test(tc, test_max_frames_caps_the_walk);
+	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
+	tcase_add_test(tc, test_thread_without_context_has_no_frames);
+	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
+	tcase_add_test(tc, test_call_check_decodes_each_call_form);
+	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
+	suite_add_tcase(s, tc);
+	return s;
+}
