@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages stackwalk needs to build, test, fuzz and
+# benchmark. Idempotent: packages already present are left alone.
+set -euo pipefail
+packages=(
+  meson ninja-build pkg-config gcc         # build
+  libelf-dev libdwarf-dev zlib1g-dev       # ELF, DWARF, .sym.gz
+  check                                    # unit tests
+  python3                                  # conformance tests, JSON checks
+  clang libclang-rt-14-dev                 # libFuzzer smoke runs
+  time                                     # bench/: peak RSS
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi

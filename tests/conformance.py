@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Conformance over the real corpus: every x86/amd64 minidump of
+../shared/corpus/manifest.tsv is walked and compared, thread by thread and
+frame by frame, with Google Breakpad's minidump_stackwalk reference: the frame
+as a user reads it (module!function [file : line + off], module + off, or an
+address) and how it was found (trust).
+
+Every difference must be listed in KNOWN_DIFFERENCES with the reason ours is
+more correct; an unlisted difference fails the test, and so does a listed one
+that no longer happens (the list must stay true).
+
+Also checked: the damaged dumps give a one-line error and a documented exit
+code, and truncated copies of every dump never crash the walker.
+
+Usage: conformance.py --stackwalk PATH --corpus DIR [--only SUBSTRING] [-v]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TRUST = {
+    "given as instruction pointer in context": "context",
+    "call frame info": "cfi",
+    "call frame info with scanning": "cfi_scan",
+    "previous frame's frame pointer": "frame_pointer",
+    "stack scanning": "scan",
+    "inline record": "inline",
+    "prologue analysis": "prologue",
+}
+
+# (dump[+variant], thread, frame): why our frame differs from Breakpad's.
+# thread and frame are Breakpad's numbering. A frame of ours that Breakpad
+# does not have is listed under the index it would take; "*" as the frame
+# covers every frame from the first difference on.
+KNOWN_DIFFERENCES = {
+}
+
+
+def parse_text(text):
+    """Breakpad text layout -> {thread: [(desc, trust)]}."""
+    threads, cur, frame = {}, None, None
+    for line in text.splitlines():
+        m = re.match(r"^Thread (\d+)", line)
+        if m:
+            cur = threads.setdefault(int(m.group(1)), [])
+            frame = None
+            continue
+        if line.startswith("Loaded modules") or line.startswith("Unloaded modules"):
+            cur = None
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"^\s?(\d+)\s+(\S.*)$", line)
+        if m and not line.startswith("    "):
+            frame = [m.group(2).strip(), None]
+            cur.append(frame)
+            continue
+        m = re.match(r"^\s+Found by: (.*)$", line)
+        if m and frame is not None:
+            frame[1] = TRUST.get(m.group(1).strip(), m.group(1).strip())
+    return {t: [tuple(f) for f in fs] for t, fs in threads.items()}
+
+
+def header(text):
+    """The lines before the first thread: OS, CPU, crash reason/address."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("Thread "):
+            break
+        out.append(line.rstrip())
+    return out
+
+
+def read_manifest(corpus):
+    rows = []
+    with open(os.path.join(corpus, "manifest.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            folder, dump, variant, kind, arch, os_, sympath, ref, code = line.rstrip("\n").split("\t")
+            rows.append(dict(folder=folder, dump=dump, variant=variant, kind=kind, arch=arch,
+                             os=os_, sympath=sympath, ref=ref, code=code))
+    return rows
+
+
+def run(stackwalk, args, timeout=120):
+    p = subprocess.run([stackwalk] + args, capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+class Result:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.lines = []
+
+    def ok(self, name, detail=""):
+        self.passed += 1
+        self.lines.append("ok    %s%s" % (name, (" — " + detail) if detail else ""))
+
+    def fail(self, name, detail):
+        self.failed += 1
+        self.lines.append("FAIL  %s\n      %s" % (name, detail.replace("\n", "\n      ")))
+
+
+def compare_walk(name, ours, ref, used):
+    """Returns a list of unexplained differences."""
+    problems = []
+    for t in sorted(set(ref) | set(ours)):
+        a, b = ours.get(t, []), ref.get(t, [])
+        if t not in ours:
+            problems.append("thread %d missing (Breakpad has %d frames)" % (t, len(b)))
+            continue
+        if t not in ref:
+            problems.append("thread %d extra (%d frames)" % (t, len(a)))
+            continue
+        star = KNOWN_DIFFERENCES.get((name, t, "*"))
+        for i in range(max(len(a), len(b))):
+            fa = a[i] if i < len(a) else None
+            fb = b[i] if i < len(b) else None
+            if fa == fb:
+                continue
+            if star is not None:
+                used.add((name, t, "*"))
+                break
+            key = (name, t, i)
+            if key in KNOWN_DIFFERENCES:
+                used.add(key)
+                continue
+            problems.append("thread %d frame %d: ours %s, Breakpad %s" % (t, i, fa, fb))
+    return problems
+
+
+def check_walks(args, rows, res, used):
+    for r in rows:
+        if r["kind"] != "minidump" or r["arch"] not in ("x86", "amd64") or r["code"] != "0":
+            continue
+        name = r["dump"] + ("" if r["variant"] == "-" else "+" + r["variant"])
+        if args.only and args.only not in name:
+            continue
+        base = os.path.join(args.corpus, r["folder"])
+        dump = os.path.join(base, r["dump"])
+        syms = [] if r["sympath"] == "-" else [os.path.join(base, r["sympath"])]
+        code, out, err = run(args.stackwalk, [dump] + syms)
+        label = "%s/%s" % (r["folder"], name)
+        if code != 0:
+            res.fail(label, "exit %d: %s" % (code, err.strip()))
+            continue
+        with open(os.path.join(base, r["ref"]), encoding="utf-8", errors="replace") as f:
+            ref_text = f.read()
+        problems = []
+        ours_h, ref_h = header(out), header(ref_text)
+        if ours_h != ref_h:
+            key = (name, "header", 0)
+            if key in KNOWN_DIFFERENCES:
+                used.add(key)
+            else:
+                for x, y in zip(ours_h + [""] * len(ref_h), ref_h + [""] * len(ours_h)):
+                    if x != y:
+                        problems.append("header: ours %r, Breakpad %r" % (x, y))
+                        break
+        problems += compare_walk(name, parse_text(out), parse_text(ref_text), used)
+        if problems:
+            res.fail(label, "\n".join(problems[:12]) + ("\n..." if len(problems) > 12 else ""))
+        else:
+            nframes = sum(len(v) for v in parse_text(out).values())
+            res.ok(label, "%d frames" % nframes)
+
+
+def check_damaged(args, rows, res):
+    """Dumps Breakpad refuses: one line on stderr naming the file, exit 1."""
+    for r in rows:
+        if r["code"] == "0":
+            continue
+        dump = os.path.join(args.corpus, r["folder"], r["dump"])
+        label = "%s/%s (damaged)" % (r["folder"], r["dump"])
+        code, out, err = run(args.stackwalk, [dump, os.path.join(args.corpus, r["folder"], "symbols")])
+        lines = [l for l in err.splitlines() if l.strip()]
+        if code not in (1, 3):
+            res.fail(label, "exit %d, expected 1 (damaged) or 3 (unreadable)" % code)
+        elif len(lines) != 1 or r["dump"] not in lines[0]:
+            res.fail(label, "stderr should be one line naming the file, got: %r" % err)
+        else:
+            res.ok(label, "exit %d: %s" % (code, lines[0]))
+
+
+def check_truncated(args, rows, res):
+    """Truncated copies of every dump: exit 0, 1 or 3, never a signal."""
+    seen = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in rows:
+            if r["kind"] != "minidump":
+                continue
+            dump = os.path.join(args.corpus, r["folder"], r["dump"])
+            if dump in seen or (args.only and args.only not in r["dump"]):
+                continue
+            seen.add(dump)
+            data = open(dump, "rb").read()
+            cuts = sorted(set([0, 4, 31, 32, 100, len(data) // 3, len(data) // 2,
+                               len(data) * 9 // 10, max(len(data) - 1, 0)]))
+            bad = []
+            for cut in cuts:
+                path = os.path.join(tmp, "cut.dmp")
+                with open(path, "wb") as f:
+                    f.write(data[:cut])
+                code, out, err = run(args.stackwalk, [path])
+                lines = [l for l in err.splitlines() if l.strip()]
+                if code not in (0, 1, 3) or "Sanitizer" in err or "runtime error" in err:
+                    bad.append("cut at %d: exit %d %s" % (cut, code, err.strip()[:300]))
+                elif code != 0 and (not lines or "cut.dmp" not in lines[0]):
+                    bad.append("cut at %d: exit %d without a message naming the file" % (cut, code))
+            label = "%s/%s (truncated x%d)" % (r["folder"], r["dump"], len(cuts))
+            if bad:
+                res.fail(label, "\n".join(bad))
+            else:
+                res.ok(label)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stackwalk", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--only")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    rows = read_manifest(args.corpus)
+    res, used = Result(), set()
+    check_walks(args, rows, res, used)
+    check_damaged(args, rows, res)
+    check_truncated(args, rows, res)
+    if not args.only:
+        for key in sorted(set(KNOWN_DIFFERENCES) - used, key=str):
+            res.fail("stale known difference %s" % (key,),
+                     "listed in KNOWN_DIFFERENCES but no longer happens: remove it")
+    print("\n".join(res.lines))
+    print("conformance: %d passed, %d failed" % (res.passed, res.failed))
+    return 1 if res.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
