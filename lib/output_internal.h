@@ -1,0 +1,29 @@
+/* Helpers shared by the output formats (not part of the public API). */
+#ifndef SW_OUTPUT_INTERNAL_H
+#define SW_OUTPUT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "output.h"
+
+/* Module indexes sorted by base address (Breakpad lists modules that way).
+ * Returns a malloc'ed array of s->nmodules entries, or NULL (also when
+ * there are no modules). */
+uint32_t *sw_out_modules_by_base(const struct sw_snapshot *s);
+
+/* The symbol status of module i, SW_SYMS_NOT_LOOKED when unknown. */
+enum sw_symbols_status sw_out_module_status(const struct sw_walk_result *w,
+                                            const struct sw_snapshot *s, int32_t i);
+
+/* Breakpad names a module's symbol problem by (debug_file, debug_id): every
+ * module sharing them with a module of status `st` gets the warning. */
+bool sw_out_module_has_status(const struct sw_walk_result *w, const struct sw_snapshot *s,
+                              uint32_t i, enum sw_symbols_status st);
+
+/* The stack of snapshot thread position i, NULL if the walk has none. */
+const struct sw_stack *sw_out_stack(const struct sw_walk_result *w, uint32_t i);
+
+/* The snapshot's word size: sys.word_size, else the arch's, else 8. */
+unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
+
+#endif

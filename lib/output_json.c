@@ -1,0 +1,670 @@
+/* rust-minidump's `minidump-stackwalk --json` schema, field for field (see
+ * docs/json.md). serde_json prints object keys in sorted order, so every
+ * object here writes its keys alphabetically; pretty output indents by two
+ * spaces and writes empty containers as [] / {}. Addresses are hex strings
+ * of the dump's pointer width ("0x%08x" or "0x%016x"). Inline frames are
+ * not frames in this schema: they fold into their physical frame's
+ * "inlines", and "frame" counts physical frames. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crash_reason.h"
+#include "output_internal.h"
+
+enum { MAX_DEPTH = 32 };
+
+struct jw {
+	FILE *f;
+	bool pretty;
+	int depth;
+	bool has_items[MAX_DEPTH]; /* the open container has an element */
+	bool after_key;            /* the next value follows "key": */
+	unsigned word;             /* 4 or 8: hex width of addresses */
+};
+
+static void newline_indent(struct jw *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Separator and indentation before a value or key. */
+static void before_item(struct jw *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth > 0) {
+		if (j->has_items[j->depth - 1])
+			fputc(',', j->f);
+		j->has_items[j->depth - 1] = true;
+		newline_indent(j);
+	}
+}
+
+/* Writes s as a JSON string: escapes quotes, backslashes and control
+ * characters, replaces invalid UTF-8 with U+FFFD as serde's lossy
+ * conversion does. */
+static void put_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc((int)c, f);
+			p++;
+		} else if (c < 0x20) {
+			switch (c) {
+			case '\n': fputs("\\n", f); break;
+			case '\r': fputs("\\r", f); break;
+			case '\t': fputs("\\t", f); break;
+			case '\b': fputs("\\b", f); break;
+			case '\f': fputs("\\f", f); break;
+			default: fprintf(f, "\\u%04x", c); break;
+			}
+			p++;
+		} else if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+		} else {
+			/* Length and minimum value of the UTF-8 sequence. */
+			unsigned len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			if (c >= 0xf5)
+				len = 0;
+			uint32_t cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+			unsigned k = 1;
+			for (; k < len; k++) {
+				if ((p[k] & 0xc0) != 0x80)
+					break;
+				cp = cp << 6 | (p[k] & 0x3f);
+			}
+			bool ok = len != 0 && k == len &&
+			          !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) &&
+			          !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
+			if (ok) {
+				fwrite(p, 1, len, f);
+				p += len;
+			} else {
+				fputs("\xef\xbf\xbd", f);
+				p += k > 1 ? k : 1;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void key(struct jw *j, const char *k)
+{
+	before_item(j);
+	put_string(j->f, k);
+	fputs(j->pretty ? ": " : ":", j->f);
+	j->after_key = true;
+}
+
+static void open_c(struct jw *j, char c)
+{
+	before_item(j);
+	fputc(c, j->f);
+	if (j->depth < MAX_DEPTH)
+		j->has_items[j->depth] = false;
+	j->depth++;
+}
+
+static void close_c(struct jw *j, char c)
+{
+	j->depth--;
+	if (j->depth < MAX_DEPTH && j->has_items[j->depth])
+		newline_indent(j);
+	fputc(c, j->f);
+}
+
+static void obj(struct jw *j) { open_c(j, '{'); }
+static void end_obj(struct jw *j) { close_c(j, '}'); }
+static void arr(struct jw *j) { open_c(j, '['); }
+static void end_arr(struct jw *j) { close_c(j, ']'); }
+
+static void v_null(struct jw *j)
+{
+	before_item(j);
+	fputs("null", j->f);
+}
+
+static void v_str(struct jw *j, const char *s)
+{
+	if (!s) {
+		v_null(j);
+		return;
+	}
+	before_item(j);
+	put_string(j->f, s);
+}
+
+static void v_u64(struct jw *j, uint64_t v)
+{
+	before_item(j);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+static void v_bool(struct jw *j, bool v)
+{
+	before_item(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+/* An address in the dump's pointer width (rust-minidump's Address). */
+static void v_hex(struct jw *j, uint64_t v)
+{
+	char buf[24];
+	if (j->word == 4)
+		snprintf(buf, sizeof buf, "0x%08" PRIx64, v & 0xffffffff);
+	else
+		snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+	v_str(j, buf);
+}
+
+static void k_str(struct jw *j, const char *k, const char *v) { key(j, k); v_str(j, v); }
+static void k_null(struct jw *j, const char *k) { key(j, k); v_null(j); }
+static void k_u64(struct jw *j, const char *k, uint64_t v) { key(j, k); v_u64(j, v); }
+static void k_bool(struct jw *j, const char *k, bool v) { key(j, k); v_bool(j, v); }
+static void k_hex(struct jw *j, const char *k, uint64_t v) { key(j, k); v_hex(j, v); }
+
+/* ---- sections ----------------------------------------------------------- */
+
+static bool module_valid(const struct sw_snapshot *s, int32_t i)
+{
+	return i >= 0 && (uint32_t)i < s->nmodules;
+}
+
+/* rust-minidump's os_ver: "major.minor.build[ csd]"; for Linux dumps with
+ * version 0.0.0 the kernel version and build from the `uname -srvmo`
+ * string ("Linux 4.9.60 #1 SMP ... x86_64" -> "4.9.60 #1 SMP ..."). */
+static void write_os_ver(struct jw *j, const struct sw_system_info *sys)
+{
+	char ver[48];
+	snprintf(ver, sizeof ver, "%" PRIu32 ".%" PRIu32 ".%" PRIu32,
+	         sys->os_major, sys->os_minor, sys->os_build);
+	const char *csd = sys->csd_version ? sys->csd_version : "";
+	/* The build part is the CSD string trimmed. */
+	while (*csd == ' ' || *csd == '\t' || *csd == '\n' || *csd == '\r')
+		csd++;
+	size_t clen = strlen(csd);
+	while (clen && strchr(" \t\r\n", csd[clen - 1]))
+		clen--;
+
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *m = open_memstream(&out, &outlen);
+	if (!m) {
+		v_str(j, ver);
+		return;
+	}
+	bool done = false;
+	if (sys->os == SW_OS_LINUX && strcmp(ver, "0.0.0") == 0) {
+		/* Split the untrimmed string on single spaces. */
+		const char *raw = sys->csd_version ? sys->csd_version : "";
+		size_t n = strlen(raw), nparts = 1;
+		for (size_t i = 0; i < n; i++)
+			nparts += raw[i] == ' ';
+		const char **start = calloc(nparts, sizeof *start);
+		size_t *len = calloc(nparts, sizeof *len);
+		if (start && len) {
+			size_t p = 0;
+			start[0] = raw;
+			for (size_t i = 0; i <= n; i++) {
+				if (i == n || raw[i] == ' ') {
+					len[p] = (size_t)(raw + i - start[p]);
+					if (i < n)
+						start[++p] = raw + i + 1;
+				}
+			}
+			if (nparts >= 2 && !(len[1] == 5 && memcmp(start[1], "0.0.0", 5) == 0)) {
+				size_t last = nparts; /* one past the build parts */
+				if (nparts > 2) {
+					last--; /* the arch, or "Linux/GNU" */
+					if (len[last] == 9 && memcmp(start[last], "Linux/GNU", 9) == 0 &&
+					    last > 2)
+						last--;
+				}
+				fwrite(start[1], 1, len[1], m);
+				fputc(' ', m);
+				for (size_t i = 2; i < last; i++) {
+					if (i > 2)
+						fputc(' ', m);
+					fwrite(start[i], 1, len[i], m);
+				}
+				done = true;
+			}
+		}
+		free(start);
+		free(len);
+	}
+	if (!done) {
+		fputs(ver, m);
+		if (clen) {
+			fputc(' ', m);
+			fwrite(csd, 1, clen, m);
+		}
+	}
+	fclose(m);
+	v_str(j, out);
+	free(out);
+}
+
+static void write_system_info(struct jw *j, const struct sw_snapshot *s)
+{
+	const struct sw_system_info *sys = &s->sys;
+	key(j, "system_info");
+	obj(j);
+	k_str(j, "cpu_arch", sys->cpu_name ? sys->cpu_name : "unknown");
+	k_u64(j, "cpu_count", sys->cpu_count);
+	k_str(j, "cpu_info", sys->cpu_info);
+	key(j, "cpu_microcode_version");
+	if (sys->has_cpu_microcode) {
+		char buf[24];
+		snprintf(buf, sizeof buf, "0x%" PRIx64, sys->cpu_microcode);
+		v_str(j, buf);
+	} else {
+		v_null(j);
+	}
+	k_str(j, "os", sys->os_name ? sys->os_name : "Unknown");
+	key(j, "os_ver");
+	write_os_ver(j, sys);
+	end_obj(j);
+}
+
+static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
+                             const struct sw_walk_result *w)
+{
+	bool crashed = s->crash.present;
+	key(j, "crash_info");
+	obj(j);
+	key(j, "address");
+	if (crashed)
+		v_hex(j, sw_crash_address(s, SW_REASON_RUST));
+	else
+		v_null(j);
+	/* Needs the disassembly of the crashing instruction: not done. */
+	k_null(j, "adjusted_address");
+	k_str(j, "assertion", s->assertion);
+	key(j, "crash_inconsistencies");
+	if (crashed) {
+		arr(j);
+		end_arr(j);
+	} else {
+		v_null(j);
+	}
+	key(j, "crashing_thread");
+	if (w && w->crashing >= 0 && (uint32_t)w->crashing < w->nstacks)
+		v_u64(j, (uint64_t)w->crashing);
+	else
+		v_null(j);
+	k_null(j, "instruction");
+	k_null(j, "instruction_pointer_update");
+	k_null(j, "memory_accesses");
+	k_null(j, "possible_bit_flips");
+	key(j, "type");
+	if (crashed) {
+		char reason[256];
+		v_str(j, sw_crash_reason(s, SW_REASON_RUST, reason, sizeof reason));
+	} else {
+		v_null(j);
+	}
+	end_obj(j);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The valid registers of print_order, keys sorted, rust-minidump names. */
+static void write_registers(struct jw *j, const struct sw_arch *arch, const struct sw_regs *r)
+{
+	key(j, "registers");
+	obj(j);
+	if (arch && arch->print_order && arch->reg_names) {
+		const char *names[SW_MAX_REGS];
+		uint64_t values[SW_MAX_REGS];
+		unsigned n = 0;
+		for (unsigned i = 0; i < arch->nprint && n < SW_MAX_REGS; i++) {
+			unsigned reg = arch->print_order[i];
+			if (sw_reg_valid(r, reg) && arch->reg_names[reg]) {
+				names[n] = arch->reg_names[reg];
+				values[n++] = r->v[reg];
+			}
+		}
+		/* Sort the names, carrying the values along. */
+		const char *sorted[SW_MAX_REGS];
+		memcpy(sorted, names, n * sizeof *names);
+		qsort(sorted, n, sizeof *sorted, cmp_cstr);
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned k = 0; k < n; k++)
+				if (names[k] == sorted[i]) {
+					k_hex(j, sorted[i], values[k]);
+					break;
+				}
+	}
+	end_obj(j);
+}
+
+static uint32_t physical_frames(const struct sw_stack *st)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; st && i < st->nframes; i++)
+		n += st->frames[i].trust != SW_TRUST_INLINE;
+	return n;
+}
+
+/* Unloaded modules covering addr, grouped by name (sorted), each with its
+ * sorted offsets: rust-minidump's BTreeMap<name, BTreeSet<offset>>. */
+static void write_frame_unloaded(struct jw *j, const struct sw_snapshot *s, uint64_t addr)
+{
+	uint32_t *hits = NULL, nhits = 0;
+	if (s->nunloaded)
+		hits = malloc(s->nunloaded * sizeof *hits);
+	for (uint32_t i = 0; hits && i < s->nunloaded; i++) {
+		const struct sw_module *u = &s->unloaded[i];
+		if (addr >= u->base && addr - u->base < u->size)
+			hits[nhits++] = i;
+	}
+	key(j, "unloaded_modules");
+	if (nhits == 0) {
+		v_null(j);
+		free(hits);
+		return;
+	}
+	/* Selection-sort by (name, offset): n is tiny. */
+	for (uint32_t a = 0; a < nhits; a++)
+		for (uint32_t b = a + 1; b < nhits; b++) {
+			const struct sw_module *x = &s->unloaded[hits[a]], *y = &s->unloaded[hits[b]];
+			int c = strcmp(x->code_file ? x->code_file : "", y->code_file ? y->code_file : "");
+			if (c > 0 || (c == 0 && addr - y->base < addr - x->base)) {
+				uint32_t t = hits[a];
+				hits[a] = hits[b];
+				hits[b] = t;
+			}
+		}
+	arr(j);
+	for (uint32_t a = 0; a < nhits;) {
+		const char *name = s->unloaded[hits[a]].code_file ? s->unloaded[hits[a]].code_file : "";
+		obj(j);
+		k_str(j, "module", name);
+		key(j, "offsets");
+		arr(j);
+		uint64_t last = 0;
+		bool any = false;
+		for (; a < nhits; a++) {
+			const struct sw_module *u = &s->unloaded[hits[a]];
+			if (strcmp(u->code_file ? u->code_file : "", name) != 0)
+				break;
+			uint64_t off = addr - u->base;
+			if (any && off == last)
+				continue;
+			v_hex(j, off);
+			last = off;
+			any = true;
+		}
+		end_arr(j);
+		end_obj(j);
+	}
+	end_arr(j);
+	free(hits);
+}
+
+/* One physical frame with the inline frames before it (frames[first ..
+ * phys-1]). `registers`: write the frame's registers (crashing thread,
+ * frame 0). */
+static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct sw_arch *arch,
+                        const struct sw_stack *st, uint32_t first, uint32_t phys,
+                        uint32_t index, bool registers)
+{
+	const struct sw_frame *fr = &st->frames[phys];
+	bool has_module = module_valid(s, fr->module);
+	const struct sw_module *m = has_module ? &s->modules[fr->module] : NULL;
+	uint64_t addr = fr->lookup_pc;
+
+	obj(j);
+	k_str(j, "file", fr->file);
+	k_u64(j, "frame", index);
+	k_str(j, "function", fr->function);
+	key(j, "function_offset");
+	if (fr->function)
+		v_hex(j, addr - fr->function_base);
+	else
+		v_null(j);
+	key(j, "inlines");
+	if (phys > first) {
+		arr(j);
+		for (uint32_t i = first; i < phys; i++) {
+			const struct sw_frame *in = &st->frames[i];
+			obj(j);
+			k_str(j, "file", in->file);
+			k_str(j, "function", in->function);
+			key(j, "line");
+			if (in->file && in->line)
+				v_u64(j, in->line);
+			else
+				v_null(j);
+			end_obj(j);
+		}
+		end_arr(j);
+	} else {
+		v_null(j);
+	}
+	key(j, "line");
+	if (fr->file && fr->line)
+		v_u64(j, fr->line);
+	else
+		v_null(j);
+	k_bool(j, "missing_symbols", fr->function == NULL);
+	k_str(j, "module", m ? sw_basename(m->code_file) : NULL);
+	key(j, "module_offset");
+	if (m)
+		v_hex(j, addr - m->base);
+	else
+		v_null(j);
+	k_hex(j, "offset", addr);
+	if (registers)
+		write_registers(j, arch, &fr->regs);
+	k_str(j, "trust", sw_trust_name(fr->trust));
+	if (m)
+		k_null(j, "unloaded_modules");
+	else
+		write_frame_unloaded(j, s, addr);
+	end_obj(j);
+}
+
+static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct sw_arch *arch,
+                         const struct sw_stack *st, uint32_t index, bool crashing)
+{
+	const struct sw_thread *t = st && st->thread < s->nthreads ? &s->threads[st->thread] :
+	                            index < s->nthreads ? &s->threads[index] : NULL;
+	obj(j);
+	k_u64(j, "frame_count", physical_frames(st));
+	key(j, "frames");
+	arr(j);
+	uint32_t first = 0, n = 0;
+	for (uint32_t i = 0; st && i < st->nframes; i++) {
+		if (st->frames[i].trust == SW_TRUST_INLINE)
+			continue;
+		write_frame(j, s, arch, st, first, i, n, crashing && n == 0);
+		n++;
+		first = i + 1;
+	}
+	end_arr(j);
+	key(j, "last_error_value");
+	if (t && t->has_last_error) {
+		const char *name = sw_windows_error_name(t->last_error);
+		if (!name)
+			name = sw_windows_ntstatus_name(t->last_error);
+		char buf[32];
+		if (!name) {
+			snprintf(buf, sizeof buf, "unknown 0x%08" PRIx32, t->last_error);
+			name = buf;
+		}
+		v_str(j, name);
+	} else {
+		v_null(j);
+	}
+	key(j, "thread_id");
+	if (t)
+		v_u64(j, t->id);
+	else
+		v_null(j);
+	k_str(j, "thread_name", t ? t->name : NULL);
+	if (crashing)
+		k_u64(j, "threads_index", index);
+	end_obj(j);
+}
+
+static void lower_hex(char *out, size_t n, const char *in)
+{
+	size_t i = 0;
+	for (; in && in[i] && i + 1 < n; i++)
+		out[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (char)(in[i] - 'A' + 'a') : in[i];
+	out[i] = '\0';
+}
+
+static void write_modules(struct jw *j, const struct sw_snapshot *s,
+                          const struct sw_walk_result *w)
+{
+	key(j, "modules");
+	arr(j);
+	for (uint32_t i = 0; i < s->nmodules; i++) {
+		const struct sw_module *m = &s->modules[i];
+		enum sw_symbols_status st = sw_out_module_status(w, s, (int32_t)i);
+		char code_id[256];
+		lower_hex(code_id, sizeof code_id, m->code_id ? m->code_id : "");
+		obj(j);
+		k_hex(j, "base_addr", m->base);
+		k_null(j, "cert_subject");
+		k_str(j, "code_id", code_id);
+		k_bool(j, "corrupt_symbols", st == SW_SYMS_CORRUPT);
+		k_str(j, "debug_file", m->debug_file ? sw_basename(m->debug_file) : "");
+		k_str(j, "debug_id", m->debug_id ? m->debug_id : "");
+		k_hex(j, "end_addr", m->base + m->size);
+		k_str(j, "filename", m->code_file ? sw_basename(m->code_file) : "");
+		k_bool(j, "loaded_symbols", st == SW_SYMS_LOADED);
+		/* "missing" only when the walk looked for them. */
+		k_bool(j, "missing_symbols", st == SW_SYMS_MISSING || st == SW_SYMS_CORRUPT);
+		k_null(j, "symbol_url");
+		k_str(j, "version", m->version);
+		end_obj(j);
+	}
+	end_arr(j);
+}
+
+static void write_unloaded(struct jw *j, const struct sw_snapshot *s)
+{
+	key(j, "unloaded_modules");
+	arr(j);
+	for (uint32_t i = 0; i < s->nunloaded; i++) {
+		const struct sw_module *m = &s->unloaded[i];
+		char code_id[256];
+		lower_hex(code_id, sizeof code_id, m->code_id ? m->code_id : "");
+		obj(j);
+		k_hex(j, "base_addr", m->base);
+		k_null(j, "cert_subject");
+		k_str(j, "code_id", code_id);
+		k_hex(j, "end_addr", m->base + m->size);
+		k_str(j, "filename", m->code_file ? m->code_file : "");
+		end_obj(j);
+	}
+	end_arr(j);
+}
+
+static const char *lsb_value(const struct sw_snapshot *s, const char *k1, const char *k2)
+{
+	for (uint32_t i = 0; i < s->nlsb_release; i++) {
+		const char *k = s->lsb_release[i].key;
+		if (k && (strcmp(k, k1) == 0 || strcmp(k, k2) == 0))
+			return s->lsb_release[i].value ? s->lsb_release[i].value : "";
+	}
+	return "";
+}
+
+/* /etc/lsb-release keys, or /etc/os-release ones; values as stored (the
+ * reader strips the quotes). */
+static void write_lsb(struct jw *j, const struct sw_snapshot *s)
+{
+	key(j, "lsb_release");
+	if (s->nlsb_release == 0) {
+		v_null(j);
+		return;
+	}
+	obj(j);
+	k_str(j, "codename", lsb_value(s, "DISTRIB_CODENAME", "VERSION_CODENAME"));
+	k_str(j, "description", lsb_value(s, "DISTRIB_DESCRIPTION", "PRETTY_NAME"));
+	k_str(j, "id", lsb_value(s, "DISTRIB_ID", "ID"));
+	k_str(j, "release", lsb_value(s, "DISTRIB_RELEASE", "VERSION_ID"));
+	end_obj(j);
+}
+
+void sw_output_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                    const struct sw_walk_result *w, bool pretty)
+{
+	struct jw jw = { .f = f, .pretty = pretty, .word = sw_out_word_size(s, arch) };
+	struct jw *j = &jw;
+	uint32_t nstacks = w ? w->nstacks : 0;
+	int32_t crashing = w ? w->crashing : -1;
+	if (crashing >= 0 && (uint32_t)crashing >= nstacks)
+		crashing = -1;
+
+	obj(j);
+	write_crash_info(j, s, w);
+	/* Only when the crashing thread has a frame, as rust-minidump. */
+	if (crashing >= 0 && physical_frames(sw_out_stack(w, (uint32_t)crashing)) > 0) {
+		key(j, "crashing_thread");
+		write_thread(j, s, arch, sw_out_stack(w, (uint32_t)crashing), (uint32_t)crashing, true);
+	}
+	k_null(j, "handles");
+	key(j, "linux_memory_map_count");
+	if (s->maps)
+		v_u64(j, s->nmaps);
+	else
+		v_null(j);
+	write_lsb(j, s);
+	k_null(j, "mac_boot_args");
+	k_null(j, "mac_crash_info");
+	/* rust-minidump always reports 0: its first module is the main one. */
+	k_u64(j, "main_module", 0);
+	write_modules(j, s, w);
+	k_bool(j, "modules_contains_cert_info", false);
+	key(j, "pid");
+	if (s->has_pid)
+		v_u64(j, s->pid);
+	else
+		v_null(j);
+	/* Extension: what the reader could not read, one line each. */
+	key(j, "problems");
+	arr(j);
+	for (uint32_t i = 0; i < s->nproblems; i++)
+		v_str(j, s->problems[i]);
+	end_arr(j);
+	k_null(j, "proc_limits");
+	key(j, "process_uptime");
+	if (s->has_process_create_time && s->dump_time != 0)
+		v_u64(j, s->dump_time >= s->process_create_time ?
+		         s->dump_time - s->process_create_time : 0);
+	else
+		v_null(j);
+	k_null(j, "soft_errors");
+	k_str(j, "status", "OK");
+	write_system_info(j, s);
+	k_u64(j, "thread_count", nstacks);
+	key(j, "threads");
+	arr(j);
+	for (uint32_t i = 0; i < nstacks; i++)
+		write_thread(j, s, arch, sw_out_stack(w, i), i, false);
+	end_arr(j);
+	write_unloaded(j, s);
+	end_obj(j);
+	fputc('\n', f);
+}
