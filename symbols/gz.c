@@ -1,0 +1,139 @@
+/* gzip → memory with zlib, inflating straight into the final buffer. */
+#include "gz.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "lib/mapped_file.h"
+
+enum {
+	GZ_MIN_ALLOC = 64 * 1024,
+	/* Deflate cannot expand by more than about 1032:1; a larger ISIZE is a
+	 * lie and must not decide the allocation. */
+	GZ_MAX_RATIO = 1032,
+};
+
+static bool is_gzip_member(const uint8_t *p, size_t n)
+{
+	return n >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
+}
+
+static size_t initial_size(const uint8_t *in, size_t n, size_t max_out)
+{
+	/* ISIZE: the last member's uncompressed length mod 2^32, little-endian. */
+	size_t hint = (size_t)in[n - 4] | (size_t)in[n - 3] << 8 |
+	              (size_t)in[n - 2] << 16 | (size_t)in[n - 1] << 24;
+	size_t bound = n > SIZE_MAX / GZ_MAX_RATIO ? SIZE_MAX : n * GZ_MAX_RATIO;
+	if (hint > bound)
+		hint = bound;
+	if (hint < GZ_MIN_ALLOC)
+		hint = GZ_MIN_ALLOC;
+	if (hint > max_out)
+		hint = max_out;
+	return hint + 1; /* one spare byte: the end of input is seen without a grow */
+}
+
+enum sw_err_code sw_gz_inflate(const uint8_t *in, size_t n, size_t max_out,
+                               const char *name, uint8_t **out, size_t *out_len,
+                               struct sw_err *err)
+{
+	*out = NULL;
+	*out_len = 0;
+	if (!is_gzip_member(in, n))
+		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a gzip file", name);
+
+	size_t cap = initial_size(in, n, max_out);
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
+
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
+		free(buf);
+		return sw_err_set(err, SW_ERR_NOMEM, "%s: cannot start zlib", name);
+	}
+	size_t used = 0, in_off = 0;
+	enum sw_err_code rc = SW_OK;
+	for (;;) {
+		/* zlib counts in uInt: feed and drain at most 1 GiB at a time. */
+		size_t in_chunk = n - in_off < (1u << 30) ? n - in_off : (1u << 30);
+		size_t out_chunk = cap - used < (1u << 30) ? cap - used : (1u << 30);
+		zs.next_in = (Bytef *)(in + in_off);
+		zs.avail_in = (uInt)in_chunk;
+		zs.next_out = buf + used;
+		zs.avail_out = (uInt)out_chunk;
+		int z = inflate(&zs, Z_NO_FLUSH);
+		in_off += in_chunk - zs.avail_in;
+		used += out_chunk - zs.avail_out;
+		if (z == Z_STREAM_END) {
+			/* Another member follows? (gzip -c a b > ab) */
+			if (!is_gzip_member(in + in_off, n - in_off))
+				break;
+			if (inflateReset(&zs) != Z_OK) {
+				rc = sw_err_set(err, SW_ERR_CORRUPT, "%s: zlib reset failed", name);
+				break;
+			}
+			continue;
+		}
+		if (z == Z_BUF_ERROR && zs.avail_out != 0) {
+			/* Out of input in the middle of a member. */
+			rc = sw_err_set(err, SW_ERR_CORRUPT, "%s: truncated gzip data", name);
+			break;
+		}
+		if (z != Z_OK && z != Z_BUF_ERROR) {
+			rc = sw_err_set(err, SW_ERR_CORRUPT, "%s: corrupt gzip data (%s)", name,
+			                zs.msg ? zs.msg : "zlib error");
+			break;
+		}
+		if (used == cap) {
+			if (cap >= max_out) {
+				rc = sw_err_set(err, SW_ERR_CORRUPT,
+				                "%s: inflates to more than %zu bytes", name, max_out);
+				break;
+			}
+			size_t ncap = cap > max_out / 2 ? max_out : cap * 2;
+			uint8_t *nb = realloc(buf, ncap);
+			if (!nb) {
+				rc = sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		} else if (in_off == n && z == Z_OK && zs.avail_out != 0) {
+			/* All input consumed, member not finished. */
+			rc = sw_err_set(err, SW_ERR_CORRUPT, "%s: truncated gzip data", name);
+			break;
+		}
+	}
+	inflateEnd(&zs);
+	if (rc == SW_ERR_NOMEM) {
+		free(buf);
+		return rc;
+	}
+	/* Give back a large overestimate (a lying ISIZE). */
+	if (cap - used > (1u << 20)) {
+		uint8_t *nb = realloc(buf, used ? used : 1);
+		if (nb)
+			buf = nb;
+	}
+	*out = buf;
+	*out_len = used;
+	return rc;
+}
+
+enum sw_err_code sw_gz_read_file(const char *path, uint8_t **out, size_t *out_len,
+                                 struct sw_err *err)
+{
+	struct sw_mapped_file m;
+	*out = NULL;
+	*out_len = 0;
+	enum sw_err_code rc = sw_map_file(path, &m, err);
+	if (rc != SW_OK)
+		return rc;
+	rc = sw_gz_inflate(m.data, m.size, (size_t)1 << 32, path, out, out_len, err);
+	sw_unmap_file(&m);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* Reading a gzip file (RFC 1952) whole into memory, for `.sym.gz`. */
+#ifndef SW_GZ_H
+#define SW_GZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/sw_err.h"
+
+/* Inflates every gzip member of in[0..n) into one malloc'd buffer (*out,
+ * *out_len; free() it). The last member's ISIZE trailer sizes the first
+ * allocation, but it is only a hint: the buffer grows when the data is
+ * longer (multi-member files, ISIZE mod 2^32, lies) and never exceeds
+ * max_out bytes. Bytes after the last member that do not start a new one
+ * are ignored, as gzip does.
+ * Returns SW_OK; SW_ERR_CORRUPT with the data inflated before the damage
+ * still in *out; SW_ERR_FORMAT (not gzip, *out NULL); SW_ERR_NOMEM. `name`
+ * names the input in the message. */
+enum sw_err_code sw_gz_inflate(const uint8_t *in, size_t n, size_t max_out,
+                               const char *name, uint8_t **out, size_t *out_len,
+                               struct sw_err *err);
+
+/* Maps path and inflates it (as above, max_out 4 GiB). */
+enum sw_err_code sw_gz_read_file(const char *path, uint8_t **out, size_t *out_len,
+                                 struct sw_err *err);
+
+#endif

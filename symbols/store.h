@@ -1,0 +1,38 @@
+/* The symbol store: finds, loads (once, on first use) and caches each
+ * module's Breakpad symbols, and serves them to the walker as a
+ * struct sw_symbol_source.
+ *
+ * Where a module's file is looked for, in the order of the paths given:
+ *   - a directory: Breakpad's simple symbol supplier layout,
+ *       <dir>/<debug_file>/<debug_id>/<debug_file minus .pdb>.sym
+ *     then the same name + ".gz";
+ *   - a single .sym or .sym.gz file: used for the module whose debug id and
+ *     name match its MODULE line.
+ * debug_file is the base name of the module's debug file, else of its code
+ * file. A module without a debug id has no symbols. */
+#ifndef SW_SYM_STORE_H
+#define SW_SYM_STORE_H
+
+#include <stddef.h>
+
+#include "lib/snapshot.h"
+#include "lib/sw_err.h"
+#include "lib/symbols.h"
+
+struct sw_sym_store;
+
+/* NULL only when out of memory. Paths that do not exist are skipped. */
+struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths,
+                                         const struct sw_snapshot *snap,
+                                         struct sw_err *err);
+void sw_sym_store_free(struct sw_sym_store *s);
+
+/* The walker's view; valid until sw_sym_store_free. */
+const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);
+
+/* The file module i's symbols were loaded from (NULL: none), and the first
+ * load problem seen for it (code SW_OK if none). */
+const char *sw_sym_store_file(const struct sw_sym_store *s, uint32_t module);
+const struct sw_err *sw_sym_store_error(const struct sw_sym_store *s, uint32_t module);
+
+#endif
