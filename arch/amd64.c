@@ -43,37 +43,58 @@ static bool amd64_pc_plausible(uint64_t pc)
 	return pc >= 0x1000 && (top == 0 || top == 0x1ffff);
 }
 
+/* Windows x64 (Breakpad's "simulating a return"): a context frame without
+ * unwind data is most likely a leaf function, which leaves the return
+ * address at [rsp]; the caller then has every register of the callee but
+ * rip and rsp. Only the words at rsp and rsp + 8 are considered. */
+static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_walk *w,
+                                                  const struct sw_frame *callee,
+                                                  struct sw_regs *caller)
+{
+	if (w->snap->sys.os != SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RSP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t slot = callee->regs.v[AMD64_RSP], ra;
+	if (!sw_walk_scan_for_return_address(w, &slot, &ra, 1))
+		return SW_UNWIND_NO_RULE;
+	*caller = callee->regs;
+	sw_reg_set(caller, AMD64_RIP, ra);
+	sw_reg_set(caller, AMD64_RSP, slot + 8);
+	return SW_UNWIND_OK;
+}
+
 /* The rbp chain of code built with frame pointers:
  *   push %rbp; mov %rsp, %rbp
  * leaves the caller's rbp at [rbp] and the return address at [rbp + 8], so
  *   %rip_caller = *(%rbp + 8),  %rbp_caller = *(%rbp),  %rsp_caller = %rbp + 16.
- * Windows x64 code never keeps such a chain (MSVC uses rbp freely), so the
- * chain is not followed there. The result must also be a plausible return
- * address, or the frame pointer was not one. */
-static bool amd64_caller_by_frame_pointer(const struct sw_walk *w,
-                                          const struct sw_frame *callee,
-                                          struct sw_regs *caller)
+ * Windows x64 code keeps no such chain (MSVC uses rbp freely), so it is not
+ * followed there. The caller's rbp must lie above its rsp and point at
+ * captured memory, as Breakpad requires; a NULL return address ends the
+ * chain; any other must pass the scan's return-address checks. */
+static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_walk *w,
+                                                           const struct sw_frame *callee,
+                                                           struct sw_regs *caller)
 {
-	if (w->snap->sys.os == SW_OS_WINDOWS)
-		return false;
-	if (!sw_reg_valid(&callee->regs, AMD64_RBP) || !sw_reg_valid(&callee->regs, AMD64_RSP))
-		return false;
-	uint64_t rbp = callee->regs.v[AMD64_RBP], rsp = callee->regs.v[AMD64_RSP];
-	uint64_t caller_rip, caller_rbp;
+	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t rbp = callee->regs.v[AMD64_RBP];
+	uint64_t caller_rip, caller_rbp, unused;
 	if (rbp % 8 != 0 || !sw_walk_read_word(w, rbp, &caller_rbp) ||
 	    !sw_walk_read_word(w, rbp + 8, &caller_rip))
-		return false;
+		return SW_UNWIND_NO_RULE;
 	uint64_t caller_rsp = rbp + 16;
-	/* The stack grows down: the caller's frame lies above the callee's. */
-	if (caller_rbp < rbp || caller_rsp < rsp)
-		return false;
+	if (!amd64_pc_plausible(caller_rip) && caller_rip >= 0x1000)
+		return SW_UNWIND_NO_RULE; /* non-canonical */
+	if (caller_rsp <= rbp || caller_rbp < caller_rsp || !sw_walk_read_word(w, caller_rbp, &unused))
+		return SW_UNWIND_NO_RULE;
+	if (caller_rip < 0x1000)
+		return SW_UNWIND_END;
 	if (!sw_walk_is_return_address(w, caller_rip))
-		return false;
+		return SW_UNWIND_NO_RULE;
 	caller->valid = 0;
 	sw_reg_set(caller, AMD64_RIP, caller_rip);
 	sw_reg_set(caller, AMD64_RSP, caller_rsp);
 	sw_reg_set(caller, AMD64_RBP, caller_rbp);
-	return true;
+	return SW_UNWIND_OK;
 }
 
 static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra)
@@ -121,6 +142,7 @@ const struct sw_arch sw_arch_amd64 = {
 	.call_site = amd64_call_site,
 	.strip_code_pointer = amd64_strip,
 	.pc_is_plausible = amd64_pc_plausible,
+	.caller_of_leaf = amd64_caller_of_leaf,
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
 	.call_precedes = amd64_call_precedes,
 	.after_scan = amd64_after_scan,

@@ -44,28 +44,29 @@ static bool x86_pc_plausible(uint64_t pc)
 
 /* The traditional ebp chain: `push %ebp; mov %esp, %ebp` leaves
  *   %eip_caller = *(%ebp + 4),  %ebp_caller = *(%ebp),  %esp_caller = %ebp + 8.
- * Without CFI this is a guess, so the recovered eip must look like a return
- * address; if not, the walker falls back to scanning. */
-static bool x86_caller_by_frame_pointer(const struct sw_walk *w,
-                                        const struct sw_frame *callee,
-                                        struct sw_regs *caller)
+ * A NULL return address ends the chain (Windows threads start with one). No
+ * CFI vouches for the chain, so any other return address must pass the
+ * scan's checks; if it does not, or ebp points at no captured memory, the
+ * walker scans instead. */
+static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_walk *w,
+                                                         const struct sw_frame *callee,
+                                                         struct sw_regs *caller)
 {
-	if (!sw_reg_valid(&callee->regs, X86_EBP) || !sw_reg_valid(&callee->regs, X86_ESP))
-		return false;
-	uint64_t ebp = callee->regs.v[X86_EBP], esp = callee->regs.v[X86_ESP];
+	if (!sw_reg_valid(&callee->regs, X86_EBP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t ebp = callee->regs.v[X86_EBP];
 	uint64_t caller_eip, caller_ebp;
 	if (!sw_walk_read_word(w, ebp + 4, &caller_eip) || !sw_walk_read_word(w, ebp, &caller_ebp))
-		return false;
-	uint64_t caller_esp = ebp + 8;
-	if (caller_esp <= esp)
-		return false;
+		return SW_UNWIND_NO_RULE;
+	if (caller_eip < 0x1000)
+		return SW_UNWIND_END;
 	if (!sw_walk_is_return_address(w, caller_eip))
-		return false;
+		return SW_UNWIND_NO_RULE;
 	caller->valid = 0;
 	sw_reg_set(caller, X86_EIP, caller_eip);
-	sw_reg_set(caller, X86_ESP, caller_esp);
+	sw_reg_set(caller, X86_ESP, ebp + 8);
 	sw_reg_set(caller, X86_EBP, caller_ebp);
-	return true;
+	return SW_UNWIND_OK;
 }
 
 static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra)
@@ -75,14 +76,17 @@ static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra)
 }
 
 /* After a scan found the return address in `slot`: a callee that set up a
- * standard frame stored the caller's ebp just below it, at slot - 4. A value
- * there above the caller's esp is taken as the caller's ebp; otherwise the
- * callee's ebp is passed on. */
+ * standard frame stored the caller's ebp just below it, at slot - 4. That
+ * word is the caller's ebp if it points above where it is stored, by no
+ * more than a plausible frame (Breakpad: 128 KiB); otherwise the callee's
+ * ebp is passed on unchanged. */
 static void x86_after_scan(const struct sw_walk *w, const struct sw_frame *callee,
                            uint64_t slot, struct sw_regs *caller)
 {
-	uint64_t saved;
-	if (sw_walk_read_word(w, slot - 4, &saved) && saved > slot + 4)
+	enum { MAX_FRAME_GAP = 128 * 1024 };
+	uint64_t stored_at = slot - 4, saved;
+	if (sw_walk_read_word(w, stored_at, &saved) && saved > stored_at &&
+	    saved - stored_at <= MAX_FRAME_GAP)
 		sw_reg_set(caller, X86_EBP, saved);
 	else if (sw_reg_valid(&callee->regs, X86_EBP))
 		sw_reg_set(caller, X86_EBP, callee->regs.v[X86_EBP]);

@@ -10,6 +10,7 @@
 #include "frame.h"
 #include "regs.h"
 #include "snapshot.h"
+#include "symbols.h"
 
 struct sw_walk;
 
@@ -41,15 +42,23 @@ struct sw_arch {
 	/* Plausibility of an instruction pointer: canonical form, alignment. */
 	bool (*pc_is_plausible)(uint64_t pc);
 
-	/* Caller by the frame-pointer chain; false if the chain is broken. */
-	bool (*caller_by_frame_pointer)(const struct sw_walk *w,
-	                                const struct sw_frame *callee,
-	                                struct sw_regs *caller);
+	/* Caller of the context frame when it may be a leaf that has not set
+	 * up a frame (Windows x64: the return address is at [rsp]); NULL if the
+	 * arch has no such rule. Found frames get trust SW_TRUST_LEAF. */
+	enum sw_unwind_status (*caller_of_leaf)(const struct sw_walk *w,
+	                                        const struct sw_frame *callee,
+	                                        struct sw_regs *caller);
+	/* Caller by the frame-pointer chain: SW_UNWIND_OK, SW_UNWIND_END when
+	 * the chain is intact and ends (a NULL return address), or
+	 * SW_UNWIND_NO_RULE when it does not apply or is broken. */
+	enum sw_unwind_status (*caller_by_frame_pointer)(const struct sw_walk *w,
+	                                                 const struct sw_frame *callee,
+	                                                 struct sw_regs *caller);
 	/* Caller by prologue analysis (code without unwind tables); NULL if the
 	 * arch has none. */
-	bool (*caller_by_prologue)(const struct sw_walk *w,
-	                           const struct sw_frame *callee,
-	                           struct sw_regs *caller);
+	enum sw_unwind_status (*caller_by_prologue)(const struct sw_walk *w,
+	                                            const struct sw_frame *callee,
+	                                            struct sw_regs *caller);
 	/* Does the instruction that ends just before return address ra decode
 	 * as a call? The scan's validation. */
 	bool (*call_precedes)(const struct sw_walk *w, uint64_t ra);

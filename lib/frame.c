@@ -5,6 +5,7 @@ const char *sw_trust_name(enum sw_trust t)
 	switch (t) {
 	case SW_TRUST_SCAN: return "scan";
 	case SW_TRUST_CFI_SCAN: return "cfi_scan";
+	case SW_TRUST_LEAF: return "leaf";
 	case SW_TRUST_FRAME_POINTER: return "frame_pointer";
 	case SW_TRUST_PROLOGUE: return "prologue";
 	case SW_TRUST_CFI: return "cfi";
@@ -22,6 +23,7 @@ const char *sw_trust_description(enum sw_trust t)
 	switch (t) {
 	case SW_TRUST_SCAN: return "stack scanning";
 	case SW_TRUST_CFI_SCAN: return "call frame info with scanning";
+	case SW_TRUST_LEAF: return "simulating a return from leaf function";
 	case SW_TRUST_FRAME_POINTER: return "previous frame's frame pointer";
 	case SW_TRUST_PROLOGUE: return "prologue analysis";
 	case SW_TRUST_CFI: return "call frame info";

@@ -13,6 +13,7 @@ enum sw_trust {
 	SW_TRUST_NONE = 0,
 	SW_TRUST_SCAN,          /* a stack word that points after a call */
 	SW_TRUST_CFI_SCAN,      /* CFI gave the stack pointer, scanning the pc */
+	SW_TRUST_LEAF,          /* the context frame's return address at [sp] */
 	SW_TRUST_FRAME_POINTER, /* the frame-pointer chain */
 	SW_TRUST_PROLOGUE,      /* decoded the function's prologue */
 	SW_TRUST_CFI,           /* call frame information */

@@ -73,3 +73,13 @@ unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arc
 		return arch->word_size;
 	return 8;
 }
+
+int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i)
+{
+	if (!w || i >= w->nstacks || w->stacks[i].dump_thread)
+		return -1;
+	int32_t n = 0;
+	for (uint32_t k = 0; k < i; k++)
+		n += !w->stacks[k].dump_thread;
+	return n;
+}

@@ -23,6 +23,11 @@ bool sw_out_module_has_status(const struct sw_walk_result *w, const struct sw_sn
 /* The stack of snapshot thread position i, NULL if the walk has none. */
 const struct sw_stack *sw_out_stack(const struct sw_walk_result *w, uint32_t i);
 
+/* Breakpad's number for stack i: its index among the walked threads, the
+ * thread that wrote the dump not counting (Breakpad does not list it); -1
+ * for that thread itself. */
+int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i);
+
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
 

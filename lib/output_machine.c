@@ -35,7 +35,9 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_frame *fr = &st->frames[i];
 		fprintf(f, "%" PRIu32 "|%" PRIu32 "|", thread, i);
-		uint64_t pc = fr->pc;
+		/* Breakpad prints a frame's ReturnAddress(): the pc for physical
+	 * frames, the call site for inline ones (they have no registers). */
+	uint64_t pc = fr->trust == SW_TRUST_INLINE ? fr->lookup_pc : fr->pc;
 		if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 			const struct sw_module *m = &s->modules[fr->module];
 			put_field(f, sw_basename(m->code_file));
@@ -90,7 +92,7 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 		fputs("No crash||", f);
 	}
 	if (req >= 0)
-		fprintf(f, "%" PRId32, req);
+		fprintf(f, "%" PRId32, sw_out_breakpad_thread_number(w, (uint32_t)req));
 	fputc('\n', f);
 
 	uint32_t *order = sw_out_modules_by_base(s);
@@ -113,8 +115,11 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 
 	fputc('\n', f);
 	if (req >= 0)
-		print_stack(f, s, (uint32_t)req, sw_out_stack(w, (uint32_t)req));
-	for (uint32_t i = 0; i < nstacks; i++)
-		if ((int32_t)i != req)
-			print_stack(f, s, i, sw_out_stack(w, i));
+		print_stack(f, s, (uint32_t)sw_out_breakpad_thread_number(w, (uint32_t)req),
+		            sw_out_stack(w, (uint32_t)req));
+	for (uint32_t i = 0; i < nstacks; i++) {
+		int32_t number = sw_out_breakpad_thread_number(w, i);
+		if ((int32_t)i != req && number >= 0)
+			print_stack(f, s, (uint32_t)number, sw_out_stack(w, i));
+	}
 }

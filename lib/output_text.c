@@ -6,7 +6,8 @@
  *    an empty description;
  *  - the crashing (or dump-requesting) thread comes first, then the others
  *    in dump order; thread names are not printed;
- *  - frames print the frame's pc (the return address in callers), offsets
+ *  - frames print the pc (the return address in callers, the call site in
+ *    inline frames), offsets
  *    relative to the line, the function or the module;
  *  - registers wrap at 80 columns; inline frames print a line holding one
  *    space instead of registers;
@@ -70,7 +71,9 @@ static void print_frame_header(FILE *f, const struct sw_snapshot *s,
                                const struct sw_frame *fr, unsigned index)
 {
 	fprintf(f, "%2u  ", index);
-	uint64_t pc = fr->pc;
+	/* Breakpad prints a frame's ReturnAddress(): the pc for physical
+	 * frames, the call site for inline ones (they have no registers). */
+	uint64_t pc = fr->trust == SW_TRUST_INLINE ? fr->lookup_pc : fr->pc;
 	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 		const struct sw_module *m = &s->modules[fr->module];
 		fputs(str(sw_basename(m->code_file)), f);
@@ -174,14 +177,15 @@ void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 	int32_t req = w ? w->crashing : -1;
 	uint32_t nstacks = w ? w->nstacks : 0;
 	if (req >= 0 && (uint32_t)req < nstacks) {
-		fprintf(f, "\nThread %d (%s)\n", req,
+		fprintf(f, "\nThread %d (%s)\n", sw_out_breakpad_thread_number(w, (uint32_t)req),
 		        crashed ? "crashed" : "requested dump, did not crash");
 		print_stack(f, s, arch, sw_out_stack(w, (uint32_t)req));
 	}
 	for (uint32_t i = 0; i < nstacks; i++) {
-		if ((int32_t)i == req)
+		int32_t number = sw_out_breakpad_thread_number(w, i);
+		if ((int32_t)i == req || number < 0)
 			continue;
-		fprintf(f, "\nThread %" PRIu32 "\n", i);
+		fprintf(f, "\nThread %" PRId32 "\n", number);
 		print_stack(f, s, arch, sw_out_stack(w, i));
 	}
 	print_modules(f, s, w);

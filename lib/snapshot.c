@@ -17,6 +17,7 @@ void sw_snapshot_free(struct sw_snapshot *s)
 {
 	free(s->problems);
 	sw_arena_free(&s->arena);
+	sw_unmap_file(&s->file);
 	memset(s, 0, sizeof *s);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "mapped_file.h"
 #include "regs.h"
 
 enum sw_os {
@@ -144,6 +145,9 @@ struct sw_snapshot {
 	struct sw_arena arena;
 	const char *path;         /* the input file as given */
 	const char *format;       /* "minidump", ... */
+	/* The mapped input file: memory regions and strings may point into
+	 * it; sw_snapshot_free unmaps it (readers that map their input). */
+	struct sw_mapped_file file;
 
 	struct sw_system_info sys;
 
@@ -167,6 +171,13 @@ struct sw_snapshot {
 	uint32_t pid;
 	bool has_process_create_time;
 	uint32_t process_create_time;
+	/* Breakpad info stream (MDRawBreakpadInfo): the thread that wrote the
+	 * dump (Breakpad's processor leaves it out of the thread list) and the
+	 * thread that asked for it (the "crashed" one when no exception). */
+	bool has_dump_thread_id;
+	uint32_t dump_thread_id;
+	bool has_requesting_thread_id;
+	uint32_t requesting_thread_id;
 
 	struct sw_annotation *annotations;
 	uint32_t nannotations;

@@ -19,13 +19,22 @@ enum {
 	MIN_CODE_ADDRESS = 0x1000,
 };
 
+/* Any captured memory: code bytes for the call check, mostly. */
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
 {
 	return sw_mem_read(w->snap, addr, out, n);
 }
 
+/* Stack words come from the thread's own stack: a chain of frame pointers
+ * or CFI addresses that leaves it has gone wrong, and a scan that ran past
+ * its end would read whatever memory the snapshot holds next (Breakpad's
+ * walkers read only the thread's stack region too). Threads whose stack
+ * region is unknown may read any captured memory. */
 bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out)
 {
+	if (w->stack_hi > w->stack_lo &&
+	    (addr < w->stack_lo || addr >= w->stack_hi || w->stack_hi - addr < w->arch->word_size))
+		return false;
 	return sw_mem_read_word(w->snap, addr, out);
 }
 
@@ -66,12 +75,16 @@ bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr)
 	addr = arch->strip_code_pointer(addr);
 	if (!arch->pc_is_plausible(addr))
 		return false;
+	/* The call instruction, not the address after it, must be in a module
+	 * and a function: a call to a function that never returns may be the
+	 * last instruction of its caller. */
+	uint64_t call = arch->call_site(addr);
 	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, call, &m);
 	if (m < 0)
 		return false;
 	if (syms && syms->ops->has_function &&
-	    !syms->ops->has_function(syms->self, module_offset(w, m, arch->call_site(addr))))
+	    !syms->ops->has_function(syms->self, module_offset(w, m, call)))
 		return false;
 	if (arch->call_precedes && !arch->call_precedes(w, addr))
 		return false;
@@ -249,20 +262,28 @@ static enum step_result find_caller(const struct sw_walk *w, const struct sw_fra
 
 	memset(caller, 0, sizeof *caller);
 	enum sw_unwind_status st = caller_by_rules(w, callee, callee_callee, &regs, &trust);
-	if (st == SW_UNWIND_END)
-		return STEP_END;
-	if (st == SW_UNWIND_OK && sw_reg_valid(&regs, arch->pc) && sw_reg_valid(&regs, arch->sp)) {
-		/* found by the module's rules, trust set by the unwinder */
-	} else if (arch->caller_by_frame_pointer &&
-	           arch->caller_by_frame_pointer(w, callee, &regs)) {
-		trust = SW_TRUST_FRAME_POINTER;
-	} else if (arch->caller_by_prologue && arch->caller_by_prologue(w, callee, &regs)) {
-		trust = SW_TRUST_PROLOGUE;
-	} else if (!w->opt.no_scan && caller_by_scan(w, callee, &regs)) {
-		trust = SW_TRUST_SCAN;
-	} else {
-		return STEP_END;
+	if (st == SW_UNWIND_OK && !(sw_reg_valid(&regs, arch->pc) && sw_reg_valid(&regs, arch->sp)))
+		st = SW_UNWIND_FAILED; /* rules that lose pc or sp are no rules */
+	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && callee->trust == SW_TRUST_CONTEXT &&
+	    arch->caller_of_leaf) {
+		st = arch->caller_of_leaf(w, callee, &regs);
+		trust = SW_TRUST_LEAF;
 	}
+	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && arch->caller_by_frame_pointer) {
+		st = arch->caller_by_frame_pointer(w, callee, &regs);
+		trust = SW_TRUST_FRAME_POINTER;
+	}
+	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && arch->caller_by_prologue) {
+		st = arch->caller_by_prologue(w, callee, &regs);
+		trust = SW_TRUST_PROLOGUE;
+	}
+	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && !w->opt.no_scan &&
+	    caller_by_scan(w, callee, &regs)) {
+		st = SW_UNWIND_OK;
+		trust = SW_TRUST_SCAN;
+	}
+	if (st != SW_UNWIND_OK)
+		return STEP_END;
 
 	uint64_t pc = arch->strip_code_pointer(regs.v[arch->pc]);
 	uint64_t sp = regs.v[arch->sp];
@@ -382,13 +403,25 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 			return false;
 	}
 	out->nstacks = snap->nthreads;
+	/* Breakpad's rules (MinidumpProcessor::Process): the exception names
+	 * the crashing thread, else the Breakpad info stream the thread that
+	 * requested the dump; the thread that wrote the dump is not walked. */
+	bool has_requesting = snap->crash.present || snap->has_requesting_thread_id;
+	uint32_t requesting = snap->crash.present ? snap->crash.thread_id : snap->requesting_thread_id;
 	for (uint32_t i = 0; i < snap->nthreads; i++) {
-		bool crashed = snap->crash.present && snap->threads[i].id == snap->crash.thread_id &&
-		               out->crashing < 0;
-		if (crashed)
+		const struct sw_thread *t = &snap->threads[i];
+		if (snap->has_dump_thread_id && t->id == snap->dump_thread_id &&
+		    !(has_requesting && t->id == requesting)) {
+			memset(&out->stacks[i], 0, sizeof out->stacks[i]);
+			out->stacks[i].thread = i;
+			out->stacks[i].dump_thread = true;
+			continue;
+		}
+		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
+		if (is_requesting)
 			out->crashing = (int32_t)i;
 		w.stack = &out->stacks[i];
-		if (!walk_thread(&w, i, crashed, &out->stacks[i]))
+		if (!walk_thread(&w, i, is_requesting && snap->crash.present, &out->stacks[i]))
 			return false;
 	}
 	return true;

@@ -25,12 +25,16 @@ struct sw_stack {
 	uint32_t nframes;
 	bool truncated;            /* stopped at max_frames */
 	bool used_crash_context;   /* frame 0 came from the exception context */
+	bool dump_thread;          /* wrote the dump: not walked (its context and
+	                              stack were in flux), no frames */
 };
 
 struct sw_walk_result {
 	struct sw_stack *stacks;   /* one per snapshot thread, same order */
 	uint32_t nstacks;
-	int32_t crashing;          /* index of the crashing thread's stack, -1 */
+	/* The crashing thread's stack (the exception's thread), or when there
+	 * was no exception the thread that asked for the dump; -1: neither. */
+	int32_t crashing;
 	/* Per snapshot module: whether its symbols were asked for and found. */
 	enum sw_symbols_status *module_status;
 };
@@ -53,7 +57,9 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
                       const struct sw_walk_options *opt, struct sw_arena *arena,
                       struct sw_walk_result *out);
 
-/* Memory and module access for hooks and unwinders. */
+/* Memory and module access for hooks and unwinders. sw_walk_read_word reads
+ * a word of the thread's stack (false outside it); sw_walk_read any bytes
+ * the snapshot captured. */
 bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out);
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n);
 /* The module symbols covering addr (loaded on demand), or NULL; *module

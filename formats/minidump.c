@@ -1,0 +1,304 @@
+/* Minidump reader: the header, the stream directory, and dispatch to the
+ * stream readers (MS MINIDUMP_HEADER / MINIDUMP_DIRECTORY; Breakpad's
+ * minidump_format.h names the same structs MDRawHeader / MDRawDirectory). */
+#include "minidump.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mapped_file.h"
+#include "minidump_internal.h"
+
+enum {
+	MD_HEADER_SIGNATURE = 0x504d444d, /* "MDMP" little-endian */
+	MD_HEADER_VERSION = 0xa793,       /* low 16 bits of Version */
+	MD_HEADER_SIZE = 32,
+	MD_DIRECTORY_ENTRY_SIZE = 12,
+};
+
+bool sw_minidump_is(const uint8_t *data, size_t size)
+{
+	struct md_span s = { data, data ? size : 0, 0 };
+	return md_span_has(s, 0, 4) && md_u32(s, 0) == MD_HEADER_SIGNATURE;
+}
+
+const char *md_stream_name(uint32_t type)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} names[] = {
+		{ MD_STREAM_THREAD_LIST, "thread list" },
+		{ MD_STREAM_MODULE_LIST, "module list" },
+		{ MD_STREAM_MEMORY_LIST, "memory list" },
+		{ MD_STREAM_EXCEPTION, "exception" },
+		{ MD_STREAM_SYSTEM_INFO, "system info" },
+		{ MD_STREAM_MEMORY64_LIST, "memory64 list" },
+		{ MD_STREAM_UNLOADED_MODULE_LIST, "unloaded module list" },
+		{ MD_STREAM_MISC_INFO, "misc info" },
+		{ MD_STREAM_THREAD_NAME_LIST, "thread name list" },
+		{ MD_STREAM_BREAKPAD_INFO, "Breakpad info" },
+		{ MD_STREAM_ASSERTION_INFO, "assertion info" },
+		{ MD_STREAM_LINUX_CPU_INFO, "Linux cpuinfo" },
+		{ MD_STREAM_LINUX_PROC_STATUS, "Linux proc status" },
+		{ MD_STREAM_LINUX_LSB_RELEASE, "Linux lsb-release" },
+		{ MD_STREAM_LINUX_CMD_LINE, "Linux cmdline" },
+		{ MD_STREAM_LINUX_ENVIRON, "Linux environ" },
+		{ MD_STREAM_LINUX_AUXV, "Linux auxv" },
+		{ MD_STREAM_LINUX_MAPS, "Linux maps" },
+		{ MD_STREAM_LINUX_DSO_DEBUG, "Linux DSO debug" },
+		{ MD_STREAM_CRASHPAD_INFO, "Crashpad info" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].type == type)
+			return names[i].name;
+	return NULL;
+}
+
+void md_problem(struct md_reader *r, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sw_snapshot_problem(r->snap, "%s", buf);
+}
+
+bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *what,
+                 struct md_span *out)
+{
+	if (md_span_sub(r->file, rva, size, out))
+		return true;
+	*out = md_span_clip(r->file, rva, size);
+	md_problem(r, "%s at 0x%llx (%llu bytes) extends past the end of the file (%llu bytes)",
+	           what, (unsigned long long)rva, (unsigned long long)size,
+	           (unsigned long long)r->file.size);
+	return false;
+}
+
+uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_size,
+                 uint64_t count, uint64_t rec_size, const char *what,
+                 struct md_span *entries)
+{
+	entries->data = stream.data;
+	entries->size = 0;
+	entries->off = stream.off;
+	if (!md_span_has(stream, 0, header_size)) {
+		md_problem(r, "%s: stream of %llu bytes is too short for its header", what,
+		           (unsigned long long)stream.size);
+		return 0;
+	}
+	uint64_t avail = stream.size - header_size;
+	/* Breakpad's rule: a 4-byte count may be followed by 4 bytes of
+	 * padding that aligns the 64-bit records. */
+	if (header_size == 4 && count <= UINT32_MAX && avail == count * rec_size + 4)
+		header_size = 8, avail -= 4;
+	uint64_t fits = avail / rec_size;
+	uint64_t n = count;
+	if (count > fits) {
+		md_problem(r, "%s: count %llu needs %llu bytes but the stream holds %llu; read %llu",
+		           what, (unsigned long long)count,
+		           (unsigned long long)(count > UINT64_MAX / rec_size ? UINT64_MAX : count * rec_size),
+		           (unsigned long long)avail, (unsigned long long)fits);
+		n = fits;
+	}
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	md_span_sub(stream, header_size, n * rec_size, entries);
+	return (uint32_t)n;
+}
+
+void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data)
+{
+	struct sw_snapshot *s = r->snap;
+	if (data.size == 0)
+		return;
+	if (s->nmem == r->mem_cap) {
+		/* Grow in the arena by doubling; the old block is dropped with
+		 * the arena (at most as much again). */
+		if (r->mem_cap > UINT32_MAX / 2)
+			return;
+		uint32_t cap = r->mem_cap ? r->mem_cap * 2 : 64;
+		struct sw_mem_region *m = sw_arena_array(&s->arena, cap, sizeof *m);
+		if (!m)
+			return;
+		if (s->nmem)
+			memcpy(m, s->mem, s->nmem * sizeof *m);
+		s->mem = m;
+		r->mem_cap = cap;
+	}
+	s->mem[s->nmem].base = base;
+	s->mem[s->nmem].size = data.size;
+	s->mem[s->nmem].data = data.data;
+	s->nmem++;
+}
+
+/* Reads the directory; stream locations are checked here once. */
+static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
+{
+	struct md_span dir;
+	uint64_t want = (uint64_t)count * MD_DIRECTORY_ENTRY_SIZE;
+	if (!md_span_sub(r->file, rva, want, &dir)) {
+		dir = md_span_clip(r->file, rva, want);
+		md_problem(r, "stream directory at 0x%x: %u entries need %llu bytes, the file holds %llu; read %llu",
+		           rva, count, (unsigned long long)want, (unsigned long long)dir.size,
+		           (unsigned long long)(dir.size / MD_DIRECTORY_ENTRY_SIZE));
+		count = (uint32_t)(dir.size / MD_DIRECTORY_ENTRY_SIZE);
+	}
+	r->streams = sw_arena_array(&r->snap->arena, count ? count : 1, sizeof *r->streams);
+	if (!r->streams)
+		return;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t e = (uint64_t)i * MD_DIRECTORY_ENTRY_SIZE;
+		uint32_t type = md_u32(dir, e);
+		uint32_t size = md_u32(dir, e + 4);
+		uint32_t srva = md_u32(dir, e + 8);
+		if (type == 0) /* MD_UNUSED_STREAM */
+			continue;
+		struct md_stream *st = &r->streams[r->nstreams++];
+		st->type = type;
+		if (!md_span_sub(r->file, srva, size, &st->data)) {
+			const char *name = md_stream_name(type);
+			char label[64];
+			if (name)
+				snprintf(label, sizeof label, "%s stream", name);
+			else
+				snprintf(label, sizeof label, "stream 0x%x", type);
+			md_location(r, size, srva, label, &st->data);
+		}
+	}
+}
+
+/* The first stream of a type (Breakpad and rust-minidump also use the
+ * first of duplicates). */
+static bool find_stream(const struct md_reader *r, uint32_t type, struct md_span *out)
+{
+	for (uint32_t i = 0; i < r->nstreams; i++)
+		if (r->streams[i].type == type) {
+			*out = r->streams[i].data;
+			return true;
+		}
+	return false;
+}
+
+static int compare_regions(const void *a, const void *b)
+{
+	const struct sw_mem_region *x = a, *y = b;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return 0;
+}
+
+/* Windows and Breakpad dumps list each thread's stack both in the thread
+ * list and in the memory list, and the bytes around the crash address may
+ * lie inside a stack: a region contained in another one is the same memory
+ * captured twice, not damage, so it is dropped here silently. */
+static void drop_contained_regions(struct sw_snapshot *s)
+{
+	if (s->nmem < 2)
+		return;
+	qsort(s->mem, s->nmem, sizeof *s->mem, compare_regions);
+	uint32_t kept = 1;
+	for (uint32_t i = 1; i < s->nmem; i++) {
+		const struct sw_mem_region *prev = &s->mem[kept - 1];
+		const struct sw_mem_region *cur = &s->mem[i];
+		if (cur->base - prev->base < prev->size &&
+		    cur->size <= prev->size - (cur->base - prev->base))
+			continue;
+		s->mem[kept++] = *cur;
+	}
+	s->nmem = kept;
+}
+
+static void read_streams(struct md_reader *r)
+{
+	struct md_span s;
+	/* System info first: the CPU, OS and word size decide how contexts,
+	 * code ids and the DSO list are read. */
+	if (find_stream(r, MD_STREAM_SYSTEM_INFO, &s))
+		md_read_system_info(r, s);
+	if (find_stream(r, MD_STREAM_MISC_INFO, &s))
+		md_read_misc_info(r, s);
+	if (find_stream(r, MD_STREAM_BREAKPAD_INFO, &s))
+		md_read_breakpad_info(r, s);
+	if (find_stream(r, MD_STREAM_LINUX_CPU_INFO, &s))
+		md_read_linux_text(r, MD_STREAM_LINUX_CPU_INFO, s);
+	if (find_stream(r, MD_STREAM_MODULE_LIST, &s))
+		md_read_module_list(r, s);
+	if (find_stream(r, MD_STREAM_UNLOADED_MODULE_LIST, &s))
+		md_read_unloaded_modules(r, s);
+	if (find_stream(r, MD_STREAM_THREAD_LIST, &s))
+		md_read_thread_list(r, s);
+	else
+		md_problem(r, "no thread list stream");
+	if (find_stream(r, MD_STREAM_THREAD_NAME_LIST, &s))
+		md_read_thread_names(r, s);
+	if (find_stream(r, MD_STREAM_MEMORY_LIST, &s))
+		md_read_memory_list(r, s);
+	if (find_stream(r, MD_STREAM_MEMORY64_LIST, &s))
+		md_read_memory64_list(r, s);
+	if (find_stream(r, MD_STREAM_EXCEPTION, &s))
+		md_read_exception(r, s);
+	if (find_stream(r, MD_STREAM_ASSERTION_INFO, &s))
+		md_read_assertion(r, s);
+	static const uint32_t text_streams[] = {
+		MD_STREAM_LINUX_PROC_STATUS, MD_STREAM_LINUX_LSB_RELEASE,
+		MD_STREAM_LINUX_CMD_LINE, MD_STREAM_LINUX_ENVIRON,
+	};
+	for (size_t i = 0; i < sizeof text_streams / sizeof text_streams[0]; i++)
+		if (find_stream(r, text_streams[i], &s))
+			md_read_linux_text(r, text_streams[i], s);
+	if (find_stream(r, MD_STREAM_LINUX_MAPS, &s))
+		md_read_linux_maps(r, s);
+	if (find_stream(r, MD_STREAM_LINUX_DSO_DEBUG, &s))
+		md_read_linux_dso_debug(r, s);
+	if (find_stream(r, MD_STREAM_CRASHPAD_INFO, &s))
+		md_read_crashpad_info(r, s);
+}
+
+enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
+                                  struct sw_err *err)
+{
+	sw_snapshot_init(out, path);
+	out->format = "minidump";
+	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	if (rc != SW_OK)
+		return rc;
+	struct md_reader r = {
+		.file = { out->file.data, out->file.size, 0 },
+		.snap = out,
+	};
+	if (!md_span_has(r.file, 0, MD_HEADER_SIZE)) {
+		if (!sw_minidump_is(out->file.data, out->file.size))
+			return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+		return sw_err_set(err, SW_ERR_FORMAT,
+		                  "%s: not a minidump (header truncated: %zu of %d bytes)", path,
+		                  out->file.size, MD_HEADER_SIZE);
+	}
+	if (md_u32(r.file, 0) != MD_HEADER_SIGNATURE)
+		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	/* The high 16 bits of Version are implementation-specific (MS docs). */
+	uint32_t version = md_u32(r.file, 4);
+	if ((version & 0xffff) != MD_HEADER_VERSION)
+		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (unknown version 0x%x)",
+		                  path, version);
+	out->dump_time = md_u32(r.file, 20);
+	read_directory(&r, md_u32(r.file, 8), md_u32(r.file, 12));
+
+	read_streams(&r);
+	drop_contained_regions(out);
+	uint32_t reader_problems = out->nproblems;
+	sw_snapshot_finish(out);
+	if (reader_problems == 0)
+		return SW_OK;
+	if (reader_problems == 1)
+		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s", path,
+		                  out->problems[0]);
+	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s (and %u more problems)",
+	                  path, out->problems[0], reader_problems - 1);
+}

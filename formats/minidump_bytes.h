@@ -1,0 +1,89 @@
+/* The one bounds-checked little-endian reader every minidump access goes
+ * through. A span is a checked window of the mapped file; reading outside
+ * it yields 0 and never touches memory beyond it. Callers check a record's
+ * size once (md_span_sub) and then read its fields by offset. */
+#ifndef SW_FORMATS_MINIDUMP_BYTES_H
+#define SW_FORMATS_MINIDUMP_BYTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct md_span {
+	const uint8_t *data;
+	uint64_t size;
+	uint64_t off;  /* where data starts in the file, for messages */
+};
+
+/* True when [off, off + len) lies inside s; overflow-safe. */
+static inline bool md_span_has(struct md_span s, uint64_t off, uint64_t len)
+{
+	return off <= s.size && len <= s.size - off;
+}
+
+/* The sub-window [off, off + len) of s, or false when it does not fit. */
+static inline bool md_span_sub(struct md_span s, uint64_t off, uint64_t len,
+                               struct md_span *out)
+{
+	if (!md_span_has(s, off, len))
+		return false;
+	out->data = s.data + off;
+	out->size = len;
+	out->off = s.off + off;
+	return true;
+}
+
+/* The part of [off, off + len) that lies inside s (possibly empty). */
+static inline struct md_span md_span_clip(struct md_span s, uint64_t off, uint64_t len)
+{
+	struct md_span out = { s.data, 0, s.off };
+	if (off > s.size)
+		off = s.size;
+	if (len > s.size - off)
+		len = s.size - off;
+	out.data = s.data + off;
+	out.size = len;
+	out.off = s.off + off;
+	return out;
+}
+
+/* Little-endian unsigned integer of n (1..8) bytes at off; 0 when any byte
+ * lies outside s. */
+static inline uint64_t md_uint(struct md_span s, uint64_t off, unsigned n)
+{
+	if (n == 0 || n > 8 || !md_span_has(s, off, n))
+		return 0;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)s.data[off + i] << (8 * i);
+	return v;
+}
+
+static inline uint8_t md_u8(struct md_span s, uint64_t off)
+{
+	return (uint8_t)md_uint(s, off, 1);
+}
+
+static inline uint16_t md_u16(struct md_span s, uint64_t off)
+{
+	return (uint16_t)md_uint(s, off, 2);
+}
+
+static inline uint32_t md_u32(struct md_span s, uint64_t off)
+{
+	return (uint32_t)md_uint(s, off, 4);
+}
+
+static inline uint64_t md_u64(struct md_span s, uint64_t off)
+{
+	return md_uint(s, off, 8);
+}
+
+/* Pointer to byte off of s, or NULL when off is outside s. Only for
+ * handing a checked stretch to the snapshot (memory regions, text). */
+static inline const uint8_t *md_ptr(struct md_span s, uint64_t off)
+{
+	return off < s.size ? s.data + off : NULL;
+}
+
+#endif

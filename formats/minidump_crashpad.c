@@ -1,0 +1,125 @@
+/* Crashpad's info stream (MDRawCrashpadInfo, Crashpad's
+ * minidump_extensions.h): process-wide simple annotations, and per module
+ * list annotations, simple annotations and annotation objects. Strings are
+ * MinidumpUTF8String; object values of type String are a MinidumpByteArray
+ * (uint32 length + bytes) holding unterminated UTF-8. */
+#include <stdio.h>
+
+#include "minidump_internal.h"
+
+enum {
+	MD_CRASHPAD_INFO_MIN = 52,       /* version .. module_list */
+	MD_MODULE_LINK_SIZE = 12,        /* MDRawModuleCrashpadInfoLink */
+	MD_MODULE_INFO_SIZE = 28,        /* MDRawModuleCrashpadInfo */
+	MD_DICT_ENTRY_SIZE = 8,          /* MDRawSimpleStringDictionaryEntry */
+	MD_ANNOTATION_SIZE = 12,         /* MDRawCrashpadAnnotation */
+	MD_ANNOTATION_STRING = 1,        /* Annotation::Type::kString */
+	MD_MAX_ANNOTATIONS = 1 << 20,
+};
+
+static void add_annotation(struct md_reader *r, uint32_t *cap, int32_t module,
+                           enum sw_annotation_kind kind, const char *key, const char *value)
+{
+	struct sw_snapshot *s = r->snap;
+	if (!value || s->nannotations >= MD_MAX_ANNOTATIONS)
+		return;
+	if (s->nannotations == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 16;
+		struct sw_annotation *a = sw_arena_array(&s->arena, ncap, sizeof *a);
+		if (!a)
+			return;
+		for (uint32_t i = 0; i < s->nannotations; i++)
+			a[i] = s->annotations[i];
+		s->annotations = a;
+		*cap = ncap;
+	}
+	struct sw_annotation *a = &s->annotations[s->nannotations++];
+	a->module = module;
+	a->kind = kind;
+	a->key = key;
+	a->value = value;
+}
+
+/* A list stream inside the Crashpad info: count at 0, then records. */
+static uint32_t sub_list(struct md_reader *r, uint32_t size, uint32_t rva, uint64_t rec,
+                         const char *what, struct md_span *entries)
+{
+	struct md_span s;
+	if (size == 0)
+		return 0;
+	md_location(r, size, rva, what, &s);
+	return md_list(r, s, 4, md_u32(s, 0), rec, what, entries);
+}
+
+static void read_dictionary(struct md_reader *r, uint32_t *cap, int32_t module,
+                            uint32_t size, uint32_t rva)
+{
+	struct md_span e;
+	uint32_t n = sub_list(r, size, rva, MD_DICT_ENTRY_SIZE, "Crashpad simple annotations", &e);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *key = md_utf8_string(r, md_u32(e, i * MD_DICT_ENTRY_SIZE),
+		                                 "Crashpad annotation key");
+		const char *value = md_utf8_string(r, md_u32(e, i * MD_DICT_ENTRY_SIZE + 4),
+		                                   "Crashpad annotation value");
+		if (key)
+			add_annotation(r, cap, module, SW_ANNOT_SIMPLE, key, value);
+	}
+}
+
+static void read_string_list(struct md_reader *r, uint32_t *cap, int32_t module,
+                             uint32_t size, uint32_t rva)
+{
+	struct md_span e;
+	uint32_t n = sub_list(r, size, rva, 4, "Crashpad list annotations", &e);
+	for (uint32_t i = 0; i < n; i++)
+		add_annotation(r, cap, module, SW_ANNOT_LIST, NULL,
+		               md_utf8_string(r, md_u32(e, (uint64_t)i * 4),
+		                              "Crashpad list annotation"));
+}
+
+static void read_objects(struct md_reader *r, uint32_t *cap, int32_t module, uint32_t size,
+                         uint32_t rva)
+{
+	struct md_span e;
+	uint32_t n = sub_list(r, size, rva, MD_ANNOTATION_SIZE, "Crashpad annotation objects", &e);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t off = (uint64_t)i * MD_ANNOTATION_SIZE;
+		if (md_u16(e, off + 4) != MD_ANNOTATION_STRING)
+			continue;  /* only string objects have a printable value */
+		const char *name = md_utf8_string(r, md_u32(e, off), "Crashpad annotation name");
+		const char *value = md_utf8_string(r, md_u32(e, off + 8), "Crashpad annotation value");
+		if (name)
+			add_annotation(r, cap, module, SW_ANNOT_OBJECT, name, value);
+	}
+}
+
+void md_read_crashpad_info(struct md_reader *r, struct md_span s)
+{
+	if (!md_span_has(s, 0, MD_CRASHPAD_INFO_MIN)) {
+		md_problem(r, "Crashpad info: stream of %llu bytes is shorter than %d",
+		           (unsigned long long)s.size, MD_CRASHPAD_INFO_MIN);
+		return;
+	}
+	uint32_t cap = 0;
+	/* version 0, report_id 4, client_id 20, simple_annotations 36,
+	 * module_list 44 (location descriptors: size, rva). */
+	read_dictionary(r, &cap, -1, md_u32(s, 36), md_u32(s, 40));
+	struct md_span links;
+	uint32_t n = sub_list(r, md_u32(s, 44), md_u32(s, 48), MD_MODULE_LINK_SIZE,
+	                      "Crashpad module list", &links);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t off = (uint64_t)i * MD_MODULE_LINK_SIZE;
+		uint32_t index = md_u32(links, off);
+		struct md_span info;
+		if (!md_location(r, md_u32(links, off + 4), md_u32(links, off + 8),
+		                 "Crashpad module info", &info) ||
+		    !md_span_has(info, 0, MD_MODULE_INFO_SIZE))
+			continue;
+		int32_t module = index <= INT32_MAX ? (int32_t)index : -1;
+		/* version 0, list_annotations 4, simple_annotations 12,
+		 * annotation_objects 20. */
+		read_string_list(r, &cap, module, md_u32(info, 4), md_u32(info, 8));
+		read_dictionary(r, &cap, module, md_u32(info, 12), md_u32(info, 16));
+		read_objects(r, &cap, module, md_u32(info, 20), md_u32(info, 24));
+	}
+}

@@ -1,0 +1,40 @@
+/* Exception stream (MINIDUMP_EXCEPTION_STREAM): the crashing thread, the
+ * exception or signal, and the context at the fault. */
+#include "minidump_internal.h"
+
+enum {
+	MD_EXCEPTION_STREAM_SIZE = 168,
+	MD_EXCEPTION_MAX_PARAMS = 15,
+};
+
+void md_read_exception(struct md_reader *r, struct md_span s)
+{
+	struct sw_crash *c = &r->snap->crash;
+	if (!md_span_has(s, 0, MD_EXCEPTION_STREAM_SIZE)) {
+		md_problem(r, "exception: stream of %llu bytes is shorter than %d",
+		           (unsigned long long)s.size, MD_EXCEPTION_STREAM_SIZE);
+		return;
+	}
+	c->present = true;
+	c->thread_id = md_u32(s, 0);
+	/* MINIDUMP_EXCEPTION at 8: code, flags, record (8), address,
+	 * NumberParameters, alignment, ExceptionInformation[15]. */
+	c->code = md_u32(s, 8);
+	c->flags = md_u32(s, 12);
+	c->address = md_u64(s, 24);
+	uint32_t nparams = md_u32(s, 32);
+	if (nparams > MD_EXCEPTION_MAX_PARAMS) {
+		md_problem(r, "exception: %u parameters, at most %d exist", nparams,
+		           MD_EXCEPTION_MAX_PARAMS);
+		nparams = MD_EXCEPTION_MAX_PARAMS;
+	}
+	c->nparams = nparams;
+	for (uint32_t i = 0; i < nparams; i++)
+		c->params[i] = md_u64(s, 40 + 8 * (uint64_t)i);
+
+	/* ThreadContext location at 160. */
+	uint32_t ctx_size = md_u32(s, 160);
+	struct md_span ctx;
+	if (ctx_size > 0 && md_location(r, ctx_size, md_u32(s, 164), "exception context", &ctx))
+		md_read_context(r, ctx, "exception context", &c->ctx);
+}

@@ -1,0 +1,188 @@
+/* ModuleList (MINIDUMP_MODULE), its CodeView records (PDB 7.0 'RSDS',
+ * PDB 2.0 'NB10', Breakpad's ELF build id 'BpEL') and VS_FIXEDFILEINFO,
+ * and UnloadedModuleList (MINIDUMP_UNLOADED_MODULE). Identifiers are
+ * formatted as Breakpad's MinidumpModule does (debug_identifier,
+ * code_identifier), except macOS code ids, which follow rust-minidump
+ * (the Mach-O UUID) because Breakpad only prints "id" there. */
+#include <stdio.h>
+#include <string.h>
+
+#include "minidump_internal.h"
+
+enum {
+	MD_MODULE_SIZE = 108,
+	MD_UNLOADED_MODULE_SIZE = 24,
+	MD_UNLOADED_LIST_HEADER = 12,
+	MD_VSFIXEDFILEINFO_SIGNATURE = 0xfeef04bd,
+	MD_VSFIXEDFILEINFO_VERSION = 0x00010000,
+	MD_CV_PDB70 = 0x53445352, /* "RSDS" */
+	MD_CV_PDB20 = 0x3031424e, /* "NB10" */
+	MD_CV_ELF = 0x4270454c,   /* "BpEL" */
+	MD_MAX_BUILD_ID = 256,
+};
+
+/* A GUID (Data1 u32, Data2 u16, Data3 u16, Data4[8], little-endian) as
+ * hex digits: Data1 %08X, Data2 %04X, Data3 %04X, then Data4's bytes. */
+static size_t format_guid(char *buf, size_t cap, struct md_span guid, bool upper)
+{
+	size_t n = (size_t)snprintf(buf, cap, upper ? "%08X%04X%04X" : "%08x%04x%04x",
+	                            md_u32(guid, 0), md_u16(guid, 4), md_u16(guid, 6));
+	for (unsigned i = 0; i < 8 && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, upper ? "%02X" : "%02x", md_u8(guid, 8 + i));
+	return n;
+}
+
+/* Debug id as the MS symbol server spells it: the GUID, then age in %X. */
+static const char *guid_age_id(struct md_reader *r, struct md_span guid, uint32_t age)
+{
+	char buf[48];
+	size_t n = format_guid(buf, sizeof buf, guid, true);
+	snprintf(buf + n, sizeof buf - n, "%X", age);
+	return sw_arena_strdup(&r->snap->arena, buf);
+}
+
+/* rust-minidump's macOS code id: the Mach-O UUID that Crashpad stores as
+ * the PDB 7.0 GUID, in lower-case GUID order without the age. */
+static const char *guid_lower(struct md_reader *r, struct md_span guid)
+{
+	char buf[40];
+	format_guid(buf, sizeof buf, guid, false);
+	return sw_arena_strdup(&r->snap->arena, buf);
+}
+
+static const char *hex_lower(struct md_reader *r, struct md_span bytes)
+{
+	uint64_t n = bytes.size > MD_MAX_BUILD_ID ? MD_MAX_BUILD_ID : bytes.size;
+	char *out = sw_arena_alloc(&r->snap->arena, (size_t)n * 2 + 1);
+	if (!out)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", md_u8(bytes, i));
+	out[2 * n] = '\0';
+	return out;
+}
+
+/* The NUL-terminated 8-bit name inside a CodeView record, from off on. */
+static const char *cv_name(struct md_reader *r, struct md_span cv, uint64_t off)
+{
+	struct md_span name = md_span_clip(cv, off, cv.size);
+	uint64_t len = 0;
+	while (len < name.size && md_u8(name, len) != 0)
+		len++;
+	const uint8_t *p = md_ptr(name, 0);
+	return sw_arena_strndup(&r->snap->arena, p ? (const char *)p : "", (size_t)len);
+}
+
+static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_span cv)
+{
+	uint32_t sig = md_u32(cv, 0);
+	struct md_span guid;
+	if (sig == MD_CV_PDB70 && md_span_sub(cv, 4, 16, &guid) && md_span_has(cv, 20, 4)) {
+		/* CV_INFO_PDB70: signature GUID at 4, age at 20, name at 24. */
+		m->debug_id = guid_age_id(r, guid, md_u32(cv, 20));
+		m->debug_file = sw_basename(cv_name(r, cv, 24));
+		if (r->snap->sys.os == SW_OS_MACOS || r->snap->sys.os == SW_OS_IOS)
+			m->code_id = guid_lower(r, guid);
+	} else if (sig == MD_CV_PDB20 && md_span_has(cv, 0, 16)) {
+		/* CV_INFO_PDB20: CV header (8), signature at 8, age at 12, name. */
+		m->debug_id = sw_arena_printf(&r->snap->arena, "%08X%x", md_u32(cv, 8),
+		                              md_u32(cv, 12));
+		m->debug_file = sw_basename(cv_name(r, cv, 16));
+	} else if (sig == MD_CV_ELF) {
+		/* Breakpad's MDCVInfoELF: the build id follows the signature. The
+		 * debug id packs its first 16 bytes (zero-padded) into a GUID
+		 * read little-endian, with age 0; the code id is the whole id. */
+		struct md_span id = md_span_clip(cv, 4, cv.size);
+		uint8_t raw[16] = { 0 };
+		for (unsigned i = 0; i < 16 && i < id.size; i++)
+			raw[i] = md_u8(id, i);
+		struct md_span g = { raw, sizeof raw, 0 };
+		m->debug_id = guid_age_id(r, g, 0);
+		m->code_id = hex_lower(r, id);
+		m->debug_file = sw_basename(m->code_file);
+	}
+	/* Other records (CodeView 4.1 'NB09', 5.0 'NB11') carry no id we use. */
+}
+
+void md_read_module_list(struct md_reader *r, struct md_span s)
+{
+	struct sw_snapshot *snap = r->snap;
+	struct md_span list;
+	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_MODULE_SIZE, "module list", &list);
+	snap->modules = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->modules);
+	if (!snap->modules)
+		return;
+	bool windows = snap->sys.os == SW_OS_WINDOWS;
+	for (uint32_t i = 0; i < n; i++) {
+		struct md_span e;
+		md_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e);
+		struct sw_module *m = &snap->modules[snap->nmodules++];
+		m->base = md_u64(e, 0);
+		m->size = md_u32(e, 8);
+		m->checksum = md_u32(e, 12);
+		m->time_date_stamp = md_u32(e, 16);
+		char what[40];
+		snprintf(what, sizeof what, "module %u name", i);
+		m->code_file = md_string(r, md_u32(e, 20), what);
+		if (!m->code_file)
+			m->code_file = "";
+
+		/* VS_FIXEDFILEINFO at 24: Breakpad prints dwFileVersionMS/LS as
+		 * four 16-bit parts when the signature and struct version match. */
+		if (md_u32(e, 24) == MD_VSFIXEDFILEINFO_SIGNATURE &&
+		    (md_u32(e, 28) & MD_VSFIXEDFILEINFO_VERSION)) {
+			uint32_t hi = md_u32(e, 32), lo = md_u32(e, 36);
+			m->version = sw_arena_printf(&snap->arena, "%u.%u.%u.%u", hi >> 16,
+			                             hi & 0xffff, lo >> 16, lo & 0xffff);
+		}
+
+		/* CvRecord at 76 (after the 52-byte VS_FIXEDFILEINFO). */
+		uint32_t cv_size = md_u32(e, 76);
+		if (cv_size > 0) {
+			struct md_span cv;
+			snprintf(what, sizeof what, "module %u CodeView record", i);
+			md_location(r, cv_size, md_u32(e, 80), what, &cv);
+			read_codeview(r, m, cv);
+		}
+		if (windows)
+			m->code_id = sw_arena_printf(&snap->arena, "%08X%x", m->time_date_stamp,
+			                             (uint32_t)m->size);
+	}
+	/* Breakpad's MinidumpModuleList::GetMainModule: the first module is
+	 * the main executable. */
+	snap->main_module = snap->nmodules ? 0 : -1;
+}
+
+void md_read_unloaded_modules(struct md_reader *r, struct md_span s)
+{
+	struct sw_snapshot *snap = r->snap;
+	uint32_t header = md_u32(s, 0), entry = md_u32(s, 4), count = md_u32(s, 8);
+	if (!md_span_has(s, 0, MD_UNLOADED_LIST_HEADER) || header < MD_UNLOADED_LIST_HEADER ||
+	    entry < MD_UNLOADED_MODULE_SIZE) {
+		md_problem(r, "unloaded module list: bad header (header %u, entry %u bytes)",
+		           header, entry);
+		return;
+	}
+	struct md_span list;
+	uint32_t n = md_list(r, s, header, count, entry, "unloaded module list", &list);
+	snap->unloaded = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->unloaded);
+	if (!snap->unloaded)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct md_span e;
+		md_span_sub(list, (uint64_t)i * entry, entry, &e);
+		struct sw_module *m = &snap->unloaded[snap->nunloaded++];
+		m->base = md_u64(e, 0);
+		m->size = md_u32(e, 8);
+		m->checksum = md_u32(e, 12);
+		m->time_date_stamp = md_u32(e, 16);
+		char what[48];
+		snprintf(what, sizeof what, "unloaded module %u name", i);
+		m->code_file = md_string(r, md_u32(e, 20), what);
+		if (!m->code_file)
+			m->code_file = "";
+		if (snap->sys.os == SW_OS_WINDOWS)
+			m->code_id = sw_arena_printf(&snap->arena, "%08X%x", m->time_date_stamp,
+			                             (uint32_t)m->size);
+	}
+}

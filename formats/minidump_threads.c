@@ -1,0 +1,105 @@
+/* ThreadList (MINIDUMP_THREAD_LIST) and ThreadNameList
+ * (MINIDUMP_THREAD_NAME_LIST). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "minidump_internal.h"
+
+enum {
+	MD_THREAD_SIZE = 48,       /* MINIDUMP_THREAD */
+	MD_THREAD_NAME_SIZE = 12,  /* MINIDUMP_THREAD_NAME: packed to 4 */
+};
+
+void md_read_thread_list(struct md_reader *r, struct md_span s)
+{
+	struct sw_snapshot *snap = r->snap;
+	struct md_span list;
+	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_THREAD_SIZE, "thread list", &list);
+	snap->threads = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->threads);
+	if (!snap->threads)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct md_span t;
+		md_span_sub(list, (uint64_t)i * MD_THREAD_SIZE, MD_THREAD_SIZE, &t);
+		struct sw_thread *th = &snap->threads[snap->nthreads++];
+		th->id = md_u32(t, 0);
+		th->suspend_count = md_u32(t, 4);
+		th->priority_class = md_u32(t, 8);
+		th->priority = md_u32(t, 12);
+		th->teb = md_u64(t, 16);
+
+		/* Stack: MINIDUMP_MEMORY_DESCRIPTOR at 24. */
+		char what[64];
+		snprintf(what, sizeof what, "thread %u (0x%x) stack", i, th->id);
+		uint64_t base = md_u64(t, 24);
+		struct md_span stack;
+		md_location(r, md_u32(t, 32), md_u32(t, 36), what, &stack);
+		if (stack.size > 0) {
+			th->stack_base = base;
+			th->stack_size = stack.size;
+			md_add_memory(r, base, stack);
+		}
+
+		/* Context: MINIDUMP_LOCATION_DESCRIPTOR at 40. */
+		snprintf(what, sizeof what, "thread %u (0x%x) context", i, th->id);
+		uint32_t ctx_size = md_u32(t, 40);
+		struct md_span ctx;
+		if (ctx_size == 0)
+			continue;
+		if (md_location(r, ctx_size, md_u32(t, 44), what, &ctx))
+			md_read_context(r, ctx, what, &th->ctx);
+	}
+}
+
+static const struct sw_thread *id_sort_base;
+
+static int compare_thread_ids(const void *a, const void *b)
+{
+	uint32_t x = id_sort_base[*(const uint32_t *)a].id;
+	uint32_t y = id_sort_base[*(const uint32_t *)b].id;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+void md_read_thread_names(struct md_reader *r, struct md_span s)
+{
+	struct sw_snapshot *snap = r->snap;
+	struct md_span list;
+	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_THREAD_NAME_SIZE, "thread name list", &list);
+	if (n == 0 || snap->nthreads == 0)
+		return;
+	/* Thread indexes sorted by id: names are matched by binary search, so
+	 * a hostile file with many threads and names stays fast. */
+	uint32_t *by_id = sw_arena_array(&snap->arena, snap->nthreads, sizeof *by_id);
+	if (!by_id)
+		return;
+	for (uint32_t i = 0; i < snap->nthreads; i++)
+		by_id[i] = i;
+	id_sort_base = snap->threads;  /* single-threaded reader, as in lib/snapshot.c */
+	qsort(by_id, snap->nthreads, sizeof *by_id, compare_thread_ids);
+	id_sort_base = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct md_span e;
+		md_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e);
+		uint32_t id = md_u32(e, 0);
+		uint64_t rva = md_u64(e, 4);
+		uint32_t lo = 0, hi = snap->nthreads;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (snap->threads[by_id[mid]].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == snap->nthreads || snap->threads[by_id[lo]].id != id)
+			continue;
+		struct sw_thread *th = &snap->threads[by_id[lo]];
+		if (th->name)  /* the first name of a thread wins */
+			continue;
+		char what[48];
+		snprintf(what, sizeof what, "thread 0x%x name", id);
+		const char *name = md_string(r, rva, what);
+		th->name = name && *name ? name : NULL;  /* "" means unnamed */
+	}
+}
