@@ -161,6 +161,11 @@ int main(int argc, char **argv)
 	status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
 		fprintf(stderr, "stackwalk: %s\n", err.msg);
+	else if (snap.nproblems == 1)
+		fprintf(stderr, "stackwalk: %s: %s\n", o.snapshot, snap.problems[0]);
+	else if (snap.nproblems > 1)
+		fprintf(stderr, "stackwalk: %s: %s (and %u more)\n", o.snapshot, snap.problems[0],
+		        snap.nproblems - 1);
 
 	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
 	if (!arch && snap.nthreads)

@@ -64,7 +64,9 @@ void md_problem(struct md_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	sw_snapshot_problem(r->snap, "%s", buf);
+	sw_snapshot_problem(r->snap, "%s%s", r->optional ? "warning: " : "", buf);
+	if (!r->optional)
+		r->damage++;
 }
 
 bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *what,
@@ -215,6 +217,28 @@ static void drop_contained_regions(struct sw_snapshot *s)
 	s->nmem = kept;
 }
 
+/* Streams the walk does not depend on: damage there is a warning, the
+ * dump still counts as intact. */
+static void read_optional_stream(struct md_reader *r, uint32_t type)
+{
+	struct md_span s;
+	r->optional = true;
+	if (find_stream(r, type, &s)) {
+		switch (type) {
+		case MD_STREAM_MISC_INFO: md_read_misc_info(r, s); break;
+		case MD_STREAM_BREAKPAD_INFO: md_read_breakpad_info(r, s); break;
+		case MD_STREAM_UNLOADED_MODULE_LIST: md_read_unloaded_modules(r, s); break;
+		case MD_STREAM_THREAD_NAME_LIST: md_read_thread_names(r, s); break;
+		case MD_STREAM_ASSERTION_INFO: md_read_assertion(r, s); break;
+		case MD_STREAM_LINUX_MAPS: md_read_linux_maps(r, s); break;
+		case MD_STREAM_LINUX_DSO_DEBUG: md_read_linux_dso_debug(r, s); break;
+		case MD_STREAM_CRASHPAD_INFO: md_read_crashpad_info(r, s); break;
+		default: md_read_linux_text(r, type, s); break;
+		}
+	}
+	r->optional = false;
+}
+
 static void read_streams(struct md_reader *r)
 {
 	struct md_span s;
@@ -222,43 +246,31 @@ static void read_streams(struct md_reader *r)
 	 * code ids and the DSO list are read. */
 	if (find_stream(r, MD_STREAM_SYSTEM_INFO, &s))
 		md_read_system_info(r, s);
-	if (find_stream(r, MD_STREAM_MISC_INFO, &s))
-		md_read_misc_info(r, s);
-	if (find_stream(r, MD_STREAM_BREAKPAD_INFO, &s))
-		md_read_breakpad_info(r, s);
-	if (find_stream(r, MD_STREAM_LINUX_CPU_INFO, &s))
-		md_read_linux_text(r, MD_STREAM_LINUX_CPU_INFO, s);
+	read_optional_stream(r, MD_STREAM_MISC_INFO);
+	read_optional_stream(r, MD_STREAM_BREAKPAD_INFO);
+	read_optional_stream(r, MD_STREAM_LINUX_CPU_INFO);
 	if (find_stream(r, MD_STREAM_MODULE_LIST, &s))
 		md_read_module_list(r, s);
-	if (find_stream(r, MD_STREAM_UNLOADED_MODULE_LIST, &s))
-		md_read_unloaded_modules(r, s);
+	read_optional_stream(r, MD_STREAM_UNLOADED_MODULE_LIST);
 	if (find_stream(r, MD_STREAM_THREAD_LIST, &s))
 		md_read_thread_list(r, s);
 	else
 		md_problem(r, "no thread list stream");
-	if (find_stream(r, MD_STREAM_THREAD_NAME_LIST, &s))
-		md_read_thread_names(r, s);
+	read_optional_stream(r, MD_STREAM_THREAD_NAME_LIST);
 	if (find_stream(r, MD_STREAM_MEMORY_LIST, &s))
 		md_read_memory_list(r, s);
 	if (find_stream(r, MD_STREAM_MEMORY64_LIST, &s))
 		md_read_memory64_list(r, s);
 	if (find_stream(r, MD_STREAM_EXCEPTION, &s))
 		md_read_exception(r, s);
-	if (find_stream(r, MD_STREAM_ASSERTION_INFO, &s))
-		md_read_assertion(r, s);
-	static const uint32_t text_streams[] = {
-		MD_STREAM_LINUX_PROC_STATUS, MD_STREAM_LINUX_LSB_RELEASE,
-		MD_STREAM_LINUX_CMD_LINE, MD_STREAM_LINUX_ENVIRON,
+	static const uint32_t optional_streams[] = {
+		MD_STREAM_ASSERTION_INFO, MD_STREAM_LINUX_PROC_STATUS,
+		MD_STREAM_LINUX_LSB_RELEASE, MD_STREAM_LINUX_CMD_LINE,
+		MD_STREAM_LINUX_ENVIRON, MD_STREAM_LINUX_MAPS,
+		MD_STREAM_LINUX_DSO_DEBUG, MD_STREAM_CRASHPAD_INFO,
 	};
-	for (size_t i = 0; i < sizeof text_streams / sizeof text_streams[0]; i++)
-		if (find_stream(r, text_streams[i], &s))
-			md_read_linux_text(r, text_streams[i], s);
-	if (find_stream(r, MD_STREAM_LINUX_MAPS, &s))
-		md_read_linux_maps(r, s);
-	if (find_stream(r, MD_STREAM_LINUX_DSO_DEBUG, &s))
-		md_read_linux_dso_debug(r, s);
-	if (find_stream(r, MD_STREAM_CRASHPAD_INFO, &s))
-		md_read_crashpad_info(r, s);
+	for (size_t i = 0; i < sizeof optional_streams / sizeof optional_streams[0]; i++)
+		read_optional_stream(r, optional_streams[i]);
 }
 
 enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
@@ -292,13 +304,18 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 
 	read_streams(&r);
 	drop_contained_regions(out);
-	uint32_t reader_problems = out->nproblems;
 	sw_snapshot_finish(out);
-	if (reader_problems == 0)
+	if (r.damage == 0)
 		return SW_OK;
-	if (reader_problems == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s", path,
-		                  out->problems[0]);
+	/* The first problem that is damage (warnings may precede it). */
+	const char *first = out->problems[0];
+	for (uint32_t i = 0; i < out->nproblems; i++)
+		if (strncmp(out->problems[i], "warning: ", 9) != 0) {
+			first = out->problems[i];
+			break;
+		}
+	if (r.damage == 1)
+		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s", path, first);
 	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s (and %u more problems)",
-	                  path, out->problems[0], reader_problems - 1);
+	                  path, first, r.damage - 1);
 }

@@ -47,6 +47,10 @@ struct md_reader {
 	struct md_stream *streams;
 	uint32_t nstreams;
 	uint32_t mem_cap;         /* capacity of snap->mem */
+	/* Reading a stream the walk does not depend on: its problems are
+	 * recorded as warnings, not as damage to the dump. */
+	bool optional;
+	uint32_t damage;          /* problems outside optional streams */
 };
 
 /* A short name for a stream type in messages ("thread list"). */

@@ -57,7 +57,7 @@ def parse_text(text, with_pc=False):
             continue
         m = re.match(r"^\s?(\d+)\s+(\S.*)$", line)
         if m and not line.startswith("    "):
-            frame = [m.group(2).strip(), None, None]
+            frame = [m.group(2).strip(), None, None, None]
             cur.append(frame)
             continue
         m = re.match(r"^\s+Found by: (.*)$", line)
@@ -67,7 +67,10 @@ def parse_text(text, with_pc=False):
         m = re.search(r"\b(?:rip|eip) = (0x[0-9a-f]+)", line)
         if m and frame is not None:
             frame[2] = int(m.group(1), 16)
-    n = 3 if with_pc else 2
+        m = re.search(r"\b(?:rsp|esp) = (0x[0-9a-f]+)", line)
+        if m and frame is not None:
+            frame[3] = int(m.group(1), 16)
+    n = 4 if with_pc else 2
     return {t: [tuple(f[:n]) for f in fs] for t, fs in threads.items()}
 
 
@@ -85,8 +88,10 @@ class MinidumpMemory:
                 kind, size, at = struct.unpack_from("<III", d, rva + 12 * i)
                 if kind == 5:  # MemoryListStream
                     (n,) = struct.unpack_from("<I", d, at)
+                    # Some writers pad the count to 8 bytes.
+                    first = at + (8 if size == 8 + 16 * n else 4)
                     for k in range(n):
-                        base, length, where = struct.unpack_from("<QII", d, at + 4 + 16 * k)
+                        base, length, where = struct.unpack_from("<QII", d, first + 16 * k)
                         self.regions.append((base, length, where))
                 elif kind == 9:  # Memory64ListStream
                     n, where = struct.unpack_from("<QQ", d, at)
@@ -185,18 +190,28 @@ class Result:
 
 
 def drop_invented(ref, memory):
-    """Breakpad's scans accept any word inside a module; ours also demand
-    that a call instruction end right before it. Where the dump holds the
-    code bytes and they are not a call, Breakpad's frame is not a return
-    address: drop it from the reference (and count it)."""
+    """Frames of Breakpad's that are verifiably not frames, dropped from the
+    reference before comparing (and counted):
+    - scan frames: Breakpad accepts any word inside a module; we also demand
+      that a call instruction end right before it. Where the dump holds the
+      code bytes and they are not a call, the word is no return address.
+    - a CFI frame whose pc is in no module and on the stack (within 1 MiB of
+      its own stack pointer): Breakpad's .sym CFI cannot say "no return
+      address", so the rule of the outermost frame (_start, clone) computes
+      a stack address. We end the walk there; the frame and whatever
+      Breakpad then found from it are dropped."""
     dropped = 0
     out = {}
     for t, frames in ref.items():
         kept = []
-        for desc, trust, pc in frames:
+        for i, (desc, trust, pc, sp) in enumerate(frames):
             if trust == "scan" and not_after_call(memory, pc):
                 dropped += 1
                 continue
+            if (trust == "cfi" and desc.startswith("0x") and pc is not None and sp is not None
+                    and abs(pc - sp) < (1 << 20)):
+                dropped += len(frames) - i
+                break
             kept.append((desc, trust))
         out[t] = kept
     return out, dropped
@@ -264,8 +279,8 @@ def check_walks(args, rows, res, used):
             res.fail(label, "\n".join(problems[:12]) + ("\n..." if len(problems) > 12 else ""))
         else:
             nframes = sum(len(v) for v in parse_text(out).values())
-            res.ok(label, "%d frames%s" % (nframes, "; %d Breakpad scan frames rejected: "
-                                           "the bytes before them are not a call" % dropped if dropped else ""))
+            res.ok(label, "%d frames%s" % (nframes, "; %d Breakpad frames rejected as invented "
+                                           "(see drop_invented)" % dropped if dropped else ""))
 
 
 def check_damaged(args, rows, res):

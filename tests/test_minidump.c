@@ -1623,11 +1623,13 @@ START_TEST(test_corpus_every_minidump_reads)
 		struct sw_err err;
 		enum sw_err_code rc = read_corpus(rel, &s, &err);
 		bool invalid = strstr(dump, "invalid-r") != NULL;
-		/* linux_executable_stack.dmp's DSO debug stream points at text: a
-		 * real defect in that file, reported. */
-		bool damaged = invalid || strcmp(dump, "linux_executable_stack.dmp") == 0;
-		ck_assert_msg(rc == (damaged ? SW_ERR_CORRUPT : SW_OK), "%s: rc %d %s", rel, rc,
+		ck_assert_msg(rc == (invalid ? SW_ERR_CORRUPT : SW_OK), "%s: rc %d %s", rel, rc,
 		              err.msg);
+		/* linux_executable_stack.dmp's DSO debug stream points at text: a
+		 * real defect in that file, reported as a warning since the walk
+		 * does not depend on that stream. */
+		if (strcmp(dump, "linux_executable_stack.dmp") == 0)
+			ck_assert(has_problem(&s, "warning: Linux DSO debug"));
 		if (!invalid)
 			ck_assert_msg(s.nthreads > 0 && s.nmodules > 0 && s.sys.cpu != SW_CPU_UNKNOWN,
 			              "%s", rel);
