@@ -78,6 +78,26 @@ static void parse_lsb_release(struct md_reader *r, const char *text)
 	}
 }
 
+/* The "Pid:" line of /proc/PID/status (proc(5)): the process id when the
+ * dump has no MiscInfo stream, as on Linux. */
+static void parse_status_pid(struct sw_snapshot *snap, const char *text)
+{
+	for (const char *line = text; line && *line;) {
+		if (strncmp(line, "Pid:", 4) == 0) {
+			char *end;
+			unsigned long pid = strtoul(line + 4, &end, 10);
+			if (end != line + 4 && pid <= UINT32_MAX) {
+				snap->has_pid = true;
+				snap->pid = (uint32_t)pid;
+			}
+			return;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
 void md_read_linux_text(struct md_reader *r, uint32_t type, struct md_span s)
 {
 	struct sw_snapshot *snap = r->snap;
@@ -92,6 +112,8 @@ void md_read_linux_text(struct md_reader *r, uint32_t type, struct md_span s)
 		break;
 	case MD_STREAM_LINUX_PROC_STATUS:
 		snap->proc_status = text;
+		if (!snap->has_pid)
+			parse_status_pid(snap, text);
 		break;
 	case MD_STREAM_LINUX_LSB_RELEASE:
 		parse_lsb_release(r, text);

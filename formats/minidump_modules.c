@@ -32,12 +32,13 @@ static size_t format_guid(char *buf, size_t cap, struct md_span guid, bool upper
 	return n;
 }
 
-/* Debug id as the MS symbol server spells it: the GUID, then age in %X. */
+/* Debug id as Breakpad spells it (MinidumpModule::debug_identifier): the
+ * GUID in upper-case hex, then the age in lower-case hex. */
 static const char *guid_age_id(struct md_reader *r, struct md_span guid, uint32_t age)
 {
 	char buf[48];
 	size_t n = format_guid(buf, sizeof buf, guid, true);
-	snprintf(buf + n, sizeof buf - n, "%X", age);
+	snprintf(buf + n, sizeof buf - n, "%x", age);
 	return sw_arena_strdup(&r->snap->arena, buf);
 }
 

@@ -100,6 +100,8 @@ void md_read_thread_names(struct md_reader *r, struct md_span s)
 		char what[48];
 		snprintf(what, sizeof what, "thread 0x%x name", id);
 		const char *name = md_string(r, rva, what);
-		th->name = name && *name ? name : NULL;  /* "" means unnamed */
+		/* An empty name is kept: the writer named the thread "" (JSON shows
+		 * "" there and null for threads it did not list). */
+		th->name = name;
 	}
 }

@@ -240,6 +240,13 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
                                                         enum sw_symbols_status *status)
 {
 	struct sw_sym_store *s = self;
+	if (s->npaths == 0) {
+		/* No symbol path given: nothing was looked for, so nothing is
+		 * "missing" (Breakpad prints no warning, rust-minidump's JSON says
+		 * missing_symbols: false). */
+		*status = SW_SYMS_NOT_LOOKED;
+		return NULL;
+	}
 	if (module >= s->nmods) {
 		*status = SW_SYMS_MISSING;
 		return NULL;

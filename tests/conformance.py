@@ -15,6 +15,7 @@ code, and truncated copies of every dump never crash the walker.
 Usage: conformance.py --stackwalk PATH --corpus DIR [--only SUBSTRING] [-v]
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -157,6 +158,15 @@ def header(text):
     return out
 
 
+def module_list(text):
+    """The "Loaded modules:" block, as printed."""
+    lines = text.splitlines()
+    if "Loaded modules:" not in lines:
+        return []
+    block = lines[lines.index("Loaded modules:") + 1:]
+    return [l for l in block if l.strip()]
+
+
 def read_manifest(corpus):
     rows = []
     with open(os.path.join(corpus, "manifest.tsv")) as f:
@@ -273,6 +283,12 @@ def check_walks(args, rows, res, used):
                     if x != y:
                         problems.append("header: ours %r, Breakpad %r" % (x, y))
                         break
+        ours_m, ref_m = module_list(out), module_list(ref_text)
+        if ours_m != ref_m:
+            for x, y in zip(ours_m + [""] * len(ref_m), ref_m + [""] * len(ours_m)):
+                if x != y:
+                    problems.append("modules: ours %r, Breakpad %r" % (x, y))
+                    break
         ref_frames, dropped = drop_invented(parse_text(ref_text, with_pc=True), MinidumpMemory(dump))
         problems += compare_walk(name, parse_text(out), ref_frames, used)
         if problems:
@@ -281,6 +297,59 @@ def check_walks(args, rows, res, used):
             nframes = sum(len(v) for v in parse_text(out).values())
             res.ok(label, "%d frames%s" % (nframes, "; %d Breakpad frames rejected as invented "
                                            "(see drop_invented)" % dropped if dropped else ""))
+
+
+# (dump, symbols or None, rust-minidump snapshot): the --json acceptance.
+JSON_CASES = [
+    ("test.dmp", "symbols", "json-pretty-symbols"),
+    ("linux-mini.dmp", None, "linux_json_pretty"),
+    ("pipeline-inlines-macos-segv.dmp", "symbols", "macos_inlines_json_pretty"),
+]
+
+
+def check_json(args, res):
+    """--json --pretty against rust-minidump's own snapshots, field by field
+    (tests/json_check.py). rust-minidump's scans accept what Breakpad's do,
+    so its frames that the dump's code bytes show are not after a call are
+    dropped from the expectation first, as for the text comparison."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    base = os.path.join(args.corpus, "rust-minidump")
+    for dump, syms, snap in JSON_CASES:
+        if args.only and args.only not in dump:
+            continue
+        label = "rust-minidump/%s (--json vs %s)" % (dump, snap)
+        cmd = ["--json", "--pretty", os.path.join(base, dump)] + ([os.path.join(base, syms)] if syms else [])
+        code, out, err = run(args.stackwalk, cmd)
+        if code != 0:
+            res.fail(label, "exit %d: %s" % (code, err.strip()))
+            continue
+        text = open(os.path.join(base, "expected", "test_minidump_stackwalk__%s.snap" % snap),
+                    encoding="utf-8").read()
+        expected = json.loads(text.split("---", 2)[2])
+        memory = MinidumpMemory(os.path.join(base, dump))
+        dropped = 0
+        for thread in expected.get("threads", []) + [expected.get("crashing_thread") or {}]:
+            frames = thread.get("frames") or []
+            kept = [f for f in frames
+                    if not (f.get("trust") == "scan" and not_after_call(memory, int(f["offset"], 16) + 1))]
+            dropped += len(frames) - len(kept)
+            for n, f in enumerate(kept):
+                f["frame"] = n
+            if "frames" in thread:
+                thread["frames"] = kept
+                thread["frame_count"] = len(kept)
+        with tempfile.TemporaryDirectory() as tmp:
+            ours, theirs = os.path.join(tmp, "ours.json"), os.path.join(tmp, "expected.json")
+            open(ours, "w").write(out)
+            json.dump(expected, open(theirs, "w"))
+            p = subprocess.run([sys.executable, os.path.join(here, "json_check.py"), ours, theirs],
+                               capture_output=True, text=True)
+        if p.returncode != 0:
+            res.fail(label, (p.stdout + p.stderr).strip())
+        else:
+            res.ok(label, "same threads, frames, modules, crash_info%s" %
+                   ("; %d invented scan frames of rust-minidump's dropped" % dropped
+                    if dropped else ""))
 
 
 def check_damaged(args, rows, res):
@@ -342,6 +411,7 @@ def main():
     rows = read_manifest(args.corpus)
     res, used = Result(), set()
     check_walks(args, rows, res, used)
+    check_json(args, res)
     check_damaged(args, rows, res)
     check_truncated(args, rows, res)
     if not args.only:
