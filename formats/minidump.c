@@ -249,8 +249,10 @@ static void read_streams(struct md_reader *r)
 	read_optional_stream(r, MD_STREAM_MISC_INFO);
 	read_optional_stream(r, MD_STREAM_BREAKPAD_INFO);
 	read_optional_stream(r, MD_STREAM_LINUX_CPU_INFO);
-	if (find_stream(r, MD_STREAM_MODULE_LIST, &s))
+	if (find_stream(r, MD_STREAM_MODULE_LIST, &s)) {
 		md_read_module_list(r, s);
+		md_link_split_modules(r);
+	}
 	read_optional_stream(r, MD_STREAM_UNLOADED_MODULE_LIST);
 	if (find_stream(r, MD_STREAM_THREAD_LIST, &s))
 		md_read_thread_list(r, s);

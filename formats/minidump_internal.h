@@ -100,6 +100,8 @@ void md_read_thread_list(struct md_reader *r, struct md_span s);
 void md_read_thread_names(struct md_reader *r, struct md_span s);
 void md_read_module_list(struct md_reader *r, struct md_span s);
 void md_read_unloaded_modules(struct md_reader *r, struct md_span s);
+/* Points second entries of one ELF file at the first's base (BOLT). */
+void md_link_split_modules(struct md_reader *r);
 void md_read_memory_list(struct md_reader *r, struct md_span s);
 void md_read_memory64_list(struct md_reader *r, struct md_span s);
 void md_read_exception(struct md_reader *r, struct md_span s);

@@ -187,3 +187,31 @@ void md_read_unloaded_modules(struct md_reader *r, struct md_span s)
 			                             (uint32_t)m->size);
 	}
 }
+
+/* Breakpad's Linux writer emits one module entry per executable mapping it
+ * cannot merge: a BOLT-optimized library, whose hot code is a second
+ * PT_LOAD far from the first, gets a second entry with the same debug id
+ * (and a doubled path), based at the mapping before that code. Its symbol
+ * file is still relative to where the library was loaded, which is the
+ * first entry's base; so the later entry's load bias points back there.
+ * (Breakpad's processor looks such addresses up against the wrong base and
+ * finds neither symbols nor CFI; the DSO list's l_addr confirms the first
+ * base.) */
+void md_link_split_modules(struct md_reader *r)
+{
+	struct sw_snapshot *snap = r->snap;
+	for (uint32_t i = 1; i < snap->nmodules; i++) {
+		struct sw_module *m = &snap->modules[i];
+		if (!m->debug_id || !m->debug_file)
+			continue;
+		for (uint32_t k = 0; k < i; k++) {
+			const struct sw_module *first = &snap->modules[k];
+			if (first->debug_id && first->debug_file && first->base < m->base &&
+			    strcmp(first->debug_id, m->debug_id) == 0 &&
+			    strcmp(first->debug_file, m->debug_file) == 0) {
+				m->load_bias = first->base - m->base;
+				break;
+			}
+		}
+	}
+}
