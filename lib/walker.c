@@ -7,6 +7,7 @@
  * before it. */
 #include "walker.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -110,21 +111,21 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
 	return false;
 }
 
-/* Growable frame array of one stack, in the walk's arena. */
+/* The frames of the stack being walked: a heap array reused from thread
+ * to thread (grown by doubling), copied into the arena at its final size
+ * when the thread is done, so the arena holds no outgrown copies. */
 struct frame_list {
 	struct sw_frame *v;
 	uint32_t n, cap;
 };
 
-static struct sw_frame *push_frame(const struct sw_walk *w, struct frame_list *l)
+static struct sw_frame *push_frame(struct frame_list *l)
 {
 	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		struct sw_frame *v = sw_arena_array(w->arena, cap, sizeof *v);
+		uint32_t cap = l->cap ? l->cap * 2 : 64;
+		struct sw_frame *v = realloc(l->v, (size_t)cap * sizeof *v);
 		if (!v)
 			return NULL;
-		if (l->n)
-			memcpy(v, l->v, l->n * sizeof *v);
 		l->v = v;
 		l->cap = cap;
 	}
@@ -161,7 +162,7 @@ static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
 		f.function_is_public = info.is_public;
 		f.line_base = base + info.line_offset;
 		for (uint32_t k = info.ninlines; k-- > 0;) {
-			struct sw_frame *in = push_frame(w, l);
+			struct sw_frame *in = push_frame(l);
 			if (!in)
 				return false;
 			in->pc = f.pc;
@@ -189,7 +190,7 @@ static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
 		}
 		f.ninlines = (uint16_t)(info.ninlines > UINT16_MAX ? UINT16_MAX : info.ninlines);
 	}
-	struct sw_frame *out = push_frame(w, l);
+	struct sw_frame *out = push_frame(l);
 	if (!out)
 		return false;
 	*out = f;
@@ -323,12 +324,13 @@ static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t 
 	}
 }
 
-static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_stack *out)
+static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct frame_list *l,
+                        struct sw_stack *out)
 {
 	const struct sw_snapshot *s = w->snap;
 	const struct sw_thread *t = &s->threads[index];
 	const struct sw_arch *arch = w->arch;
-	struct frame_list l = { 0 };
+	l->n = 0;
 
 	memset(out, 0, sizeof *out);
 	out->thread = index;
@@ -354,25 +356,30 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	uint32_t physical = 0;
 	int32_t prev_index = -1; /* the previous physical frame in l */
 	for (;;) {
-		if (!append_symbolized(w, &l, &frame))
+		if (!append_symbolized(w, l, &frame))
 			return false;
-		int32_t cur_index = (int32_t)l.n - 1;
+		int32_t cur_index = (int32_t)l->n - 1;
 		physical++;
 		if (physical >= max) {
 			out->truncated = true;
 			break;
 		}
-		if (!sw_reg_valid(&l.v[cur_index].regs, arch->sp))
+		if (!sw_reg_valid(&l->v[cur_index].regs, arch->sp))
 			break;
 		struct sw_frame caller;
-		const struct sw_frame *callee_callee = prev_index >= 0 ? &l.v[prev_index] : NULL;
-		if (find_caller(w, &l.v[cur_index], callee_callee, physical == 1, &caller) == STEP_END)
+		const struct sw_frame *callee_callee = prev_index >= 0 ? &l->v[prev_index] : NULL;
+		if (find_caller(w, &l->v[cur_index], callee_callee, physical == 1, &caller) == STEP_END)
 			break;
 		prev_index = cur_index;
 		frame = caller;
 	}
-	out->frames = l.v;
-	out->nframes = l.n;
+	if (l->n) {
+		out->frames = sw_arena_array(w->arena, l->n, sizeof *out->frames);
+		if (!out->frames)
+			return false;
+		memcpy(out->frames, l->v, l->n * sizeof *out->frames);
+	}
+	out->nframes = l->n;
 	return true;
 }
 
@@ -408,7 +415,9 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 	 * requested the dump; the thread that wrote the dump is not walked. */
 	bool has_requesting = snap->crash.present || snap->has_requesting_thread_id;
 	uint32_t requesting = snap->crash.present ? snap->crash.thread_id : snap->requesting_thread_id;
-	for (uint32_t i = 0; i < snap->nthreads; i++) {
+	struct frame_list scratch = { 0 };
+	bool ok = true;
+	for (uint32_t i = 0; i < snap->nthreads && ok; i++) {
 		const struct sw_thread *t = &snap->threads[i];
 		if (snap->has_dump_thread_id && t->id == snap->dump_thread_id &&
 		    !(has_requesting && t->id == requesting)) {
@@ -421,8 +430,8 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		if (is_requesting)
 			out->crashing = (int32_t)i;
 		w.stack = &out->stacks[i];
-		if (!walk_thread(&w, i, is_requesting && snap->crash.present, &out->stacks[i]))
-			return false;
+		ok = walk_thread(&w, i, is_requesting && snap->crash.present, &scratch, &out->stacks[i]);
 	}
-	return true;
+	free(scratch.v);
+	return ok;
 }
