@@ -5,7 +5,10 @@ const char *sw_trust_name(enum sw_trust t)
 	switch (t) {
 	case SW_TRUST_SCAN: return "scan";
 	case SW_TRUST_CFI_SCAN: return "cfi_scan";
-	case SW_TRUST_LEAF: return "leaf";
+	/* rust-minidump's JSON has no such trust: the frame was found by
+	 * reading the return address at [sp] and validating it like any
+	 * scanned one, so JSON readers are told "scan". */
+	case SW_TRUST_LEAF: return "scan";
 	case SW_TRUST_FRAME_POINTER: return "frame_pointer";
 	case SW_TRUST_PROLOGUE: return "prologue";
 	case SW_TRUST_CFI: return "cfi";

@@ -289,6 +289,7 @@ def check_walks(args, rows, res, used):
                 if x != y:
                     problems.append("modules: ours %r, Breakpad %r" % (x, y))
                     break
+        problems += json_schema_problems(args, [dump] + syms)
         ref_frames, dropped = drop_invented(parse_text(ref_text, with_pc=True), MinidumpMemory(dump))
         problems += compare_walk(name, parse_text(out), ref_frames, used)
         if problems:
@@ -297,6 +298,22 @@ def check_walks(args, rows, res, used):
             nframes = sum(len(v) for v in parse_text(out).values())
             res.ok(label, "%d frames%s" % (nframes, "; %d Breakpad frames rejected as invented "
                                            "(see drop_invented)" % dropped if dropped else ""))
+
+
+def json_schema_problems(args, cmd):
+    """--json of the same walk must follow docs/json.md (json_check.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import json_check
+    code, out, err = run(args.stackwalk, ["--json"] + cmd)
+    if code != 0:
+        return ["--json: exit %d: %s" % (code, err.strip())]
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        return ["--json: not JSON: %s" % e]
+    checker = json_check.Checker()
+    checker.check(doc)
+    return ["--json schema: " + e for e in checker.errors[:5]]
 
 
 # (dump, symbols or None, rust-minidump snapshot): the --json acceptance.
