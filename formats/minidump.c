@@ -69,6 +69,15 @@ void md_problem(struct md_reader *r, const char *fmt, ...)
 		r->damage++;
 }
 
+bool md_stream_holds(struct md_reader *r, struct md_span s, uint64_t size, const char *what)
+{
+	if (md_span_has(s, 0, size))
+		return true;
+	md_problem(r, "%s: stream of %llu bytes is shorter than %llu", what,
+	           (unsigned long long)s.size, (unsigned long long)size);
+	return false;
+}
+
 bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *what,
                  struct md_span *out)
 {

@@ -95,11 +95,8 @@ static void read_objects(struct md_reader *r, uint32_t *cap, int32_t module, uin
 
 void md_read_crashpad_info(struct md_reader *r, struct md_span s)
 {
-	if (!md_span_has(s, 0, MD_CRASHPAD_INFO_MIN)) {
-		md_problem(r, "Crashpad info: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_CRASHPAD_INFO_MIN);
+	if (!md_stream_holds(r, s, MD_CRASHPAD_INFO_MIN, "Crashpad info"))
 		return;
-	}
 	uint32_t cap = 0;
 	/* version 0, report_id 4, client_id 20, simple_annotations 36,
 	 * module_list 44 (location descriptors: size, rva). */

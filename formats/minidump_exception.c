@@ -10,11 +10,8 @@ enum {
 void md_read_exception(struct md_reader *r, struct md_span s)
 {
 	struct sw_crash *c = &r->snap->crash;
-	if (!md_span_has(s, 0, MD_EXCEPTION_STREAM_SIZE)) {
-		md_problem(r, "exception: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_EXCEPTION_STREAM_SIZE);
+	if (!md_stream_holds(r, s, MD_EXCEPTION_STREAM_SIZE, "exception"))
 		return;
-	}
 	c->present = true;
 	c->thread_id = md_u32(s, 0);
 	/* MINIDUMP_EXCEPTION at 8: code, flags, record (8), address,

@@ -60,6 +60,10 @@ const char *md_stream_name(uint32_t type);
 void md_problem(struct md_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A fixed-size stream: false (and a problem naming `what`) when s is
+ * shorter than size bytes. */
+bool md_stream_holds(struct md_reader *r, struct md_span s, uint64_t size, const char *what);
+
 /* MINIDUMP_LOCATION_DESCRIPTOR (size, rva): the part that lies in the file.
  * False (and a problem naming `what`) when any of it lies outside; *out
  * then holds the intact part. */

@@ -205,11 +205,8 @@ void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
 	bool wide = snap->sys.word_size ? snap->sys.word_size == 8 : s.size >= MD_DEBUG64_SIZE;
 	uint64_t header = wide ? MD_DEBUG64_SIZE : MD_DEBUG32_SIZE;
 	uint64_t rec = wide ? MD_LINK_MAP64_SIZE : MD_LINK_MAP32_SIZE;
-	if (!md_span_has(s, 0, header)) {
-		md_problem(r, "Linux DSO debug: stream of %llu bytes is shorter than %llu",
-		           (unsigned long long)s.size, (unsigned long long)header);
+	if (!md_stream_holds(r, s, header, "Linux DSO debug"))
 		return;
-	}
 	uint32_t map_rva = md_u32(s, 4), count = md_u32(s, 8);
 	struct md_span map;
 	md_location(r, (uint64_t)count * rec, map_rva, "Linux DSO debug link_map", &map);
@@ -230,11 +227,8 @@ void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
 
 void md_read_assertion(struct md_reader *r, struct md_span s)
 {
-	if (!md_span_has(s, 0, MD_ASSERTION_SIZE)) {
-		md_problem(r, "assertion info: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_ASSERTION_SIZE);
+	if (!md_stream_holds(r, s, MD_ASSERTION_SIZE, "assertion info"))
 		return;
-	}
 	struct md_span expr, func, file;
 	md_span_sub(s, 0, 2 * MD_ASSERTION_CHARS, &expr);
 	md_span_sub(s, 2 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &func);

@@ -105,6 +105,31 @@ static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_sp
 	/* Other records (CodeView 4.1 'NB09', 5.0 'NB11') carry no id we use. */
 }
 
+/* The fields MINIDUMP_MODULE and MINIDUMP_UNLOADED_MODULE share at their
+ * start: BaseOfImage, SizeOfImage, CheckSum, TimeDateStamp, ModuleNameRva.
+ * `kind` names the list in messages ("module 3 name"). */
+static void read_module_head(struct md_reader *r, struct md_span e, const char *kind,
+                             uint32_t i, struct sw_module *m)
+{
+	m->base = md_u64(e, 0);
+	m->size = md_u32(e, 8);
+	m->checksum = md_u32(e, 12);
+	m->time_date_stamp = md_u32(e, 16);
+	char what[48];
+	snprintf(what, sizeof what, "%s %u name", kind, i);
+	m->code_file = md_string(r, md_u32(e, 20), what);
+	if (!m->code_file)
+		m->code_file = "";
+}
+
+/* A Windows module's code id, as Breakpad prints it: TimeDateStamp (8 hex
+ * digits) then SizeOfImage. */
+static void set_pe_code_id(struct sw_snapshot *snap, struct sw_module *m)
+{
+	m->code_id = sw_arena_printf(&snap->arena, "%08X%x", m->time_date_stamp,
+	                             (uint32_t)m->size);
+}
+
 void md_read_module_list(struct md_reader *r, struct md_span s)
 {
 	struct sw_snapshot *snap = r->snap;
@@ -118,15 +143,7 @@ void md_read_module_list(struct md_reader *r, struct md_span s)
 		struct md_span e;
 		md_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e);
 		struct sw_module *m = &snap->modules[snap->nmodules++];
-		m->base = md_u64(e, 0);
-		m->size = md_u32(e, 8);
-		m->checksum = md_u32(e, 12);
-		m->time_date_stamp = md_u32(e, 16);
-		char what[40];
-		snprintf(what, sizeof what, "module %u name", i);
-		m->code_file = md_string(r, md_u32(e, 20), what);
-		if (!m->code_file)
-			m->code_file = "";
+		read_module_head(r, e, "module", i, m);
 
 		/* VS_FIXEDFILEINFO at 24: Breakpad prints dwFileVersionMS/LS as
 		 * four 16-bit parts when the signature and struct version match. */
@@ -141,13 +158,13 @@ void md_read_module_list(struct md_reader *r, struct md_span s)
 		uint32_t cv_size = md_u32(e, 76);
 		if (cv_size > 0) {
 			struct md_span cv;
+			char what[40];
 			snprintf(what, sizeof what, "module %u CodeView record", i);
 			md_location(r, cv_size, md_u32(e, 80), what, &cv);
 			read_codeview(r, m, cv);
 		}
 		if (windows)
-			m->code_id = sw_arena_printf(&snap->arena, "%08X%x", m->time_date_stamp,
-			                             (uint32_t)m->size);
+			set_pe_code_id(snap, m);
 	}
 	/* Breakpad's MinidumpModuleList::GetMainModule: the first module is
 	 * the main executable. */
@@ -173,18 +190,9 @@ void md_read_unloaded_modules(struct md_reader *r, struct md_span s)
 		struct md_span e;
 		md_span_sub(list, (uint64_t)i * entry, entry, &e);
 		struct sw_module *m = &snap->unloaded[snap->nunloaded++];
-		m->base = md_u64(e, 0);
-		m->size = md_u32(e, 8);
-		m->checksum = md_u32(e, 12);
-		m->time_date_stamp = md_u32(e, 16);
-		char what[48];
-		snprintf(what, sizeof what, "unloaded module %u name", i);
-		m->code_file = md_string(r, md_u32(e, 20), what);
-		if (!m->code_file)
-			m->code_file = "";
+		read_module_head(r, e, "unloaded module", i, m);
 		if (snap->sys.os == SW_OS_WINDOWS)
-			m->code_id = sw_arena_printf(&snap->arena, "%08X%x", m->time_date_stamp,
-			                             (uint32_t)m->size);
+			set_pe_code_id(snap, m);
 	}
 }
 

@@ -65,30 +65,36 @@ char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits)
 	return out;
 }
 
-const char *md_string(struct md_reader *r, uint64_t rva, const char *what)
+/* The body of a length-prefixed string at rva (uint32 byte length, then
+ * the bytes), shared by MINIDUMP_STRING and Crashpad's MinidumpUTF8String:
+ * false, with a problem naming `what`, when the length field or the whole
+ * of a non-empty body lies outside the file; a body cut by the end of the
+ * file is kept (with a problem). */
+static bool string_body(struct md_reader *r, uint64_t rva, const char *what,
+                        struct md_span *body)
 {
-	struct md_span len_span, body;
+	struct md_span len_span;
 	if (!md_span_sub(r->file, rva, 4, &len_span)) {
 		md_problem(r, "%s: string at 0x%llx lies outside the file", what,
 		           (unsigned long long)rva);
-		return NULL;
+		return false;
 	}
 	uint32_t len = md_u32(len_span, 0);
-	if (!md_location(r, len, rva + 4, what, &body) && body.size == 0)
+	return md_location(r, len, rva + 4, what, body) || body->size != 0;
+}
+
+const char *md_string(struct md_reader *r, uint64_t rva, const char *what)
+{
+	struct md_span body;
+	if (!string_body(r, rva, what, &body))
 		return NULL;
 	return md_utf16_to_utf8(r, body, body.size / 2);
 }
 
 const char *md_utf8_string(struct md_reader *r, uint64_t rva, const char *what)
 {
-	struct md_span len_span, body;
-	if (!md_span_sub(r->file, rva, 4, &len_span)) {
-		md_problem(r, "%s: string at 0x%llx lies outside the file", what,
-		           (unsigned long long)rva);
-		return NULL;
-	}
-	uint32_t len = md_u32(len_span, 0);
-	if (!md_location(r, len, rva + 4, what, &body) && body.size == 0)
+	struct md_span body;
+	if (!string_body(r, rva, what, &body))
 		return NULL;
 	size_t n = body.size > MD_MAX_STRING_BYTES ? MD_MAX_STRING_BYTES : (size_t)body.size;
 	const uint8_t *p = md_ptr(body, 0);

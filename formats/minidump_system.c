@@ -117,11 +117,8 @@ static const char *arm_cpu_info(struct md_reader *r, uint16_t level, uint32_t cp
 void md_read_system_info(struct md_reader *r, struct md_span s)
 {
 	struct sw_system_info *sys = &r->snap->sys;
-	if (!md_span_has(s, 0, MD_SYSTEM_INFO_SIZE)) {
-		md_problem(r, "system info: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_SYSTEM_INFO_SIZE);
+	if (!md_stream_holds(r, s, MD_SYSTEM_INFO_SIZE, "system info"))
 		return;
-	}
 	sys->raw_arch = md_u16(s, 0);
 	sys->processor_level = md_u16(s, 2);
 	sys->processor_revision = md_u16(s, 4);
@@ -194,11 +191,8 @@ void md_read_system_info(struct md_reader *r, struct md_span s)
 
 void md_read_misc_info(struct md_reader *r, struct md_span s)
 {
-	if (!md_span_has(s, 0, MD_MISC_INFO_SIZE)) {
-		md_problem(r, "misc info: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_MISC_INFO_SIZE);
+	if (!md_stream_holds(r, s, MD_MISC_INFO_SIZE, "misc info"))
 		return;
-	}
 	uint32_t flags = md_u32(s, 4);
 	if (flags & MD_MISC1_PROCESS_ID) {
 		r->snap->has_pid = true;
@@ -212,11 +206,8 @@ void md_read_misc_info(struct md_reader *r, struct md_span s)
 
 void md_read_breakpad_info(struct md_reader *r, struct md_span s)
 {
-	if (!md_span_has(s, 0, MD_BREAKPAD_INFO_SIZE)) {
-		md_problem(r, "Breakpad info: stream of %llu bytes is shorter than %d",
-		           (unsigned long long)s.size, MD_BREAKPAD_INFO_SIZE);
+	if (!md_stream_holds(r, s, MD_BREAKPAD_INFO_SIZE, "Breakpad info"))
 		return;
-	}
 	uint32_t validity = md_u32(s, 0);
 	if (validity & MD_BREAKPAD_VALID_DUMP_THREAD) {
 		r->snap->has_dump_thread_id = true;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/bsearch.h"
 #include "minidump_internal.h"
 
 enum {
@@ -62,6 +63,18 @@ static int compare_thread_ids(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+/* Thread indexes in order of thread id. */
+struct threads_by_id {
+	const struct sw_thread *threads;
+	const uint32_t *order;
+};
+
+static uint64_t thread_id_in_order(const void *set, size_t i)
+{
+	const struct threads_by_id *t = set;
+	return t->threads[t->order[i]].id;
+}
+
 void md_read_thread_names(struct md_reader *r, struct md_span s)
 {
 	struct sw_snapshot *snap = r->snap;
@@ -79,19 +92,13 @@ void md_read_thread_names(struct md_reader *r, struct md_span s)
 	id_sort_base = snap->threads;  /* single-threaded reader, as in lib/snapshot.c */
 	qsort(by_id, snap->nthreads, sizeof *by_id, compare_thread_ids);
 	id_sort_base = NULL;
+	struct threads_by_id sorted = { snap->threads, by_id };
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span e;
 		md_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e);
 		uint32_t id = md_u32(e, 0);
 		uint64_t rva = md_u64(e, 4);
-		uint32_t lo = 0, hi = snap->nthreads;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (snap->threads[by_id[mid]].id < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		uint32_t lo = (uint32_t)sw_lower_bound(&sorted, snap->nthreads, thread_id_in_order, id);
 		if (lo == snap->nthreads || snap->threads[by_id[lo]].id != id)
 			continue;
 		struct sw_thread *th = &snap->threads[by_id[lo]];

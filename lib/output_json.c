@@ -524,12 +524,17 @@ static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct
 	end_obj(j);
 }
 
-static void lower_hex(char *out, size_t n, const char *in)
+/* A module's code id, lower-cased as rust-minidump prints it ("" when
+ * none). */
+static void k_code_id(struct jw *j, const struct sw_module *m)
 {
+	char code_id[256];
+	const char *in = m->code_id ? m->code_id : "";
 	size_t i = 0;
-	for (; in && in[i] && i + 1 < n; i++)
-		out[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (char)(in[i] - 'A' + 'a') : in[i];
-	out[i] = '\0';
+	for (; in[i] && i + 1 < sizeof code_id; i++)
+		code_id[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (char)(in[i] - 'A' + 'a') : in[i];
+	code_id[i] = '\0';
+	k_str(j, "code_id", code_id);
 }
 
 static void write_modules(struct jw *j, const struct sw_snapshot *s,
@@ -540,12 +545,10 @@ static void write_modules(struct jw *j, const struct sw_snapshot *s,
 	for (uint32_t i = 0; i < s->nmodules; i++) {
 		const struct sw_module *m = &s->modules[i];
 		enum sw_symbols_status st = sw_out_module_status(w, s, (int32_t)i);
-		char code_id[256];
-		lower_hex(code_id, sizeof code_id, m->code_id ? m->code_id : "");
 		obj(j);
 		k_hex(j, "base_addr", m->base);
 		k_null(j, "cert_subject");
-		k_str(j, "code_id", code_id);
+		k_code_id(j, m);
 		k_bool(j, "corrupt_symbols", st == SW_SYMS_CORRUPT);
 		k_str(j, "debug_file", m->debug_file ? sw_basename(m->debug_file) : "");
 		k_str(j, "debug_id", m->debug_id ? m->debug_id : "");
@@ -567,12 +570,10 @@ static void write_unloaded(struct jw *j, const struct sw_snapshot *s)
 	arr(j);
 	for (uint32_t i = 0; i < s->nunloaded; i++) {
 		const struct sw_module *m = &s->unloaded[i];
-		char code_id[256];
-		lower_hex(code_id, sizeof code_id, m->code_id ? m->code_id : "");
 		obj(j);
 		k_hex(j, "base_addr", m->base);
 		k_null(j, "cert_subject");
-		k_str(j, "code_id", code_id);
+		k_code_id(j, m);
 		k_hex(j, "end_addr", m->base + m->size);
 		k_str(j, "filename", m->code_file ? m->code_file : "");
 		end_obj(j);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsearch.h"
+
 void sw_snapshot_init(struct sw_snapshot *s, const char *path)
 {
 	memset(s, 0, sizeof *s);
@@ -94,16 +96,14 @@ void sw_snapshot_finish(struct sw_snapshot *s)
 	}
 }
 
+static uint64_t region_base(const void *set, size_t i)
+{
+	return ((const struct sw_mem_region *)set)[i].base;
+}
+
 const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr)
 {
-	uint32_t lo = 0, hi = s->nmem;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->mem[mid].base <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sw_upper_bound(s->mem, s->nmem, region_base, addr);
 	if (lo == 0)
 		return NULL;
 	const struct sw_mem_region *r = &s->mem[lo - 1];
@@ -157,20 +157,20 @@ static int32_t module_in(const struct sw_module *m, uint32_t n, uint64_t addr)
 	return -1;
 }
 
+/* The base of the i-th module in order of base. */
+static uint64_t module_base_in_order(const void *set, size_t i)
+{
+	const struct sw_snapshot *s = set;
+	return s->modules[s->module_by_base[i]].base;
+}
+
 int32_t sw_module_at(const struct sw_snapshot *s, uint64_t addr)
 {
 	if (!s->module_by_base)
 		return module_in(s->modules, s->nmodules, addr);
 	/* Last module whose base <= addr, then walk back over overlapping
 	 * earlier-based modules (rare: BOLT's split mappings). */
-	uint32_t lo = 0, hi = s->nmodules;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->modules[s->module_by_base[mid]].base <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = (uint32_t)sw_upper_bound(s, s->nmodules, module_base_in_order, addr);
 	for (uint32_t k = lo; k > 0; k--) {
 		const struct sw_module *m = &s->modules[s->module_by_base[k - 1]];
 		if (addr - m->base < m->size)

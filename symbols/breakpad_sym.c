@@ -12,20 +12,11 @@
 
 #include "gz.h"
 #include "lib/arch.h"
+#include "lib/bsearch.h"
+#include "lib/hex.h"
 #include "lib/mapped_file.h"
 
 /* ---- numbers ------------------------------------------------------------ */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 bool bsym_hex(const char **pp, const char *e, uint64_t *out)
 {
@@ -33,7 +24,7 @@ bool bsym_hex(const char **pp, const char *e, uint64_t *out)
 	uint64_t v = 0;
 	const char *start = p;
 	int d;
-	while (p < e && (d = hexval(*p)) >= 0) {
+	while (p < e && (d = sw_hex_digit(*p)) >= 0) {
 		if (v >> 60)
 			return false; /* overflow */
 		v = v << 4 | (uint64_t)d;
@@ -169,37 +160,37 @@ static void *vec_finish(struct vec *v, size_t *n)
 	return v->data;
 }
 
-/* Records of equal address keep their file order (off increases with it). */
+/* Sorted by key (address, or FILE / INLINE_ORIGIN id); records of equal key
+ * keep their file order (off increases with it). */
+static int cmp_key_then_off(uint64_t xkey, uint64_t xoff, uint64_t ykey, uint64_t yoff)
+{
+	if (xkey != ykey)
+		return xkey < ykey ? -1 : 1;
+	return xoff < yoff ? -1 : xoff > yoff;
+}
+
 static int cmp_func(const void *a, const void *b)
 {
 	const struct bsym_func *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return cmp_key_then_off(x->addr, x->off, y->addr, y->off);
 }
 
 static int cmp_public(const void *a, const void *b)
 {
 	const struct bsym_public *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return cmp_key_then_off(x->addr, x->off, y->addr, y->off);
 }
 
 static int cmp_range(const void *a, const void *b)
 {
 	const struct bsym_range *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return cmp_key_then_off(x->addr, x->off, y->addr, y->off);
 }
 
 static int cmp_named(const void *a, const void *b)
 {
 	const struct bsym_named *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return cmp_key_then_off(x->id, x->off, y->id, y->off);
 }
 
 /* ---- the indexing pass -------------------------------------------------- */
@@ -412,7 +403,7 @@ static bool index_line(struct indexer *ix, const char *line, const char *e)
 	default:
 		break;
 	}
-	if (hexval(*p) >= 0) {
+	if (sw_hex_digit(*p) >= 0) {
 		struct line_fields lf;
 		if (!ix->in_func || !parse_line_fields(p, e, &lf))
 			bad(ix);
@@ -424,39 +415,41 @@ static bool index_line(struct indexer *ix, const char *line, const char *e)
 	return true;
 }
 
-/* Drops ranges that overlap the previous kept one: Breakpad's RangeMap
- * refuses to store them (the first stored wins; here, the lower). */
-static size_t drop_overlapping_funcs(struct bsym_func *a, size_t n)
+/* Compacts a sorted vec, dropping each record that clashes with the last
+ * one kept (a FUNC or CFI range overlapping it, a PUBLIC at its address):
+ * Breakpad's RangeMap refuses to store overlapping ranges (the first stored
+ * wins; here, the lower). */
+static void vec_drop_clashes(struct vec *v,
+                             bool (*clashes)(const void *kept, const void *rec))
 {
+	char *d = v->data;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && a[i].addr - a[k - 1].addr < a[k - 1].size)
+	for (size_t i = 0; i < v->n; i++) {
+		if (k > 0 && clashes(d + (k - 1) * v->elem, d + i * v->elem))
 			continue;
-		a[k++] = a[i];
+		if (k != i)
+			memcpy(d + k * v->elem, d + i * v->elem, v->elem);
+		k++;
 	}
-	return k;
+	v->n = k;
 }
 
-static size_t drop_overlapping_ranges(struct bsym_range *a, size_t n)
+static bool func_overlaps(const void *kept, const void *rec)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && a[i].addr - a[k - 1].addr < a[k - 1].size)
-			continue;
-		a[k++] = a[i];
-	}
-	return k;
+	const struct bsym_func *a = kept, *b = rec;
+	return b->addr - a->addr < a->size;
 }
 
-static size_t drop_duplicate_publics(struct bsym_public *a, size_t n)
+static bool range_overlaps(const void *kept, const void *rec)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && a[i].addr == a[k - 1].addr)
-			continue;
-		a[k++] = a[i];
-	}
-	return k;
+	const struct bsym_range *a = kept, *b = rec;
+	return b->addr - a->addr < a->size;
+}
+
+static bool public_same_addr(const void *kept, const void *rec)
+{
+	const struct bsym_public *a = kept, *b = rec;
+	return b->addr == a->addr;
 }
 
 static bool build_index(struct sw_bsym *b)
@@ -482,13 +475,13 @@ static bool build_index(struct sw_bsym *b)
 	/* Sort only what is out of order (dump_syms writes sorted files). */
 	if (!ix.funcs.sorted)
 		qsort(ix.funcs.data, ix.funcs.n, ix.funcs.elem, cmp_func);
-	ix.funcs.n = drop_overlapping_funcs(ix.funcs.data, ix.funcs.n);
+	vec_drop_clashes(&ix.funcs, func_overlaps);
 	if (!ix.pubs.sorted)
 		qsort(ix.pubs.data, ix.pubs.n, ix.pubs.elem, cmp_public);
-	ix.pubs.n = drop_duplicate_publics(ix.pubs.data, ix.pubs.n);
+	vec_drop_clashes(&ix.pubs, public_same_addr);
 	if (!ix.cfi.sorted)
 		qsort(ix.cfi.data, ix.cfi.n, ix.cfi.elem, cmp_range);
-	ix.cfi.n = drop_overlapping_ranges(ix.cfi.data, ix.cfi.n);
+	vec_drop_clashes(&ix.cfi, range_overlaps);
 	if (!ix.win.sorted)
 		qsort(ix.win.data, ix.win.n, ix.win.elem, cmp_range);
 	if (!ix.files.sorted)
@@ -603,43 +596,39 @@ bool sw_bsym_module(const struct sw_bsym *b, struct sw_bsym_module *out)
 
 /* ---- searches ----------------------------------------------------------- */
 
+static uint64_t func_addr(const void *set, size_t i)
+{
+	return ((const struct bsym_func *)set)[i].addr;
+}
+
+static uint64_t public_addr(const void *set, size_t i)
+{
+	return ((const struct bsym_public *)set)[i].addr;
+}
+
+static uint64_t range_addr(const void *set, size_t i)
+{
+	return ((const struct bsym_range *)set)[i].addr;
+}
+
+static uint64_t named_id(const void *set, size_t i)
+{
+	return ((const struct bsym_named *)set)[i].id;
+}
+
 ptrdiff_t bsym_find_func(const struct sw_bsym *b, uint64_t x)
 {
-	size_t lo = 0, hi = b->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->funcs[mid].addr <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
+	return (ptrdiff_t)sw_upper_bound(b->funcs, b->nfuncs, func_addr, x) - 1;
 }
 
 static ptrdiff_t find_public(const struct sw_bsym *b, uint64_t x)
 {
-	size_t lo = 0, hi = b->npubs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->pubs[mid].addr <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
+	return (ptrdiff_t)sw_upper_bound(b->pubs, b->npubs, public_addr, x) - 1;
 }
 
 static ptrdiff_t find_range(const struct bsym_range *a, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a[mid].addr <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
+	return (ptrdiff_t)sw_upper_bound(a, n, range_addr, x) - 1;
 }
 
 ptrdiff_t bsym_find_cfi(const struct sw_bsym *b, uint64_t x)
@@ -713,14 +702,8 @@ static const struct bsym_named *find_named(const struct bsym_named *a, size_t n,
 {
 	if (id < 0 || id > UINT32_MAX)
 		return NULL;
-	size_t lo = 0, hi = n;
-	while (lo < hi) { /* first with a[].id >= id: the first FILE wins */
-		size_t mid = lo + (hi - lo) / 2;
-		if (a[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* The first with a[].id >= id: the first FILE wins. */
+	size_t lo = sw_lower_bound(a, n, named_id, (uint64_t)id);
 	return lo < n && a[lo].id == id ? &a[lo] : NULL;
 }
 
@@ -866,7 +849,7 @@ static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
 			continue;
 		}
 		struct line_fields lf;
-		if (!have_line && hexval(*p) >= 0 && parse_line_fields(p, e, &lf) &&
+		if (!have_line && sw_hex_digit(*p) >= 0 && parse_line_fields(p, e, &lf) &&
 		    lf.size > 0 && offset >= lf.addr && offset - lf.addr < lf.size) {
 			best = lf;
 			have_line = true;

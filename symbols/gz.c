@@ -40,6 +40,33 @@ static size_t initial_size(const uint8_t *in, size_t n, size_t max_out)
 	return hint < max_out ? hint + 1 : max_out;
 }
 
+/* Doubles the output buffer, to at most max_out; false (the buffer kept)
+ * when memory runs out. */
+static bool grow_output(uint8_t **buf, size_t *cap, size_t max_out)
+{
+	size_t ncap = *cap > max_out / 2 ? max_out : *cap * 2;
+	uint8_t *nb = realloc(*buf, ncap);
+	if (!nb)
+		return false;
+	*buf = nb;
+	*cap = ncap;
+	return true;
+}
+
+/* Hands the inflated bytes to the caller, giving back a large
+ * overestimate (a lying ISIZE) first. */
+static void hand_over_output(uint8_t *buf, size_t cap, size_t used, uint8_t **out,
+                             size_t *out_len)
+{
+	if (cap - used > (1u << 20)) {
+		uint8_t *nb = realloc(buf, used ? used : 1);
+		if (nb)
+			buf = nb;
+	}
+	*out = buf;
+	*out_len = used;
+}
+
 /* zlib's streaming inflate: slower, but keeps what precedes damage and
  * reports where it stopped. */
 static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t max_out,
@@ -101,14 +128,10 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 				                "%s: inflates to more than %zu bytes", name, max_out);
 				break;
 			}
-			size_t ncap = cap > max_out / 2 ? max_out : cap * 2;
-			uint8_t *nb = realloc(buf, ncap);
-			if (!nb) {
+			if (!grow_output(&buf, &cap, max_out)) {
 				rc = sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
 				break;
 			}
-			buf = nb;
-			cap = ncap;
 		} else if (in_off == n && z == Z_OK && zs.avail_out != 0) {
 			/* All input consumed, member not finished. */
 			rc = sw_err_set(err, SW_ERR_CORRUPT, "%s: truncated gzip data", name);
@@ -120,14 +143,7 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 		free(buf);
 		return rc;
 	}
-	/* Give back a large overestimate (a lying ISIZE). */
-	if (cap - used > (1u << 20)) {
-		uint8_t *nb = realloc(buf, used ? used : 1);
-		if (nb)
-			buf = nb;
-	}
-	*out = buf;
-	*out_len = used;
+	hand_over_output(buf, cap, used, out, out_len);
 	return rc;
 }
 
@@ -152,14 +168,10 @@ static enum fast_result gz_inflate_fast(const uint8_t *in, size_t n, size_t max_
 		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
 			d, in + in_off, n - in_off, buf + used, cap - used, &in_used, &got);
 		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap < max_out) {
-			size_t ncap = cap > max_out / 2 ? max_out : cap * 2;
-			uint8_t *nb = realloc(buf, ncap);
-			if (!nb) {
+			if (!grow_output(&buf, &cap, max_out)) {
 				rc = FAST_NOMEM;
 				break;
 			}
-			buf = nb;
-			cap = ncap;
 			continue;
 		}
 		if (r != LIBDEFLATE_SUCCESS) {
@@ -174,14 +186,7 @@ static enum fast_result gz_inflate_fast(const uint8_t *in, size_t n, size_t max_
 		free(buf);
 		return rc;
 	}
-	/* Give back a large overestimate (a lying ISIZE). */
-	if (cap - used > (1u << 20)) {
-		uint8_t *nb = realloc(buf, used ? used : 1);
-		if (nb)
-			buf = nb;
-	}
-	*out = buf;
-	*out_len = used;
+	hand_over_output(buf, cap, used, out, out_len);
 	return FAST_OK;
 }
 

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "lib/hex.h"
+
 struct pf_operand {
 	bool is_name;
 	uint64_t value;
@@ -83,17 +85,6 @@ static bool is_ident_char(char c)
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decimal, -decimal, 0xhex, -0xhex; the whole token or nothing. */
 static bool parse_number(const char *t, size_t n, uint64_t *out)
 {
@@ -109,7 +100,7 @@ static bool parse_number(const char *t, size_t n, uint64_t *out)
 	if (n - i > 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
 		i += 2;
 		for (; i < n; i++) {
-			int d = hex_digit(t[i]);
+			int d = sw_hex_digit(t[i]);
 			if (d < 0 || v >> 60)
 				return false;
 			v = v << 4 | (uint64_t)d;
