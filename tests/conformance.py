@@ -210,17 +210,20 @@ def drop_invented(ref, memory):
       address", so the rule of the outermost frame (_start, clone) computes
       a stack address. We end the walk there; the frame and whatever
       Breakpad then found from it are dropped."""
-    dropped = 0
+    dropped = []
     out = {}
     for t, frames in ref.items():
         kept = []
         for i, (desc, trust, pc, sp) in enumerate(frames):
             if trust == "scan" and not_after_call(memory, pc):
-                dropped += 1
+                dropped.append("thread %d frame %d %s: Breakpad's scan took it, but the bytes before "
+                               "it (%s) are not a call" % (t, i, desc, memory.read(pc - 7, 7).hex(" ")))
                 continue
             if (trust == "cfi" and desc.startswith("0x") and pc is not None and sp is not None
                     and abs(pc - sp) < (1 << 20)):
-                dropped += len(frames) - i
+                dropped.append("thread %d frames %d-%d: Breakpad's CFI gave pc %s, an address on the "
+                               "stack past the outermost frame; the walk ends there"
+                               % (t, i, len(frames) - 1, desc))
                 break
             kept.append((desc, trust))
         out[t] = kept
@@ -296,8 +299,7 @@ def check_walks(args, rows, res, used):
             res.fail(label, "\n".join(problems[:12]) + ("\n..." if len(problems) > 12 else ""))
         else:
             nframes = sum(len(v) for v in parse_text(out).values())
-            res.ok(label, "%d frames%s" % (nframes, "; %d Breakpad frames rejected as invented "
-                                           "(see drop_invented)" % dropped if dropped else ""))
+            res.ok(label, "%d frames%s" % (nframes, "".join("\n        differs: " + d for d in dropped)))
 
 
 def json_schema_problems(args, cmd):
