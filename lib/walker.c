@@ -429,7 +429,6 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
 		if (is_requesting)
 			out->crashing = (int32_t)i;
-		w.stack = &out->stacks[i];
 		ok = walk_thread(&w, i, is_requesting && snap->crash.present, &scratch, &out->stacks[i]);
 	}
 	free(scratch.v);

@@ -47,7 +47,6 @@ struct sw_walk {
 	struct sw_walk_options opt;
 	struct sw_arena *arena;    /* where frames and symbol strings go */
 	enum sw_symbols_status *module_status;
-	const struct sw_stack *stack; /* the stack being walked */
 	uint64_t stack_lo, stack_hi;  /* captured stack memory of the thread */
 };
 
