@@ -4,6 +4,8 @@
  * rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, rip; rflags follows. */
 #include "registry.h"
 
+#include <string.h>
+
 #include "lib/walker.h"
 #include "x86_call.h"
 
@@ -31,8 +33,9 @@ static uint64_t amd64_call_site(uint64_t ra)
 	return ra - 1;
 }
 
-static uint64_t amd64_strip(uint64_t addr)
+static uint64_t amd64_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr;
 }
 
@@ -47,15 +50,17 @@ static bool amd64_pc_plausible(uint64_t pc)
  * unwind data is most likely a leaf function, which leaves the return
  * address at [rsp]; the caller then has every register of the callee but
  * rip and rsp. Only the words at rsp and rsp + 8 are considered. */
-static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_walk *w,
-                                                  const struct sw_frame *callee,
-                                                  struct sw_regs *caller)
+static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_step *s, struct sw_caller *out)
 {
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	struct sw_regs *caller = &out->regs;
 	if (w->snap->sys.os != SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RSP))
 		return SW_UNWIND_NO_RULE;
 	uint64_t slot = callee->regs.v[AMD64_RSP], ra;
 	if (!sw_walk_scan_for_return_address(w, &slot, &ra, 1))
 		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
 	*caller = callee->regs;
 	sw_reg_set(caller, AMD64_RIP, ra);
 	sw_reg_set(caller, AMD64_RSP, slot + 8);
@@ -70,10 +75,12 @@ static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_walk *w,
  * followed there. The caller's rbp must lie above its rsp and point at
  * captured memory, as Breakpad requires; a NULL return address ends the
  * chain; any other must pass the scan's return-address checks. */
-static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_walk *w,
-                                                           const struct sw_frame *callee,
-                                                           struct sw_regs *caller)
+static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step *s,
+                                                      struct sw_caller *out)
 {
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	struct sw_regs *caller = &out->regs;
 	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rbp = callee->regs.v[AMD64_RBP];
@@ -90,17 +97,16 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_walk 
 		return SW_UNWIND_END;
 	if (!sw_walk_is_return_address(w, caller_rip))
 		return SW_UNWIND_NO_RULE;
-	caller->valid = 0;
+	memset(out, 0, sizeof *out);
 	sw_reg_set(caller, AMD64_RIP, caller_rip);
 	sw_reg_set(caller, AMD64_RSP, caller_rsp);
 	sw_reg_set(caller, AMD64_RBP, caller_rbp);
 	return SW_UNWIND_OK;
 }
 
-static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra)
+static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
-	bool known;
-	return sw_x86_call_precedes(w, ra, &known);
+	return sw_x86_call_precedes(w, ra, known);
 }
 
 /* A scan found the return address in `slot`. Functions usually push the
@@ -108,9 +114,11 @@ static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra)
  * the callee's rbp points at slot - 8, the word there is the caller's rbp.
  * Otherwise a callee rbp above the caller's stack pointer may still be the
  * caller's own (it did not set up a frame), and is passed on. */
-static void amd64_after_scan(const struct sw_walk *w, const struct sw_frame *callee,
-                             uint64_t slot, struct sw_regs *caller)
+static void amd64_after_scan(const struct sw_step *s, uint64_t slot, struct sw_caller *out)
 {
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	struct sw_regs *caller = &out->regs;
 	if (!sw_reg_valid(&callee->regs, AMD64_RBP))
 		return;
 	uint64_t rbp = callee->regs.v[AMD64_RBP], saved;

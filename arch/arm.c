@@ -19,8 +19,9 @@ static uint64_t arm_call_site(uint64_t ra)
 	return ra - 1;
 }
 
-static uint64_t arm_strip(uint64_t addr)
+static uint64_t arm_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr & ~(uint64_t)1; /* the Thumb bit */
 }
 

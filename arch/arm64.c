@@ -32,8 +32,9 @@ static uint64_t arm64_call_site(uint64_t ra)
 
 /* Pointer authentication (ARMv8.3) signs the high bits of return
  * addresses; user-space code addresses fit in 48 bits here. */
-static uint64_t arm64_strip(uint64_t addr)
+static uint64_t arm64_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr & 0x0000ffffffffffffull;
 }
 

@@ -24,8 +24,9 @@ static uint64_t mips_call_site(uint64_t ra)
 	return ra - 8;
 }
 
-static uint64_t mips_strip(uint64_t addr)
+static uint64_t mips_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr;
 }
 

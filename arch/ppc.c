@@ -19,8 +19,9 @@ static uint64_t ppc_call_site(uint64_t ra)
 	return ra - 4;
 }
 
-static uint64_t ppc_strip(uint64_t addr)
+static uint64_t ppc_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr;
 }
 

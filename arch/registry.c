@@ -34,3 +34,10 @@ int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len)
 	}
 	return -1;
 }
+
+int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n)
+{
+	if (!a->dwarf_regs || n >= a->ndwarf_regs)
+		return -1;
+	return a->dwarf_regs[n];
+}

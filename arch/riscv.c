@@ -21,8 +21,9 @@ static uint64_t riscv_call_site(uint64_t ra)
 	return ra - 2; /* inside a jal/jalr of either length */
 }
 
-static uint64_t riscv_strip(uint64_t addr)
+static uint64_t riscv_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr;
 }
 

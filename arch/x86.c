@@ -4,6 +4,8 @@
  * edx, ebx, esp, ebp, esi, edi, eip, eflags. */
 #include "registry.h"
 
+#include <string.h>
+
 #include "lib/walker.h"
 #include "x86_call.h"
 
@@ -32,8 +34,9 @@ static uint64_t x86_call_site(uint64_t ra)
 	return ra - 1;
 }
 
-static uint64_t x86_strip(uint64_t addr)
+static uint64_t x86_strip(const struct sw_walk *w, uint64_t addr)
 {
+	(void)w;
 	return addr;
 }
 
@@ -48,10 +51,12 @@ static bool x86_pc_plausible(uint64_t pc)
  * CFI vouches for the chain, so any other return address must pass the
  * scan's checks; if it does not, or ebp points at no captured memory, the
  * walker scans instead. */
-static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_walk *w,
-                                                         const struct sw_frame *callee,
-                                                         struct sw_regs *caller)
+static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s,
+                                                    struct sw_caller *out)
 {
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	struct sw_regs *caller = &out->regs;
 	if (!sw_reg_valid(&callee->regs, X86_EBP))
 		return SW_UNWIND_NO_RULE;
 	uint64_t ebp = callee->regs.v[X86_EBP];
@@ -62,17 +67,16 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_walk *w
 		return SW_UNWIND_END;
 	if (!sw_walk_is_return_address(w, caller_eip))
 		return SW_UNWIND_NO_RULE;
-	caller->valid = 0;
+	memset(out, 0, sizeof *out);
 	sw_reg_set(caller, X86_EIP, caller_eip);
 	sw_reg_set(caller, X86_ESP, ebp + 8);
 	sw_reg_set(caller, X86_EBP, caller_ebp);
 	return SW_UNWIND_OK;
 }
 
-static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra)
+static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
-	bool known;
-	return sw_x86_call_precedes(w, ra, &known);
+	return sw_x86_call_precedes(w, ra, known);
 }
 
 /* After a scan found the return address in `slot`: a callee that set up a
@@ -80,9 +84,11 @@ static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra)
  * word is the caller's ebp if it points above where it is stored, by no
  * more than a plausible frame (Breakpad: 128 KiB); otherwise the callee's
  * ebp is passed on unchanged. */
-static void x86_after_scan(const struct sw_walk *w, const struct sw_frame *callee,
-                           uint64_t slot, struct sw_regs *caller)
+static void x86_after_scan(const struct sw_step *s, uint64_t slot, struct sw_caller *out)
 {
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	struct sw_regs *caller = &out->regs;
 	enum { MAX_FRAME_GAP = 128 * 1024 };
 	uint64_t stored_at = slot - 4, saved;
 	if (sw_walk_read_word(w, stored_at, &saved) && saved > stored_at &&

@@ -14,6 +14,24 @@
 
 struct sw_walk;
 
+/* What a caller hook sees of the step in progress (Breakpad's frames
+ * vector, rust-minidump's GetCallerFrameArgs): the walk, the frame whose
+ * caller is sought, and the frame below it (NULL for the context frame). */
+struct sw_step {
+	const struct sw_walk *walk;
+	const struct sw_frame *callee;
+	const struct sw_frame *callee_callee;
+};
+
+/* A caller found by one method: its registers, and whether they were
+ * restored whole from a saved context (a signal or exception frame) rather
+ * than recovered across a call: its pc is then the interrupted instruction,
+ * not a return address, and its sp may equal the callee's. */
+struct sw_caller {
+	struct sw_regs regs;
+	bool restored_context;
+};
+
 struct sw_arch {
 	const char *name;              /* "amd64": as outputs print the CPU */
 	enum sw_cpu cpu;
@@ -34,42 +52,65 @@ struct sw_arch {
 	/* Name overrides for text output (e.g. x86 "efl"); NULL: reg_names. */
 	const char *const *text_names;
 
+	/* DWARF register number -> our register number (-1: not tracked).
+	 * Our numbers are the DWARF ones below 32 on most CPUs, not above. */
+	const int8_t *dwarf_regs;
+	uint16_t ndwarf_regs;
+
 	/* The address of the call instruction that pushed return address ra,
 	 * used for symbolization of callers (usually ra - 1). */
 	uint64_t (*call_site)(uint64_t ra);
-	/* Removes pointer-authentication or mode bits from a code address. */
-	uint64_t (*strip_code_pointer)(uint64_t addr);
+	/* Removes pointer-authentication or mode bits from a code address. The
+	 * walk gives the snapshot's pointer-authentication mask and the highest
+	 * address any module or memory region uses (sw_walk.address_mask). */
+	uint64_t (*strip_code_pointer)(const struct sw_walk *w, uint64_t addr);
 	/* Plausibility of an instruction pointer: canonical form, alignment. */
 	bool (*pc_is_plausible)(uint64_t pc);
+
+	/* Every caller hook answers SW_UNWIND_OK (*out filled), SW_UNWIND_END
+	 * (a definite end: an intact chain reaching NULL, a rule saying "no
+	 * caller"), or SW_UNWIND_NO_RULE / SW_UNWIND_FAILED (does not apply,
+	 * or its evidence is broken: the walker tries the next method). The
+	 * walker checks every OK result itself (plausible pc, a stack that
+	 * grows and stays on the thread's stack) and falls through when the
+	 * check fails; a hook checks what only it can (the chain's shape, a
+	 * return address that must follow a call). */
 
 	/* Caller of the context frame when it may be a leaf that has not set
 	 * up a frame (Windows x64: the return address is at [rsp]); NULL if the
 	 * arch has no such rule. Found frames get trust SW_TRUST_LEAF. */
-	enum sw_unwind_status (*caller_of_leaf)(const struct sw_walk *w,
-	                                        const struct sw_frame *callee,
-	                                        struct sw_regs *caller);
-	/* Caller by the frame-pointer chain: SW_UNWIND_OK, SW_UNWIND_END when
-	 * the chain is intact and ends (a NULL return address), or
-	 * SW_UNWIND_NO_RULE when it does not apply or is broken. */
-	enum sw_unwind_status (*caller_by_frame_pointer)(const struct sw_walk *w,
-	                                                 const struct sw_frame *callee,
-	                                                 struct sw_regs *caller);
+	enum sw_unwind_status (*caller_of_leaf)(const struct sw_step *s, struct sw_caller *out);
+	/* Caller by the frame-pointer chain (and, on link-register CPUs, the
+	 * live link register of a context frame). */
+	enum sw_unwind_status (*caller_by_frame_pointer)(const struct sw_step *s,
+	                                                 struct sw_caller *out);
 	/* Caller by prologue analysis (code without unwind tables); NULL if the
 	 * arch has none. */
-	enum sw_unwind_status (*caller_by_prologue)(const struct sw_walk *w,
-	                                            const struct sw_frame *callee,
-	                                            struct sw_regs *caller);
+	enum sw_unwind_status (*caller_by_prologue)(const struct sw_step *s, struct sw_caller *out);
+	/* Caller by stack scanning when the arch has its own rule (MIPS); NULL:
+	 * the walker's generic scan (sw_walk_caller_by_scan). */
+	enum sw_unwind_status (*caller_by_scan)(const struct sw_step *s, struct sw_caller *out);
 	/* Does the instruction that ends just before return address ra decode
-	 * as a call? The scan's validation. */
-	bool (*call_precedes)(const struct sw_walk *w, uint64_t ra);
+	 * as a call? The scan's validation. ra is the value as found (ARM keeps
+	 * its Thumb bit, arm64 its signature): the hook strips what it must.
+	 * *known is false when the code bytes are not in the snapshot (the
+	 * answer is then true: Breakpad's rule without the call check). */
+	bool (*call_precedes)(const struct sw_walk *w, uint64_t ra, bool *known);
 	/* After a scan found return address ra in stack slot `slot`, fill in
 	 * what else the arch can tell (x86: the frame pointer). May be NULL. */
-	void (*after_scan)(const struct sw_walk *w, const struct sw_frame *callee,
-	                   uint64_t slot, struct sw_regs *caller);
+	void (*after_scan)(const struct sw_step *s, uint64_t slot, struct sw_caller *out);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or
  * -1. Accepts an optional leading '$'. */
 int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len);
+/* Our register number for DWARF register n, or -1. */
+int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n);
+/* Is the frame's context restored whole (frame 0, a signal or exception
+ * frame), so that link registers still hold what they held then? */
+static inline bool sw_frame_has_live_context(const struct sw_frame *f)
+{
+	return f->trust == SW_TRUST_CONTEXT || f->restored_context;
+}
 
 #endif

@@ -42,6 +42,9 @@ struct sw_frame {
 	uint32_t line;
 	uint64_t line_base;
 	bool function_is_public;/* from a PUBLIC record (no extent, no lines) */
+	/* Registers restored whole from a saved context (signal or exception
+	 * frame): pc is the interrupted instruction, symbolized as is. */
+	bool restored_context;
 	/* Inline frames precede their physical frame in the stack; a physical
 	 * frame knows how many precede it. */
 	uint16_t ninlines;

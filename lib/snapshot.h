@@ -61,6 +61,10 @@ struct sw_system_info {
 	bool has_cpu_microcode;
 	uint8_t word_size;        /* 4 or 8 */
 	bool big_endian;
+	/* Bits of a code pointer that hold a pointer-authentication signature
+	 * (Linux NT_ARM_PAC_MASK); 0: unknown (the walker then strips what no
+	 * module or region uses). */
+	uint64_t pointer_auth_mask;
 };
 
 /* One stretch of captured memory; data points into the mapped input. */
@@ -74,6 +78,7 @@ struct sw_thread {
 	uint32_t id;
 	const char *name;         /* NULL when unnamed */
 	struct sw_regs ctx;       /* ctx.valid == 0: no context */
+	enum sw_cpu cpu;          /* the context's CPU; UNKNOWN: the system's */
 	uint64_t stack_base;      /* start of the captured stack (lowest address) */
 	uint64_t stack_size;      /* 0: no stack captured */
 	uint64_t teb;

@@ -11,14 +11,46 @@
 #include <string.h>
 
 enum {
-	DEFAULT_MAX_FRAMES = 1024,
 	/* Breakpad's kRASearchWords: how far a scan looks for a return address,
 	 * four times as far for the caller of the context frame. */
 	SCAN_WORDS = 40,
 	SCAN_WORDS_CONTEXT = 4 * SCAN_WORDS,
 	/* Breakpad's rule: addresses below one page are NULL-ish, no code. */
 	MIN_CODE_ADDRESS = 0x1000,
+	/* The frame budget across threads: this many physical frames, plus
+	 * one per 16 bytes of input (a frame needs stack bytes of its own, so
+	 * a real input cannot justify more; shared or hostile stacks can). */
+	BUDGET_BASE_FRAMES = 1 << 17,
+	BUDGET_BYTES_PER_FRAME = 16,
 };
+
+const char *sw_walk_end_name(enum sw_walk_end e)
+{
+	switch (e) {
+	case SW_END_OUTERMOST: return "outermost";
+	case SW_END_NULL_RETURN: return "null_return";
+	case SW_END_NO_CALLER: return "no_caller_found";
+	case SW_END_FRAME_LIMIT: return "frame_limit";
+	case SW_END_FRAME_BUDGET: return "frame_budget";
+	case SW_END_ERROR: return "error";
+	case SW_END_NOT_WALKED: break;
+	}
+	return "not_walked";
+}
+
+const char *sw_walk_end_description(enum sw_walk_end e)
+{
+	switch (e) {
+	case SW_END_OUTERMOST: return "the outermost frame (no caller by its unwind rules)";
+	case SW_END_NULL_RETURN: return "the frame chain ends in a NULL return address";
+	case SW_END_NO_CALLER: return "no method found a caller it could prove";
+	case SW_END_FRAME_LIMIT: return "truncated at the frame limit (--max-frames)";
+	case SW_END_FRAME_BUDGET: return "truncated: the frame budget for this input ran out";
+	case SW_END_ERROR: return "out of memory";
+	case SW_END_NOT_WALKED: break;
+	}
+	return "not walked";
+}
 
 /* Any captured memory: code bytes for the call check, mostly. */
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
@@ -70,10 +102,10 @@ static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
 /* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
  * module; inside a function when the module has symbols; and right after a
  * call instruction when the code bytes are in the snapshot. */
-bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr)
+bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t raw)
 {
 	const struct sw_arch *arch = w->arch;
-	addr = arch->strip_code_pointer(addr);
+	uint64_t addr = arch->strip_code_pointer(w, raw);
 	if (!arch->pc_is_plausible(addr))
 		return false;
 	/* The call instruction, not the address after it, must be in a module
@@ -87,7 +119,8 @@ bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr)
 	if (syms && syms->ops->has_function &&
 	    !syms->ops->has_function(syms->self, module_offset(w, m, call)))
 		return false;
-	if (arch->call_precedes && !arch->call_precedes(w, addr))
+	bool known;
+	if (arch->call_precedes && !arch->call_precedes(w, raw, &known))
 		return false;
 	return true;
 }
@@ -198,112 +231,219 @@ static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
 }
 
 /* The caller by the module's own rules (CFI, STACK WIN). */
-static enum sw_unwind_status caller_by_rules(const struct sw_walk *w,
-                                             const struct sw_frame *callee,
-                                             const struct sw_frame *callee_callee,
-                                             struct sw_regs *caller, enum sw_trust *trust)
+static enum sw_unwind_status caller_by_rules(const struct sw_step *st, struct sw_caller *out,
+                                             enum sw_trust *trust)
 {
+	const struct sw_walk *w = st->walk;
 	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, callee->lookup_pc, &m);
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, st->callee->lookup_pc, &m);
 	if (!syms || !syms->ops->unwind)
 		return SW_UNWIND_NO_RULE;
 	struct sw_unwind_env env = {
 		.arch = w->arch,
 		.walk = w,
-		.callee = callee,
+		.callee = st->callee,
 		.module_base = w->snap->modules[m].base + w->snap->modules[m].load_bias,
-		.callee_callee = callee_callee,
+		.callee_callee = st->callee_callee,
 	};
-	memset(caller, 0, sizeof *caller);
+	memset(out, 0, sizeof *out);
 	*trust = SW_TRUST_CFI;
-	return syms->ops->unwind(syms->self, module_offset(w, m, callee->lookup_pc), &env,
-	                         caller, trust);
+	return syms->ops->unwind(syms->self, module_offset(w, m, st->callee->lookup_pc), &env,
+	                         &out->regs, trust);
 }
 
-static bool caller_by_scan(const struct sw_walk *w, const struct sw_frame *callee,
-                           struct sw_regs *caller)
+enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uint64_t *from,
+                                             struct sw_caller *out)
 {
+	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
 	if (!sw_reg_valid(&callee->regs, arch->sp))
-		return false;
-	uint64_t slot = callee->regs.v[arch->sp], ra;
-	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
+		return SW_UNWIND_NO_RULE;
+	uint64_t slot = from ? *from : callee->regs.v[arch->sp], ra;
+	/* Breakpad and rust-minidump look four times as far from a frame whose
+	 * registers are trusted: its sp is exact, and an unknown function may
+	 * keep a large frame between it and the return address. */
+	bool trusted = callee->trust == SW_TRUST_CONTEXT || callee->trust == SW_TRUST_CFI;
+	uint32_t words = trusted ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
 	if (!sw_walk_scan_for_return_address(w, &slot, &ra, words))
-		return false;
-	memset(caller, 0, sizeof *caller);
-	sw_reg_set(caller, arch->pc, ra);
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	sw_reg_set(&out->regs, arch->pc, ra);
 	/* The caller's stack pointer is just above the slot that held the
 	 * return address. */
-	sw_reg_set(caller, arch->sp, slot + arch->word_size);
+	sw_reg_set(&out->regs, arch->sp, slot + arch->word_size);
 	if (arch->after_scan)
-		arch->after_scan(w, callee, slot, caller);
-	return true;
+		arch->after_scan(st, slot, out);
+	return SW_UNWIND_OK;
+}
+
+enum sw_unwind_status sw_walk_caller_by_link_register(const struct sw_step *st,
+                                                      struct sw_caller *out)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	if (arch->ra < 0 || !sw_frame_has_live_context(callee) ||
+	    !sw_reg_valid(&callee->regs, (unsigned)arch->ra) ||
+	    !sw_reg_valid(&callee->regs, arch->sp))
+		return SW_UNWIND_NO_RULE;
+	uint64_t lr = callee->regs.v[arch->ra];
+	if (!sw_walk_is_return_address(w, lr))
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	for (unsigned i = 0; i < arch->nregs && i < SW_MAX_REGS; i++)
+		if ((arch->callee_saved >> i & 1) && sw_reg_valid(&callee->regs, i))
+			sw_reg_set(&out->regs, i, callee->regs.v[i]);
+	sw_reg_set(&out->regs, arch->pc, lr);
+	sw_reg_set(&out->regs, arch->sp, callee->regs.v[arch->sp]);
+	return SW_UNWIND_OK;
 }
 
 /* A code address that is really a stack address: CFI rules that do not
  * know the outermost frame (Breakpad .sym cannot say "no return address")
  * compute one past _start. No module holds it, so it is not code we can
- * vouch for; ending the walk there invents nothing. */
+ * vouch for. */
 static bool pc_in_stack(const struct sw_walk *w, uint64_t pc)
 {
 	return w->stack_hi > w->stack_lo && pc >= w->stack_lo && pc < w->stack_hi &&
 	       sw_module_at(w->snap, pc) < 0;
 }
 
-enum step_result { STEP_CALLER, STEP_END };
-
-/* Finds the caller of the last physical frame. */
-static enum step_result find_caller(const struct sw_walk *w, const struct sw_frame *callee,
-                                    const struct sw_frame *callee_callee, bool first_unwind,
-                                    struct sw_frame *caller)
+/* Functions that nothing calls: process and thread entry points. When
+ * their unwind rules give no usable caller, the walk ends there instead of
+ * scanning past them into whatever the stack holds above. */
+static bool is_outermost_function(const char *name)
 {
+	static const char *const names[] = {
+		"_start", "__start", "_start_c", "clone", "__clone", "__clone2", "clone3",
+		"__clone3", "thread_start", "_pthread_start", "RtlUserThreadStart",
+		"_RtlUserThreadStart",
+	};
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The step contract: what the walker checks of every method's result
+ * before it believes it. A failed check sends the walk to the next method;
+ * it never ends the walk by itself. */
+static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller *c,
+                                enum sw_trust trust, bool first_unwind)
+{
+	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
-	struct sw_regs regs;
-	enum sw_trust trust = SW_TRUST_NONE;
-
-	memset(caller, 0, sizeof *caller);
-	enum sw_unwind_status st = caller_by_rules(w, callee, callee_callee, &regs, &trust);
-	if (st == SW_UNWIND_OK && !(sw_reg_valid(&regs, arch->pc) && sw_reg_valid(&regs, arch->sp)))
-		st = SW_UNWIND_FAILED; /* rules that lose pc or sp are no rules */
-	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && callee->trust == SW_TRUST_CONTEXT &&
-	    arch->caller_of_leaf) {
-		st = arch->caller_of_leaf(w, callee, &regs);
-		trust = SW_TRUST_LEAF;
-	}
-	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && arch->caller_by_frame_pointer) {
-		st = arch->caller_by_frame_pointer(w, callee, &regs);
-		trust = SW_TRUST_FRAME_POINTER;
-	}
-	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && arch->caller_by_prologue) {
-		st = arch->caller_by_prologue(w, callee, &regs);
-		trust = SW_TRUST_PROLOGUE;
-	}
-	if (st != SW_UNWIND_OK && st != SW_UNWIND_END && !w->opt.no_scan &&
-	    caller_by_scan(w, callee, &regs)) {
-		st = SW_UNWIND_OK;
-		trust = SW_TRUST_SCAN;
-	}
-	if (st != SW_UNWIND_OK)
-		return STEP_END;
-
-	uint64_t pc = arch->strip_code_pointer(regs.v[arch->pc]);
-	uint64_t sp = regs.v[arch->sp];
-	uint64_t callee_sp = callee->regs.v[arch->sp];
-	if (pc < MIN_CODE_ADDRESS)
-		return STEP_END;
+	if (!sw_reg_valid(&c->regs, arch->pc) || !sw_reg_valid(&c->regs, arch->sp))
+		return false; /* rules that lose pc or sp are no rules */
+	uint64_t pc = arch->strip_code_pointer(w, c->regs.v[arch->pc]);
+	uint64_t sp = c->regs.v[arch->sp];
+	uint64_t callee_sp = st->callee->regs.v[arch->sp];
+	if (!arch->pc_is_plausible(pc))
+		return false;
 	/* The stack grows down on every CPU we walk: a caller's frame lies
 	 * above its callee's. The first unwind may keep the same sp (a leaf
-	 * that has not touched the stack); later ones must progress, or the
-	 * walk could loop forever. */
-	if (first_unwind ? sp < callee_sp : sp <= callee_sp)
-		return STEP_END;
+	 * that has not touched the stack), and so may a context restored from
+	 * a signal frame; later ones must progress, or the walk could loop. */
+	bool may_stay = first_unwind || c->restored_context || st->callee->restored_context;
+	if (may_stay ? sp < callee_sp : sp <= callee_sp)
+		return false;
+	/* A return address on the stack itself: not code anything vouches for. */
 	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
-		return STEP_END;
+		return false;
+	return true;
+}
 
+enum step_result { STEP_CALLER, STEP_END };
+
+typedef enum sw_unwind_status (*caller_method)(const struct sw_step *s, struct sw_caller *out);
+
+static enum sw_unwind_status scan_method(const struct sw_step *st, struct sw_caller *out)
+{
+	const struct sw_walk *w = st->walk;
+	if (w->opt.no_scan || w->scanned >= SW_MAX_SCANNED_FRAMES)
+		return SW_UNWIND_NO_RULE;
+	if (w->arch->caller_by_scan)
+		return w->arch->caller_by_scan(st, out);
+	return sw_walk_caller_by_scan(st, NULL, out);
+}
+
+/* Finds the caller of the last physical frame: each method in turn, the
+ * first whose result passes caller_is_plausible wins. A method's SW_UNWIND_END
+ * is a definite end (an undefined return address, an intact chain ending
+ * in NULL) and ends the walk; so does reaching a known outermost function
+ * whose rules yield nothing usable. */
+static enum step_result find_caller(const struct sw_step *st, bool first_unwind,
+                                    struct sw_frame *caller, enum sw_walk_end *end)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	struct sw_caller c;
+	enum sw_trust trust = SW_TRUST_NONE;
+	bool found = false;
+
+	memset(caller, 0, sizeof *caller);
+	enum sw_unwind_status s = caller_by_rules(st, &c, &trust);
+	if (s == SW_UNWIND_END) {
+		*end = SW_END_OUTERMOST;
+		return STEP_END;
+	}
+	if (s == SW_UNWIND_OK) {
+		/* A CFI rule giving a NULL return address with a sane stack is an
+		 * intact chain's end (thread entries push 0); one that gives an
+		 * implausible caller is a failed rule for this step: the
+		 * frame pointer, prologue and a validated scan still get their
+		 * turn from the callee's frame (a rule computing a stack address
+		 * past _start, JIT code, a wrong .sym). */
+		if (sw_reg_valid(&c.regs, arch->pc) && sw_reg_valid(&c.regs, arch->sp) &&
+		    c.regs.v[arch->pc] == 0 && c.regs.v[arch->sp] > st->callee->regs.v[arch->sp]) {
+			*end = SW_END_NULL_RETURN;
+			return STEP_END;
+		}
+		found = caller_is_plausible(st, &c, trust, first_unwind);
+		if (!found && is_outermost_function(st->callee->function)) {
+			*end = SW_END_OUTERMOST;
+			return STEP_END;
+		}
+	}
+
+	const struct {
+		caller_method method;
+		enum sw_trust trust;
+		bool context_only;
+	} methods[] = {
+		{ arch->caller_of_leaf, SW_TRUST_LEAF, true },
+		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false },
+		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false },
+		{ scan_method, SW_TRUST_SCAN, false },
+	};
+	for (size_t i = 0; !found && i < sizeof methods / sizeof methods[0]; i++) {
+		if (!methods[i].method ||
+		    (methods[i].context_only && st->callee->trust != SW_TRUST_CONTEXT))
+			continue;
+		s = methods[i].method(st, &c);
+		if (s == SW_UNWIND_END) {
+			*end = SW_END_NULL_RETURN;
+			return STEP_END;
+		}
+		trust = methods[i].trust;
+		found = s == SW_UNWIND_OK && caller_is_plausible(st, &c, trust, first_unwind);
+	}
+	if (!found) {
+		*end = SW_END_NO_CALLER;
+		return STEP_END;
+	}
+
+	uint64_t pc = arch->strip_code_pointer(w, c.regs.v[arch->pc]);
+	c.regs.v[arch->pc] = pc;
 	caller->pc = pc;
-	caller->lookup_pc = arch->call_site(pc);
-	caller->regs = regs;
+	/* A restored context was executing at pc, not returning to it. */
+	caller->lookup_pc = c.restored_context ? pc : arch->call_site(pc);
+	caller->regs = c.regs;
 	caller->trust = trust;
+	caller->restored_context = c.restored_context;
 	caller->module = -1;
 	caller->unloaded_module = -1;
 	return STEP_CALLER;
@@ -331,6 +471,7 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	const struct sw_thread *t = &s->threads[index];
 	const struct sw_arch *arch = w->arch;
 	l->n = 0;
+	w->scanned = 0;
 
 	memset(out, 0, sizeof *out);
 	out->thread = index;
@@ -342,6 +483,7 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	}
 	if (!arch || !sw_reg_valid(ctx, arch->pc))
 		return true;
+	out->arch = arch;
 
 	struct sw_frame frame;
 	memset(&frame, 0, sizeof frame);
@@ -352,35 +494,76 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	frame.trust = SW_TRUST_CONTEXT;
 	stack_bounds(w, t, sw_reg_get(ctx, arch->sp));
 
-	uint32_t max = w->opt.max_frames ? w->opt.max_frames : DEFAULT_MAX_FRAMES;
+	uint32_t max = w->opt.max_frames ? w->opt.max_frames : SW_DEFAULT_MAX_FRAMES;
 	uint32_t physical = 0;
 	int32_t prev_index = -1; /* the previous physical frame in l */
 	for (;;) {
-		if (!append_symbolized(w, l, &frame))
+		if (!append_symbolized(w, l, &frame)) {
+			out->end = SW_END_ERROR;
 			return false;
+		}
 		int32_t cur_index = (int32_t)l->n - 1;
 		physical++;
+		if (frame.trust == SW_TRUST_SCAN)
+			w->scanned++;
 		if (physical >= max) {
-			out->truncated = true;
+			out->end = SW_END_FRAME_LIMIT;
 			break;
 		}
-		if (!sw_reg_valid(&l->v[cur_index].regs, arch->sp))
+		if (w->frame_budget == 0) {
+			out->end = SW_END_FRAME_BUDGET;
 			break;
+		}
+		w->frame_budget--;
+		if (!sw_reg_valid(&l->v[cur_index].regs, arch->sp)) {
+			out->end = SW_END_NO_CALLER;
+			break;
+		}
 		struct sw_frame caller;
-		const struct sw_frame *callee_callee = prev_index >= 0 ? &l->v[prev_index] : NULL;
-		if (find_caller(w, &l->v[cur_index], callee_callee, physical == 1, &caller) == STEP_END)
+		struct sw_step step = {
+			.walk = w,
+			.callee = &l->v[cur_index],
+			.callee_callee = prev_index >= 0 ? &l->v[prev_index] : NULL,
+		};
+		if (find_caller(&step, physical == 1, &caller, &out->end) == STEP_END)
 			break;
 		prev_index = cur_index;
 		frame = caller;
 	}
+	out->truncated = out->end == SW_END_FRAME_LIMIT || out->end == SW_END_FRAME_BUDGET;
+	out->scanned = w->scanned;
 	if (l->n) {
 		out->frames = sw_arena_array(w->arena, l->n, sizeof *out->frames);
-		if (!out->frames)
+		if (!out->frames) {
+			out->end = SW_END_ERROR;
 			return false;
+		}
 		memcpy(out->frames, l->v, l->n * sizeof *out->frames);
 	}
 	out->nframes = l->n;
 	return true;
+}
+
+/* All ones up to the highest bit any module or captured region uses, and
+ * at least 47 bits (Apple's and Linux's user-space split): what a code
+ * pointer can be once a pointer-authentication signature is removed. */
+static uint64_t address_mask(const struct sw_snapshot *s)
+{
+	uint64_t top = ((uint64_t)1 << 47) - 1;
+	for (uint32_t i = 0; i < s->nmodules; i++) {
+		uint64_t end = s->modules[i].base + s->modules[i].size;
+		if (end > s->modules[i].base && end - 1 > top)
+			top = end - 1;
+	}
+	for (uint32_t i = 0; i < s->nmem; i++) {
+		uint64_t end = s->mem[i].base + s->mem[i].size;
+		if (end > s->mem[i].base && end - 1 > top)
+			top = end - 1;
+	}
+	uint64_t mask = top;
+	for (unsigned shift = 1; shift < 64; shift <<= 1)
+		mask |= mask >> shift;
+	return mask;
 }
 
 bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,
@@ -395,6 +578,8 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		.arch = arch,
 		.symbols = symbols,
 		.arena = arena,
+		.address_mask = address_mask(snap),
+		.frame_budget = BUDGET_BASE_FRAMES + snap->file.size / BUDGET_BYTES_PER_FRAME,
 	};
 	if (opt)
 		w.opt = *opt;
@@ -429,6 +614,11 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
 		if (is_requesting)
 			out->crashing = (int32_t)i;
+		/* Breakpad picks the walker by the context's CPU, not the system
+		 * info's: a 32-bit process on a 64-bit kernel, a mixed dump. */
+		w.arch = arch;
+		if (t->cpu != SW_CPU_UNKNOWN && w.opt.arch_for_cpu && (!arch || t->cpu != arch->cpu))
+			w.arch = w.opt.arch_for_cpu(t->cpu);
 		ok = walk_thread(&w, i, is_requesting && snap->crash.present, &scratch, &out->stacks[i]);
 	}
 	free(scratch.v);

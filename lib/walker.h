@@ -14,16 +14,51 @@
 #include "symbols.h"
 
 struct sw_walk_options {
-	uint32_t max_frames;       /* per thread; 0: the default (1024) */
+	uint32_t max_frames;       /* per thread; 0: the default (SW_DEFAULT_MAX_FRAMES) */
 	bool no_scan;              /* never fall back to stack scanning */
+	/* The hook table for a thread whose context names another CPU than
+	 * the snapshot's (Breakpad picks the walker per context); NULL: every
+	 * thread is walked with the snapshot's arch. */
+	const struct sw_arch *(*arch_for_cpu)(enum sw_cpu cpu);
 };
+
+/* Breakpad's limits (Stackwalker::max_frames_, max_frames_scanned_): a
+ * thread's walk stops after this many frames, and stops scanning after
+ * this many scanned ones. Across threads the walk also keeps to a budget
+ * proportional to the input's size (sw_walk_frame_budget). */
+enum {
+	SW_DEFAULT_MAX_FRAMES = 1 << 20,
+	SW_MAX_SCANNED_FRAMES = 1 << 14,
+};
+
+/* Why a thread's walk ended. */
+enum sw_walk_end {
+	SW_END_NOT_WALKED = 0,     /* no context to start from (or dump thread) */
+	SW_END_OUTERMOST,          /* the rules say there is no caller (CFI's
+	                              undefined return address, a known
+	                              outermost function) */
+	SW_END_NULL_RETURN,        /* an intact chain reached a NULL return address */
+	SW_END_NO_CALLER,          /* no method found a caller it could vouch for */
+	SW_END_FRAME_LIMIT,        /* truncated at max_frames */
+	SW_END_FRAME_BUDGET,       /* truncated: the budget across threads ran out */
+	SW_END_ERROR,              /* out of memory */
+};
+
+/* "outermost", "null_return", ... as the JSON output spells them, and
+ * a sentence for the text output. */
+const char *sw_walk_end_name(enum sw_walk_end e);
+const char *sw_walk_end_description(enum sw_walk_end e);
 
 /* The frames of one thread. */
 struct sw_stack {
 	uint32_t thread;           /* index into snapshot threads */
 	struct sw_frame *frames;   /* inline frames precede their physical frame */
 	uint32_t nframes;
-	bool truncated;            /* stopped at max_frames */
+	bool truncated;            /* stopped at a frame limit or budget */
+	enum sw_walk_end end;      /* why the walk ended */
+	uint32_t scanned;          /* physical frames found by scanning */
+	/* The CPU the thread was walked as (its context's; NULL: not walked). */
+	const struct sw_arch *arch;
 	bool used_crash_context;   /* frame 0 came from the exception context */
 	bool dump_thread;          /* wrote the dump: not walked (its context and
 	                              stack were in flux), no frames */
@@ -42,12 +77,18 @@ struct sw_walk_result {
 /* The walk in progress; arch hooks and unwinders read memory through it. */
 struct sw_walk {
 	const struct sw_snapshot *snap;
-	const struct sw_arch *arch;
+	const struct sw_arch *arch;    /* the thread's */
 	const struct sw_symbol_source *symbols;
 	struct sw_walk_options opt;
 	struct sw_arena *arena;    /* where frames and symbol strings go */
 	enum sw_symbols_status *module_status;
 	uint64_t stack_lo, stack_hi;  /* captured stack memory of the thread */
+	/* Every address the snapshot knows fits under this mask (all ones up
+	 * to the highest bit any module or memory region uses, at least 2^47
+	 * - 1): bits above it in a code pointer are a signature (arm64 PAC). */
+	uint64_t address_mask;
+	uint32_t scanned;             /* frames of this thread found by scanning */
+	uint64_t frame_budget;        /* physical frames left for all threads */
 };
 
 /* Walks every thread of snap. Frames and strings are allocated in arena. */
@@ -73,5 +114,16 @@ bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);
  * value. */
 bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
                                      uint64_t *ra, uint32_t words);
+/* The generic scan: from the callee's sp, the first word that is a return
+ * address; the caller's sp is just above it. An arch's own scan rule may
+ * call it with a different start (*from: NULL means the callee's sp). */
+enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *s, const uint64_t *from,
+                                             struct sw_caller *out);
+/* Link-register CPUs: the caller of a frame whose context is live (frame 0,
+ * a signal frame) when its function has not stored the return address yet
+ * (a leaf): pc = the link register, sp and the callee-saved registers
+ * unchanged. OK only when the link register passes the scan's checks. */
+enum sw_unwind_status sw_walk_caller_by_link_register(const struct sw_step *s,
+                                                      struct sw_caller *out);
 
 #endif
