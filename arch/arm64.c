@@ -1,7 +1,12 @@
 /* AArch64 (AAPCS64). Register numbers are the DWARF ones (AADWARF64 §4.1):
- * x0-x30 = 0-30 (x29 = fp, x30 = lr), sp = 31; pc and cpsr follow. Walking
- * hooks arrive with the ARM64 issue; this table already decodes contexts. */
+ * x0-x30 = 0-30 (x29 = fp, x30 = lr), sp = 31; pc and cpsr follow.
+ * Callers by CFI (the walker), the frame record chain and the live link
+ * register, then a scan validated by BL/BLR decoding. */
 #include "registry.h"
+
+#include <string.h>
+
+#include "lib/walker.h"
 
 enum { ARM64_FP = 29, ARM64_LR = 30, ARM64_SP = 31, ARM64_PC = 32, ARM64_CPSR = 33 };
 
@@ -25,22 +30,124 @@ static const uint8_t arm64_print_order[] = {
 	20, 21, 22, 23, 24, 25, 26, 27, 28, ARM64_FP, ARM64_LR, ARM64_SP, ARM64_PC,
 };
 
+/* DWARF numbers (AADWARF64 §4.1): x0-x30 = 0-30, sp = 31, pc = 32. */
+static const int8_t arm64_dwarf_regs[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+	20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, ARM64_SP, ARM64_PC,
+};
+
+/* Every instruction is 4 bytes: the call is the word before the return
+ * address (Breakpad and rust-minidump symbolize callers at pc - 4). */
 static uint64_t arm64_call_site(uint64_t ra)
 {
 	return ra - 4;
 }
 
-/* Pointer authentication (ARMv8.3) signs the high bits of return
- * addresses; user-space code addresses fit in 48 bits here. */
+/* Pointer authentication (ARMv8.3-A) puts a signature in the unused high
+ * bits of return addresses and saved frame pointers (Apple arm64e, Linux
+ * with -mbranch-protection). Linux core files give the exact mask
+ * (NT_ARM_PAC_MASK); otherwise every bit above the highest address the
+ * snapshot uses is a signature bit (rust-minidump's ptr_auth_strip). */
 static uint64_t arm64_strip(const struct sw_walk *w, uint64_t addr)
 {
-	(void)w;
-	return addr & 0x0000ffffffffffffull;
+	if (w->snap->sys.pointer_auth_mask)
+		return addr & ~w->snap->sys.pointer_auth_mask;
+	return addr & w->address_mask;
 }
 
+/* User-space code: above the NULL page, below 2^52 (the largest virtual
+ * address space, ARMv8.2 LVA), 4-byte aligned. */
 static bool arm64_pc_plausible(uint64_t pc)
 {
-	return pc >= 0x1000 && (pc & 3) == 0;
+	return pc >= 0x1000 && pc <= 0x000fffffffffffffull && (pc & 3) == 0;
+}
+
+/* Calls that set the link register (Arm ARM C6.2): BL imm26; BLR Xn; the
+ * pointer-authenticating BLRAA/BLRAB Xn, Xm and BLRAAZ/BLRABZ Xn. */
+static bool arm64_is_call(uint32_t insn)
+{
+	return (insn & 0xfc000000u) == 0x94000000u ||   /* BL */
+	       (insn & 0xfffffc1fu) == 0xd63f0000u ||   /* BLR */
+	       (insn & 0xfffffc00u) == 0xd73f0800u ||   /* BLRAA */
+	       (insn & 0xfffffc00u) == 0xd73f0c00u ||   /* BLRAB */
+	       (insn & 0xfffffc1fu) == 0xd63f081fu ||   /* BLRAAZ */
+	       (insn & 0xfffffc1fu) == 0xd63f0c1fu;     /* BLRABZ */
+}
+
+static bool arm64_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
+{
+	uint8_t b[4];
+	ra = arm64_strip(w, ra);
+	*known = ra >= 4 && sw_walk_read(w, ra - 4, b, sizeof b);
+	if (!*known)
+		return true;
+	uint32_t insn = w->snap->sys.big_endian
+	                ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+	                : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	return arm64_is_call(insn);
+}
+
+/* The frame record (AAPCS64 §6.4.6): a function that calls others stores
+ * {caller's x29, x30} as a pair and points x29 at it, so
+ *   pc_caller = [x29 + 8],  x29_caller = [x29],  sp_caller = x29 + 16
+ * (sp_caller is where the record's owner had sp at least; CFI corrects it
+ * when the caller has rules). Both saved words may carry a PAC signature.
+ *
+ * The context frame may not have stored its record yet (a leaf, or a
+ * function interrupted in its prologue): then x30 still holds its return
+ * address and x29 is the caller's. Breakpad always takes x30 for the
+ * context frame's caller, rust-minidump never; we take it when the record
+ * at x29 does not already hold it (then the record is the frame's own) and
+ * x30 passes the scan's checks, and keep sp (a leaf that moved sp would
+ * have needed CFI, which was tried first). Later frames have no live x30:
+ * their caller comes from the record only. */
+static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step *s,
+                                                           struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	if (!sw_reg_valid(r, ARM64_FP) || !sw_reg_valid(r, ARM64_SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t fp = arm64_strip(w, r->v[ARM64_FP]), sp = r->v[ARM64_SP];
+	uint64_t saved_fp = 0, saved_lr = 0;
+	bool record = fp % 8 == 0 && fp >= sp && fp <= UINT64_MAX - 16 &&
+	              sw_walk_read_word(w, fp, &saved_fp) && sw_walk_read_word(w, fp + 8, &saved_lr);
+	saved_fp = arm64_strip(w, saved_fp);
+	saved_lr = arm64_strip(w, saved_lr);
+
+	if (sw_frame_has_live_context(s->callee) && sw_reg_valid(r, ARM64_LR)) {
+		uint64_t lr = arm64_strip(w, r->v[ARM64_LR]);
+		if (!(record && saved_lr == lr) &&
+		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
+			sw_reg_set(&out->regs, ARM64_PC, lr);
+			sw_reg_set(&out->regs, ARM64_FP, fp);
+			return SW_UNWIND_OK;
+		}
+	}
+	/* AAPCS64 §6.4.6: a frame record whose saved x29 is zero is the last
+	 * of the chain; its owner (thread_start, _start) has no caller. */
+	if (fp == 0 && !sw_frame_has_live_context(s->callee) &&
+	    s->callee->trust == SW_TRUST_FRAME_POINTER)
+		return SW_UNWIND_END;
+	if (!record)
+		return SW_UNWIND_NO_RULE;
+	/* An intact record of zeros ends the chain (thread entry points and
+	 * _start clear x29 and x30). */
+	if (saved_lr == 0 && saved_fp == 0)
+		return SW_UNWIND_END;
+	/* The caller's record lies above this one, or the chain ends in NULL. */
+	if (saved_fp != 0 && saved_fp <= fp)
+		return SW_UNWIND_NO_RULE;
+	if (!sw_walk_is_return_address(w, saved_lr))
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	for (unsigned i = 19; i <= 28; i++)
+		if (sw_reg_valid(r, i))
+			sw_reg_set(&out->regs, i, r->v[i]);
+	sw_reg_set(&out->regs, ARM64_PC, saved_lr);
+	sw_reg_set(&out->regs, ARM64_FP, saved_fp);
+	sw_reg_set(&out->regs, ARM64_SP, fp + 16);
+	return SW_UNWIND_OK;
 }
 
 const struct sw_arch sw_arch_arm64 = {
@@ -58,7 +165,12 @@ const struct sw_arch sw_arch_arm64 = {
 	.callee_saved = (0x7ffull << 19) | (1ull << ARM64_SP),
 	.print_order = arm64_print_order,
 	.nprint = sizeof arm64_print_order,
+	.dwarf_regs = arm64_dwarf_regs,
+	.ndwarf_regs = sizeof arm64_dwarf_regs,
 	.call_site = arm64_call_site,
+	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = arm64_strip,
 	.pc_is_plausible = arm64_pc_plausible,
+	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
+	.call_precedes = arm64_call_precedes,
 };

@@ -60,6 +60,12 @@ struct sw_arch {
 	/* The address of the call instruction that pushed return address ra,
 	 * used for symbolization of callers (usually ra - 1). */
 	uint64_t (*call_site)(uint64_t ra);
+	/* The address outputs print for a physical frame and measure function
+	 * and line offsets from (Breakpad's StackFrame::instruction, rust-
+	 * minidump's `instruction`): NULL prints the pc (x86 and amd64, whose
+	 * Breakpad frames print their return address); link-register CPUs print
+	 * a caller's call site (sw_frame_call_site_address). */
+	uint64_t (*printed_address)(const struct sw_frame *f);
 	/* Removes pointer-authentication or mode bits from a code address. The
 	 * walk gives the snapshot's pointer-authentication mask and the highest
 	 * address any module or memory region uses (sw_walk.address_mask). */
@@ -106,6 +112,13 @@ struct sw_arch {
 int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len);
 /* Our register number for DWARF register n, or -1. */
 int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n);
+/* A caller's call site, the context frame's (or a restored context's) pc:
+ * what Breakpad prints on every CPU but x86 and amd64. */
+static inline uint64_t sw_frame_call_site_address(const struct sw_frame *f)
+{
+	return f->trust == SW_TRUST_CONTEXT || f->restored_context ? f->pc : f->lookup_pc;
+}
+
 /* Is the frame's context restored whole (frame 0, a signal or exception
  * frame), so that link registers still hold what they held then? */
 static inline bool sw_frame_has_live_context(const struct sw_frame *f)

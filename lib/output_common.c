@@ -83,3 +83,12 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
 		n += !w->stacks[k].dump_thread;
 	return n;
 }
+
+uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_frame *fr)
+{
+	if (fr->trust == SW_TRUST_INLINE)
+		return fr->lookup_pc;
+	if (st && st->arch && st->arch->printed_address)
+		return st->arch->printed_address(fr);
+	return fr->pc;
+}

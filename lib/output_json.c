@@ -472,7 +472,7 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 		v_null(j);
 	k_hex(j, "offset", addr);
 	if (registers)
-		write_registers(j, arch, &fr->regs);
+		write_registers(j, st->arch ? st->arch : arch, &fr->regs);
 	k_str(j, "trust", sw_trust_name(fr->trust));
 	if (m)
 		k_null(j, "unloaded_modules");
@@ -521,6 +521,10 @@ static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct
 	k_str(j, "thread_name", t ? t->name : NULL);
 	if (crashing)
 		k_u64(j, "threads_index", index);
+	/* Extensions (docs/json.md): why the walk ended, and whether a limit
+	 * cut it. */
+	k_bool(j, "truncated", st && st->truncated);
+	k_str(j, "walk_end", sw_walk_end_name(st ? st->end : SW_END_NOT_WALKED));
 	end_obj(j);
 }
 

@@ -35,9 +35,7 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_frame *fr = &st->frames[i];
 		fprintf(f, "%" PRIu32 "|%" PRIu32 "|", thread, i);
-		/* Breakpad prints a frame's ReturnAddress(): the pc for physical
-	 * frames, the call site for inline ones (they have no registers). */
-	uint64_t pc = fr->trust == SW_TRUST_INLINE ? fr->lookup_pc : fr->pc;
+		uint64_t pc = sw_out_frame_address(st, fr);
 		if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 			const struct sw_module *m = &s->modules[fr->module];
 			put_field(f, sw_basename(m->code_file));

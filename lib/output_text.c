@@ -67,13 +67,11 @@ static void print_registers(FILE *f, const struct sw_arch *arch, const struct sw
 }
 
 /* " 0  module!function [file : line + 0xoff]" without the newline. */
-static void print_frame_header(FILE *f, const struct sw_snapshot *s,
+static void print_frame_header(FILE *f, const struct sw_snapshot *s, const struct sw_stack *st,
                                const struct sw_frame *fr, unsigned index)
 {
 	fprintf(f, "%2u  ", index);
-	/* Breakpad prints a frame's ReturnAddress(): the pc for physical
-	 * frames, the call site for inline ones (they have no registers). */
-	uint64_t pc = fr->trust == SW_TRUST_INLINE ? fr->lookup_pc : fr->pc;
+	uint64_t pc = sw_out_frame_address(st, fr);
 	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 		const struct sw_module *m = &s->modules[fr->module];
 		fputs(str(sw_basename(m->code_file)), f);
@@ -101,12 +99,15 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 	}
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_frame *fr = &st->frames[i];
-		print_frame_header(f, s, fr, i);
+		print_frame_header(f, s, st, fr, i);
 		fputs("\n ", f);
 		if (fr->trust != SW_TRUST_INLINE)
-			print_registers(f, arch, &fr->regs);
+			print_registers(f, st->arch ? st->arch : arch, &fr->regs);
 		fprintf(f, "\n    Found by: %s\n", sw_trust_description(fr->trust));
 	}
+	/* Breakpad cuts long walks without a word; a reader must know. */
+	if (st->truncated)
+		fprintf(f, "    Stack walk %s\n", sw_walk_end_description(st->end));
 }
 
 static void print_modules(FILE *f, const struct sw_snapshot *s, const struct sw_walk_result *w)

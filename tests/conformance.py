@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Conformance over the real corpus: every x86/amd64 minidump of
-../shared/corpus/manifest.tsv is walked and compared, thread by thread and
+"""Conformance over the real corpus: every minidump and microdump of
+../shared/corpus/manifest.tsv, on every CPU, is walked and compared, thread by thread and
 frame by frame, with Google Breakpad's minidump_stackwalk reference: the frame
 as a user reads it (module!function [file : line + off], module + off, or an
 address) and how it was found (trust).
@@ -37,7 +37,25 @@ TRUST = {
 # thread and frame are Breakpad's numbering. A frame of ours that Breakpad
 # does not have is listed under the index it would take; "*" as the frame
 # covers every frame from the first difference on.
+MACOS_THREAD_START = (
+    "Breakpad's arm64 frame-pointer rule reads one frame record ahead (the caller's x30 from "
+    "[caller x29 + 8]) and so stops one frame early, at the last record whose own saved x29 is "
+    "not readable. The record at the previous frame's x29 holds {x29 = 0, x30 = this pc}: an "
+    "intact record, the last of the chain (AAPCS64 6.4.6), whose owner is thread_start in "
+    "libsystem_pthread; the walk ends after it")
 KNOWN_DIFFERENCES = {
+    ("macos-no-fp.dmp", 0, 2):
+        "frame 0 (_platform_memset, a leaf without CFI) returns to trigger_crash through x30; "
+        "trigger_crash's STACK CFI (CFA = sp + 16, .ra = [CFA - 8]) from there gives main, "
+        "whose own CFI gives dyld's start. Breakpad also takes x30 but sets the caller's sp to "
+        "x29 + 16, the thread's outermost record, so trigger_crash's CFI reads zeros",
+    ("macos-no-fp.dmp", 0, 3): "see frame 2: main's STACK CFI gives dyld's start",
+    ("macos-no-fp.dmp", "modules", 0):
+        "dyld's symbols are looked up (and missing) because the walk reaches dyld's start",
+    ("macos-no-fp.dmp", 1, 5): MACOS_THREAD_START,
+    ("macos-no-fp.dmp", 2, 2): MACOS_THREAD_START,
+    ("macos-no-fp.dmp+truncated-cfi", 1, 5): MACOS_THREAD_START,
+    ("macos-no-fp.dmp+truncated-cfi", 2, 2): MACOS_THREAD_START,
     ("linux_stacksmash.dmp", 0, "*"):
         "stack_smash's return address was overwritten with ASCII ('not stra'): Breakpad's CFI takes "
         "0x6172747320746f6e, a non-canonical address, as the caller. We treat that as a failed rule, "
@@ -71,10 +89,10 @@ def parse_text(text, with_pc=False):
         if m and frame is not None:
             frame[1] = TRUST.get(m.group(1).strip(), m.group(1).strip())
             continue
-        m = re.search(r"\b(?:rip|eip) = (0x[0-9a-f]+)", line)
+        m = re.search(r"\b(?:rip|eip|pc) = (0x[0-9a-f]+)", line)
         if m and frame is not None:
             frame[2] = int(m.group(1), 16)
-        m = re.search(r"\b(?:rsp|esp) = (0x[0-9a-f]+)", line)
+        m = re.search(r"\b(?:rsp|esp|sp) = (0x[0-9a-f]+)", line)
         if m and frame is not None:
             frame[3] = int(m.group(1), 16)
     n = 4 if with_pc else 2
@@ -221,7 +239,7 @@ def drop_invented(ref, memory):
     for t, frames in ref.items():
         kept = []
         for i, (desc, trust, pc, sp) in enumerate(frames):
-            if trust == "scan" and not_after_call(memory, pc):
+            if memory is not None and trust == "scan" and not_after_call(memory, pc):
                 dropped.append("thread %d frame %d %s: Breakpad's scan took it, but the bytes before "
                                "it (%s) are not a call" % (t, i, desc, memory.read(pc - 7, 7).hex(" ")))
                 continue
@@ -266,7 +284,9 @@ def compare_walk(name, ours, ref, used):
 
 def check_walks(args, rows, res, used):
     for r in rows:
-        if r["kind"] != "minidump" or r["arch"] not in ("x86", "amd64") or r["code"] != "0":
+        if r["kind"] not in ("minidump", "microdump") or r["code"] != "0":
+            continue
+        if r["kind"] == "microdump" and args.skip_microdumps:
             continue
         name = r["dump"] + ("" if r["variant"] == "-" else "+" + r["variant"])
         if args.only and args.only not in name:
@@ -293,13 +313,18 @@ def check_walks(args, rows, res, used):
                         problems.append("header: ours %r, Breakpad %r" % (x, y))
                         break
         ours_m, ref_m = module_list(out), module_list(ref_text)
-        if ours_m != ref_m:
+        if ours_m != ref_m and (name, "modules", 0) in KNOWN_DIFFERENCES:
+            used.add((name, "modules", 0))
+        elif ours_m != ref_m:
             for x, y in zip(ours_m + [""] * len(ref_m), ref_m + [""] * len(ours_m)):
                 if x != y:
                     problems.append("modules: ours %r, Breakpad %r" % (x, y))
                     break
         problems += json_schema_problems(args, [dump] + syms)
-        ref_frames, dropped = drop_invented(parse_text(ref_text, with_pc=True), MinidumpMemory(dump))
+        # The call check decodes x86 code only; other CPUs' scan frames are
+        # compared as they are.
+        memory = MinidumpMemory(dump) if r["arch"] in ("x86", "amd64") else None
+        ref_frames, dropped = drop_invented(parse_text(ref_text, with_pc=True), memory)
         problems += compare_walk(name, parse_text(out), ref_frames, used)
         if problems:
             res.fail(label, "\n".join(problems[:12]) + ("\n..." if len(problems) > 12 else ""))
@@ -432,6 +457,7 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--only")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--skip-microdumps", action="store_true")
     args = ap.parse_args()
     rows = read_manifest(args.corpus)
     res, used = Result(), set()

@@ -50,6 +50,7 @@ SYSTEM_INFO = [
 THREAD = [
     ("frame_count", INT), ("frames", LIST), ("last_error_value", OSTR),
     ("thread_id", OINT), ("thread_name", OSTR), ("threads_index", INT),
+    ("truncated", BOOL), ("walk_end", STR),
 ]
 FRAME = [
     ("file", OSTR), ("frame", INT), ("function", OSTR), ("function_offset", OSTR),

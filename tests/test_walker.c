@@ -97,10 +97,12 @@ static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t
 
 /* ---- a fake symbol provider for module 0 ---- */
 
-enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC, RULE_STACK_PC };
+enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC, RULE_STACK_PC,
+                 RULE_NULL_PC };
 
 struct fake_symbols {
 	enum fake_rule rule;
+	const char *name;            /* the function's name: "func" */
 	uint64_t func_lo, func_hi;   /* module offsets covered by "func" */
 	uint32_t ninlines;
 	struct sw_sym_inline inlines[2];
@@ -115,7 +117,7 @@ static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_
 	if (off < fs->func_lo || off >= fs->func_hi)
 		return false;
 	memset(out, 0, sizeof *out);
-	out->function = "func";
+	out->function = fs->name ? fs->name : "func";
 	out->function_offset = fs->func_lo;
 	out->function_size = fs->func_hi - fs->func_lo;
 	out->file = "app.c";
@@ -157,6 +159,10 @@ static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct 
 		break;
 	case RULE_STACK_PC:
 		sw_reg_set(caller, RIP, rsp + 8);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	case RULE_NULL_PC:
+		sw_reg_set(caller, RIP, 0);
 		sw_reg_set(caller, RSP, rsp + 16);
 		break;
 	}
@@ -254,6 +260,8 @@ START_TEST(test_walk_ends_where_cfi_says_no_caller)
 	put_u64(&fx, sp, CODE_BASE + 0x200);
 	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
 	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
+	ck_assert(!st->truncated);
 	fixture_free(&fx);
 }
 END_TEST
@@ -418,6 +426,129 @@ START_TEST(test_walk_stops_at_cfi_pc_on_the_stack)
 	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0);
 	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
 	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Item 9 of the step contract: a CFI rule whose return address is a stack
+ * address is a failed rule for that step, not the end of the walk: a
+ * validated scan from the callee's frame still gets its turn (Windows x64
+ * thread-start chains that Breakpad reaches by scanning). */
+START_TEST(test_cfi_pc_on_the_stack_falls_through_to_scan)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_WINDOWS);
+	fake_init(&fs, RULE_STACK_PC);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x800);
+	put_u64(&fx, sp + 0x20, CODE_BASE + 0x800);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x800);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 0x28);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* ... unless the callee is a function nothing calls: then the walk ends. */
+START_TEST(test_failed_cfi_at_an_entry_point_ends_the_walk)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_STACK_PC);
+	fs.name = "_start";
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x800);
+	put_u64(&fx, sp + 0x20, CODE_BASE + 0x800); /* junk a scan would take */
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A CFI result whose sp does not grow falls through to the frame pointer. */
+START_TEST(test_cfi_sp_not_growing_falls_through_to_frame_pointer)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_BAD_SP);
+	uint64_t sp = STACK_BASE + 0x100, rbp = STACK_BASE + 0x200;
+	set_context(&fx, CODE_BASE + 0x10, sp, rbp);
+	put_call_before(&fx, CODE_BASE + 0x900);
+	put_u64(&fx, rbp, STACK_BASE + 0x300);
+	put_u64(&fx, rbp + 8, CODE_BASE + 0x900);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x900);
+	ck_assert_uint_eq(st->frames[1].regs.v[RSP], rbp + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* CFI that yields a NULL return address with a stack that grows is an
+ * intact chain's end (thread entries push 0): no scan past it. */
+START_TEST(test_cfi_null_return_address_ends_the_walk)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NULL_PC);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x800);
+	put_u64(&fx, sp + 0x20, CODE_BASE + 0x800);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Nothing proves a caller: the walk ends and says so, no guess. */
+START_TEST(test_walk_without_evidence_ends_with_no_caller_found)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x300); /* in a module, but no call before it */
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	ck_assert(!st->truncated);
+	ck_assert_ptr_eq(st->arch, &sw_arch_amd64);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Breakpad's per-context CPU choice: a thread whose context names another
+ * CPU is walked with that CPU's table. */
+static const struct sw_arch *only_x86(enum sw_cpu cpu)
+{
+	return cpu == SW_CPU_X86 ? &sw_arch_x86 : NULL;
+}
+
+START_TEST(test_thread_walked_with_its_context_cpu)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	fx.thread.cpu = SW_CPU_X86;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, 0x401000);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, STACK_BASE + 0x100);
+	struct sw_walk_options opt = { .arch_for_cpu = only_x86 };
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_ptr_eq(st->arch, &sw_arch_x86);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_uint_eq(st->frames[0].pc, 0x401000);
 	fixture_free(&fx);
 }
 END_TEST
@@ -463,6 +594,7 @@ START_TEST(test_max_frames_caps_the_walk)
 	const struct sw_stack *st = walk(&fx, NULL, &opt);
 	ck_assert_uint_eq(st->nframes, 5);
 	ck_assert(st->truncated);
+	ck_assert_int_eq(st->end, SW_END_FRAME_LIMIT);
 	fixture_free(&fx);
 }
 END_TEST
@@ -587,6 +719,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_walk_stops_when_stack_does_not_grow);
 	tcase_add_test(tc, test_walk_stops_at_pc_below_first_page);
 	tcase_add_test(tc, test_walk_stops_at_cfi_pc_on_the_stack);
+	tcase_add_test(tc, test_cfi_pc_on_the_stack_falls_through_to_scan);
+	tcase_add_test(tc, test_failed_cfi_at_an_entry_point_ends_the_walk);
+	tcase_add_test(tc, test_cfi_sp_not_growing_falls_through_to_frame_pointer);
+	tcase_add_test(tc, test_cfi_null_return_address_ends_the_walk);
+	tcase_add_test(tc, test_walk_without_evidence_ends_with_no_caller_found);
+	tcase_add_test(tc, test_thread_walked_with_its_context_cpu);
 	tcase_add_test(tc, test_inline_frames_precede_their_physical_frame);
 	tcase_add_test(tc, test_max_frames_caps_the_walk);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);

@@ -1,0 +1,303 @@
+/* The arm64 walker on synthetic stacks: the live link register of the
+ * context frame, frame records (AAPCS64 §6.4.6), pointer-authentication
+ * stripping, the BL/BLR call check, and the chain's end. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "lib/walker.h"
+
+enum { FP = 29, LR = 30, SP = 31, PC = 32 };
+
+#define CODE_BASE 0x100000000ull
+#define CODE_SIZE 0x1000ull
+#define STACK_BASE 0x16f000000ull
+#define STACK_SIZE 0x1000ull
+
+/* Instruction words (Arm ARM C6.2). */
+enum {
+	INSN_NOP = 0xd503201fu,
+	INSN_BL = 0x94000010u,      /* bl .+0x40 */
+	INSN_BLR_X8 = 0xd63f0100u,  /* blr x8 */
+	INSN_BLRAA = 0xd73f0911u,   /* blraa x8, x17 */
+	INSN_BLRAB = 0xd73f0d11u,   /* blrab x8, x17 */
+	INSN_BLRAAZ = 0xd63f091fu,  /* blraaz x8 */
+	INSN_BLRABZ = 0xd63f0d1fu,  /* blrabz x8 */
+	INSN_B = 0x14000010u,       /* b .+0x40: no link */
+	INSN_BR_X8 = 0xd61f0100u,   /* br x8: no link */
+	INSN_RET = 0xd65f03c0u,
+};
+
+struct fixture {
+	struct sw_snapshot snap;
+	uint8_t code[CODE_SIZE];
+	uint8_t stack[STACK_SIZE];
+	struct sw_mem_region regions[2];
+	struct sw_module module;
+	struct sw_thread thread;
+	struct sw_arena arena;
+	struct sw_walk_result result;
+};
+
+static void fixture_init(struct fixture *fx)
+{
+	memset(fx, 0, sizeof *fx);
+	sw_snapshot_init(&fx->snap, "synthetic-arm64");
+	fx->snap.sys.os = SW_OS_MACOS;
+	fx->snap.sys.cpu = SW_CPU_ARM64;
+	fx->snap.sys.word_size = 8;
+	for (size_t i = 0; i < CODE_SIZE; i += 4)
+		memcpy(&fx->code[i], &(uint32_t){ INSN_NOP }, 4);
+	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
+	fx->regions[1] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
+	fx->snap.mem = fx->regions;
+	fx->snap.nmem = 2;
+	fx->module = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" };
+	fx->snap.modules = &fx->module;
+	fx->snap.nmodules = 1;
+	fx->thread.id = 1;
+	fx->thread.stack_base = STACK_BASE;
+	fx->thread.stack_size = STACK_SIZE;
+	fx->snap.threads = &fx->thread;
+	fx->snap.nthreads = 1;
+	sw_arena_init(&fx->arena);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	sw_arena_free(&fx->arena);
+	fx->snap.mem = NULL;
+	fx->snap.modules = NULL;
+	fx->snap.threads = NULL;
+	sw_snapshot_free(&fx->snap);
+}
+
+static void put_insn(struct fixture *fx, uint64_t addr, uint32_t insn)
+{
+	ck_assert(addr >= CODE_BASE && addr + 4 <= CODE_BASE + CODE_SIZE);
+	memcpy(&fx->code[addr - CODE_BASE], &insn, 4);
+}
+
+/* A call whose return address is ra. */
+static uint64_t call_returning_to(struct fixture *fx, uint64_t ra)
+{
+	put_insn(fx, ra - 4, INSN_BL);
+	return ra;
+}
+
+static void put_u64(struct fixture *fx, uint64_t addr, uint64_t v)
+{
+	ck_assert(addr >= STACK_BASE && addr + 8 <= STACK_BASE + STACK_SIZE);
+	memcpy(&fx->stack[addr - STACK_BASE], &v, 8);
+}
+
+static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
+{
+	sw_reg_set(&fx->thread.ctx, PC, pc);
+	sw_reg_set(&fx->thread.ctx, SP, sp);
+	sw_reg_set(&fx->thread.ctx, FP, fp);
+	sw_reg_set(&fx->thread.ctx, LR, lr);
+}
+
+static const struct sw_stack *walk_with(struct fixture *fx, const struct sw_walk_options *opt)
+{
+	sw_snapshot_finish(&fx->snap);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_arm64, NULL, opt, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+static const struct sw_stack *walk(struct fixture *fx)
+{
+	return walk_with(fx, NULL);
+}
+
+/* A leaf (no record of its own) returns through x30; its caller keeps sp
+ * and x29, and the record at x29 (the caller's) gives the next frame. */
+START_TEST(test_context_leaf_returns_through_link_register)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x200);
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x400);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
+	put_u64(&fx, fp, 0);       /* the outermost record: {0, ra2} */
+	put_u64(&fx, fp + 8, ra2);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, ra1);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 4);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp + 16);
+	ck_assert_uint_eq(st->frames[2].regs.v[FP], 0);
+	/* The record's saved x29 of 0 marks the chain's end. */
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function that already stored its record holds x30 there too: the
+ * record, not the register, gives the caller (no duplicate frame). */
+START_TEST(test_context_with_own_record_uses_the_record)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x200);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x120;
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra1);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, ra1);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Signed return addresses and frame pointers (arm64e): the bits above the
+ * highest address the snapshot uses are a signature, stripped. */
+START_TEST(test_pointer_authentication_bits_are_stripped)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x200);
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x300);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x120, fp2 = STACK_BASE + 0x200;
+	const uint64_t sig = 0x002d000000000000ull;
+	put_u64(&fx, fp, fp2 | sig);
+	put_u64(&fx, fp + 8, ra1 | sig);
+	put_u64(&fx, fp2, 0);
+	put_u64(&fx, fp2 + 8, ra2 | 0x7f00000000000000ull);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, ra1 | sig);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[FP], fp2);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The Linux PAC mask from the snapshot wins over the guessed one. */
+START_TEST(test_snapshot_pac_mask_is_used)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	fx.snap.sys.pointer_auth_mask = 0xff7f000000000000ull;
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x200);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x120;
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra1 | 0x0040000000000000ull);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, 0);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A record whose return address follows no call is no record: the walk
+ * falls through to the scan, which needs a call before its word too. */
+START_TEST(test_record_without_call_before_its_return_address_is_refused)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x120;
+	put_u64(&fx, fp, STACK_BASE + 0x200);
+	put_u64(&fx, fp + 8, CODE_BASE + 0x200); /* nop before it */
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, 0);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A record pointing downwards (into the callee's frame) is broken. */
+START_TEST(test_record_chain_must_grow)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x200);
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x300);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
+	put_u64(&fx, fp, fp - 0x40); /* below itself */
+	put_u64(&fx, fp + 8, ra1);
+	put_u64(&fx, fp - 0x40, fp);
+	put_u64(&fx, fp - 0x38, ra2);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, 0);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The scan takes a word only when a linking branch precedes it. */
+START_TEST(test_scan_takes_only_words_after_a_call)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra = call_returning_to(&fx, CODE_BASE + 0x600);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u64(&fx, sp + 0x08, CODE_BASE + 0x500); /* nop before: refused */
+	put_u64(&fx, sp + 0x18, ra);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, 0);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 0x20);
+	fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(test_call_check_decodes_every_linking_branch)
+{
+	static const uint32_t calls[] = { INSN_BL, INSN_BLR_X8, INSN_BLRAA, INSN_BLRAB,
+	                                  INSN_BLRAAZ, INSN_BLRABZ };
+	static const uint32_t others[] = { INSN_NOP, INSN_B, INSN_BR_X8, INSN_RET };
+	struct fixture fx;
+	fixture_init(&fx);
+	sw_snapshot_finish(&fx.snap);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_arm64, .address_mask = ~0ull };
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		put_insn(&fx, CODE_BASE + 0x100, calls[i]);
+		bool known = false;
+		ck_assert_msg(sw_arch_arm64.call_precedes(&w, CODE_BASE + 0x104, &known),
+		              "0x%08x is a call", calls[i]);
+		ck_assert(known);
+	}
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		put_insn(&fx, CODE_BASE + 0x100, others[i]);
+		bool known = false;
+		ck_assert_msg(!sw_arch_arm64.call_precedes(&w, CODE_BASE + 0x104, &known),
+		              "0x%08x is no call", others[i]);
+	}
+	/* Code that is not captured cannot be checked: Breakpad's rule. */
+	bool known = true;
+	ck_assert(sw_arch_arm64.call_precedes(&w, 0x200000000ull, &known));
+	ck_assert(!known);
+	fixture_free(&fx);
+}
+END_TEST
+
+Suite *test_suite(void);
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("arm64");
+	TCase *tc = tcase_create("walk");
+	tcase_add_test(tc, test_context_leaf_returns_through_link_register);
+	tcase_add_test(tc, test_context_with_own_record_uses_the_record);
+	tcase_add_test(tc, test_pointer_authentication_bits_are_stripped);
+	tcase_add_test(tc, test_snapshot_pac_mask_is_used);
+	tcase_add_test(tc, test_record_without_call_before_its_return_address_is_refused);
+	tcase_add_test(tc, test_record_chain_must_grow);
+	tcase_add_test(tc, test_scan_takes_only_words_after_a_call);
+	tcase_add_test(tc, test_call_check_decodes_every_linking_branch);
+	suite_add_tcase(s, tc);
+	return s;
+}
