@@ -51,16 +51,20 @@ static int compare_regions(const void *a, const void *b)
 	return 0;
 }
 
-static const struct sw_module *module_sort_base;
+/* A module's sort key: its base, then its index (stable for equal bases:
+ * the earlier module wins lookups). Sorting keys instead of indexes needs
+ * no shared context, so snapshots may be built on several threads. */
+struct module_key {
+	uint64_t base;
+	uint32_t index;
+};
 
-static int compare_module_index(const void *a, const void *b)
+static int compare_module_keys(const void *a, const void *b)
 {
-	const struct sw_module *x = &module_sort_base[*(const uint32_t *)a];
-	const struct sw_module *y = &module_sort_base[*(const uint32_t *)b];
+	const struct module_key *x = a, *y = b;
 	if (x->base != y->base)
 		return x->base < y->base ? -1 : 1;
-	/* Stable for equal bases: the earlier module wins lookups. */
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 void sw_snapshot_finish(struct sw_snapshot *s)
@@ -83,16 +87,17 @@ void sw_snapshot_finish(struct sw_snapshot *s)
 	s->module_by_base = NULL;
 	if (s->nmodules) {
 		s->module_by_base = sw_arena_array(&s->arena, s->nmodules, sizeof *s->module_by_base);
-		if (s->module_by_base) {
+		struct module_key *keys = malloc(s->nmodules * sizeof *keys);
+		if (s->module_by_base && keys) {
 			for (uint32_t i = 0; i < s->nmodules; i++)
-				s->module_by_base[i] = i;
-			/* qsort has no context argument in C17; the snapshot is built
-			 * by one thread, so a file-scope pointer is safe here. */
-			module_sort_base = s->modules;
-			qsort(s->module_by_base, s->nmodules, sizeof *s->module_by_base,
-			      compare_module_index);
-			module_sort_base = NULL;
+				keys[i] = (struct module_key){ s->modules[i].base, i };
+			qsort(keys, s->nmodules, sizeof *keys, compare_module_keys);
+			for (uint32_t i = 0; i < s->nmodules; i++)
+				s->module_by_base[i] = keys[i].index;
+		} else {
+			s->module_by_base = NULL;
 		}
+		free(keys);
 	}
 }
 

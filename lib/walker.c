@@ -453,8 +453,10 @@ static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t 
 {
 	w->stack_lo = w->stack_hi = 0;
 	if (t->stack_size) {
+		/* A hostile size must not wrap the end around to below the base. */
 		w->stack_lo = t->stack_base;
-		w->stack_hi = t->stack_base + t->stack_size;
+		w->stack_hi = t->stack_size > UINT64_MAX - t->stack_base ? UINT64_MAX
+		                                                          : t->stack_base + t->stack_size;
 		return;
 	}
 	const struct sw_mem_region *r = sw_mem_find(w->snap, sp);

@@ -553,6 +553,22 @@ START_TEST(test_thread_walked_with_its_context_cpu)
 }
 END_TEST
 
+/* Hostile arithmetic: a stack region whose end wraps past 2^64 and a frame
+ * pointer at the top of the address space neither crash nor loop. */
+START_TEST(test_wrapping_stack_bounds_and_frame_pointer_are_refused)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	fx.thread.stack_base = 0xfffffffffffff000ull;
+	fx.thread.stack_size = 0x10000;
+	set_context(&fx, CODE_BASE + 0x10, 0xfffffffffffffff0ull, 0xfffffffffffffff8ull);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_inline_frames_precede_their_physical_frame)
 {
 	struct fixture fx;
@@ -725,6 +741,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_cfi_null_return_address_ends_the_walk);
 	tcase_add_test(tc, test_walk_without_evidence_ends_with_no_caller_found);
 	tcase_add_test(tc, test_thread_walked_with_its_context_cpu);
+	tcase_add_test(tc, test_wrapping_stack_bounds_and_frame_pointer_are_refused);
 	tcase_add_test(tc, test_inline_frames_precede_their_physical_frame);
 	tcase_add_test(tc, test_max_frames_caps_the_walk);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
