@@ -258,6 +258,7 @@ bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
 		md_problem(r, "%s: context flags 0x%x name no CPU; read as %s", what,
 		           layout_flags(l, ctx), l->name);
 
+	r->context_cpu = l->cpu;
 	uint32_t flags = layout_flags(l, ctx);
 	/* Some writers (macOS ones among them) set the CPU bit and no group
 	 * bit; Breakpad then uses every register, and so do we. */

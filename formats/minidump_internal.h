@@ -51,6 +51,7 @@ struct md_reader {
 	 * recorded as warnings, not as damage to the dump. */
 	bool optional;
 	uint32_t damage;          /* problems outside optional streams */
+	enum sw_cpu context_cpu;  /* the CPU of the last context md_read_context read */
 };
 
 /* A short name for a stream type in messages ("thread list"). */

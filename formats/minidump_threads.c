@@ -47,8 +47,10 @@ void md_read_thread_list(struct md_reader *r, struct md_span s)
 		struct md_span ctx;
 		if (ctx_size == 0)
 			continue;
-		if (md_location(r, ctx_size, md_u32(t, 44), what, &ctx))
-			md_read_context(r, ctx, what, &th->ctx);
+		/* Breakpad walks each thread as the CPU its context names. */
+		if (md_location(r, ctx_size, md_u32(t, 44), what, &ctx) &&
+		    md_read_context(r, ctx, what, &th->ctx))
+			th->cpu = r->context_cpu;
 	}
 }
 
