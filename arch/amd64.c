@@ -28,6 +28,14 @@ static const uint8_t amd64_print_order[] = {
 	AMD64_R12, AMD64_R13, AMD64_R14, AMD64_R15, AMD64_RIP,
 };
 
+/* DWARF numbers (SysV AMD64 ABI figure 3.36): 0-16 are ours; 49 is
+ * rflags. */
+static const int8_t amd64_dwarf_regs[50] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, AMD64_RFLAGS,
+};
+
 static uint64_t amd64_call_site(uint64_t ra)
 {
 	return ra - 1;
@@ -147,6 +155,8 @@ const struct sw_arch sw_arch_amd64 = {
 	                (1ull << AMD64_R15),
 	.print_order = amd64_print_order,
 	.nprint = sizeof amd64_print_order,
+	.dwarf_regs = amd64_dwarf_regs,
+	.ndwarf_regs = sizeof amd64_dwarf_regs,
 	.call_site = amd64_call_site,
 	.strip_code_pointer = amd64_strip,
 	.pc_is_plausible = amd64_pc_plausible,

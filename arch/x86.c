@@ -29,6 +29,9 @@ static const uint8_t x86_print_order[] = {
 	X86_EDX, X86_EFLAGS,
 };
 
+/* Our numbers are the DWARF ones (i386 psABI table 2.14): eax..eflags. */
+static const int8_t x86_dwarf_regs[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
 static uint64_t x86_call_site(uint64_t ra)
 {
 	return ra - 1;
@@ -114,6 +117,8 @@ const struct sw_arch sw_arch_x86 = {
 	                (1ull << X86_EBP) | (1ull << X86_ESP),
 	.print_order = x86_print_order,
 	.nprint = sizeof x86_print_order,
+	.dwarf_regs = x86_dwarf_regs,
+	.ndwarf_regs = sizeof x86_dwarf_regs,
 	.call_site = x86_call_site,
 	.strip_code_pointer = x86_strip,
 	.pc_is_plausible = x86_pc_plausible,
