@@ -569,6 +569,19 @@ START_TEST(test_wrapping_stack_bounds_and_frame_pointer_are_refused)
 }
 END_TEST
 
+/* DWARF register numbers map to ours, which differ above 31. */
+START_TEST(test_dwarf_register_numbers_map_to_ours)
+{
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_amd64, 16), RIP);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_amd64, 49), 17); /* rflags */
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_amd64, 33), -1);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_amd64, 500), -1);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_x86, 8), X86_EIP);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_arm64, 31), 31);  /* sp */
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_arm64, 30), 30);  /* x30 */
+}
+END_TEST
+
 START_TEST(test_inline_frames_precede_their_physical_frame)
 {
 	struct fixture fx;
@@ -742,6 +755,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_walk_without_evidence_ends_with_no_caller_found);
 	tcase_add_test(tc, test_thread_walked_with_its_context_cpu);
 	tcase_add_test(tc, test_wrapping_stack_bounds_and_frame_pointer_are_refused);
+	tcase_add_test(tc, test_dwarf_register_numbers_map_to_ours);
 	tcase_add_test(tc, test_inline_frames_precede_their_physical_frame);
 	tcase_add_test(tc, test_max_frames_caps_the_walk);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
