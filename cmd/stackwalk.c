@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arch/registry.h"
 #include "formats/open.h"
@@ -36,6 +37,8 @@ struct options {
 	const char *snapshot;
 	const char *const *symbol_paths;
 	size_t nsymbol_paths;
+	/* SNAPSHOT and the symbol paths, in the order given (malloc'd: free). */
+	const char **positional;
 };
 
 static void usage(FILE *f)
@@ -52,10 +55,13 @@ static void usage(FILE *f)
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
 	      "  --pretty          indent the JSON\n"
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
-	      "  --max-frames=N    stop each thread's walk after N frames (default 1024)\n"
+	      "  --max-frames=N    stop each thread's walk after N frames (default 1048576)\n"
 	      "  --no-scan         never guess frames by stack scanning\n"
 	      "  --help, -h        this text\n"
 	      "  --version, -V     the version\n"
+	      "\n"
+	      "Options may come before or after SNAPSHOT; '--' ends them. --json and\n"
+	      "--machine exclude each other; --pretty needs --json.\n"
 	      "\n"
 	      "Exit status: 0 walked; 1 walked a damaged input (what was intact is\n"
 	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
@@ -71,7 +77,34 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-/* Returns -1 to go on, else the exit status. */
+/* getopt's '?': an option that is not ours, a prefix of more than one of
+ * ours (getopt_long takes any unique prefix: --js is --json), or a value
+ * given to an option that takes none ("--json=1"). `arg` is the word it
+ * was in, opt getopt's optopt. */
+static int bad_option(const struct option *longopts, const char *arg, int opt)
+{
+	if (opt == 0 && arg[0] == '-' && arg[1] == '-') {
+		size_t len = strcspn(arg + 2, "=");
+		unsigned matches = 0;
+		for (const struct option *lo = longopts; lo->name; lo++)
+			matches += strncmp(lo->name, arg + 2, len) == 0;
+		fprintf(stderr, "stackwalk: %s option '%.*s' (see stackwalk --help)\n",
+		        matches > 1 ? "ambiguous" : "unknown", (int)len + 2, arg);
+		return EXIT_USAGE;
+	}
+	for (const struct option *lo = longopts; lo->name; lo++)
+		if (opt == lo->val && lo->has_arg == no_argument) {
+			fprintf(stderr, "stackwalk: option '--%s' takes no value (see stackwalk --help)\n",
+			        lo->name);
+			return EXIT_USAGE;
+		}
+	fprintf(stderr, "stackwalk: unknown option '-%c' (see stackwalk --help)\n", opt);
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, else the exit status; o->positional is to be freed
+ * either way. Options are read left to right, before or after SNAPSHOT
+ * (GNU style), until "--"; --help and --version answer at once. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN };
@@ -86,36 +119,61 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
+	/* Positional arguments are at most argc - 1 of the words (+1: argc
+	 * may be 0 when a program execs us without argv[0]). */
+	o->positional = calloc((size_t)argc + 1, sizeof *o->positional);
+	if (!o->positional) {
+		fputs("stackwalk: out of memory\n", stderr);
+		return EXIT_INTERNAL;
+	}
+	size_t npos = 0;
+	bool json = false, machine = false;
 	opterr = 0;
+	/* '-' first: each positional argument comes back in turn (as 1), so
+	 * an option after SNAPSHOT is still an option, whatever
+	 * POSIXLY_CORRECT says. ':' next: a missing value is ':', told apart
+	 * from an unknown option ('?'). */
 	int c;
-	while ((c = getopt_long(argc, argv, "+mhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:mhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_JSON: o->format = OUT_JSON; break;
+		case 1: o->positional[npos++] = optarg; break;
+		case OPT_JSON: json = true; break;
 		case OPT_PRETTY: o->pretty = true; break;
-		case 'm': o->format = OUT_MACHINE; break;
+		case 'm': machine = true; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
 		case OPT_MAX_FRAMES: {
+			/* Given twice, the last value counts (as for any GNU tool):
+			 * a script may append to a command line it was handed. */
 			char *end;
 			errno = 0;
 			unsigned long n = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || n == 0 || n > 1000000)
-				return usage_error("--max-frames wants a number from 1 to 1000000, not '%s'", optarg);
+			if (errno || *end || end == optarg || n == 0 || n > SW_DEFAULT_MAX_FRAMES)
+				return usage_error("--max-frames wants a number from 1 to 1048576, not '%s'", optarg);
 			o->walk.max_frames = (uint32_t)n;
 			break;
 		}
 		case 'h': usage(stdout); return EXIT_WALKED;
 		case 'V': printf("stackwalk %s\n", SW_VERSION); return EXIT_WALKED;
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: return bad_option(longopts, argv[optind - 1], optopt);
 		}
 	}
-	if (o->pretty && o->format != OUT_JSON)
+	/* After "--": every word is positional, even one starting with '-'. */
+	while (optind < argc)
+		o->positional[npos++] = argv[optind++];
+
+	/* Two output formats asked for: neither is "the" answer, and a script
+	 * that parses one would silently get the other. */
+	if (json && machine)
+		return usage_error("%s", "--json and --machine are two different outputs: give one");
+	o->format = json ? OUT_JSON : machine ? OUT_MACHINE : OUT_TEXT;
+	if (o->pretty && !json)
 		return usage_error("%s", "--pretty only applies to --json");
-	if (optind >= argc)
+	if (npos == 0)
 		return usage_error("%s", "no SNAPSHOT given");
-	o->snapshot = argv[optind];
-	o->symbol_paths = (const char *const *)&argv[optind + 1];
-	o->nsymbol_paths = (size_t)(argc - optind - 1);
+	o->snapshot = o->positional[0];
+	o->symbol_paths = &o->positional[1];
+	o->nsymbol_paths = npos - 1;
 	return -1;
 }
 
@@ -143,38 +201,49 @@ static void print(const struct options *o, const struct sw_snapshot *snap,
 	}
 }
 
-int main(int argc, char **argv)
+/* A symbol path that is not there is not an error (the walk goes on
+ * without it, as with a module whose symbols are missing), but it is most
+ * likely a typo: say so, once, on stderr. */
+static void warn_missing_symbol_paths(const struct options *o)
 {
-	struct options o;
-	int status = parse_args(argc, argv, &o);
-	if (status >= 0)
-		return status;
+	for (size_t i = 0; i < o->nsymbol_paths; i++) {
+		struct stat st;
+		if (stat(o->symbol_paths[i], &st) != 0)
+			fprintf(stderr, "stackwalk: %s: symbol path ignored: %s\n", o->symbol_paths[i],
+			        strerror(errno));
+	}
+}
 
+/* Everything after the command line; returns the exit status. */
+static int walk_snapshot(const struct options *o)
+{
 	struct sw_err err = { 0 };
 	struct sw_snapshot snap;
-	enum sw_err_code rc = sw_snapshot_open(o.snapshot, &snap, &err);
+	enum sw_err_code rc = sw_snapshot_open(o->snapshot, &snap, &err);
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		fprintf(stderr, "stackwalk: %s\n", err.msg);
 		sw_snapshot_free(&snap);
 		return status_for(rc);
 	}
-	status = status_for(rc);
+	int status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
 		fprintf(stderr, "stackwalk: %s\n", err.msg);
 	else if (snap.nproblems == 1)
-		fprintf(stderr, "stackwalk: %s: %s\n", o.snapshot, snap.problems[0]);
+		fprintf(stderr, "stackwalk: %s: %s\n", o->snapshot, snap.problems[0]);
 	else if (snap.nproblems > 1)
-		fprintf(stderr, "stackwalk: %s: %s (and %u more)\n", o.snapshot, snap.problems[0],
+		fprintf(stderr, "stackwalk: %s: %s (and %u more)\n", o->snapshot, snap.problems[0],
 		        snap.nproblems - 1);
+
+	warn_missing_symbol_paths(o);
 
 	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
 	if (!arch && snap.nthreads)
 		fprintf(stderr, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
-		        o.snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
+		        o->snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
 
 	struct sw_err sym_err = { 0 };
 	struct sw_sym_store *store =
-		sw_sym_store_create(o.symbol_paths, o.nsymbol_paths, &snap, &sym_err);
+		sw_sym_store_create(o->symbol_paths, o->nsymbol_paths, &snap, &sym_err);
 	if (!store) {
 		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
 		sw_snapshot_free(&snap);
@@ -186,11 +255,13 @@ int main(int argc, char **argv)
 	struct sw_arena walk_arena;
 	sw_arena_init(&walk_arena);
 	struct sw_walk_result walk;
-	if (!sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &o.walk, &walk_arena, &walk)) {
-		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o.snapshot);
+	struct sw_walk_options walk_opt = o->walk;
+	walk_opt.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
+	if (!sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt, &walk_arena, &walk)) {
+		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o->snapshot);
 		status = EXIT_INTERNAL;
 	} else {
-		print(&o, &snap, arch, &walk);
+		print(o, &snap, arch, &walk);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(errno));
 			status = EXIT_INTERNAL;
@@ -200,5 +271,15 @@ int main(int argc, char **argv)
 	sw_arena_free(&walk_arena);
 	sw_sym_store_free(store);
 	sw_snapshot_free(&snap);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int status = parse_args(argc, argv, &o);
+	if (status < 0)
+		status = walk_snapshot(&o);
+	free(o.positional);
 	return status;
 }

@@ -140,8 +140,11 @@ void md_read_module_list(struct md_reader *r, struct md_span s)
 		return;
 	bool windows = snap->sys.os == SW_OS_WINDOWS;
 	for (uint32_t i = 0; i < n; i++) {
+		/* md_list sized `list` to hold n whole records, so this cannot
+		 * fail; stopping if it ever does keeps `e` from being read unset. */
 		struct md_span e;
-		md_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e);
+		if (!md_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e))
+			break;
 		struct sw_module *m = &snap->modules[snap->nmodules++];
 		read_module_head(r, e, "module", i, m);
 
@@ -188,7 +191,8 @@ void md_read_unloaded_modules(struct md_reader *r, struct md_span s)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span e;
-		md_span_sub(list, (uint64_t)i * entry, entry, &e);
+		if (!md_span_sub(list, (uint64_t)i * entry, entry, &e))
+			break; /* cannot happen: see md_read_module_list */
 		struct sw_module *m = &snap->unloaded[snap->nunloaded++];
 		read_module_head(r, e, "unloaded module", i, m);
 		if (snap->sys.os == SW_OS_WINDOWS)

@@ -3,6 +3,7 @@
 exit statuses, and one-line error messages naming the file.
 
 Usage: cli.py STACKWALK TESTDATA_DIR"""
+import gzip
 import json
 import os
 import subprocess
@@ -16,7 +17,10 @@ passed = failed = 0
 
 
 def run(*args):
-    p = subprocess.run([sw] + list(args), capture_output=True, text=True, timeout=60)
+    try:
+        p = subprocess.run([sw] + list(args), capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out (blocked?)"
     return p.returncode, p.stdout, p.stderr
 
 
@@ -50,28 +54,76 @@ code, out, err = run("--help")
 check("--help prints usage, exit 0", code == 0 and out.startswith("Usage: stackwalk"))
 code, out, err = run("--version")
 check("--version, exit 0", code == 0 and out.startswith("stackwalk "))
+code, out3, err = run(dump, syms, "--json", "--max-frames=2")
+check("options after SNAPSHOT and symbol paths are options, not symbol paths",
+      code == 0 and err == "" and json.loads(out3)["crashing_thread"]["frames"][1]["function"] == "main"
+      and len(json.loads(out3)["crashing_thread"]["frames"]) == 2, "exit %d %r %s" % (code, err, out3[:300]))
+code, out, err = run("--max-frames=1", dump, syms, "--max-frames=2")
+check("an option given twice: the last value counts", code == 0 and " 1  test_app.exe!main" in out and " 2  " not in out,
+      out[:1500])
+code, out, err = run(dump, "--", "--json")
+check("-- ends options: a later '--json' is a symbol path",
+      code == 0 and out.startswith("Operating system:") and "--json: symbol path ignored" in err,
+      "exit %d %r" % (code, err))
 
-for args, what in [((), "no arguments"), (("--bogus", dump), "unknown option"),
-                   (("--pretty", dump), "--pretty without --json"),
-                   (("--max-frames=0", dump), "--max-frames=0")]:
+for args, what, says in [((), "no arguments", "no SNAPSHOT"),
+                         (("--bogus", dump), "unknown option", "unknown option '--bogus'"),
+                         ((dump, syms, "--bogus"), "unknown option after SNAPSHOT", "unknown option '--bogus'"),
+                         ((dump, "-x"), "unknown short option", "unknown option '-x'"),
+                         ((dump, "--ma"), "a prefix of two options", "ambiguous option '--ma'"),
+                         ((dump, "--json=1"), "a value to an option that takes none", "'--json' takes no value"),
+                         ((dump, "--max-frames"), "--max-frames without its value", "needs a value"),
+                         (("--json", "-m", dump), "--json with -m", "--json and --machine"),
+                         ((dump, "--machine", "--json"), "--machine with --json", "--json and --machine"),
+                         (("--pretty", dump), "--pretty without --json", "--pretty"),
+                         (("--pretty", "-m", dump), "--pretty with --machine", "--pretty"),
+                         (("--max-frames=0", dump), "--max-frames=0", "--max-frames")]:
     code, out, err = run(*args)
     check("usage error: %s -> exit 2, one line" % what,
-          code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("stackwalk: "), "exit %d %r" % (code, err))
+          code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("stackwalk: ") and says in err,
+          "exit %d %r" % (code, err))
 
 with tempfile.TemporaryDirectory() as tmp:
     missing = os.path.join(tmp, "missing.dmp")
     code, out, err = run(missing)
     check("missing file -> exit 3, one line naming it",
           code == 3 and out == "" and err.count("\n") == 1 and "missing.dmp" in err, "exit %d %r" % (code, err))
-    elf = os.path.join(tmp, "not-a-dump")
-    open(elf, "wb").write(b"\x7fELF" + b"\0" * 60)
-    code, out, err = run(elf)
-    check("not a snapshot -> exit 3, one line naming it",
-          code == 3 and err.count("\n") == 1 and "not-a-dump" in err and "not a snapshot" in err, "exit %d %r" % (code, err))
-    empty = os.path.join(tmp, "empty.dmp")
-    open(empty, "wb").close()
-    code, out, err = run(empty)
-    check("empty file -> exit 3", code == 3 and "empty.dmp" in err, "exit %d %r" % (code, err))
+    unknown = os.path.join(tmp, "not-a-dump")
+    open(unknown, "wb").write(b"\x01\x02\x03\x04" + b"\0" * 60)
+    code, out, err = run(unknown)
+    check("not a snapshot -> exit 3, one line naming it and its first bytes",
+          code == 3 and err.count("\n") == 1 and "not-a-dump" in err and "starts with 01 02 03 04" in err,
+          "exit %d %r" % (code, err))
+
+    # Files that are not snapshots say what they are: one line naming the
+    # file, exit 3 (docs/cli.md, "Messages").
+    sym = open(os.path.join(syms, "test_app.pdb", "5A9832E5287241C1838ED98914E9B7FF1", "test_app.sym"), "rb").read()
+    elf = open("/bin/true", "rb").read()
+    # The same ELF file with e_type ET_CORE (4), in its byte order (EI_DATA).
+    core = elf[:16] + (4).to_bytes(2, "little" if elf[5] == 1 else "big") + elf[18:]
+    kinds = [("a-directory", None, "is a directory"),
+             ("a-fifo", None, "is a FIFO"),
+             ("app.sym", sym, "a Breakpad symbol file, not a snapshot: give it as a SYMBOL_PATH"),
+             ("app.sym.gz", gzip.compress(sym), "gzip-compressed Breakpad symbol file"),
+             ("true", elf, "not a snapshot (symbols are read from Breakpad .sym files"),
+             ("core", core, "an ELF core file: ELF core files are not read yet"),
+             ("notes.gz", gzip.compress(b"hello\n" * 100), "a gzip file"),
+             ("crash.dmp.gz", gzip.compress(open(dump, "rb").read()), "a gzip-compressed minidump"),
+             ("old.microdump", b"W/google-breakpad( 42): -----BEGIN BREAKPAD MICRODUMP-----\n"
+                               b"W/google-breakpad( 42): O A arm 02 armv7l OS VERSION INFO\n", "microdump"),
+             ("empty.dmp", b"", "empty file")]
+    for name, data, says in kinds:
+        path = os.path.join(tmp, name)
+        if name == "a-directory":
+            os.mkdir(path)
+        elif name == "a-fifo":
+            os.mkfifo(path)  # opening it would block: stackwalk must not
+        else:
+            open(path, "wb").write(data)
+        code, out, err = run(path)
+        check("refused %s -> exit 3, one line naming it and what it is" % name,
+              code == 3 and out == "" and err.count("\n") == 1 and err.startswith("stackwalk: " + path + ": ")
+              and says in err, "exit %d %r" % (code, err))
     cut = os.path.join(tmp, "cut.dmp")
     open(cut, "wb").write(open(dump, "rb").read()[:6000])
     code, out, err = run(cut, syms)
@@ -80,6 +132,9 @@ with tempfile.TemporaryDirectory() as tmp:
           "exit %d %r" % (code, err))
     code, out, err = run(dump, os.path.join(tmp, "no-such-store"))
     check("a missing symbol path is not an error", code == 0 and "test_app.exe + 0x429e" in out, "exit %d" % code)
+    check("a missing symbol path: one warning line naming it",
+          err == "stackwalk: %s: symbol path ignored: No such file or directory\n" % os.path.join(tmp, "no-such-store"),
+          repr(err))
 
 print("cli: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
