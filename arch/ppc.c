@@ -1,11 +1,25 @@
-/* PowerPC 32/64 (SysV / ELFv2 ABI). Register numbers 0-31 are r0-r31 (r1 =
- * sp); srr0 (the pc), lr, ctr, cr and xer follow. Walking hooks (the r1
- * back chain) arrive with the PowerPC issue. */
+/* PowerPC: 32-bit (System V ABI PowerPC Processor Supplement; Darwin) and
+ * 64-bit (ELFv1 big-endian, ELFv2 little- and big-endian), in the byte
+ * order of the snapshot.
+ *
+ * Register numbers 0-31 are r0-r31 (r1 = sp); srr0 (the pc), lr, ctr, cr
+ * and xer follow. DWARF numbers r0-r31 = 0-31, lr = 65, ctr = 66 (64-bit
+ * ELF ABI §3.4 / ELFv2 §2.4, and GCC's .eh_frame and .debug_frame on ppc32).
+ *
+ * There is no frame pointer: every frame starts with the back chain, so
+ * callers come from the r1 chain (Breakpad's "frame pointer" on PowerPC),
+ * from the context frame's live link register, and from a scan validated
+ * by decoding bl/bctrl/blrl. */
 #include "registry.h"
 
-enum { PPC_SP = 1, PPC_SRR0 = 32, PPC_LR = 33 };
+#include <string.h>
 
-static const char *const ppc_reg_names[] = {
+#include "lib/walker.h"
+#include "same_function.h"
+
+enum { PPC_SP = 1, PPC_SRR0 = 32, PPC_LR = 33, PPC_CTR = 34, PPC_NREGS = 37 };
+
+static const char *const ppc_reg_names[PPC_NREGS] = {
 	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
 	"r11", "r12", "r13", "r14", "r15", "r16", "r17", "r18", "r19", "r20",
 	"r21", "r22", "r23", "r24", "r25", "r26", "r27", "r28", "r29", "r30",
@@ -14,6 +28,19 @@ static const char *const ppc_reg_names[] = {
 
 static const uint8_t ppc_print_order[] = { PPC_SRR0, PPC_SP };
 
+#define NONE8 -1, -1, -1, -1, -1, -1, -1, -1
+static const int8_t ppc_dwarf_regs[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+	20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+	NONE8, NONE8, NONE8, NONE8, /* 32-63: f0-f31 */
+	-1,                         /* 64: cr (ELFv2) */
+	PPC_LR, PPC_CTR,            /* 65, 66 */
+};
+#undef NONE8
+
+/* Every instruction is 4 bytes: the call is the word before the return
+ * address (Breakpad's ppc walker; its ppc64 one subtracts 8, believing
+ * ppc64 instructions to be 8 bytes long). */
 static uint64_t ppc_call_site(uint64_t ra)
 {
 	return ra - 4;
@@ -21,13 +48,176 @@ static uint64_t ppc_call_site(uint64_t ra)
 
 static uint64_t ppc_strip(const struct sw_walk *w, uint64_t addr)
 {
-	(void)w;
-	return addr;
+	return w->arch->word_size == 4 ? addr & 0xffffffffu : addr;
 }
 
-static bool ppc_pc_plausible(uint64_t pc)
+static bool ppc32_pc_plausible(uint64_t pc)
+{
+	return pc >= 0x1000 && pc <= 0xffffffffu && (pc & 3) == 0;
+}
+
+static bool ppc64_pc_plausible(uint64_t pc)
 {
 	return pc >= 0x1000 && (pc & 3) == 0;
+}
+
+/* ---- the call check ---------------------------------------------------- */
+
+/* Branches that set LR to the next instruction (Power ISA v3.1 Book I
+ * §2.4, LK = 1):
+ *   bl, bla            I-form, primary opcode 18
+ *   bcl, bcla          B-form, opcode 16 (conditional calls), except a
+ *                      branch to the next instruction: `bcl 20,31,$+4` is
+ *                      how 32-bit PIC code reads its own address
+ *   bclrl (blrl)       XL-form, opcode 19, extended opcode 16
+ *   bcctrl (bctrl)     XL-form, opcode 19, extended opcode 528
+ *   bctarl             XL-form, opcode 19, extended opcode 560 (v2.07) */
+static bool ppc_insn_is_call(uint32_t insn)
+{
+	if ((insn & 1) == 0)
+		return false;
+	switch (insn >> 26) {
+	case 18:
+		return true;
+	case 16:
+		return (insn & 0xfffeu) != 4; /* BD = 1 word, AA = 0: to ra */
+	case 19: {
+		uint32_t xo = (insn >> 1) & 0x3ffu;
+		return xo == 16 || xo == 528 || xo == 560;
+	}
+	default:
+		return false;
+	}
+}
+
+static bool ppc_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
+{
+	*known = true;
+	if (ra & 3)
+		return false;
+	uint8_t b[4];
+	if (ra < 4 || !sw_walk_read(w, ra - 4, b, sizeof b)) {
+		*known = false;
+		return true;
+	}
+	/* Code is in the data byte order on PowerPC (little-endian mode swaps
+	 * instruction fetches too). */
+	uint32_t insn = w->snap->sys.big_endian
+	                ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+	                : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	return ppc_insn_is_call(insn);
+}
+
+/* ---- the back chain ---------------------------------------------------- */
+
+/* Where a function saves its return address: in its caller's frame, at a
+ * fixed offset from the caller's sp (the back chain):
+ *   ppc32 System V (Linux): 4   (SysV ABI PPC supplement, "Stack Frame")
+ *   ppc32 Darwin:           8   (its linkage area: back chain, CR, LR)
+ *   ppc64 ELFv1, ELFv2:     16  (ELFv1 §3.2.2, ELFv2 §2.2.2.1; Darwin too) */
+static unsigned ppc_lr_save_offset(const struct sw_walk *w)
+{
+	if (w->arch->word_size == 8)
+		return 16;
+	return w->snap->sys.os == SW_OS_MACOS ? 8 : 4;
+}
+
+/* A NULL return address ends the chain; Darwin puts 1 in the outermost
+ * frame's slot (Breakpad's observation). */
+static bool ppc_is_null_return(const struct sw_walk *w, uint64_t ra)
+{
+	return ra == 0 || (ra == 1 && w->snap->sys.os == SW_OS_MACOS);
+}
+
+/* The caller of a frame whose registers are live (frame 0, a signal frame)
+ * may be in lr: its function is a leaf, or has not saved lr yet. Whether
+ * it is, the frame's own slot ([back chain + offset]) does not say for
+ * sure, since a leaf leaves it unwritten (holding whatever an earlier
+ * callee of the caller saved there) and a function that made calls leaves
+ * lr pointing back into itself. So lr is taken when
+ *  - its call site lies in another function than the frame's pc (by the
+ *    symbols, or another module): it is no leftover of the frame's calls;
+ *  - nothing tells, and the slot holds no return address: the frame has not
+ *    saved one, so lr still holds it.
+ * Otherwise the chain decides, as Breakpad's walker always does. */
+static bool ppc_lr_may_return(const struct sw_step *s, uint64_t lr, bool slot_is_return)
+{
+	switch (sw_arch_same_function(s->walk, ppc_call_site(lr), s->callee->lookup_pc)) {
+	case SW_FUNCTION_SAME: return false;
+	case SW_FUNCTION_DIFFERENT: return true;
+	case SW_FUNCTION_UNKNOWN: break;
+	}
+	return !slot_is_return;
+}
+
+/* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is
+ * the caller's r1, and always maintained):
+ *   sp_caller = [sp],  pc_caller = [sp_caller + lr save offset].
+ * The chain must climb; a NULL back chain (the initial frame, which the
+ * kernel and the C runtime start with a NULL back chain and LR) or a NULL
+ * return address in an intact chain ends the walk, unless the frame was
+ * found by scanning, whose sp is only a guess.
+ *
+ * For a live frame, lr (see ppc_lr_may_return) gives the caller first; the
+ * caller's sp is then r1 if the frame made no frame of its own (the slot
+ * above holds the caller's return address into its own caller), else the
+ * back chain. */
+static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s,
+                                                         struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	const struct sw_regs *r = &callee->regs;
+	const unsigned ws = w->arch->word_size, off = ppc_lr_save_offset(w);
+	if (!sw_reg_valid(r, PPC_SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = r->v[PPC_SP], bc = 0, ra = 0;
+	bool chain = sp % ws == 0 && sw_walk_read_word(w, sp, &bc) &&
+	             (bc == 0 || (bc > sp && bc % ws == 0 && sw_walk_read_word(w, bc + off, &ra)));
+	bool slot_is_return = chain && bc != 0 && sw_walk_is_return_address(w, ra);
+
+	if (sw_frame_has_live_context(callee) && sw_reg_valid(r, PPC_LR)) {
+		uint64_t lr = ppc_strip(w, r->v[PPC_LR]);
+		bool own_slot = chain && bc != 0 && ra == lr;
+		if (!own_slot && ppc_lr_may_return(s, lr, slot_is_return) &&
+		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
+			if (chain && bc != 0 &&
+			    (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
+			                                              ppc_call_site(lr)) ==
+			                            SW_FUNCTION_SAME))
+				sw_reg_set(&out->regs, PPC_SP, bc);
+			return SW_UNWIND_OK;
+		}
+	}
+	if (!chain)
+		return SW_UNWIND_NO_RULE;
+	if (bc == 0 || ppc_is_null_return(w, ra))
+		return callee->trust == SW_TRUST_SCAN ? SW_UNWIND_NO_RULE : SW_UNWIND_END;
+	if (!slot_is_return)
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	sw_reg_set(&out->regs, PPC_SRR0, ra);
+	sw_reg_set(&out->regs, PPC_SP, bc);
+	return SW_UNWIND_OK;
+}
+
+/* The scan starts above the frame's own header (back chain and the slot its
+ * callees save their return addresses in): a return address found there is
+ * a leftover of the frame's own calls. */
+static enum sw_unwind_status ppc_caller_by_scan(const struct sw_step *s, struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	if (!sw_reg_valid(&s->callee->regs, PPC_SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t from = s->callee->regs.v[PPC_SP] + ppc_lr_save_offset(w) + w->arch->word_size;
+	return sw_walk_caller_by_scan(s, &from, out);
+}
+
+/* A return address found in `slot` was saved at [sp_caller + offset]: the
+ * caller's sp (its back chain word) is offset below the slot. */
+static void ppc_after_scan(const struct sw_step *s, uint64_t slot, struct sw_caller *out)
+{
+	sw_reg_set(&out->regs, PPC_SP, slot - ppc_lr_save_offset(s->walk));
 }
 
 /* SysV ABI: r1 and r14-r31 are non-volatile. */
@@ -37,7 +227,7 @@ const struct sw_arch sw_arch_ppc = {
 	.name = "ppc",
 	.cpu = SW_CPU_PPC,
 	.word_size = 4,
-	.nregs = sizeof ppc_reg_names / sizeof ppc_reg_names[0],
+	.nregs = PPC_NREGS,
 	.reg_names = ppc_reg_names,
 	.pc = PPC_SRR0,
 	.sp = PPC_SP,
@@ -46,16 +236,23 @@ const struct sw_arch sw_arch_ppc = {
 	.callee_saved = PPC_CALLEE_SAVED,
 	.print_order = ppc_print_order,
 	.nprint = sizeof ppc_print_order,
+	.dwarf_regs = ppc_dwarf_regs,
+	.ndwarf_regs = sizeof ppc_dwarf_regs,
 	.call_site = ppc_call_site,
+	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = ppc_strip,
-	.pc_is_plausible = ppc_pc_plausible,
+	.pc_is_plausible = ppc32_pc_plausible,
+	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
+	.caller_by_scan = ppc_caller_by_scan,
+	.call_precedes = ppc_call_precedes,
+	.after_scan = ppc_after_scan,
 };
 
 const struct sw_arch sw_arch_ppc64 = {
 	.name = "ppc64",
 	.cpu = SW_CPU_PPC64,
 	.word_size = 8,
-	.nregs = sizeof ppc_reg_names / sizeof ppc_reg_names[0],
+	.nregs = PPC_NREGS,
 	.reg_names = ppc_reg_names,
 	.pc = PPC_SRR0,
 	.sp = PPC_SP,
@@ -64,7 +261,14 @@ const struct sw_arch sw_arch_ppc64 = {
 	.callee_saved = PPC_CALLEE_SAVED,
 	.print_order = ppc_print_order,
 	.nprint = sizeof ppc_print_order,
+	.dwarf_regs = ppc_dwarf_regs,
+	.ndwarf_regs = sizeof ppc_dwarf_regs,
 	.call_site = ppc_call_site,
+	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = ppc_strip,
-	.pc_is_plausible = ppc_pc_plausible,
+	.pc_is_plausible = ppc64_pc_plausible,
+	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
+	.caller_by_scan = ppc_caller_by_scan,
+	.call_precedes = ppc_call_precedes,
+	.after_scan = ppc_after_scan,
 };

@@ -1,9 +1,18 @@
-/* RISC-V RV32 and RV64 (psABI). Register numbers 0-31 are x0-x31 under their
- * ABI names (their DWARF numbers); pc follows. Walking hooks (frame pointer
- * s0, prologue analysis) arrive with the RISC-V issue. */
+/* RISC-V RV32 and RV64, with or without the C extension (psABI). Register
+ * numbers 0-31 are x0-x31 under their ABI names (their DWARF numbers); pc
+ * follows. Callers come from CFI (the walker), the s0 frame-pointer chain,
+ * prologue analysis, then the walker's validated scan. Instructions are
+ * little-endian parcels of 16 bits whatever the data byte order (RISC-V
+ * ISA manual, "Instruction Length Encoding"). */
 #include "registry.h"
 
-enum { RV_RA = 1, RV_SP = 2, RV_S0 = 8, RV_PC = 32 };
+#include <string.h>
+
+#include "lib/walker.h"
+#include "prologue.h"
+#include "same_function.h"
+
+enum { RV_ZERO = 0, RV_RA = 1, RV_SP = 2, RV_T0 = 5, RV_S0 = 8, RV_PC = 32 };
 
 static const char *const riscv_reg_names[] = {
 	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0",
@@ -16,9 +25,19 @@ static const uint8_t riscv_print_order[] = {
 	19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
 };
 
+/* DWARF numbers (psABI "DWARF Register Numbers"): x0-x31 are 0-31, f0-f31
+ * 32-63; the pc has none. */
+static const int8_t riscv_dwarf_regs[32] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+	20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+
+/* Calls are 4 bytes (jal, jalr) or 2 (c.jal, c.jalr): ra - 2 lies inside
+ * the call of either length, so symbolization stays in the calling
+ * function even when a call to a function that never returns ends it. */
 static uint64_t riscv_call_site(uint64_t ra)
 {
-	return ra - 2; /* inside a jal/jalr of either length */
+	return ra - 2;
 }
 
 static uint64_t riscv_strip(const struct sw_walk *w, uint64_t addr)
@@ -27,9 +46,612 @@ static uint64_t riscv_strip(const struct sw_walk *w, uint64_t addr)
 	return addr;
 }
 
-static bool riscv_pc_plausible(uint64_t pc)
+/* Instructions are 2-byte aligned with the C extension. */
+static bool riscv64_pc_plausible(uint64_t pc)
 {
 	return pc >= 0x1000 && (pc & 1) == 0;
+}
+
+static bool riscv32_pc_plausible(uint64_t pc)
+{
+	return riscv64_pc_plausible(pc) && pc <= 0xffffffffu;
+}
+
+static bool read16(struct sw_code *c, uint64_t addr, uint16_t *h)
+{
+	uint8_t b[2];
+	if (!sw_code_read(c, addr, b, 2))
+		return false;
+	*h = (uint16_t)(b[0] | b[1] << 8);
+	return true;
+}
+
+static bool read32(struct sw_code *c, uint64_t addr, uint32_t *i)
+{
+	uint8_t b[4];
+	if (!sw_code_read(c, addr, b, 4))
+		return false;
+	*i = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return true;
+}
+
+/* The length of the instruction whose first parcel is h: 2, 4, or 0 for
+ * the longer encodings (not decoded here). */
+static unsigned insn_length(uint16_t h)
+{
+	if ((h & 3) != 3)
+		return 2;
+	return (h & 0x1c) != 0x1c ? 4 : 0;
+}
+
+/* Calls that link through ra (ISA manual, "Control Transfer
+ * Instructions"; psABI: ra is the return address register): JAL and JALR
+ * with rd = ra, 4 bytes before the return address; C.JALR (any rs1 but
+ * x0), and on RV32 only C.JAL (RV64 gives its encoding to C.ADDIW), 2
+ * bytes before it. The bytes before a return address cannot say where
+ * instructions start: when the symbols give the function's start (at
+ * most MAX_BOUNDARY_SPAN bytes back), instruction lengths are followed
+ * from there and only the instruction that ends exactly at the return
+ * address counts; otherwise either length is tried, and the upper half of
+ * a 32-bit instruction, or two 16-bit ones, may pass for a call. */
+static bool is_call32(uint32_t i)
+{
+	return (i & 0xfff) == 0x0ef ||                 /* jal ra, off */
+	       (i & 0x7fff) == 0x00e7;                 /* jalr ra, off(rs1) */
+}
+
+static bool is_call16(uint16_t h, unsigned word_size)
+{
+	if ((h & 0xf07f) == 0x9002 && (h & 0x0f80) != 0) /* c.jalr rs1 */
+		return true;
+	return word_size == 4 && (h & 0xe003) == 0x2001; /* c.jal (RV32) */
+}
+
+/* How far from its function's start a return address may lie for the
+ * lengths to be followed: a scan asks about every stack word, and the
+ * cost must stay small on stacks built to make it large. */
+enum { MAX_BOUNDARY_SPAN = 2048 };
+
+/* Is the instruction ending exactly at ra, decoded from the function's
+ * start, a call? False also when no instruction ends at ra. *decided is
+ * false when the code cannot be followed (not captured, long encodings). */
+static bool call_ends_at(struct sw_code *c, uint64_t start, uint64_t ra, unsigned word_size,
+                         bool *decided)
+{
+	*decided = false;
+	for (uint64_t a = start; a < ra;) {
+		uint16_t h;
+		uint32_t i;
+		if (!read16(c, a, &h))
+			return false;
+		unsigned len = insn_length(h);
+		if (len == 0)
+			return false;
+		if (a + len >= ra) {
+			*decided = true;
+			if (a + len > ra)
+				return false; /* ra is inside an instruction */
+			if (len == 2)
+				return is_call16(h, word_size);
+			if (!read32(c, a, &i)) {
+				*decided = false;
+				return false;
+			}
+			return is_call32(i);
+		}
+		a += len;
+	}
+	*decided = true;
+	return false;
+}
+
+static bool riscv_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint32_t i;
+	uint16_t h;
+	uint64_t start;
+	bool have32 = ra >= 4 && read32(&c, ra - 4, &i);
+	bool have16 = ra >= 2 && read16(&c, ra - 2, &h);
+	if ((have32 && is_call32(i)) || (have16 && is_call16(h, w->arch->word_size))) {
+		*known = true;
+		/* The bytes look like a call: make sure one ends at ra. */
+		bool decided = false, call = true;
+		if ((ra & 1) == 0 && sw_pro_function_start(w, ra - 2, &start) &&
+		    ra - start <= MAX_BOUNDARY_SPAN)
+			call = call_ends_at(&c, start, ra, w->arch->word_size, &decided);
+		return decided ? call : true;
+	}
+	/* Without the 4 bytes at ra - 4, a 32-bit call cannot be ruled out. */
+	*known = have32;
+	return !have32;
+}
+
+/* ---- prologue analysis ----
+ *
+ * GCC and LLVM open a RISC-V function (psABI "Procedure Calling
+ * Convention", "Frame Pointer Convention") with `addi sp, sp, -N`
+ * (c.addi16sp, or c.addi sp for small frames; beyond 2 KiB the rest with
+ * `lui t0` + `sub/add sp, sp, t0`), store ra and the callee-saved s0-s11
+ * they use with sw/sd (c.swsp/c.sdsp) into the frame, and with a frame
+ * pointer set `addi s0, sp, N` (c.addi4spn s0, c.mv s0, sp) so that s0 is
+ * the CFA. Epilogues reload, release and `ret` (jalr x0, 0(ra) / c.jr ra).
+ * With the C extension, 16- and 32-bit instructions mix: decoding runs
+ * forwards only, since the bytes before an instruction cannot say where
+ * the previous one began. */
+
+enum {
+	MAX_BACKWARD = 4096,      /* how far back a function's start is sought */
+	MAX_FORWARD = 8 * 1024,   /* how much of a function is decoded */
+	/* Instructions one analysis may decode over all its candidates: the
+	 * search must stay cheap on code built to defeat it. */
+	DECODE_BUDGET = 8 * 1024,
+};
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = (uint64_t)1 << (bits - 1);
+	return (int64_t)((v ^ m) - m);
+}
+
+/* rd = rs1 + imm (addi, c.addi, ...) for the frame. */
+static void add_imm(struct sw_prologue *p, unsigned rd, unsigned rs1, int64_t imm, bool word32)
+{
+	int64_t v;
+	if (rd == RV_SP) {
+		if (rs1 == RV_SP)
+			sw_pro_sp_add(p, imm);
+		else if (rs1 == RV_S0)
+			sw_pro_sp_from_fp(p, imm);
+		else
+			sw_pro_sp_unknown(p);
+	} else if (rd == RV_S0 && rs1 == RV_SP) {
+		sw_pro_fp_from_sp(p, imm);
+	} else if (sw_pro_const_get(p, rs1, &v)) {
+		sw_pro_const(p, rd, word32 ? (int32_t)sw_pro_add(v, imm) : sw_pro_add(v, imm));
+	} else {
+		sw_pro_write(p, rd);
+	}
+}
+
+/* rd = rs1 + rs2 (add, c.add, c.mv with rs1 = x0) or rs1 - rs2. */
+static void add_reg(struct sw_prologue *p, unsigned rd, unsigned rs1, unsigned rs2, bool sub)
+{
+	int64_t a, b;
+	if (rd == RV_SP && sub) {
+		if (rs1 == RV_SP && sw_pro_const_get(p, rs2, &b))
+			sw_pro_sp_add(p, sw_pro_sub(0, b));
+		else
+			sw_pro_sp_unknown(p);
+		return;
+	}
+	if (!sub && rs2 == RV_SP) { /* add is commutative */
+		unsigned t = rs1;
+		rs1 = rs2;
+		rs2 = t;
+	}
+	if (!sub && (rs1 == RV_SP || rs1 == RV_S0) && sw_pro_const_get(p, rs2, &b)) {
+		add_imm(p, rd, rs1, b, false);
+		return;
+	}
+	if (sw_pro_const_get(p, rs1, &a) && sw_pro_const_get(p, rs2, &b))
+		sw_pro_const(p, rd, sub ? sw_pro_sub(a, b) : sw_pro_add(a, b));
+	else if (rd == RV_SP)
+		sw_pro_sp_unknown(p);
+	else
+		sw_pro_write(p, rd);
+}
+
+/* Feeds a 32-bit instruction to the frame state; *ends: no path falls
+ * through it. */
+static void decode32(struct sw_prologue *p, uint32_t i, bool *ends)
+{
+	unsigned opcode = i & 0x7f, rd = i >> 7 & 31, f3 = i >> 12 & 7, rs1 = i >> 15 & 31,
+	         rs2 = i >> 20 & 31, f7 = i >> 25;
+	int64_t imm_i = sext(i >> 20, 12);
+	int64_t imm_s = sext((i >> 25) << 5 | (i >> 7 & 31), 12);
+	int64_t v;
+	switch (opcode) {
+	case 0x13: /* OP-IMM */
+		if (f3 == 0)
+			add_imm(p, rd, rs1, imm_i, false);
+		else
+			sw_pro_write(p, rd);
+		return;
+	case 0x1b: /* OP-IMM-32: addiw */
+		if (f3 == 0 && rd != RV_SP && rd != RV_S0 && sw_pro_const_get(p, rs1, &v))
+			sw_pro_const(p, rd, (int32_t)sw_pro_add(v, imm_i));
+		else
+			sw_pro_write(p, rd);
+		return;
+	case 0x37: /* LUI */
+		sw_pro_const(p, rd, (int32_t)(i & 0xfffff000u));
+		if (rd == RV_SP)
+			sw_pro_sp_unknown(p);
+		return;
+	case 0x33: /* OP: add, sub (M-extension and logic ops just write) */
+		if (f3 == 0 && (f7 == 0 || f7 == 0x20))
+			add_reg(p, rd, rs1, rs2, f7 == 0x20);
+		else
+			sw_pro_write(p, rd);
+		return;
+	case 0x03: /* LOAD */
+		if (f3 == 2 || f3 == 3)
+			sw_pro_load(p, rd, rs1, imm_i);
+		else
+			sw_pro_write(p, rd);
+		return;
+	case 0x23: /* STORE */
+		if (f3 == 2 || f3 == 3)
+			sw_pro_store(p, rs2, rs1, imm_s, f3 == 2 ? 4 : 8);
+		return;
+	case 0x6f: /* JAL */
+	case 0x67: /* JALR */
+		if (rd == 0)
+			*ends = true;
+		else
+			sw_pro_call(p, rd);
+		return;
+	case 0x63: /* BRANCH */
+	case 0x0f: /* FENCE */
+	case 0x07: /* LOAD-FP */
+	case 0x27: /* STORE-FP */
+	case 0x43: case 0x47: case 0x4b: case 0x4f: /* fused multiply-add */
+		return;
+	case 0x73: /* SYSTEM: CSR reads write rd; ecall, ebreak nothing */
+		if (f3 != 0)
+			sw_pro_write(p, rd);
+		return;
+	case 0x53: /* OP-FP: compares, classes, conversions and moves to x */
+		if ((f7 & 0x7c) == 0x50 || (f7 & 0x7c) == 0x60 || (f7 & 0x7c) == 0x70)
+			sw_pro_write(p, rd);
+		return;
+	default: /* AUIPC, OP-32, AMO, vector configuration, ...: write rd */
+		sw_pro_write(p, rd);
+		return;
+	}
+}
+
+/* Feeds a compressed instruction (ISA manual, "C" Standard Extension). */
+static void decode16(struct sw_prologue *p, uint16_t h, unsigned word_size, bool *ends)
+{
+	unsigned f3 = h >> 13, rd = h >> 7 & 31, rs2 = h >> 2 & 31;
+	unsigned rdp = 8 + (h >> 2 & 7), rs1p = 8 + (h >> 7 & 7); /* x8-x15 */
+	int64_t imm6 = sext((h >> 12 & 1) << 5 | (h >> 2 & 31), 6), v;
+	uint64_t u;
+	switch ((h & 3) << 3 | f3) {
+	case 0 << 3 | 0: /* c.addi4spn rd', sp, nzuimm */
+		u = (uint64_t)(h >> 11 & 3) << 4 | (uint64_t)(h >> 7 & 15) << 6 |
+		    (uint64_t)(h >> 6 & 1) << 2 | (uint64_t)(h >> 5 & 1) << 3;
+		if (h == 0)
+			p->failed = true; /* the all-zero parcel is illegal: not code */
+		else
+			add_imm(p, rdp, RV_SP, (int64_t)u, false);
+		return;
+	case 0 << 3 | 2: /* c.lw */
+		u = (uint64_t)(h >> 10 & 7) << 3 | (uint64_t)(h >> 6 & 1) << 2 | (uint64_t)(h >> 5 & 1) << 6;
+		sw_pro_load(p, rdp, rs1p, (int64_t)u);
+		return;
+	case 0 << 3 | 3: /* c.ld (RV64), c.flw (RV32) */
+		u = (uint64_t)(h >> 10 & 7) << 3 | (uint64_t)(h >> 5 & 3) << 6;
+		if (word_size == 8)
+			sw_pro_load(p, rdp, rs1p, (int64_t)u);
+		return;
+	case 0 << 3 | 6: /* c.sw */
+		u = (uint64_t)(h >> 10 & 7) << 3 | (uint64_t)(h >> 6 & 1) << 2 | (uint64_t)(h >> 5 & 1) << 6;
+		sw_pro_store(p, rdp, rs1p, (int64_t)u, 4);
+		return;
+	case 0 << 3 | 7: /* c.sd (RV64), c.fsw (RV32) */
+		u = (uint64_t)(h >> 10 & 7) << 3 | (uint64_t)(h >> 5 & 3) << 6;
+		if (word_size == 8)
+			sw_pro_store(p, rdp, rs1p, (int64_t)u, 8);
+		return;
+	case 1 << 3 | 0: /* c.addi (c.nop) */
+		if (rd != 0)
+			add_imm(p, rd, rd, imm6, false);
+		return;
+	case 1 << 3 | 1: /* c.jal (RV32), c.addiw (RV64) */
+		if (word_size == 4)
+			sw_pro_call(p, RV_RA);
+		else if (rd != RV_SP && rd != RV_S0 && sw_pro_const_get(p, rd, &v))
+			sw_pro_const(p, rd, (int32_t)sw_pro_add(v, imm6));
+		else
+			sw_pro_write(p, rd);
+		return;
+	case 1 << 3 | 2: /* c.li */
+		if (rd == RV_SP || rd == RV_S0)
+			sw_pro_write(p, rd);
+		else
+			sw_pro_const(p, rd, imm6);
+		return;
+	case 1 << 3 | 3: /* c.addi16sp (rd = sp), c.lui */
+		if (rd == RV_SP) {
+			v = sext((uint64_t)(h >> 12 & 1) << 9 | (uint64_t)(h >> 6 & 1) << 4 |
+			         (uint64_t)(h >> 5 & 1) << 6 | (uint64_t)(h >> 3 & 3) << 7 |
+			         (uint64_t)(h >> 2 & 1) << 5, 10);
+			sw_pro_sp_add(p, v);
+		} else if (rd == RV_S0) {
+			sw_pro_write(p, rd);
+		} else {
+			sw_pro_const(p, rd, sext((uint64_t)(h >> 12 & 1) << 17 | (uint64_t)(h >> 2 & 31) << 12, 18));
+		}
+		return;
+	case 1 << 3 | 4: /* c.srli, c.srai, c.andi, c.sub, c.xor, c.or, c.and, c.subw, c.addw */
+		if ((h >> 10 & 3) == 3 && !(h >> 12 & 1) && (h >> 5 & 3) == 0)
+			add_reg(p, rs1p, rs1p, rdp, true); /* c.sub */
+		else
+			sw_pro_write(p, rs1p);
+		return;
+	case 1 << 3 | 5: /* c.j */
+		*ends = true;
+		return;
+	case 2 << 3 | 0: /* c.slli */
+		sw_pro_write(p, rd);
+		return;
+	case 2 << 3 | 2: /* c.lwsp */
+		u = (uint64_t)(h >> 12 & 1) << 5 | (uint64_t)(h >> 4 & 7) << 2 | (uint64_t)(h >> 2 & 3) << 6;
+		sw_pro_load(p, rd, RV_SP, (int64_t)u);
+		return;
+	case 2 << 3 | 3: /* c.ldsp (RV64), c.flwsp (RV32) */
+		u = (uint64_t)(h >> 12 & 1) << 5 | (uint64_t)(h >> 5 & 3) << 3 | (uint64_t)(h >> 2 & 7) << 6;
+		if (word_size == 8)
+			sw_pro_load(p, rd, RV_SP, (int64_t)u);
+		return;
+	case 2 << 3 | 4:
+		if (!(h >> 12 & 1)) {
+			if (rs2 == 0)
+				*ends = rd != 0;          /* c.jr rs1 (ret: c.jr ra) */
+			else
+				add_reg(p, rd, rs2, RV_ZERO, false); /* c.mv rd, rs2 */
+		} else if (rs2 == 0) {
+			if (rd != 0)
+				sw_pro_call(p, RV_RA);    /* c.jalr rs1 */
+		} else {
+			add_reg(p, rd, rd, rs2, false);   /* c.add */
+		}
+		return;
+	case 2 << 3 | 6: /* c.swsp */
+		u = (uint64_t)(h >> 9 & 15) << 2 | (uint64_t)(h >> 7 & 3) << 6;
+		sw_pro_store(p, rs2, RV_SP, (int64_t)u, 4);
+		return;
+	case 2 << 3 | 7: /* c.sdsp (RV64), c.fswsp (RV32) */
+		u = (uint64_t)(h >> 10 & 7) << 3 | (uint64_t)(h >> 7 & 7) << 6;
+		if (word_size == 8)
+			sw_pro_store(p, rs2, RV_SP, (int64_t)u, 8);
+		return;
+	default: /* floating-point loads and stores, reserved encodings */
+		return;
+	}
+}
+
+/* Decodes from start; true if an instruction ends exactly at pc, with p
+ * the frame state there. A return met on the way fails the decode when
+ * no_return is set (a candidate start in an earlier function). Each
+ * instruction costs one unit of *budget; none left fails the decode. */
+static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
+                         bool no_return, unsigned *budget)
+{
+	unsigned ws = c->w->arch->word_size;
+	uint64_t a = start, stop = pc;
+	bool truncated = false;
+	if (pc - start > MAX_FORWARD) {
+		/* A huge function: decode its prologue, take the rest for body
+		 * code that has made calls (pc cannot be checked to land). */
+		stop = start + MAX_FORWARD;
+		truncated = true;
+	}
+	while (a < stop) {
+		uint16_t h;
+		uint32_t i;
+		bool ends = false, ret;
+		if (*budget == 0 || !read16(c, a, &h))
+			return false;
+		--*budget;
+		unsigned len = insn_length(h);
+		if (len == 2) {
+			decode16(p, h, ws, &ends);
+			ret = h == 0x8082; /* c.jr ra */
+		} else if (len == 4 && read32(c, a, &i)) {
+			decode32(p, i, &ends);
+			ret = i == 0x00008067u; /* jalr x0, 0(ra) */
+		} else {
+			return false;
+		}
+		if (ret && no_return)
+			return false;
+		if (p->failed)
+			return false;
+		if (ends)
+			sw_pro_path_end(p);
+		a += len;
+	}
+	if (truncated) {
+		sw_pro_call(p, RV_RA);
+		return true;
+	}
+	return a == pc;
+}
+
+/* Is there an instruction at a that opens a frame: addi sp, sp, -N,
+ * c.addi16sp -N, or c.addi sp, -N? */
+static bool is_allocation(struct sw_code *c, uint64_t a)
+{
+	uint16_t h;
+	uint32_t i;
+	if (!read16(c, a, &h))
+		return false;
+	if ((h & 0xef83) == 0x6101) /* c.addi16sp: sign bit 12 set means negative */
+		return (h >> 12 & 1) != 0;
+	if ((h & 0xef83) == 0x0101) /* c.addi sp, imm: imm negative */
+		return (h >> 12 & 1) != 0;
+	return read32(c, a, &i) && (i & 0xfffff) == 0x10113 && (i >> 31) != 0;
+}
+
+/* Does a return end just before a? */
+static bool follows_return(struct sw_code *c, uint64_t a)
+{
+	uint16_t h;
+	uint32_t i;
+	return (a >= 2 && read16(c, a - 2, &h) && h == 0x8082) ||
+	       (a >= 4 && read32(c, a - 4, &i) && i == 0x00008067u);
+}
+
+/* Without symbols, the start is sought by candidates, nearest first: an
+ * address right after a return (the previous function's end: this one
+ * then may be a leaf) or an allocation (this function's prologue, though
+ * it may load a large frame's size before it). Each is decoded forwards
+ * and accepted only if its instructions end exactly at pc, it passes no
+ * return on the way (which would put it in an earlier function), and it
+ * keeps track of the CFA. The search runs back from `origin`: pc, or for
+ * a suspended frame its call, which may end its function. */
+static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uint64_t origin,
+                                   uint64_t pc, unsigned *budget)
+{
+	const struct sw_snapshot *s = c->w->snap;
+	uint64_t lo = origin > MAX_BACKWARD ? origin - MAX_BACKWARD : 0;
+	int32_t m = sw_module_at(s, origin);
+	if (m >= 0 && s->modules[m].base > lo)
+		lo = s->modules[m].base;
+	for (uint64_t x = origin & ~(uint64_t)1; x >= lo; x -= 2) {
+		uint16_t h;
+		if (!read16(c, x, &h) && x != pc)
+			return false; /* the code before x is not captured */
+		if (follows_return(c, x) || is_allocation(c, x)) {
+			sw_pro_init(p, c->w->arch);
+			if (decode_range(c, p, x, pc, true, budget) && (p->cur.sp_known || p->cur.fp_known))
+				return true;
+			if (*budget == 0)
+				return false;
+		}
+		if (x < lo + 2)
+			break;
+	}
+	return false;
+}
+
+static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prologue *p)
+{
+	const struct sw_frame *callee = s->callee;
+	uint64_t pc = callee->pc;
+	uint64_t start = sw_pro_symbol_start(s);
+	unsigned budget = DECODE_BUDGET;
+	if (start && start <= pc && !callee->function_is_public) {
+		sw_pro_init(p, s->walk->arch);
+		return decode_range(c, p, start, pc, false, &budget);
+	}
+	/* A PUBLIC record may name an exported function far below a static
+	 * one: candidates from the code first, the symbol's start last. */
+	uint64_t origin = sw_frame_has_live_context(callee) ? pc : callee->lookup_pc;
+	if (decode_without_symbols(c, p, origin, pc, &budget))
+		return true;
+	if (!start || start > pc)
+		return false;
+	sw_pro_init(p, s->walk->arch);
+	budget = DECODE_BUDGET;
+	return decode_range(c, p, start, pc, false, &budget);
+}
+
+static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,
+                                                      struct sw_caller *out)
+{
+	if (!sw_reg_valid(&s->callee->regs, RV_SP) || (s->callee->pc & 1) != 0)
+		return SW_UNWIND_NO_RULE;
+	struct sw_code c;
+	sw_code_init(&c, s->walk);
+	struct sw_prologue p;
+	if (!analyze(s, &c, &p))
+		return SW_UNWIND_NO_RULE;
+	return sw_pro_caller(&p, s, out);
+}
+
+/* ---- the frame-pointer chain ----
+ *
+ * psABI "Frame Pointer Convention": with a frame pointer, s0 holds the
+ * CFA (the sp at the function's entry), the return address is saved at
+ * s0 - XLEN/8 and the caller's s0 at s0 - 2 * XLEN/8, so
+ *   pc_caller = [s0 - w],  s0_caller = [s0 - 2w],  sp_caller = s0.
+ * Nothing marks a function as keeping the convention (s0 is an ordinary
+ * callee-saved register in code built without it), so the record is
+ * believed when the code at pc, if captured, shows the function set s0 up
+ * as its CFA with ra and s0 saved in their places; when the code is not
+ * captured, when s0 is word-aligned, the record lies above the callee's sp,
+ * the chain grows and the return address passes the scan's checks. An
+ * intact record holding a NULL return address ends the chain (the
+ * outermost frame) when the code vouched for it or the callee was itself
+ * found on the chain.
+ *
+ * A frame with a live context may not have stored its record yet (a
+ * leaf, or stopped in its prologue); with its code captured, prologue
+ * analysis then answers. Without it: ra is taken as the caller's return
+ * address (as Breakpad's and rust-minidump's walkers always do for the
+ * context frame) unless the record already holds it or ra points into
+ * the function itself (left there by a call it made), keeping sp and s0. */
+static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step *s,
+                                                           struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	const struct sw_regs *r = &callee->regs;
+	const unsigned ws = w->arch->word_size;
+	if (!sw_reg_valid(r, RV_S0) || !sw_reg_valid(r, RV_SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t fp = r->v[RV_S0], sp = r->v[RV_SP];
+
+	/* What the code says about s0 at pc. */
+	struct sw_code c;
+	sw_code_init(&c, w);
+	struct sw_prologue p;
+	bool analyzed = (callee->pc & 1) == 0 && analyze(s, &c, &p);
+	bool vouched = false;
+	if (analyzed) {
+		const struct sw_pro_frame *f = &p.cur;
+		vouched = f->fp_known && f->fp_off == 0 && (f->saved >> RV_RA & 1) &&
+		          f->slot[RV_RA] == -(int64_t)ws && (f->saved >> RV_S0 & 1) &&
+		          f->slot[RV_S0] == -2 * (int64_t)ws;
+		if (!vouched)
+			return SW_UNWIND_NO_RULE; /* no record at s0: the prologue's turn */
+	}
+
+	uint64_t saved_ra = 0, saved_fp = 0;
+	bool record = fp % ws == 0 && fp >= 2 * ws && fp - 2 * ws >= sp &&
+	              sw_walk_read_word(w, fp - ws, &saved_ra) &&
+	              sw_walk_read_word(w, fp - 2 * ws, &saved_fp);
+
+	if (!analyzed && sw_frame_has_live_context(callee) && sw_reg_valid(r, RV_RA)) {
+		uint64_t lr = r->v[RV_RA];
+		if (!(record && saved_ra == lr) &&
+		    sw_arch_same_function(w, callee->pc, riscv_call_site(lr)) != SW_FUNCTION_SAME &&
+		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK)
+			return SW_UNWIND_OK;
+	}
+	if (!record)
+		return SW_UNWIND_NO_RULE;
+	if (saved_ra == 0)
+		return vouched || callee->trust == SW_TRUST_FRAME_POINTER ? SW_UNWIND_END
+		                                                          : SW_UNWIND_NO_RULE;
+	if (!vouched && saved_fp != 0 && saved_fp <= fp)
+		return SW_UNWIND_NO_RULE;
+	if (!sw_walk_is_return_address(w, saved_ra))
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	/* The other callee-saved registers: from their slots when the code
+	 * showed them, else as the callee left them. */
+	for (unsigned i = 0; i < 32; i++) {
+		if (!(w->arch->callee_saved >> i & 1) || i == RV_SP || i == RV_S0)
+			continue;
+		uint64_t v;
+		if (analyzed && (p.cur.saved >> i & 1)) {
+			if (p.cur.width[i] == ws && sw_walk_read_word(w, fp + (uint64_t)p.cur.slot[i], &v))
+				sw_reg_set(&out->regs, i, v);
+		} else if (!(analyzed && (p.cur.written >> i & 1)) && sw_reg_valid(r, i)) {
+			sw_reg_set(&out->regs, i, r->v[i]);
+		}
+	}
+	sw_reg_set(&out->regs, RV_PC, saved_ra);
+	sw_reg_set(&out->regs, RV_S0, saved_fp);
+	sw_reg_set(&out->regs, RV_SP, fp);
+	return SW_UNWIND_OK;
 }
 
 /* psABI: s0-s11 and sp are callee-saved. */
@@ -48,9 +670,15 @@ const struct sw_arch sw_arch_riscv32 = {
 	.callee_saved = RISCV_CALLEE_SAVED,
 	.print_order = riscv_print_order,
 	.nprint = sizeof riscv_print_order,
+	.dwarf_regs = riscv_dwarf_regs,
+	.ndwarf_regs = sizeof riscv_dwarf_regs,
 	.call_site = riscv_call_site,
+	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = riscv_strip,
-	.pc_is_plausible = riscv_pc_plausible,
+	.pc_is_plausible = riscv32_pc_plausible,
+	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
+	.caller_by_prologue = riscv_caller_by_prologue,
+	.call_precedes = riscv_call_precedes,
 };
 
 const struct sw_arch sw_arch_riscv64 = {
@@ -66,7 +694,13 @@ const struct sw_arch sw_arch_riscv64 = {
 	.callee_saved = RISCV_CALLEE_SAVED,
 	.print_order = riscv_print_order,
 	.nprint = sizeof riscv_print_order,
+	.dwarf_regs = riscv_dwarf_regs,
+	.ndwarf_regs = sizeof riscv_dwarf_regs,
 	.call_site = riscv_call_site,
+	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = riscv_strip,
-	.pc_is_plausible = riscv_pc_plausible,
+	.pc_is_plausible = riscv64_pc_plausible,
+	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
+	.caller_by_prologue = riscv_caller_by_prologue,
+	.call_precedes = riscv_call_precedes,
 };

@@ -1,0 +1,119 @@
+/* Prologue analysis, shared by the CPUs whose code often has no unwind
+ * tables and no fixed frame layout (MIPS, RISC-V): a per-CPU decoder turns
+ * each instruction from the function's start up to pc into the events
+ * below; the frame state they build says, at pc, where the CFA (the stack
+ * pointer at the function's entry, the caller's sp) is and where the
+ * caller's return address and callee-saved registers are. The decoders
+ * know the instruction sets; this file knows frames. */
+#ifndef SW_ARCH_PROLOGUE_H
+#define SW_ARCH_PROLOGUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/arch.h"
+
+struct sw_walk;
+
+enum { SW_PRO_NREGS = 32 };
+
+/* The frame at one instruction, relative to the CFA. */
+struct sw_pro_frame {
+	bool sp_known, fp_known;
+	int64_t sp_off, fp_off;    /* sp = CFA + sp_off, fp = CFA + fp_off */
+	/* The CFA is found from fp rather than sp: fp was defined from sp
+	 * more recently than sp from fp (the register a compiler's own CFI
+	 * would name; both agree while both are known). */
+	bool cfa_from_fp;
+	uint32_t saved;            /* registers whose caller value is in a slot */
+	int64_t slot[SW_PRO_NREGS];/* CFA-relative slot address */
+	uint8_t width[SW_PRO_NREGS];
+	uint32_t written;          /* changed without being saved first */
+	uint32_t restored;         /* reloaded from their slot since */
+	bool ra_clobbered;         /* a call (or other write) replaced ra */
+};
+
+struct sw_prologue {
+	uint8_t sp, fp, ra;        /* register numbers (< 32) */
+	uint32_t tracked;          /* callee-saved registers, and ra */
+	struct sw_pro_frame cur;
+	/* An epilogue restores registers and releases the frame on one path;
+	 * the code after its return or tail jump is reached from elsewhere
+	 * with the frame as it was before the epilogue began. */
+	bool in_epilogue;
+	struct sw_pro_frame body;
+	/* Constants built in registers (lui/ori, li) for large frame sizes. */
+	uint32_t const_known;
+	int64_t const_val[SW_PRO_NREGS];
+	bool failed;               /* an instruction the frame cannot survive */
+};
+
+void sw_pro_init(struct sw_prologue *p, const struct sw_arch *arch);
+
+/* Register arithmetic as the CPU does it: wrapping, never overflowing
+ * (code from a hostile file may add anything to anything). */
+static inline int64_t sw_pro_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t sw_pro_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* sp += delta. */
+void sw_pro_sp_add(struct sw_prologue *p, int64_t delta);
+/* sp changed by an amount not known here (alloca, realignment). */
+void sw_pro_sp_unknown(struct sw_prologue *p);
+/* sp = fp + off, and fp = sp + off. */
+void sw_pro_sp_from_fp(struct sw_prologue *p, int64_t off);
+void sw_pro_fp_from_sp(struct sw_prologue *p, int64_t off);
+/* [base + off] = reg, width bytes (base: sp or fp). */
+void sw_pro_store(struct sw_prologue *p, unsigned reg, unsigned base, int64_t off,
+                  unsigned width);
+/* reg = [base + off]. */
+void sw_pro_load(struct sw_prologue *p, unsigned reg, unsigned base, int64_t off);
+/* reg = a value not known here / the constant v. */
+void sw_pro_write(struct sw_prologue *p, unsigned reg);
+void sw_pro_const(struct sw_prologue *p, unsigned reg, int64_t v);
+bool sw_pro_const_get(const struct sw_prologue *p, unsigned reg, int64_t *v);
+/* A call: the link register now holds a return address into this
+ * function; `link` is the register it wrote. */
+void sw_pro_call(struct sw_prologue *p, unsigned link);
+/* A return or an unconditional jump: no path falls through it. */
+void sw_pro_path_end(struct sw_prologue *p);
+
+/* The caller by the frame state at the callee's pc: sp = CFA, pc = the
+ * return address, and every tracked register from its slot, or the
+ * callee's own value when this function left it alone. The return address
+ * comes from its slot, or, for a frame with a live context (the only kind
+ * that can be stopped before storing it), from the link register when no
+ * call replaced it. SW_UNWIND_END for a NULL return address read from an
+ * intact slot (a thread's or process's outermost frame); NO_RULE when the
+ * CFA or the return address is unknown or the latter fails the scan's
+ * checks. */
+enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw_step *s,
+                                    struct sw_caller *out);
+
+/* A window on the code the decoders read, through the walk's checked
+ * accessor (sw_walk_read), a chunk at a time. */
+struct sw_code {
+	const struct sw_walk *w;
+	uint64_t base;
+	uint32_t n;
+	uint8_t buf[256];
+};
+
+void sw_code_init(struct sw_code *c, const struct sw_walk *w);
+/* Copies n (<= 8) bytes at addr; false if any is not captured. */
+bool sw_code_read(struct sw_code *c, uint64_t addr, void *out, unsigned n);
+
+/* Where a function's code begins: from the symbols covering pc (a FUNC or
+ * PUBLIC record's start), or 0 when they say nothing. */
+uint64_t sw_pro_symbol_start(const struct sw_step *s);
+/* The same for any code address (asks the module's symbols; nothing is
+ * left in the walk's arena). */
+bool sw_pro_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start);
+
+#endif

@@ -1,0 +1,868 @@
+/* 32-bit ARM: the BL/BLX call check on real GCC code (testdata/code), and
+ * the walker on synthetic stacks for every trust path: context, CFI, the
+ * r11 chains of ARM code (GCC, APCS, AAPCS), Apple's r7 chain, the live
+ * link register of the context frame, scanning, ARM/Thumb interworking, and
+ * each way a walk ends. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "code_fixture.h"
+#include "lib/walker.h"
+
+enum { R7 = 7, R11 = 11, SP = 13, LR = 14, PC = 15, CPSR = 16 };
+enum { CPSR_THUMB = 0x20 };
+
+#define CODE_BASE 0x10000ull
+#define CODE_SIZE 0x2000ull
+#define LIB_BASE 0x40000ull
+#define LIB_SIZE 0x1000ull
+#define STACK_BASE 0x7ff00000ull
+#define STACK_SIZE 0x1000ull
+
+/* Instructions (ARM ARM A8.8.25-26), little-endian as ARMv7 stores code. */
+enum {
+	ARM_NOP = 0xe1a00000u,      /* mov r0, r0 */
+	ARM_BL = 0xeb000010u,       /* bl .+0x48 */
+	ARM_BLX_R3 = 0xe12fff33u,   /* blx r3 */
+	THUMB_BL_HI = 0xf000u,      /* bl .+0x24, first halfword */
+	THUMB_BL_LO = 0xf810u,
+	THUMB_BLX_R3 = 0x4798u,     /* blx r3 */
+};
+
+/* ---- the call check on real code --------------------------------------- */
+
+static const char *const arm_fixtures[] = {
+	"arm-arm-O0-fp.txt", "arm-arm-O0-nofp.txt", "arm-arm-O2-fp.txt",
+	"arm-arm-O2-nofp.txt", "arm-thumb-O0-fp.txt", "arm-thumb-O0-nofp.txt",
+	"arm-thumb-O2-fp.txt", "arm-thumb-O2-nofp.txt", "arm-v4t-O2.txt",
+};
+
+/* Every return address GCC's calls leave (BL, BLX imm both ways, BLX Rm,
+ * ARMv4T's mov lr, pc + bx) is accepted, every other instruction end of
+ * ARM and Thumb-2 code rejected. */
+START_TEST(test_call_check_matches_objdump_on_real_code)
+{
+	const char *name = arm_fixtures[_i];
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load(name, &f);
+	ck_assert_str_eq(f.arch, "arm");
+	code_snapshot_init(&cs, &f, &sw_arch_arm, false, 7);
+	ck_assert_uint_gt(code_fixture_check(&cs, &f, name), 40);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* A big-endian ARMv7 system is BE-8: data is swapped, code is not (ARM
+ * ARM A3.3.1), so the same code bytes decode the same. */
+START_TEST(test_call_check_reads_be8_code_little_endian)
+{
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load("arm-thumb-O2-fp.txt", &f);
+	code_snapshot_init(&cs, &f, &sw_arch_arm, true, 7);
+	code_fixture_check(&cs, &f, "arm-thumb-O2-fp.txt (BE-8)");
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* ARMv5 and older big-endian systems (BE-32) store instruction words
+ * big-endian; the ARMv4T fixture, its words swapped, still decodes. */
+START_TEST(test_call_check_reads_be32_code_big_endian)
+{
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load("arm-v4t-O2.txt", &f);
+	for (size_t i = 0; i + 4 <= f.text_size; i += 4) {
+		uint8_t *p = &f.text[i], t0 = p[0], t1 = p[1];
+		p[0] = p[3];
+		p[1] = p[2];
+		p[2] = t1;
+		p[3] = t0;
+	}
+	code_snapshot_init(&cs, &f, &sw_arch_arm, true, 5);
+	code_fixture_check(&cs, &f, "arm-v4t-O2.txt (BE-32)");
+	code_snapshot_free(&cs);
+	/* Read as BE-8 (little-endian code), the swapped words are no calls. */
+	code_snapshot_init(&cs, &f, &sw_arch_arm, true, 7);
+	ck_assert_uint_lt(code_fixture_calls_accepted(&cs, &f), f.ncalls);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* A Thumb return address must be odd and an ARM one a multiple of 4: a
+ * real return address with its mode bit flipped, or 2 mod 4, is no
+ * return address, whatever the bytes before it. */
+START_TEST(test_call_check_needs_the_right_instruction_set)
+{
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load("arm-arm-O2-fp.txt", &f);
+	code_snapshot_init(&cs, &f, &sw_arch_arm, false, 7);
+	size_t flipped_accepted = 0;
+	for (size_t i = 0; i < f.ncalls; i++) {
+		bool known;
+		uint64_t ra = f.calls[i];
+		flipped_accepted += sw_arch_arm.call_precedes(&cs.walk, ra ^ 1, &known);
+		if ((ra & 1) == 0) {
+			ck_assert(!sw_arch_arm.call_precedes(&cs.walk, ra + 2, &known));
+			ck_assert(known);
+		}
+	}
+	ck_assert_uint_eq(flipped_accepted, 0);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* Outside captured code the check cannot be made: Breakpad's rule (inside
+ * a module) is all there is; only the instruction-set rule still holds. */
+START_TEST(test_call_check_unknown_without_code_bytes)
+{
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load("arm-arm-O2-fp.txt", &f);
+	code_snapshot_init(&cs, &f, &sw_arch_arm, false, 7);
+	bool known = true;
+	ck_assert(sw_arch_arm.call_precedes(&cs.walk, 0x500000, &known));
+	ck_assert(!known);
+	known = true;
+	ck_assert(sw_arch_arm.call_precedes(&cs.walk, 0x500001, &known));
+	ck_assert(!known);
+	/* 2 mod 4 is no return address, with or without the bytes. */
+	ck_assert(!sw_arch_arm.call_precedes(&cs.walk, 0x500002, &known));
+	ck_assert(known);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* ---- synthetic stacks -------------------------------------------------- */
+
+struct fixture {
+	struct sw_snapshot snap;
+	uint8_t code[CODE_SIZE];
+	uint8_t lib[LIB_SIZE];
+	uint8_t stack[STACK_SIZE];
+	struct sw_mem_region regions[3];
+	struct sw_module modules[2];
+	struct sw_thread thread;
+	struct sw_arena arena;
+	struct sw_walk_result result;
+};
+
+static void fixture_init(struct fixture *fx, enum sw_os os)
+{
+	memset(fx, 0, sizeof *fx);
+	sw_snapshot_init(&fx->snap, "synthetic-arm");
+	fx->snap.sys.os = os;
+	fx->snap.sys.cpu = SW_CPU_ARM;
+	fx->snap.sys.word_size = 4;
+	fx->snap.sys.processor_level = 7;
+	for (size_t i = 0; i < CODE_SIZE; i += 4)
+		memcpy(&fx->code[i], &(uint32_t){ ARM_NOP }, 4);
+	for (size_t i = 0; i < LIB_SIZE; i += 4)
+		memcpy(&fx->lib[i], &(uint32_t){ ARM_NOP }, 4);
+	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
+	fx->regions[1] = (struct sw_mem_region){ LIB_BASE, LIB_SIZE, fx->lib };
+	fx->regions[2] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
+	fx->snap.mem = fx->regions;
+	fx->snap.nmem = 3;
+	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE,
+	                                     .code_file = "/system/bin/app" };
+	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = LIB_SIZE,
+	                                     .code_file = "/system/lib/libc.so" };
+	fx->snap.modules = fx->modules;
+	fx->snap.nmodules = 2;
+	fx->thread.id = 1;
+	fx->thread.stack_base = STACK_BASE;
+	fx->thread.stack_size = STACK_SIZE;
+	fx->snap.threads = &fx->thread;
+	fx->snap.nthreads = 1;
+	sw_arena_init(&fx->arena);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	sw_arena_free(&fx->arena);
+	fx->snap.mem = NULL;
+	fx->snap.modules = NULL;
+	fx->snap.threads = NULL;
+	sw_snapshot_free(&fx->snap);
+}
+
+static uint8_t *code_at(struct fixture *fx, uint64_t addr, size_t n)
+{
+	if (addr >= LIB_BASE && addr + n <= LIB_BASE + LIB_SIZE)
+		return &fx->lib[addr - LIB_BASE];
+	ck_assert(addr >= CODE_BASE && addr + n <= CODE_BASE + CODE_SIZE);
+	return &fx->code[addr - CODE_BASE];
+}
+
+/* An ARM-state call returning to ra (a multiple of 4). */
+static uint64_t arm_call_to(struct fixture *fx, uint64_t ra)
+{
+	ck_assert((ra & 3) == 0);
+	memcpy(code_at(fx, ra - 4, 4), &(uint32_t){ ARM_BL }, 4);
+	return ra;
+}
+
+/* A Thumb call returning to ra | 1: the return address as BL leaves it. */
+static uint64_t thumb_call_to(struct fixture *fx, uint64_t addr)
+{
+	ck_assert((addr & 1) == 0);
+	memcpy(code_at(fx, addr - 4, 2), &(uint16_t){ THUMB_BL_HI }, 2);
+	memcpy(code_at(fx, addr - 2, 2), &(uint16_t){ THUMB_BL_LO }, 2);
+	return addr | 1;
+}
+
+static void put32(struct fixture *fx, uint64_t addr, uint32_t v)
+{
+	ck_assert(addr >= STACK_BASE && addr + 4 <= STACK_BASE + STACK_SIZE);
+	memcpy(&fx->stack[addr - STACK_BASE], &v, 4);
+}
+
+static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t lr, bool thumb)
+{
+	sw_reg_set(&fx->thread.ctx, PC, pc);
+	sw_reg_set(&fx->thread.ctx, SP, sp);
+	sw_reg_set(&fx->thread.ctx, LR, lr);
+	sw_reg_set(&fx->thread.ctx, CPSR, thumb ? 0x60000030u : 0x60000010u);
+}
+
+/* A fake symbol provider for module 0: functions at fixed offsets, and an
+ * optional CFI rule for all of them. */
+enum fake_rule {
+	RULE_NONE,
+	RULE_PUSH_R7_LR,  /* .cfa: sp 8 + .ra: .cfa -4 + ^ (push {r7, lr}) */
+	RULE_SAME_SP,     /* .cfa: sp .ra: [sp]: a caller at the same sp */
+};
+
+struct fake_func {
+	uint64_t lo, hi;
+	const char *name;
+};
+
+struct fake_symbols {
+	struct fake_func funcs[4];
+	unsigned nfuncs;
+	enum fake_rule rule;
+	struct sw_module_symbols module;
+	struct sw_symbol_source source;
+};
+
+static const struct fake_func *fake_find(const struct fake_symbols *fs, uint64_t off)
+{
+	for (unsigned i = 0; i < fs->nfuncs; i++)
+		if (off >= fs->funcs[i].lo && off < fs->funcs[i].hi)
+			return &fs->funcs[i];
+	return NULL;
+}
+
+static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	(void)a;
+	const struct fake_func *f = fake_find(self, off);
+	if (!f)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->function = f->name;
+	out->function_offset = f->lo;
+	out->function_size = f->hi - f->lo;
+	return true;
+}
+
+static bool fake_has_function(void *self, uint64_t off)
+{
+	return fake_find(self, off) != NULL;
+}
+
+static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct sw_unwind_env *env,
+                                         struct sw_regs *caller, enum sw_trust *trust)
+{
+	const struct fake_symbols *fs = self;
+	(void)off;
+	if (fs->rule == RULE_NONE)
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = env->callee->regs.v[SP], ra;
+	uint64_t cfa = fs->rule == RULE_PUSH_R7_LR ? sp + 8 : sp;
+	if (!sw_walk_read_word(env->walk, fs->rule == RULE_PUSH_R7_LR ? cfa - 4 : sp, &ra))
+		return SW_UNWIND_FAILED;
+	sw_reg_set(caller, PC, ra);
+	sw_reg_set(caller, SP, cfa);
+	*trust = SW_TRUST_CFI;
+	return SW_UNWIND_OK;
+}
+
+static const struct sw_symbols_ops fake_ops = {
+	.lookup = fake_lookup,
+	.unwind = fake_unwind,
+	.has_function = fake_has_function,
+};
+
+static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
+                                                       enum sw_symbols_status *st)
+{
+	struct fake_symbols *fs = self;
+	*st = m == 0 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
+	return m == 0 ? &fs->module : NULL;
+}
+
+static void fake_init(struct fake_symbols *fs)
+{
+	memset(fs, 0, sizeof *fs);
+	fs->funcs[0] = (struct fake_func){ 0x000, 0x400, "crashing" };
+	fs->funcs[1] = (struct fake_func){ 0x400, 0x800, "caller" };
+	fs->funcs[2] = (struct fake_func){ 0x800, 0x2000, "main" };
+	fs->nfuncs = 3;
+	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
+	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+}
+
+static const struct sw_stack *walk_opt(struct fixture *fx, const struct sw_symbol_source *src,
+                                       const struct sw_walk_options *opt)
+{
+	sw_snapshot_finish(&fx->snap);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_arm, src, opt, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src)
+{
+	return walk_opt(fx, src, NULL);
+}
+
+START_TEST(test_context_frame_alone)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x100, 0, false);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->frames[0].trust, SW_TRUST_CONTEXT);
+	ck_assert_uint_eq(st->frames[0].lookup_pc, CODE_BASE + 0x10);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* CFI gives a Thumb return address: the caller keeps the Thumb bit in its
+ * pc (as Breakpad prints it) and is symbolized and printed at pc - 2,
+ * inside the BL. */
+START_TEST(test_cfi_caller_keeps_thumb_bit)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_ANDROID);
+	fake_init(&fs);
+	fs.rule = RULE_PUSH_R7_LR;
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t ra = thumb_call_to(&fx, LIB_BASE + 0x200);
+	put32(&fx, sp + 4, (uint32_t)ra);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x201);
+	ck_assert_uint_eq(st->frames[1].regs.v[PC], LIB_BASE + 0x201);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB_BASE + 0x1ff);
+	ck_assert_uint_eq(sw_arch_arm.printed_address(&st->frames[1]), LIB_BASE + 0x1ff);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 8);
+	ck_assert_str_eq(st->frames[0].function, "crashing");
+	fixture_free(&fx);
+}
+END_TEST
+
+/* GCC's ARM-mode records (push {fp, lr}; add fp, sp, #4): [fp] = lr,
+ * [fp - 4] = the caller's fp, the caller's sp = fp + 4. The context frame's
+ * own record holds its lr: the record, not lr, gives the caller (with the
+ * caller's sp). */
+START_TEST(test_r11_chain_gcc_layout)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c, fp2 = STACK_BASE + 0x1ac;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
+	put32(&fx, fp1, (uint32_t)ra1);
+	put32(&fx, fp1 - 4, (uint32_t)fp2);
+	put32(&fx, fp2, (uint32_t)ra2);
+	put32(&fx, fp2 - 4, 0);
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp1);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 2);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 4);
+	ck_assert_uint_eq(st->frames[1].regs.v[R11], fp2);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp2 + 4);
+	ck_assert_uint_eq(st->frames[2].regs.v[R11], 0);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* APCS frames (-mapcs-frame: mov ip, sp; push {fp, ip, lr, pc}; sub fp,
+ * ip, #4): [fp - 4] = lr, [fp - 8] = the caller's sp, [fp - 12] = the
+ * caller's fp. */
+START_TEST(test_r11_chain_apcs_layout)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x13c;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, fp1, (uint32_t)(CODE_BASE + 0x18));   /* the saved pc */
+	put32(&fx, fp1 - 4, (uint32_t)ra1);
+	put32(&fx, fp1 - 8, (uint32_t)(fp1 + 4));
+	put32(&fx, fp1 - 12, 0);
+	set_context(&fx, CODE_BASE + 0x20, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp1);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 4);
+	ck_assert_uint_eq(st->frames[1].regs.v[R11], 0);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* clang's and the AAPCS frame chain's records: [fp] = the caller's fp,
+ * [fp + 4] = lr, the caller's sp = fp + 8. */
+START_TEST(test_r11_chain_aapcs_layout)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140, fp2 = STACK_BASE + 0x1a0;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
+	put32(&fx, fp1, (uint32_t)fp2);
+	put32(&fx, fp1 + 4, (uint32_t)ra1);
+	put32(&fx, fp2, 0);
+	put32(&fx, fp2 + 4, (uint32_t)ra2);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp1);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 8);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp2 + 8);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A GCC leaf (push {fp}; add fp, sp, #0) keeps its return address in lr
+ * and points fp at the caller's fp, itself a GCC record: lr gives the
+ * caller, with fp and sp from the leaf's record. */
+START_TEST(test_r11_gcc_leaf_returns_through_lr)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp0 = STACK_BASE + 0x108, fp1 = STACK_BASE + 0x15c;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
+	put32(&fx, fp0, (uint32_t)fp1);
+	put32(&fx, fp1, (uint32_t)ra2);
+	put32(&fx, fp1 - 4, 0);
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp0);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp0 + 4);
+	ck_assert_uint_eq(st->frames[1].regs.v[R11], fp1);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1 + 4);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Breakpad's iOS test (GetFramesByFramePointer.OnlyFramePointer): Thumb
+ * code, r7 records {r7, lr}; the context frame is a leaf whose caller is
+ * in lr; the record of two zeros ends the chain. */
+START_TEST(test_r7_chain_on_ios)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_IOS);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x128, fp2 = STACK_BASE + 0x158;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
+	uint64_t ra2 = thumb_call_to(&fx, CODE_BASE + 0x900);
+	put32(&fx, fp1, (uint32_t)fp2);
+	put32(&fx, fp1 + 4, (uint32_t)ra2);
+	put32(&fx, fp2, 0);
+	put32(&fx, fp2 + 4, 0);
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, true);
+	sw_reg_set(&fx.thread.ctx, R7, fp1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_uint_eq(st->frames[1].regs.v[R7], fp1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1 + 8);
+	ck_assert_uint_eq(st->frames[2].regs.v[R7], fp2);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* On Apple systems r7 is the frame pointer in ARM code too; a frame whose
+ * record said its caller's r7 is NULL is the thread's outermost. */
+START_TEST(test_r7_chain_ends_after_null_saved_r7)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_IOS);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, fp1, 0);
+	put32(&fx, fp1 + 4, (uint32_t)ra1);
+	/* A word a scan would take: the walk must not reach it. */
+	put32(&fx, fp1 + 12, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
+	sw_reg_set(&fx.thread.ctx, R7, fp1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 8);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Off Apple systems Thumb code keeps no chain (GCC's r7 points at its
+ * locals): a record-like pair at r7 is found only by scanning. */
+START_TEST(test_thumb_r7_not_followed_on_linux)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, r7 = STACK_BASE + 0x120;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, r7, (uint32_t)(STACK_BASE + 0x180));
+	put32(&fx, r7 + 4, (uint32_t)ra1);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
+	sw_reg_set(&fx.thread.ctx, R7, r7);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], r7 + 8);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Interworking: ARM code (r11 chain) called from Thumb code, itself
+ * called from ARM code. The Thumb frame's r11 still points at an ARM
+ * ancestor's record, which would skip a frame: its caller comes from the
+ * scan, validated by the ARM BL before the ARM return address. */
+START_TEST(test_arm_thumb_interworking)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp0 = STACK_BASE + 0x10c, far = STACK_BASE + 0x3fc;
+	uint64_t thumb_ra = thumb_call_to(&fx, CODE_BASE + 0x600);
+	uint64_t arm_ra = arm_call_to(&fx, CODE_BASE + 0x900);
+	uint64_t skipped_ra = arm_call_to(&fx, CODE_BASE + 0xd00);
+	put32(&fx, fp0, (uint32_t)thumb_ra);
+	put32(&fx, fp0 - 4, (uint32_t)far);       /* the ARM ancestor's record */
+	put32(&fx, far, (uint32_t)skipped_ra);
+	put32(&fx, far - 4, 0);
+	put32(&fx, STACK_BASE + 0x120, (uint32_t)arm_ra); /* in the Thumb frame */
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp0);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, thumb_ra);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, thumb_ra - 2);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, arm_ra);
+	ck_assert_uint_eq(st->frames[2].lookup_pc, arm_ra - 2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], STACK_BASE + 0x124);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The scan takes a word only if a call of its instruction set ends there:
+ * ARM (a multiple of 4) after BL or BLX Rm, Thumb (odd) after BL or BLX
+ * Rm; an even address that is 2 mod 4 is never a return address. */
+START_TEST(test_scan_validates_by_instruction_set)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_ANDROID);
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t thumb_blx = CODE_BASE + 0x700;
+	memcpy(code_at(&fx, thumb_blx - 2, 2), &(uint16_t){ THUMB_BLX_R3 }, 2);
+	uint64_t arm_blx = CODE_BASE + 0xa00;
+	memcpy(code_at(&fx, arm_blx - 4, 4), &(uint32_t){ ARM_BLX_R3 }, 4);
+	uint64_t ra = thumb_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, sp, (uint32_t)(ra - 1));          /* Thumb code as if ARM */
+	put32(&fx, sp + 4, (uint32_t)(ra + 1));      /* 2 mod 4 */
+	put32(&fx, sp + 8, (uint32_t)(CODE_BASE + 0x301)); /* Thumb, no call */
+	put32(&fx, sp + 12, (uint32_t)(thumb_blx | 1));
+	put32(&fx, sp + 40, (uint32_t)arm_blx);
+	put32(&fx, sp + 80, (uint32_t)ra);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 4);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, thumb_blx | 1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 16);
+	ck_assert_uint_eq(st->frames[2].pc, arm_blx);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp + 44);
+	ck_assert_uint_eq(st->frames[3].pc, ra);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The context frame's lr is its return address when the symbols put lr's
+ * call in another function than the frame's pc: a leaf (no CFI here). */
+START_TEST(test_context_lr_taken_when_symbols_show_a_leaf)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);      /* in "caller" */
+	put32(&fx, sp + 8, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x900));
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, true);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_str_eq(st->frames[1].function, "caller");
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function that has called others holds a return address into itself
+ * in lr: not its caller. The scan finds the real one. */
+START_TEST(test_context_lr_into_own_function_is_left_over)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t stale = thumb_call_to(&fx, CODE_BASE + 0x200);    /* in "crashing" */
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, sp + 8, (uint32_t)ra1);
+	set_context(&fx, CODE_BASE + 0x10, sp, stale, true);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Without symbols that tell, lr is not taken off Apple systems (as
+ * Breakpad and rust-minidump: in Android crashes it is mostly left over),
+ * unless it points into another module. */
+START_TEST(test_context_lr_without_symbols)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_ANDROID);
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t same_module = thumb_call_to(&fx, CODE_BASE + 0x500);
+	set_context(&fx, CODE_BASE + 0x10, sp, same_module, true);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+
+	fixture_init(&fx, SW_OS_ANDROID);
+	uint64_t other_module = thumb_call_to(&fx, LIB_BASE + 0x500);
+	set_context(&fx, CODE_BASE + 0x10, sp, other_module, true);
+	st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, other_module);
+	fixture_free(&fx);
+
+	fixture_init(&fx, SW_OS_IOS);
+	same_module = thumb_call_to(&fx, CODE_BASE + 0x500);
+	set_context(&fx, CODE_BASE + 0x10, sp, same_module, true);
+	st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, same_module);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A NULL return address in a record reached through the chain ends the
+ * walk; at the context frame, whose r11 may be no frame pointer at all,
+ * a record of zeros is not trusted and the scan goes on. */
+START_TEST(test_r11_null_return_ends_only_an_intact_chain)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c, fp2 = STACK_BASE + 0x1ac;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, fp1, (uint32_t)ra1);
+	put32(&fx, fp1 - 4, (uint32_t)fp2);
+	put32(&fx, fp2, 0);
+	put32(&fx, fp2 - 4, 0);
+	put32(&fx, fp2 + 8, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t zeros = STACK_BASE + 0x140;
+	uint64_t ra = arm_call_to(&fx, CODE_BASE + 0x900);
+	put32(&fx, STACK_BASE + 0x180, (uint32_t)ra);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, zeros);
+	st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A frame found through lr keeps the context's r11, which nothing has
+ * shown to be a frame pointer: zeros there do not end the walk either. */
+START_TEST(test_r11_zeros_after_lr_step_are_no_end)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	uint64_t sp = STACK_BASE + 0x100, zeros = STACK_BASE + 0x140;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);   /* in "caller" */
+	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);   /* in "main" */
+	put32(&fx, STACK_BASE + 0x180, (uint32_t)ra2);
+	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
+	sw_reg_set(&fx.thread.ctx, R11, zeros);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A chain that points below sp, or whose saved fp does not climb, is no
+ * chain. */
+START_TEST(test_r11_chain_checks)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
+	put32(&fx, fp1, (uint32_t)ra1);
+	put32(&fx, fp1 - 4, (uint32_t)(fp1 - 0x40));  /* does not climb */
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp1);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t below = STACK_BASE + 0x80;
+	put32(&fx, below, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x500));
+	put32(&fx, below - 4, 0);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, below);
+	st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The stack must grow: a CFI rule that keeps sp may give the context
+ * frame's caller (a leaf), not the next one; the walk then falls to the
+ * other methods, which find nothing here. */
+START_TEST(test_walk_stops_when_stack_does_not_grow)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	fs.rule = RULE_SAME_SP;
+	uint64_t sp = STACK_BASE + 0x100;
+	put32(&fx, sp, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x500));
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, &fs.source, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The registers a STACK CFI line names resolve: dump_syms writes r0-r12,
+ * sp, lr, pc (and VFP registers, which are not kept). */
+START_TEST(test_cfi_register_names_resolve)
+{
+	static const char *const names[] = {
+		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
+		"r11", "r12", "sp", "lr", "pc",
+	};
+	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+		ck_assert_int_eq(sw_arch_reg_index(&sw_arch_arm, names[i], strlen(names[i])), (int)i);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_arm, "s16", 3), -1);
+	for (unsigned n = 0; n < 16; n++)
+		ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_arm, n), (int)n);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_arm, 16), -1);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("arm");
+	TCase *tc = tcase_create("call-check");
+	tcase_add_loop_test(tc, test_call_check_matches_objdump_on_real_code, 0,
+	                    sizeof arm_fixtures / sizeof arm_fixtures[0]);
+	tcase_add_test(tc, test_call_check_reads_be8_code_little_endian);
+	tcase_add_test(tc, test_call_check_reads_be32_code_big_endian);
+	tcase_add_test(tc, test_call_check_needs_the_right_instruction_set);
+	tcase_add_test(tc, test_call_check_unknown_without_code_bytes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("walk");
+	tcase_add_test(tc, test_context_frame_alone);
+	tcase_add_test(tc, test_cfi_caller_keeps_thumb_bit);
+	tcase_add_test(tc, test_r11_chain_gcc_layout);
+	tcase_add_test(tc, test_r11_chain_apcs_layout);
+	tcase_add_test(tc, test_r11_chain_aapcs_layout);
+	tcase_add_test(tc, test_r11_gcc_leaf_returns_through_lr);
+	tcase_add_test(tc, test_r7_chain_on_ios);
+	tcase_add_test(tc, test_r7_chain_ends_after_null_saved_r7);
+	tcase_add_test(tc, test_thumb_r7_not_followed_on_linux);
+	tcase_add_test(tc, test_arm_thumb_interworking);
+	tcase_add_test(tc, test_scan_validates_by_instruction_set);
+	tcase_add_test(tc, test_context_lr_taken_when_symbols_show_a_leaf);
+	tcase_add_test(tc, test_context_lr_into_own_function_is_left_over);
+	tcase_add_test(tc, test_context_lr_without_symbols);
+	tcase_add_test(tc, test_r11_null_return_ends_only_an_intact_chain);
+	tcase_add_test(tc, test_r11_zeros_after_lr_step_are_no_end);
+	tcase_add_test(tc, test_r11_chain_checks);
+	tcase_add_test(tc, test_walk_stops_when_stack_does_not_grow);
+	tcase_add_test(tc, test_cfi_register_names_resolve);
+	suite_add_tcase(s, tc);
+	return s;
+}

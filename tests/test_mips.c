@@ -1,0 +1,438 @@
+/* MIPS: the call check and prologue analysis on real compiler output
+ * (testdata/code/mips*.txt, checked against objdump and the compiler's
+ * own CFI), and the walker on synthetic stacks for every trust path and
+ * termination rule, little- and big-endian. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "lib/walker.h"
+#include "prologue_fixture.h"
+#include "symbols/breakpad_sym.h"
+
+enum { GP = 28, SP = 29, FP = 30, RA = 31, HI = 32, LO = 33, PC = 34, S0 = 16, S1 = 17 };
+
+static const char *const fixtures[] = {
+	"mipsel-o32-O0-fp.txt", "mipsel-o32-O0-nofp.txt", "mipsel-o32-O2-fp.txt",
+	"mipsel-o32-O2-nofp.txt", "mipsel-o32-O2-nofp-nouw.txt", "mipsel-o32-nopic-O2-nofp.txt",
+	"mipsel-r6-O2-nofp.txt", "mips-o32-O0-fp.txt", "mips-o32-O2-nofp.txt",
+	"mips64el-n64-O0-fp.txt", "mips64el-n64-O0-nofp.txt", "mips64el-n64-O2-fp.txt",
+	"mips64el-n64-O2-nofp.txt", "mips64el-n32-O2-nofp.txt", "mips64el-n32-O0-fp.txt",
+};
+#define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
+
+/* ---- the call check against objdump ---- */
+
+/* Every 4-byte position of every fixture: the decoder says "a call ends
+ * here" exactly where objdump put a call's return address (after the
+ * delay slot, or right after an R6 compact call). */
+START_TEST(test_call_check_matches_objdump_everywhere)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	size_t accepted = 0;
+	/* Right after the first instruction the word at ra - 8 is not in the
+	 * snapshot: the usual call cannot be ruled out (Breakpad's rule). */
+	bool known = true;
+	ck_assert(f.arch->call_precedes(&pm.walk, f.text_addr + 4, &known));
+	ck_assert(!known);
+	for (uint64_t x = f.text_addr + 8; x <= f.text_addr + f.text_size + 4; x += 4) {
+		bool is_ra = false;
+		for (size_t i = 0; i < f.ncalls; i++)
+			is_ra |= f.calls[i] == x;
+		known = false;
+		bool call = f.arch->call_precedes(&pm.walk, x, &known);
+		ck_assert_msg(known, "%s: code before 0x%" PRIx64 " not read", f.name, x);
+		ck_assert_msg(call == is_ra, "%s: 0x%" PRIx64 ": decoder %d, objdump %d", f.name, x,
+		              call, is_ra);
+		accepted += call;
+	}
+	ck_assert_uint_eq(accepted, f.ncalls);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Breakpad's rule: code that is not in the snapshot cannot be checked. */
+START_TEST(test_call_check_without_code_is_unknown_and_true)
+{
+	struct pro_fixture f;
+	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	bool known = true;
+	ck_assert(f.arch->call_precedes(&pm.walk, 0x10000, &known));
+	ck_assert(!known);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* ---- prologue analysis against the compiler's CFI ---- */
+
+/* With the functions' starts from symbols: at every instruction (a
+ * context frame stopped there) and every return address (a suspended
+ * frame), the CFA, the return address and each saved register the CFI
+ * names come out exactly as the CFI says. */
+START_TEST(test_prologue_matches_cfi_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols the start is found by searching back from pc. */
+START_TEST(test_prologue_matches_cfi_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* ---- the walker on synthetic stacks ---- */
+
+static const struct pf_func *func_named(const struct pro_fixture *f, const char *name)
+{
+	for (size_t i = 0; i < f->nfuncs; i++)
+		if (!strcmp(f->funcs[i].name, name))
+			return &f->funcs[i];
+	ck_abort_msg("%s: no function %s", f->name, name);
+	return NULL;
+}
+
+/* The first return address of a call inside fn. */
+static uint64_t call_in(const struct pro_fixture *f, const struct pf_func *fn)
+{
+	for (size_t i = 0; i < f->ncalls; i++)
+		if (f->calls[i] > fn->addr && f->calls[i] < fn->addr + fn->size)
+			return f->calls[i];
+	ck_abort_msg("%s: no call in %s", f->name, fn->name);
+	return 0;
+}
+
+/* The CFI row in force at pc (the fixture's compiler's: the truth). */
+static const struct pf_row *cfi_at(const struct pro_fixture *f, uint64_t pc)
+{
+	int64_t earlier[SW_MAX_REGS];
+	const struct pf_row *row = pf_row_at(f, pf_fde_at(f, pc), pc, earlier);
+	ck_assert_ptr_nonnull(row);
+	ck_assert_int_eq(row->cfa_reg, SP);
+	return row;
+}
+
+static int64_t saved_at(const struct pf_row *row, int reg)
+{
+	for (unsigned k = 0; k < row->nsaved; k++)
+		if (row->saved_reg[k] == reg)
+			return row->saved_off[k];
+	ck_abort_msg("register %d not saved", reg);
+	return 0;
+}
+
+static const struct sw_stack *walk_machine(struct pf_machine *pm, const struct sw_symbol_source *src)
+{
+	ck_assert(sw_walk_snapshot(&pm->snap, pm->f->arch, src, NULL, &pm->arena, &pm->result));
+	ck_assert_uint_eq(pm->result.nstacks, 1);
+	return &pm->result.stacks[0];
+}
+
+static const char *const walk_fixtures[] = { "mipsel-o32-O2-nofp.txt", "mips-o32-O2-nofp.txt" };
+
+/* Real code, little- and big-endian: a leaf (ext) stopped at its first
+ * instruction returns through the live ra; its caller (nonleaf, at its
+ * return address) and that one's caller (entry) are found by decoding
+ * their prologues, with s0 restored from its slot; entry's slot holds a
+ * NULL return address: the walk ends there. */
+START_TEST(test_walk_prologue_leaf_then_frames_then_null_return)
+{
+	struct pro_fixture f;
+	pro_fixture_load(walk_fixtures[_i], &f);
+	ck_assert_int_eq(f.big_endian, _i == 1);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	const struct pf_func *ext = func_named(&f, "ext"), *nonleaf = func_named(&f, "nonleaf"),
+	                     *entry = func_named(&f, "entry");
+	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_row *row1 = cfi_at(&f, ra1), *row2 = cfi_at(&f, ra2);
+	uint64_t sp0 = PF_CFA - 0x1000;
+	uint64_t cfa1 = sp0 + (uint64_t)row1->cfa_off, cfa2 = cfa1 + (uint64_t)row2->cfa_off;
+	pf_put(&pm, cfa1 + (uint64_t)saved_at(row1, RA), ra2, 4);
+	pf_put(&pm, cfa1 + (uint64_t)saved_at(row1, S0), 0x5000, 4);
+	pf_put(&pm, cfa2 + (uint64_t)saved_at(row2, RA), 0, 4);
+	sw_reg_set(&pm.thread.ctx, PC, ext->addr);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, RA, ra1);
+	sw_reg_set(&pm.thread.ctx, S0, 0x7777);
+	const struct sw_stack *st = walk_machine(&pm, &pm.source);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_str_eq(st->frames[0].function, "ext");
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 8); /* the call, before its delay slot */
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0);
+	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x7777); /* the leaf left it alone */
+	ck_assert_str_eq(st->frames[1].function, "nonleaf");
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], cfa1);
+	ck_assert_uint_eq(st->frames[2].regs.v[S0], 0x5000);
+	ck_assert_str_eq(st->frames[2].function, "entry");
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* A frame suspended at a call (not a live context) in a function that
+ * never stores ra cannot be below another frame: no rule. The same code
+ * as a context frame (a leaf) returns through ra. */
+START_TEST(test_prologue_live_ra_only_for_context_frames)
+{
+	struct pro_fixture f;
+	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	const struct pf_func *ext = func_named(&f, "ext");
+	uint64_t ra = call_in(&f, func_named(&f, "nonleaf"));
+	struct sw_frame callee;
+	memset(&callee, 0, sizeof callee);
+	callee.pc = callee.lookup_pc = ext->addr + 4;
+	callee.function = ext->name;
+	callee.function_base = ext->addr;
+	sw_reg_set(&callee.regs, PC, callee.pc);
+	sw_reg_set(&callee.regs, SP, PF_CFA);
+	sw_reg_set(&callee.regs, RA, ra);
+	struct sw_step step = { .walk = &pm.walk, .callee = &callee };
+	struct sw_caller out;
+	callee.trust = SW_TRUST_CONTEXT;
+	ck_assert_int_eq(f.arch->caller_by_prologue(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[PC], ra);
+	callee.trust = SW_TRUST_SCAN;
+	ck_assert_int_eq(f.arch->caller_by_prologue(&step, &out), SW_UNWIND_NO_RULE);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* STACK CFI as dump_syms writes it for MIPS ($sp, $ra, $s0): the rule
+ * resolves our register names, gives the caller (trust cfi) with s0
+ * restored, and a `.ra: .undef` rule ends the walk (outermost). */
+struct bsym_source {
+	struct sw_bsym *b;
+	struct sw_module_symbols syms;
+	struct sw_symbol_source source;
+};
+
+static const struct sw_module_symbols *bsym_for_module(void *self, uint32_t m,
+                                                       enum sw_symbols_status *st)
+{
+	struct bsym_source *bs = self;
+	(void)m;
+	*st = SW_SYMS_LOADED;
+	return &bs->syms;
+}
+
+START_TEST(test_walk_cfi_with_dump_syms_register_names)
+{
+	struct pro_fixture f;
+	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
+	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "MODULE Linux mips 000000000000000000000000000000000 prog\n"
+	         "FUNC %" PRIx64 " %" PRIx64 " 0 nonleaf\n"
+	         "FUNC %" PRIx64 " %" PRIx64 " 0 entry\n"
+	         "STACK CFI INIT %" PRIx64 " %" PRIx64 " .cfa: $sp 0 + .ra: $ra\n"
+	         "STACK CFI %" PRIx64 " .cfa: $sp 32 + .ra: .cfa -4 + ^ $s0: .cfa -8 + ^\n"
+	         "STACK CFI INIT %" PRIx64 " %" PRIx64 " .cfa: $sp 40 + .ra: .undef\n",
+	         nonleaf->addr - f.text_addr, nonleaf->size, entry->addr - f.text_addr, entry->size,
+	         nonleaf->addr - f.text_addr, nonleaf->size, ra1 - 4 - f.text_addr,
+	         entry->addr - f.text_addr, entry->size);
+	struct sw_err err;
+	struct bsym_source bs;
+	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
+	ck_assert_ptr_nonnull(bs.b);
+	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
+	bs.source = (struct sw_symbol_source){ &bs, bsym_for_module };
+	uint64_t sp0 = PF_CFA - 0x100;
+	pf_put(&pm, sp0 + 28, ra2, 4);
+	pf_put(&pm, sp0 + 24, 0x5000, 4);
+	sw_reg_set(&pm.thread.ctx, PC, ra1 - 4);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, 0x1234);
+	const struct sw_stack *st = walk_machine(&pm, &bs.source);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].pc, ra2);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 32);
+	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x5000);
+	ck_assert_str_eq(st->frames[1].function, "entry");
+	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
+	sw_bsym_free(bs.b);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Breakpad's MIPS scan (stackwalker_mips.cc) where no code is captured
+ * (microdumps): a word is a return address only if the word below it is
+ * an fp less than 1 KiB above it; on o32 the scan for a frame other than
+ * the context one starts past the four argument words; the caller's sp is
+ * just above the word and its fp the word below. */
+#define LIB 0x70000000u
+
+static void scan_machine(struct pf_machine *pm, struct pro_fixture *f, bool mips64)
+{
+	memset(f, 0, sizeof *f);
+	f->name = "scan";
+	f->arch = mips64 ? &sw_arch_mips64 : &sw_arch_mips;
+	f->reg_width = f->arch->word_size;
+	pf_machine_init(pm, f, false);
+	/* A library whose code the snapshot does not hold. */
+	pm->module = (struct sw_module){ .base = LIB, .size = 0x10000, .code_file = "libc.so" };
+	pm->regions[0] = pm->regions[1];
+	pm->snap.nmem = 1;
+	sw_snapshot_finish(&pm->snap);
+}
+
+START_TEST(test_scan_follows_breakpad_mips_rule)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	scan_machine(&pm, &f, false);
+	uint64_t sp0 = PF_CFA;
+	pf_put(&pm, sp0 + 4, 0, 4);              /* fp word: 0 is below: skipped */
+	pf_put(&pm, sp0 + 8, LIB + 0x100, 4);
+	pf_put(&pm, sp0 + 0x1c, sp0 + 0x40, 4);  /* fp 0x24 bytes above its slot */
+	pf_put(&pm, sp0 + 0x20, LIB + 0x200, 4);
+	uint64_t sp1 = sp0 + 0x24;
+	pf_put(&pm, sp1 + 4, sp1 + 0x40, 4);     /* in the argument words: never seen */
+	pf_put(&pm, sp1 + 8, LIB + 0x300, 4);
+	pf_put(&pm, sp1 + 0x1c, sp1 + 0x2000, 4);/* fp too far above: skipped */
+	pf_put(&pm, sp1 + 0x20, LIB + 0x400, 4);
+	pf_put(&pm, sp1 + 0x2c, sp1 + 0x80, 4);
+	pf_put(&pm, sp1 + 0x30, LIB + 0x500, 4);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp1);
+	ck_assert_uint_eq(st->frames[1].regs.v[FP], sp0 + 0x40);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB + 0x200 - 8);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x500);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp1 + 0x34);
+	ck_assert_uint_eq(st->frames[2].regs.v[FP], sp1 + 0x80);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* n64 frames have no argument words to skip. */
+START_TEST(test_scan_mips64_skips_no_argument_words)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	scan_machine(&pm, &f, true);
+	uint64_t sp0 = PF_CFA, sp1 = sp0 + 0x20;
+	pf_put(&pm, sp0 + 0x10, sp0 + 0x100, 8);
+	pf_put(&pm, sp0 + 0x18, LIB + 0x200, 8);
+	pf_put(&pm, sp1, sp1 + 0x100, 8);
+	pf_put(&pm, sp1 + 8, LIB + 0x300, 8);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
+	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x300);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp1 + 0x10);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* Nothing found: the context frame alone, and the walk says why. */
+START_TEST(test_walk_without_evidence_ends_with_no_caller_found)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	scan_machine(&pm, &f, false);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, PF_CFA);
+	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x80); /* unproven: not taken */
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->frames[0].trust, SW_TRUST_CONTEXT);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* ---- tables ---- */
+
+/* DWARF numbers (MIPS psABI): 0-31 general registers, 64 hi, 65 lo; the
+ * floating-point registers and the pc are not tracked. */
+START_TEST(test_dwarf_register_map)
+{
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips, 29), SP);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips, 31), RA);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips64, 64), HI);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips64, 65), LO);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips, 32), -1);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_mips, 66), -1);
+}
+END_TEST
+
+/* Every register name Breakpad's dump_syms writes for MIPS
+ * (DwarfCFIToModule::RegisterNames::MIPS) that we track resolves. */
+START_TEST(test_dump_syms_register_names_resolve)
+{
+	static const char *const names[] = {
+		"$zero", "$at", "$v0", "$v1", "$a0", "$a1", "$a2", "$a3", "$t0", "$t1", "$t2", "$t3",
+		"$t4", "$t5", "$t6", "$t7", "$s0", "$s1", "$s2", "$s3", "$s4", "$s5", "$s6", "$s7",
+		"$t8", "$t9", "$k0", "$k1", "$gp", "$sp", "$fp", "$ra",
+	};
+	for (int i = 0; i < 32; i++)
+		ck_assert_int_eq(sw_arch_reg_index(&sw_arch_mips, names[i], strlen(names[i])), i);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_mips64, "$pc", 3), PC);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_mips64, "$hi", 3), HI);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_mips64, "$lo", 3), LO);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("mips");
+	TCase *tc = tcase_create("code");
+	tcase_add_loop_test(tc, test_call_check_matches_objdump_everywhere, 0, NFIXTURES);
+	tcase_add_test(tc, test_call_check_without_code_is_unknown_and_true);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
+	suite_add_tcase(s, tc);
+	TCase *walk = tcase_create("walk");
+	tcase_add_loop_test(walk, test_walk_prologue_leaf_then_frames_then_null_return, 0, 2);
+	tcase_add_test(walk, test_prologue_live_ra_only_for_context_frames);
+	tcase_add_test(walk, test_walk_cfi_with_dump_syms_register_names);
+	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);
+	tcase_add_test(walk, test_scan_mips64_skips_no_argument_words);
+	tcase_add_test(walk, test_walk_without_evidence_ends_with_no_caller_found);
+	tcase_add_test(walk, test_dwarf_register_map);
+	tcase_add_test(walk, test_dump_syms_register_names_resolve);
+	suite_add_tcase(s, walk);
+	return s;
+}

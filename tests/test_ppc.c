@@ -1,0 +1,600 @@
+/* PowerPC: the bl/bctrl/blrl call check on real GCC code (ppc32, ppc64le
+ * ELFv2, ppc64 ELFv1 big-endian; testdata/code), and the walker on
+ * synthetic stacks: the back chain with each ABI's LR save word, the
+ * context frame's live link register (leaf with and without a frame, left
+ * over), CFI, the scan, byte order, and each way a walk ends. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "code_fixture.h"
+#include "lib/walker.h"
+
+enum { R1 = 1, SRR0 = 32, LR = 33 };
+
+#define CODE_BASE 0x10000000ull
+#define CODE_SIZE 0x2000ull
+#define LIB_BASE 0x20000000ull
+#define LIB_SIZE 0x1000ull
+#define STACK_BASE 0x7ff00000ull
+#define STACK_SIZE 0x1000ull
+
+/* Power ISA Book I §2.4 encodings. */
+enum {
+	PPC_NOP = 0x60000000u,       /* ori r0,r0,0 */
+	PPC_BL = 0x48000011u,        /* bl .+0x10 */
+	PPC_BCTRL = 0x4e800421u,
+	PPC_BLRL = 0x4e800021u,
+	PPC_BLR = 0x4e800020u,       /* return: no link */
+	PPC_B = 0x48000010u,         /* b .+0x10: no link */
+	PPC_BCL_NEXT = 0x429f0005u,  /* bcl 20,31,.+4: reads the pc */
+	PPC_BEQL = 0x41820011u,      /* beql .+0x10: a conditional call */
+};
+
+/* ---- the call check on real code --------------------------------------- */
+
+static const char *const ppc_fixtures[] = {
+	"ppc32-O0-fp.txt", "ppc32-O0-nofp.txt", "ppc32-O2-fp.txt", "ppc32-O2-nofp.txt",
+	"ppc64le-O0-fp.txt", "ppc64le-O0-nofp.txt", "ppc64le-O2-fp.txt", "ppc64le-O2-nofp.txt",
+	"ppc64-elfv1-O0-fp.txt", "ppc64-elfv1-O0-nofp.txt", "ppc64-elfv1-O2-fp.txt",
+	"ppc64-elfv1-O2-nofp.txt",
+};
+
+static const struct sw_arch *fixture_arch(const struct code_fixture *f)
+{
+	if (strcmp(f->arch, "ppc") == 0)
+		return &sw_arch_ppc;
+	ck_assert_str_eq(f->arch, "ppc64");
+	return &sw_arch_ppc64;
+}
+
+/* Every return address GCC's calls leave (bl, bl + TOC restore, bctrl) is
+ * accepted, every other instruction end rejected, among them the PIC
+ * `bcl 20,31,.+4` of ppc32 code and the traceback tables of ELFv1. */
+START_TEST(test_call_check_matches_objdump_on_real_code)
+{
+	const char *name = ppc_fixtures[_i];
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load(name, &f);
+	code_snapshot_init(&cs, &f, fixture_arch(&f), f.big_endian, 0);
+	ck_assert_uint_gt(code_fixture_check(&cs, &f, name), 100);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* Code is read in the snapshot's byte order: ppc64le code read as
+ * big-endian is no longer recognized. */
+START_TEST(test_call_check_follows_snapshot_byte_order)
+{
+	struct code_fixture f;
+	struct code_snapshot cs;
+	code_fixture_load("ppc64le-O2-fp.txt", &f);
+	ck_assert(!f.big_endian);
+	code_snapshot_init(&cs, &f, &sw_arch_ppc64, true, 0);
+	ck_assert_uint_eq(code_fixture_calls_accepted(&cs, &f), 0);
+	code_snapshot_free(&cs);
+	code_fixture_free(&f);
+}
+END_TEST
+
+/* ---- synthetic stacks -------------------------------------------------- */
+
+struct fixture {
+	struct sw_snapshot snap;
+	const struct sw_arch *arch;
+	uint8_t code[CODE_SIZE];
+	uint8_t lib[LIB_SIZE];
+	uint8_t stack[STACK_SIZE];
+	struct sw_mem_region regions[3];
+	struct sw_module modules[2];
+	struct sw_thread thread;
+	struct sw_arena arena;
+	struct sw_walk_result result;
+};
+
+static void put_bytes(struct fixture *fx, uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[fx->snap.sys.big_endian ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint8_t *code_at(struct fixture *fx, uint64_t addr)
+{
+	if (addr >= LIB_BASE && addr + 4 <= LIB_BASE + LIB_SIZE)
+		return &fx->lib[addr - LIB_BASE];
+	ck_assert(addr >= CODE_BASE && addr + 4 <= CODE_BASE + CODE_SIZE);
+	return &fx->code[addr - CODE_BASE];
+}
+
+static void put_insn(struct fixture *fx, uint64_t addr, uint32_t insn)
+{
+	put_bytes(fx, code_at(fx, addr), insn, 4);
+}
+
+/* A call returning to ra. */
+static uint64_t call_to(struct fixture *fx, uint64_t ra)
+{
+	put_insn(fx, ra - 4, PPC_BL);
+	return ra;
+}
+
+/* A stack word of the arch's size, in the snapshot's byte order. */
+static void put_word(struct fixture *fx, uint64_t addr, uint64_t v)
+{
+	unsigned ws = fx->arch->word_size;
+	ck_assert(addr >= STACK_BASE && addr + ws <= STACK_BASE + STACK_SIZE);
+	put_bytes(fx, &fx->stack[addr - STACK_BASE], v, ws);
+}
+
+static void fixture_init(struct fixture *fx, const struct sw_arch *arch, bool big_endian,
+                         enum sw_os os)
+{
+	memset(fx, 0, sizeof *fx);
+	sw_snapshot_init(&fx->snap, "synthetic-ppc");
+	fx->arch = arch;
+	fx->snap.sys.os = os;
+	fx->snap.sys.cpu = arch->cpu;
+	fx->snap.sys.word_size = arch->word_size;
+	fx->snap.sys.big_endian = big_endian;
+	for (uint64_t a = 0; a < CODE_SIZE; a += 4)
+		put_insn(fx, CODE_BASE + a, PPC_NOP);
+	for (uint64_t a = 0; a < LIB_SIZE; a += 4)
+		put_insn(fx, LIB_BASE + a, PPC_NOP);
+	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
+	fx->regions[1] = (struct sw_mem_region){ LIB_BASE, LIB_SIZE, fx->lib };
+	fx->regions[2] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
+	fx->snap.mem = fx->regions;
+	fx->snap.nmem = 3;
+	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "app" };
+	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = LIB_SIZE, .code_file = "libc.so" };
+	fx->snap.modules = fx->modules;
+	fx->snap.nmodules = 2;
+	fx->thread.id = 1;
+	fx->thread.stack_base = STACK_BASE;
+	fx->thread.stack_size = STACK_SIZE;
+	fx->snap.threads = &fx->thread;
+	fx->snap.nthreads = 1;
+	sw_arena_init(&fx->arena);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	sw_arena_free(&fx->arena);
+	fx->snap.mem = NULL;
+	fx->snap.modules = NULL;
+	fx->snap.threads = NULL;
+	sw_snapshot_free(&fx->snap);
+}
+
+static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t lr)
+{
+	sw_reg_set(&fx->thread.ctx, SRR0, pc);
+	sw_reg_set(&fx->thread.ctx, R1, sp);
+	sw_reg_set(&fx->thread.ctx, LR, lr);
+}
+
+/* Fake symbols for module 0, and optionally a CFI rule that reads the
+ * back chain itself (.cfa: [r1], .ra: [.cfa + LR save offset]). */
+struct fake_symbols {
+	bool cfi;
+	unsigned lr_offset;
+	struct sw_module_symbols module;
+	struct sw_symbol_source source;
+};
+
+static const char *fake_name(uint64_t off)
+{
+	return off < 0x400 ? "crashing" : off < 0x800 ? "caller" : "main";
+}
+
+static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	(void)self;
+	(void)a;
+	if (off >= CODE_SIZE)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->function = fake_name(off);
+	out->function_offset = off < 0x400 ? 0 : off < 0x800 ? 0x400 : 0x800;
+	return true;
+}
+
+static bool fake_has_function(void *self, uint64_t off)
+{
+	(void)self;
+	return off < CODE_SIZE;
+}
+
+static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct sw_unwind_env *env,
+                                         struct sw_regs *caller, enum sw_trust *trust)
+{
+	const struct fake_symbols *fs = self;
+	(void)off;
+	if (!fs->cfi)
+		return SW_UNWIND_NO_RULE;
+	uint64_t cfa, ra;
+	if (!sw_walk_read_word(env->walk, env->callee->regs.v[R1], &cfa) ||
+	    !sw_walk_read_word(env->walk, cfa + fs->lr_offset, &ra))
+		return SW_UNWIND_FAILED;
+	sw_reg_set(caller, SRR0, ra);
+	sw_reg_set(caller, R1, cfa);
+	*trust = SW_TRUST_CFI;
+	return SW_UNWIND_OK;
+}
+
+static const struct sw_symbols_ops fake_ops = {
+	.lookup = fake_lookup,
+	.unwind = fake_unwind,
+	.has_function = fake_has_function,
+};
+
+static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
+                                                       enum sw_symbols_status *st)
+{
+	struct fake_symbols *fs = self;
+	*st = m == 0 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
+	return m == 0 ? &fs->module : NULL;
+}
+
+static void fake_init(struct fake_symbols *fs)
+{
+	memset(fs, 0, sizeof *fs);
+	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
+	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+}
+
+static const struct sw_stack *walk_opt(struct fixture *fx, const struct sw_symbol_source *src,
+                                       const struct sw_walk_options *opt)
+{
+	sw_snapshot_finish(&fx->snap);
+	ck_assert(sw_walk_snapshot(&fx->snap, fx->arch, src, opt, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src)
+{
+	return walk_opt(fx, src, NULL);
+}
+
+/* The calls, and what only looks like one. */
+START_TEST(test_call_check_forms)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_ppc };
+	static const struct {
+		uint32_t insn;
+		bool call;
+	} cases[] = {
+		{ PPC_BL, true }, { PPC_BCTRL, true }, { PPC_BLRL, true }, { PPC_BEQL, true },
+		{ 0x4e800461u, true },  /* bctarl */
+		{ 0x48000013u, true },  /* bla */
+		{ PPC_BCL_NEXT, false }, { PPC_BLR, false }, { PPC_B, false }, { PPC_NOP, false },
+		{ 0x4e800420u, false }, /* bctr */
+	};
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint64_t ra = CODE_BASE + 0x100 + 0x10 * i;
+		put_insn(&fx, ra - 4, cases[i].insn);
+		bool known = false;
+		ck_assert_msg(sw_arch_ppc.call_precedes(&w, ra, &known) == cases[i].call,
+		              "0x%08x", cases[i].insn);
+		ck_assert(known);
+	}
+	bool known = false;
+	ck_assert(!sw_arch_ppc.call_precedes(&w, CODE_BASE + 0x102, &known)); /* misaligned */
+	ck_assert(known);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* ppc32 System V: [r1] = the caller's r1, the LR save word at 4 in the
+ * caller's frame. The context frame saved its lr already (its slot holds
+ * it): the chain gives the caller, with the caller's sp. A NULL back chain
+ * ends the walk (the initial frame's). Words are big-endian. */
+START_TEST(test_back_chain_ppc32)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x140, s2 = STACK_BASE + 0x1a0;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500), ra2 = call_to(&fx, CODE_BASE + 0x900);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1, s2);
+	put_word(&fx, s1 + 4, ra1);
+	put_word(&fx, s2, 0);
+	put_word(&fx, s2 + 4, ra2);
+	set_context(&fx, CODE_BASE + 0x10, s0, ra1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 4);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* ppc64 (ELFv2, little-endian here): the LR save doubleword at 16. */
+START_TEST(test_back_chain_ppc64le)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x180, s2 = STACK_BASE + 0x200;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500), ra2 = call_to(&fx, CODE_BASE + 0x900);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s0 + 16, ra2);    /* the frame's own slot: its callees' */
+	put_word(&fx, s1, s2);
+	put_word(&fx, s1 + 16, ra1);
+	put_word(&fx, s2, 0);
+	put_word(&fx, s2 + 16, ra2);
+	set_context(&fx, CODE_BASE + 0x10, s0, ra1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Darwin's ppc32 linkage area keeps LR at 8, and its outermost frame's
+ * slot holds 1 (Breakpad's rule): the chain ends there. */
+START_TEST(test_back_chain_darwin_ppc32)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_MACOS);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x140, s2 = STACK_BASE + 0x1a0;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1, s2);
+	put_word(&fx, s1 + 8, ra1);
+	put_word(&fx, s2, STACK_BASE + 0x300);
+	put_word(&fx, s2 + 8, 1);
+	set_context(&fx, CODE_BASE + 0x10, s0, ra1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The same back chain through CFI (a rule that reads it): trust cfi. */
+START_TEST(test_cfi_caller)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, &sw_arch_ppc64, true, SW_OS_LINUX);
+	fake_init(&fs);
+	fs.cfi = true;
+	fs.lr_offset = 16;
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x180;
+	uint64_t ra1 = call_to(&fx, LIB_BASE + 0x500);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1 + 16, ra1);
+	set_context(&fx, CODE_BASE + 0x10, s0, 0);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_str_eq(st->frames[0].function, "crashing");
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A leaf that made no frame: r1 is still its caller's, whose slot above
+ * holds the caller's own return address. lr (in another function, by the
+ * symbols) gives the caller at the same sp; the chain then goes on. */
+START_TEST(test_context_lr_of_leaf_without_frame)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+	fake_init(&fs);
+	uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500);   /* in "caller" */
+	uint64_t ra2 = call_to(&fx, CODE_BASE + 0x900);   /* in "main" */
+	put_word(&fx, s1, s2);
+	put_word(&fx, s2, 0);
+	put_word(&fx, s2 + 16, ra2);
+	set_context(&fx, CODE_BASE + 0x10, s1, ra1);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_str_eq(st->frames[1].function, "caller");
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A leaf with a frame of its own has not written its return address (the
+ * slot holds no return address): lr gives the caller, whose sp is the
+ * back chain. No symbols are needed. */
+START_TEST(test_context_lr_of_leaf_with_frame)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x120, s2 = STACK_BASE + 0x180;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500), ra2 = call_to(&fx, CODE_BASE + 0x900);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1, s2);
+	put_word(&fx, s1 + 4, 0);
+	put_word(&fx, s2, 0);
+	put_word(&fx, s2 + 4, ra2);
+	set_context(&fx, CODE_BASE + 0x10, s0, ra1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* lr pointing back into the frame's own function is left over from a call
+ * it made: the chain, not lr, gives the caller. Without symbols, a return
+ * address in the frame's slot also wins over lr (Breakpad's rule). */
+START_TEST(test_context_lr_left_over_is_not_taken)
+{
+	for (int with_symbols = 0; with_symbols < 2; with_symbols++) {
+		struct fixture fx;
+		struct fake_symbols fs;
+		fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+		fake_init(&fs);
+		uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x140;
+		uint64_t stale = call_to(&fx, CODE_BASE + 0x200);  /* in "crashing" */
+		uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500);
+		put_word(&fx, s0, s1);
+		put_word(&fx, s1, 0);
+		put_word(&fx, s1 + 4, ra1);
+		set_context(&fx, CODE_BASE + 0x10, s0, stale);
+		const struct sw_stack *st = walk(&fx, with_symbols ? &fs.source : NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, ra1);
+		ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* A broken back chain (pointing below r1) falls to the scan. It starts
+ * above the frame's own header, whose LR slot holds a leftover of the
+ * frame's calls, and puts the caller's sp at the slot minus the LR save
+ * offset: where the caller's back chain word is. */
+START_TEST(test_scan_above_header_sets_sp_from_the_slot)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc64, true, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100;
+	uint64_t stale = call_to(&fx, CODE_BASE + 0x200), ra1 = call_to(&fx, CODE_BASE + 0x500);
+	put_word(&fx, s0, STACK_BASE + 0x80);   /* not above r1 */
+	put_word(&fx, s0 + 16, stale);
+	put_word(&fx, s0 + 0x70, ra1);
+	set_context(&fx, CODE_BASE + 0x10, s0, 0);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s0 + 0x70 - 16);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A scanned frame's sp is a guess: a NULL back chain there does not end
+ * the walk as a definite end (the walk ends for want of a caller). */
+START_TEST(test_null_back_chain_after_scan_is_no_definite_end)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500);
+	put_word(&fx, s0, STACK_BASE + 0x80);
+	put_word(&fx, s0 + 0x44, ra1);           /* the caller's sp: s0 + 0x40 */
+	put_word(&fx, s0 + 0x40, 0);
+	set_context(&fx, CODE_BASE + 0x10, s0, 0);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].regs.v[R1], s0 + 0x40);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Chain checks: a back chain that does not climb, or a saved return
+ * address that no call precedes, is no caller. */
+START_TEST(test_back_chain_checks)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x140;
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1 + 4, CODE_BASE + 0x500);  /* no call before it */
+	set_context(&fx, CODE_BASE + 0x10, s0, 0);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+
+	fixture_init(&fx, &sw_arch_ppc, true, SW_OS_LINUX);
+	put_word(&fx, s0, s0);                      /* a loop */
+	put_word(&fx, s0 + 4, call_to(&fx, CODE_BASE + 0x500));
+	set_context(&fx, CODE_BASE + 0x10, s0, 0);
+	st = walk_opt(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Stack words are read in the snapshot's byte order: the same chain
+ * written little-endian walks on a little-endian ppc32 snapshot. */
+START_TEST(test_back_chain_little_endian_ppc32)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc, false, SW_OS_LINUX);
+	uint64_t s0 = STACK_BASE + 0x100, s1 = STACK_BASE + 0x140;
+	uint64_t ra1 = call_to(&fx, CODE_BASE + 0x500);
+	put_word(&fx, s0, s1);
+	put_word(&fx, s1, 0);
+	put_word(&fx, s1 + 4, ra1);
+	set_context(&fx, CODE_BASE + 0x10, s0, ra1);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* DWARF registers: r0-r31 = 0-31, lr = 65, ctr = 66; no pc column. */
+START_TEST(test_dwarf_register_map)
+{
+	for (unsigned n = 0; n < 32; n++) {
+		ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc, n), (int)n);
+		ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc64, n), (int)n);
+	}
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc64, 65), LR);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc64, 66), 34);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc, 65), LR);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc, 32), -1);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc, 64), -1);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_ppc, 67), -1);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("ppc");
+	TCase *tc = tcase_create("call-check");
+	tcase_add_loop_test(tc, test_call_check_matches_objdump_on_real_code, 0,
+	                    sizeof ppc_fixtures / sizeof ppc_fixtures[0]);
+	tcase_add_test(tc, test_call_check_follows_snapshot_byte_order);
+	tcase_add_test(tc, test_call_check_forms);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("walk");
+	tcase_add_test(tc, test_back_chain_ppc32);
+	tcase_add_test(tc, test_back_chain_ppc64le);
+	tcase_add_test(tc, test_back_chain_darwin_ppc32);
+	tcase_add_test(tc, test_cfi_caller);
+	tcase_add_test(tc, test_context_lr_of_leaf_without_frame);
+	tcase_add_test(tc, test_context_lr_of_leaf_with_frame);
+	tcase_add_test(tc, test_context_lr_left_over_is_not_taken);
+	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
+	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
+	tcase_add_test(tc, test_back_chain_checks);
+	tcase_add_test(tc, test_back_chain_little_endian_ppc32);
+	tcase_add_test(tc, test_dwarf_register_map);
+	suite_add_tcase(s, tc);
+	return s;
+}

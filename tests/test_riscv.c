@@ -1,0 +1,550 @@
+/* RISC-V: the call check, prologue analysis and the s0 frame-pointer chain
+ * on real compiler output (testdata/code/riscv*.txt: RV32 and RV64, with
+ * and without the C extension, checked against objdump and the compiler's
+ * own CFI), and the walker on synthetic stacks for every trust path and
+ * termination rule. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "lib/walker.h"
+#include "prologue_fixture.h"
+#include "symbols/breakpad_sym.h"
+
+enum { RA = 1, SP = 2, S0 = 8, S1 = 9, PC = 32 };
+
+static const char *const fixtures[] = {
+	"riscv64-O0-fp.txt", "riscv64-O0-nofp.txt", "riscv64-O2-fp.txt", "riscv64-O2-nofp.txt",
+	"riscv64-O2-nofp-nouw.txt", "riscv64-noc-O2-fp.txt", "riscv32-O0-fp.txt",
+	"riscv32-O0-nofp.txt", "riscv32-O2-fp.txt", "riscv32-O2-nofp.txt",
+};
+#define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
+
+/* ---- the call check against objdump ---- */
+
+static bool is_return_address(const struct pro_fixture *f, uint64_t x)
+{
+	for (size_t i = 0; i < f->ncalls; i++)
+		if (f->calls[i] == x)
+			return true;
+	return false;
+}
+
+static bool is_boundary(const struct pro_fixture *f, uint64_t x)
+{
+	if (x == f->text_addr || is_return_address(f, x))
+		return true;
+	for (size_t i = 0; i < f->ninsns; i++)
+		if (f->insns[i] == x)
+			return true;
+	return false;
+}
+
+/* With the functions' starts from symbols the check follows instruction
+ * lengths from there: at every 2-byte position of the text (from the
+ * second word on: before it, 4 bytes cannot be read) it says "a call ends
+ * here" exactly where objdump put a call's return address. */
+START_TEST(test_call_check_matches_objdump_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	size_t accepted = 0;
+	for (uint64_t x = f.text_addr + 4; x <= f.text_addr + f.text_size; x += 2) {
+		bool known = false;
+		bool call = f.arch->call_precedes(&pm.walk, x, &known);
+		ck_assert_msg(known, "%s: code before 0x%" PRIx64 " not read", f.name, x);
+		ck_assert_msg(call == is_return_address(&f, x), "%s: 0x%" PRIx64 ": decoder %d",
+		              f.name, x, call);
+		accepted += call;
+	}
+	ck_assert_uint_eq(accepted, f.ncalls);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols every real return address is accepted; an instruction
+ * boundary that is none is rejected unless the four bytes before it
+ * straddle an instruction start (the upper half of a 32-bit instruction
+ * and a 16-bit one can look like a jal or jalr): counted, and shown to be
+ * that case. */
+START_TEST(test_call_check_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	for (size_t i = 0; i < f.ncalls; i++) {
+		bool known = false;
+		ck_assert_msg(f.arch->call_precedes(&pm.walk, f.calls[i], &known) && known,
+		              "%s: the call returning to 0x%" PRIx64 " was not seen", f.name, f.calls[i]);
+	}
+	size_t straddling = 0, boundaries = 0;
+	for (size_t i = 0; i < f.ninsns; i++) {
+		uint64_t x = f.insns[i];
+		if (x - f.text_addr < 4 || is_return_address(&f, x))
+			continue;
+		boundaries++;
+		bool known = false;
+		bool call = f.arch->call_precedes(&pm.walk, x, &known);
+		ck_assert(known);
+		if (call) {
+			ck_assert_msg(!is_boundary(&f, x - 4), "%s: 0x%" PRIx64 " taken for a return address",
+			              f.name, x);
+			straddling++;
+		}
+	}
+	ck_assert_uint_lt(straddling * 50, boundaries); /* rare: under 2% */
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* ---- prologue analysis against the compiler's CFI ---- */
+
+START_TEST(test_prologue_matches_cfi_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols the start is found among candidates decoded forwards:
+ * each must land exactly on pc through 16- and 32-bit instructions. */
+START_TEST(test_prologue_matches_cfi_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* ---- the frame-pointer chain on real code ---- */
+
+/* At every return address of every fixture: the frame record at s0 is
+ * followed exactly where the compiler's CFI says s0 is the CFA with ra and
+ * the caller's s0 saved below it (psABI frame pointer convention), and
+ * refused everywhere else, even with a plausible record at s0. */
+START_TEST(test_frame_pointer_follows_records_the_code_sets_up)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i % NFIXTURES], &f);
+	bool with_symbols = _i < (int)NFIXTURES;
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, with_symbols);
+	const uint64_t ws = f.arch->word_size, cfa = PF_CFA;
+	const uint64_t caller_fp = cfa + 0x100;
+	uint64_t marker = 0;
+	size_t followed = 0;
+	for (size_t i = 0; i < f.ncalls && !marker; i++)
+		if (pf_func_at(&f, f.calls[i]) && strcmp(pf_func_at(&f, f.calls[i])->name, "entry") == 0)
+			marker = f.calls[i];
+	ck_assert(marker != 0);
+	for (size_t i = 0; i < f.ncalls; i++) {
+		uint64_t ra = f.calls[i];
+		const struct pf_func *fn = pf_func_at(&f, f.arch->call_site(ra));
+		const struct pf_fde *fde = pf_fde_at(&f, ra - 1);
+		int64_t earlier[SW_MAX_REGS];
+		const struct pf_row *row = pf_row_at(&f, fde, ra, earlier);
+		bool ra_slot = false, s0_slot = false;
+		for (unsigned k = 0; k < row->nsaved; k++) {
+			ra_slot |= row->saved_reg[k] == RA && row->saved_off[k] == -(int64_t)ws;
+			s0_slot |= row->saved_reg[k] == S0 && row->saved_off[k] == -2 * (int64_t)ws;
+		}
+		bool record = row->cfa_reg == S0 && row->cfa_off == 0 && ra_slot && s0_slot;
+		memset(pm.stack, 0, PF_STACK_SIZE);
+		pf_put(&pm, cfa - ws, marker, (unsigned)ws);
+		pf_put(&pm, cfa - 2 * ws, caller_fp, (unsigned)ws);
+		struct sw_frame callee;
+		memset(&callee, 0, sizeof callee);
+		callee.pc = ra;
+		callee.lookup_pc = f.arch->call_site(ra);
+		callee.trust = SW_TRUST_FRAME_POINTER;
+		if (with_symbols) {
+			callee.function = fn->name;
+			callee.function_base = fn->addr;
+		}
+		sw_reg_set(&callee.regs, PC, ra);
+		sw_reg_set(&callee.regs, S0, cfa);
+		sw_reg_set(&callee.regs, SP, cfa - 0x1000);
+		struct sw_step step = { .walk = &pm.walk, .callee = &callee };
+		struct sw_caller out;
+		enum sw_unwind_status st = f.arch->caller_by_frame_pointer(&step, &out);
+		if (!record) {
+			ck_assert_msg(st == SW_UNWIND_NO_RULE, "%s: %s at 0x%" PRIx64 ": record taken", f.name,
+			              fn->name, ra);
+			continue;
+		}
+		ck_assert_msg(st == SW_UNWIND_OK, "%s: %s at 0x%" PRIx64 ": status %d", f.name, fn->name,
+		              ra, st);
+		ck_assert_uint_eq(out.regs.v[PC], marker);
+		ck_assert_uint_eq(out.regs.v[SP], cfa);
+		ck_assert_uint_eq(out.regs.v[S0], caller_fp);
+		followed++;
+	}
+	/* Built with frame pointers most calls are in records; without, only
+	 * those of functions that need one anyway (alloca, VLAs). */
+	if (strstr(f.name, "-fp"))
+		ck_assert_uint_gt(followed, f.ncalls / 2);
+	else
+		ck_assert_uint_lt(followed, f.ncalls / 2);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* ---- the walker on synthetic stacks ---- */
+
+static const struct pf_func *func_named(const struct pro_fixture *f, const char *name)
+{
+	for (size_t i = 0; i < f->nfuncs; i++)
+		if (!strcmp(f->funcs[i].name, name))
+			return &f->funcs[i];
+	ck_abort_msg("%s: no function %s", f->name, name);
+	return NULL;
+}
+
+static uint64_t call_in(const struct pro_fixture *f, const struct pf_func *fn)
+{
+	for (size_t i = 0; i < f->ncalls; i++)
+		if (f->calls[i] > fn->addr && f->calls[i] < fn->addr + fn->size)
+			return f->calls[i];
+	ck_abort_msg("%s: no call in %s", f->name, fn->name);
+	return 0;
+}
+
+static const struct sw_stack *walk_machine(struct pf_machine *pm, const struct sw_symbol_source *src)
+{
+	ck_assert(sw_walk_snapshot(&pm->snap, pm->f->arch, src, NULL, &pm->arena, &pm->result));
+	ck_assert_uint_eq(pm->result.nstacks, 1);
+	return &pm->result.stacks[0];
+}
+
+/* Real RV64 code built with frame pointers: the leaf ext (no record of its
+ * own) returns through the live ra (prologue analysis: the code shows no
+ * frame); nonleaf and entry are found through their s0 records, which the
+ * code vouches for; entry's record holds a NULL return address: the end. */
+START_TEST(test_walk_frame_pointer_chain_on_real_code)
+{
+	struct pro_fixture f;
+	pro_fixture_load("riscv64-O2-fp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	const struct pf_func *ext = func_named(&f, "ext"), *nonleaf = func_named(&f, "nonleaf"),
+	                     *entry = func_named(&f, "entry");
+	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	uint64_t fp1 = PF_CFA - 0x200, fp2 = PF_CFA - 0x100;
+	pf_put(&pm, fp1 - 8, ra2, 8);
+	pf_put(&pm, fp1 - 16, fp2, 8);
+	pf_put(&pm, fp2 - 8, 0, 8);
+	pf_put(&pm, fp2 - 16, 0, 8);
+	sw_reg_set(&pm.thread.ctx, PC, ext->addr);
+	sw_reg_set(&pm.thread.ctx, SP, fp1 - 32);
+	sw_reg_set(&pm.thread.ctx, S0, fp1);
+	sw_reg_set(&pm.thread.ctx, RA, ra1);
+	const struct sw_stack *st = walk_machine(&pm, &pm.source);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 2); /* inside the call */
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 - 32);
+	ck_assert_str_eq(st->frames[1].function, "nonleaf");
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1);
+	ck_assert_uint_eq(st->frames[2].regs.v[S0], fp2);
+	ck_assert_str_eq(st->frames[2].function, "entry");
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Real code without frame pointers: the callers come from prologue
+ * analysis, with s0 and s1 restored from their slots. */
+START_TEST(test_walk_prologue_on_real_code)
+{
+	struct pro_fixture f;
+	pro_fixture_load(_i ? "riscv32-O2-nofp.txt" : "riscv64-O2-nofp.txt", &f);
+	const unsigned ws = f.arch->word_size;
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
+	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	int64_t earlier[SW_MAX_REGS];
+	const struct pf_row *row = pf_row_at(&f, pf_fde_at(&f, ra1), ra1, earlier);
+	ck_assert_int_eq(row->cfa_reg, SP);
+	uint64_t sp0 = PF_CFA - 0x400, cfa = sp0 + (uint64_t)row->cfa_off;
+	ck_assert(earlier[RA] && earlier[S0]);
+	pf_put(&pm, cfa + (uint64_t)earlier[RA], ra2, ws);
+	pf_put(&pm, cfa + (uint64_t)earlier[S0], 0x5000, ws);
+	sw_reg_set(&pm.thread.ctx, PC, ra1);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, 0x1234);
+	sw_reg_set(&pm.thread.ctx, RA, 0x2000); /* after the call: stale */
+	struct sw_walk_options opt = { .no_scan = true };
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, &pm.source, &opt, &pm.arena, &pm.result));
+	const struct sw_stack *st = &pm.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra2);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], cfa);
+	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x5000);
+	ck_assert_str_eq(st->frames[1].function, "entry");
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Code the snapshot does not hold (a library): the chain's checks alone
+ * decide. A record above sp with a return address in a module is
+ * followed; the next one, misaligned, is refused, and the scan takes
+ * over; a NULL return address in an intact record met on the chain ends
+ * the walk. */
+#define LIB 0x40000000u
+
+static void lib_machine(struct pf_machine *pm, struct pro_fixture *f, bool rv64)
+{
+	memset(f, 0, sizeof *f);
+	f->name = "lib";
+	f->arch = rv64 ? &sw_arch_riscv64 : &sw_arch_riscv32;
+	f->reg_width = f->arch->word_size;
+	pf_machine_init(pm, f, false);
+	pm->module = (struct sw_module){ .base = LIB, .size = 0x10000, .code_file = "libc.so" };
+	pm->regions[0] = pm->regions[1];
+	pm->snap.nmem = 1;
+	sw_snapshot_finish(&pm->snap);
+}
+
+START_TEST(test_frame_pointer_chain_without_code)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, _i == 0);
+	const unsigned ws = f.arch->word_size;
+	uint64_t sp0 = PF_CFA - 0x1000, fp1 = sp0 + 0x40, fp2 = fp1 + 0x80;
+	pf_put(&pm, fp1 - ws, LIB + 0x100, ws);
+	pf_put(&pm, fp1 - 2 * ws, fp2, ws);
+	pf_put(&pm, fp2 - ws, 0, ws);
+	pf_put(&pm, fp2 - 2 * ws, 0, ws);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, fp1);
+	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x100); /* the record holds it: not a leaf */
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x100);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1);
+	ck_assert_uint_eq(st->frames[1].regs.v[S0], fp2);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, true);
+	uint64_t sp0 = PF_CFA - 0x1000;
+	/* A record below sp (s0 used as a scratch register): refused. */
+	pf_put(&pm, sp0 - 0x40 - 8, LIB + 0x100, 8);
+	pf_put(&pm, sp0 + 0x18, LIB + 0x300, 8); /* what a scan finds */
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, sp0 - 0x40);
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x300);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 0x20);
+	/* Misaligned s0: refused too. */
+	pf_machine_free(&pm);
+	lib_machine(&pm, &f, true);
+	pf_put(&pm, sp0 + 0x40 - 8 + 3, LIB + 0x100, 8);
+	pf_put(&pm, sp0 + 0x18, LIB + 0x300, 8);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, sp0 + 0x43);
+	st = walk_machine(&pm, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* A context frame whose record at s0 does not hold its ra (a leaf that
+ * set up none): without its code, ra is its return address; sp and s0
+ * stay, and the caller's record continues the chain. */
+START_TEST(test_context_leaf_without_code_returns_through_ra)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, true);
+	uint64_t sp0 = PF_CFA - 0x1000, fp = sp0 + 0x40;
+	pf_put(&pm, fp - 8, LIB + 0x400, 8);
+	pf_put(&pm, fp - 16, 0, 8);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, fp);
+	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x200);
+	struct sw_walk_options opt = { .no_scan = true };
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, NULL, &opt, &pm.arena, &pm.result));
+	const struct sw_stack *st = &pm.result.stacks[0];
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0);
+	ck_assert_uint_eq(st->frames[1].regs.v[S0], fp);
+	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x400);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* STACK CFI from a .sym (dump_syms names RISC-V registers without '$'). */
+struct bsym_source {
+	struct sw_bsym *b;
+	struct sw_module_symbols syms;
+	struct sw_symbol_source source;
+};
+
+static const struct sw_module_symbols *bsym_for_module(void *self, uint32_t m,
+                                                       enum sw_symbols_status *st)
+{
+	struct bsym_source *bs = self;
+	(void)m;
+	*st = SW_SYMS_LOADED;
+	return &bs->syms;
+}
+
+START_TEST(test_walk_cfi_from_breakpad_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load("riscv64-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
+	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "MODULE Linux riscv64 000000000000000000000000000000000 prog\n"
+	         "FUNC %" PRIx64 " %" PRIx64 " 0 nonleaf\n"
+	         "FUNC %" PRIx64 " %" PRIx64 " 0 entry\n"
+	         "STACK CFI INIT %" PRIx64 " %" PRIx64 " .cfa: sp 32 + .ra: .cfa -8 + ^ s1: .cfa -16 + ^\n"
+	         "STACK CFI INIT %" PRIx64 " %" PRIx64 " .cfa: sp 48 + .ra: .undef\n",
+	         nonleaf->addr - f.text_addr, nonleaf->size, entry->addr - f.text_addr, entry->size,
+	         nonleaf->addr - f.text_addr, nonleaf->size, entry->addr - f.text_addr, entry->size);
+	struct sw_err err;
+	struct bsym_source bs;
+	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
+	ck_assert_ptr_nonnull(bs.b);
+	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
+	bs.source = (struct sw_symbol_source){ &bs, bsym_for_module };
+	uint64_t sp0 = PF_CFA - 0x100;
+	pf_put(&pm, sp0 + 24, ra2, 8);
+	pf_put(&pm, sp0 + 16, 0x5000, 8);
+	sw_reg_set(&pm.thread.ctx, PC, ra1);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	const struct sw_stack *st = walk_machine(&pm, &bs.source);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[1].pc, ra2);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 32);
+	ck_assert_uint_eq(st->frames[1].regs.v[S1], 0x5000);
+	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
+	sw_bsym_free(bs.b);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without code or records, the walker's validated scan. */
+START_TEST(test_scan_when_nothing_else_applies)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, false);
+	uint64_t sp0 = PF_CFA - 0x1000;
+	pf_put(&pm, sp0 + 8, 0x1234, 4);
+	pf_put(&pm, sp0 + 12, LIB + 0x300, 4);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	const struct sw_stack *st = walk_machine(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 16);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* ---- hand-encoded calls, tables ---- */
+
+/* C.JAL exists on RV32 only: RV64 gives its encoding to C.ADDIW. */
+START_TEST(test_c_jal_is_a_call_on_rv32_only)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	uint8_t code[16] = { 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x05, 0x20 }; /* c.nop x3, c.jal */
+	for (int rv64 = 0; rv64 < 2; rv64++) {
+		lib_machine(&pm, &f, rv64);
+		pm.regions[1] = pm.regions[0];
+		pm.regions[0] = (struct sw_mem_region){ LIB, sizeof code, code };
+		pm.snap.nmem = 2;
+		sw_snapshot_finish(&pm.snap);
+		bool known;
+		ck_assert_int_eq(f.arch->call_precedes(&pm.walk, LIB + 8, &known), !rv64);
+		ck_assert(known);
+		pf_machine_free(&pm);
+	}
+}
+END_TEST
+
+START_TEST(test_dwarf_register_map_and_names)
+{
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_riscv64, 1), RA);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_riscv64, 2), SP);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_riscv32, 8), S0);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_riscv32, 31), 31);
+	ck_assert_int_eq(sw_arch_dwarf_reg(&sw_arch_riscv64, 32), -1); /* f0 */
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_riscv64, "pc", 2), PC);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_riscv64, "s11", 3), 27);
+	ck_assert_int_eq(sw_arch_reg_index(&sw_arch_riscv64, "t6", 2), 31);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("riscv");
+	TCase *tc = tcase_create("code");
+	tcase_add_loop_test(tc, test_call_check_matches_objdump_with_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_call_check_without_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(tc, test_frame_pointer_follows_records_the_code_sets_up, 0, 2 * NFIXTURES);
+	suite_add_tcase(s, tc);
+	TCase *walk = tcase_create("walk");
+	tcase_add_test(walk, test_walk_frame_pointer_chain_on_real_code);
+	tcase_add_loop_test(walk, test_walk_prologue_on_real_code, 0, 2);
+	tcase_add_loop_test(walk, test_frame_pointer_chain_without_code, 0, 2);
+	tcase_add_test(walk, test_misaligned_or_low_frame_pointer_falls_through_to_scan);
+	tcase_add_test(walk, test_context_leaf_without_code_returns_through_ra);
+	tcase_add_test(walk, test_walk_cfi_from_breakpad_symbols);
+	tcase_add_test(walk, test_scan_when_nothing_else_applies);
+	tcase_add_test(walk, test_c_jal_is_a_call_on_rv32_only);
+	tcase_add_test(walk, test_dwarf_register_map_and_names);
+	suite_add_tcase(s, walk);
+	return s;
+}
