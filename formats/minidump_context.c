@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arch/registry.h"
+#include "minidump_context.h"
 #include "minidump_internal.h"
 
 /* Flag groups: a register is present when context_flags has any of its
@@ -231,35 +232,26 @@ static const struct md_context_layout *layout_by_cpu_or_size(enum sw_cpu cpu,
 	return found;
 }
 
-bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
-                     struct sw_regs *out)
+enum md_context_status md_decode_context(struct md_span ctx, enum sw_cpu cpu,
+                                         struct sw_regs *out, struct md_context_info *info)
 {
-	struct sw_system_info *sys = &r->snap->sys;
 	bool by_flags = true;
 	const struct md_context_layout *l = layout_by_flags(ctx);
 	if (!l) {
 		by_flags = false;
-		l = layout_by_cpu_or_size(sys->cpu, ctx);
+		l = layout_by_cpu_or_size(cpu, ctx);
 	}
-	if (!l) {
-		md_problem(r, "%s: unrecognised register context (flags 0x%x, %llu bytes)", what,
-		           md_u32(ctx, 0), (unsigned long long)ctx.size);
-		return false;
-	}
-	const struct sw_arch *arch = sw_arch_for_cpu(l->cpu);
-	if (!arch) {
-		md_problem(r, "%s: %s has no register table here", what, l->name);
-		return false;
-	}
-	if (sys->cpu != SW_CPU_UNKNOWN && sys->cpu != l->cpu)
-		md_problem(r, "%s: %s in a dump whose system info says %s", what, l->name,
-		           sys->cpu_name ? sys->cpu_name : "?");
-	if (!by_flags)
-		md_problem(r, "%s: context flags 0x%x name no CPU; read as %s", what,
-		           layout_flags(l, ctx), l->name);
-
-	r->context_cpu = l->cpu;
+	if (!l)
+		return MD_CONTEXT_UNRECOGNISED;
 	uint32_t flags = layout_flags(l, ctx);
+	*info = (struct md_context_info){
+		.cpu = l->cpu, .layout = l->name, .full_size = l->full_size,
+		.flags = flags, .by_flags = by_flags,
+	};
+	const struct sw_arch *arch = sw_arch_for_cpu(l->cpu);
+	if (!arch)
+		return MD_CONTEXT_NO_ARCH;
+
 	/* Some writers (macOS ones among them) set the CPU bit and no group
 	 * bit; Breakpad then uses every register, and so do we. */
 	bool use_groups = by_flags && (flags & ~MD_CONTEXT_CPU_MASK & G_CONTROL_OR_INTEGER) != 0;
@@ -276,9 +268,36 @@ bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
 			continue;
 		sw_reg_set(out, (unsigned)reg, md_uint(ctx, f->offset, f->size) & mask);
 	}
+	return MD_CONTEXT_OK;
+}
+
+bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
+                     struct sw_regs *out)
+{
+	struct sw_system_info *sys = &r->snap->sys;
+	struct md_context_info info;
+	switch (md_decode_context(ctx, sys->cpu, out, &info)) {
+	case MD_CONTEXT_UNRECOGNISED:
+		md_problem(r, "%s: unrecognised register context (flags 0x%x, %llu bytes)", what,
+		           md_u32(ctx, 0), (unsigned long long)ctx.size);
+		return false;
+	case MD_CONTEXT_NO_ARCH:
+		md_problem(r, "%s: %s has no register table here", what, info.layout);
+		return false;
+	case MD_CONTEXT_OK:
+		break;
+	}
+	if (sys->cpu != SW_CPU_UNKNOWN && sys->cpu != info.cpu)
+		md_problem(r, "%s: %s in a dump whose system info says %s", what, info.layout,
+		           sys->cpu_name ? sys->cpu_name : "?");
+	if (!info.by_flags)
+		md_problem(r, "%s: context flags 0x%x name no CPU; read as %s", what, info.flags,
+		           info.layout);
+	r->context_cpu = info.cpu;
 	/* A dump without system info: the context tells the CPU. */
 	if (sys->cpu == SW_CPU_UNKNOWN) {
-		sys->cpu = l->cpu;
+		const struct sw_arch *arch = sw_arch_for_cpu(info.cpu);
+		sys->cpu = info.cpu;
 		sys->cpu_name = arch->name;
 		sys->word_size = arch->word_size;
 	}

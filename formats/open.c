@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "microdump.h"
 #include "minidump.h"
 #include "minidump_bytes.h"
 
@@ -164,7 +165,7 @@ static enum sw_err_code refuse_unread_file(const char *path, struct md_span head
 		                        head.data[i]);
 	return sw_err_set(err, SW_ERR_FORMAT,
 	                  "%s: not a snapshot stackwalk reads (starts with %s; "
-	                  "expected a minidump, 'MDMP')",
+	                  "expected a minidump, 'MDMP', or a microdump log)",
 	                  path, hex);
 }
 
@@ -222,5 +223,14 @@ enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
 	/* Each reader's magic check, in turn; then what no reader takes. */
 	if (sw_minidump_is(head, n))
 		return sw_minidump_read(path, out, err);
+	if (sw_microdump_is(head, n))
+		return sw_microdump_read(path, NULL, out, err);
 	return refuse_unread_file(path, (struct md_span){ head, n, 0 }, err);
+}
+
+enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_part *part,
+                                       struct sw_snapshot *out, struct sw_err *err)
+{
+	/* Only microdump logs hold several snapshots (sw_snapshot.has_next). */
+	return sw_microdump_read(path, part, out, err);
 }

@@ -11,4 +11,10 @@
 enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
                                   struct sw_err *err);
 
+/* Opens the snapshot `part` describes in an input that holds several (a
+ * log with several microdumps): part is an earlier snapshot's `next`, when
+ * its has_next is set. Returns as sw_snapshot_open. */
+enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_part *part,
+                                       struct sw_snapshot *out, struct sw_err *err);
+
 #endif

@@ -72,7 +72,13 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 	fputc('|', f);
 	put_field(f, s->sys.cpu_info);
 	fprintf(f, "|%" PRIu32 "\n", s->sys.cpu_count);
-	fputs("GPU|||\n", f);
+	fputs("GPU|", f);
+	put_field(f, s->sys.gl_version);
+	fputc('|', f);
+	put_field(f, s->sys.gl_vendor);
+	fputc('|', f);
+	put_field(f, s->sys.gl_renderer);
+	fputc('\n', f);
 
 	int32_t req = w ? w->crashing : -1;
 	uint32_t nstacks = w ? w->nstacks : 0;
@@ -93,7 +99,7 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 		fprintf(f, "%" PRId32, sw_out_breakpad_thread_number(w, (uint32_t)req));
 	fputc('\n', f);
 
-	uint32_t *order = sw_out_modules_by_base(s);
+	uint32_t *order = sw_out_module_order(s);
 	bool has_main = s->main_module >= 0 && (uint32_t)s->main_module < s->nmodules;
 	uint64_t main_base = has_main ? s->modules[s->main_module].base : 0;
 	for (uint32_t k = 0; order && k < s->nmodules; k++) {

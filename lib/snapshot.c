@@ -174,16 +174,29 @@ int32_t sw_module_at(const struct sw_snapshot *s, uint64_t addr)
 	if (!s->module_by_base)
 		return module_in(s->modules, s->nmodules, addr);
 	/* Last module whose base <= addr, then walk back over overlapping
-	 * earlier-based modules (rare: BOLT's split mappings). */
+	 * earlier-based modules (rare: BOLT's split mappings, microdumps'
+	 * load-biased starts). */
 	uint32_t lo = (uint32_t)sw_upper_bound(s, s->nmodules, module_base_in_order, addr);
+	int32_t found = -1;
+	uint64_t found_end = 0;
 	for (uint32_t k = lo; k > 0; k--) {
-		const struct sw_module *m = &s->modules[s->module_by_base[k - 1]];
-		if (addr - m->base < m->size)
-			return (int32_t)s->module_by_base[k - 1];
+		uint32_t i = s->module_by_base[k - 1];
+		const struct sw_module *m = &s->modules[i];
+		if (addr - m->base < m->size) {
+			if (!s->modules_by_end)
+				return (int32_t)i;
+			/* The one that ends first (an end is base + size - 1,
+			 * which cannot wrap for a non-empty module). */
+			uint64_t end = m->base + (m->size - 1);
+			if (found < 0 || end < found_end) {
+				found = (int32_t)i;
+				found_end = end;
+			}
+		}
 		if (lo - k >= 8)
 			break;
 	}
-	return -1;
+	return found;
 }
 
 int32_t sw_unloaded_module_at(const struct sw_snapshot *s, uint64_t addr)

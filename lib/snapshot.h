@@ -61,6 +61,9 @@ struct sw_system_info {
 	bool has_cpu_microcode;
 	uint8_t word_size;        /* 4 or 8 */
 	bool big_endian;
+	/* The GPU, from a microdump's G line (Breakpad's SystemInfo gl_version,
+	 * gl_vendor, gl_renderer); NULL when unknown. */
+	const char *gl_version, *gl_vendor, *gl_renderer;
 	/* Bits of a code pointer that hold a pointer-authentication signature
 	 * (Linux NT_ARM_PAC_MASK); 0: unknown (the walker then strips what no
 	 * module or region uses). */
@@ -146,6 +149,15 @@ struct sw_keyval {
 	const char *value;
 };
 
+/* A snapshot's place in an input that holds several: a log with several
+ * microdumps, each one snapshot. */
+struct sw_part {
+	uint32_t index;           /* 0-based */
+	uint32_t count;           /* how many the input holds */
+	uint64_t offset;          /* the byte where it starts in the input */
+	uint64_t line;            /* and its line, 1-based */
+};
+
 struct sw_snapshot {
 	struct sw_arena arena;
 	const char *path;         /* the input file as given */
@@ -153,6 +165,12 @@ struct sw_snapshot {
 	/* The mapped input file: memory regions and strings may point into
 	 * it; sw_snapshot_free unmaps it (readers that map their input). */
 	struct sw_mapped_file file;
+	/* Inputs with several snapshots (microdump logs): which one this is
+	 * (count 0 for inputs that hold one), and the next one, if any, for
+	 * sw_snapshot_open_part (formats/open.h). */
+	struct sw_part part;
+	bool has_next;
+	struct sw_part next;
 
 	struct sw_system_info sys;
 
@@ -204,6 +222,13 @@ struct sw_snapshot {
 
 	/* Built by sw_snapshot_finish: module indexes sorted by base. */
 	uint32_t *module_by_base;
+	/* How overlapping modules resolve. false: an address belongs to the
+	 * module that starts last (Breakpad's minidump rule). true: to the one
+	 * that ends first, and outputs list modules by their end: a microdump
+	 * writer moves a module's start back to its load bias, into the module
+	 * below, while its end stays exact (Breakpad's microdump reader,
+	 * RangeMap kTruncateUpper, keyed by the end). */
+	bool modules_by_end;
 
 	/* What could not be read: one line each, in the order found. */
 	const char **problems;
