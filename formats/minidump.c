@@ -16,6 +16,12 @@ enum {
 	MD_HEADER_VERSION = 0xa793,       /* low 16 bits of Version */
 	MD_HEADER_SIZE = 32,
 	MD_DIRECTORY_ENTRY_SIZE = 12,
+	/* Writers put one directory entry per stream: a dozen or two from
+	 * Breakpad, Crashpad and Windows, each stream type read once. A count
+	 * past this is not a minidump's: a hostile header claiming 2^32 - 1
+	 * entries in a sparse 1 GiB file would otherwise cost a 2.8 GB
+	 * directory before any entry is read. */
+	MD_MAX_STREAMS = 4096,
 };
 
 bool sw_minidump_is(const uint8_t *data, size_t size)
@@ -151,6 +157,11 @@ void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data)
 static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
 {
 	struct md_span dir;
+	if (count > MD_MAX_STREAMS) {
+		md_problem(r, "stream directory: %u entries, more than a minidump has (at most %d "
+		           "are read)", count, MD_MAX_STREAMS);
+		count = MD_MAX_STREAMS;
+	}
 	uint64_t want = (uint64_t)count * MD_DIRECTORY_ENTRY_SIZE;
 	if (!md_span_sub(r->file, rva, want, &dir)) {
 		dir = md_span_clip(r->file, rva, want);
@@ -295,6 +306,8 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 	struct md_reader r = {
 		.file = { out->file.data, out->file.size, 0 },
 		.snap = out,
+		.text_budget = md_text_budget(out->file.size),
+		.annotation_budget = md_text_budget(out->file.size),
 	};
 	if (!md_span_has(r.file, 0, MD_HEADER_SIZE)) {
 		if (!sw_minidump_is(out->file.data, out->file.size))
@@ -314,8 +327,10 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 	read_directory(&r, md_u32(r.file, 8), md_u32(r.file, 12));
 
 	read_streams(&r);
+	md_reader_release(&r);
 	drop_contained_regions(out);
 	sw_snapshot_finish(out);
+	md_drop_shared_stacks(&r);
 	if (r.damage == 0)
 		return SW_OK;
 	/* The first problem that is damage (warnings may precede it). */

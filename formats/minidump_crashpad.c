@@ -4,6 +4,7 @@
  * MinidumpUTF8String; object values of type String are a MinidumpByteArray
  * (uint32 length + bytes) holding unterminated UTF-8. */
 #include <stdio.h>
+#include <string.h>
 
 #include "minidump_internal.h"
 
@@ -17,17 +18,30 @@ enum {
 	MD_MAX_ANNOTATIONS = 1 << 20,
 };
 
-static void add_annotation(struct md_reader *r, uint32_t *cap, int32_t module,
+/* Every list entry read is charged to the reader's annotation budget, and
+ * every annotation its text too: strings are decoded once and shared, but
+ * a list that many modules share is read, kept and printed once per
+ * module, so its cost is per reference. False: no more may be read. */
+static bool charge_entry(struct md_reader *r)
+{
+	return md_charge_annotation(r, sizeof(struct sw_annotation));
+}
+
+/* Adds an annotation; false when no more may be added. */
+static bool add_annotation(struct md_reader *r, uint32_t *cap, int32_t module,
                            enum sw_annotation_kind kind, const char *key, const char *value)
 {
 	struct sw_snapshot *s = r->snap;
-	if (!value || s->nannotations >= MD_MAX_ANNOTATIONS)
-		return;
+	if (!value)
+		return true;
+	if (s->nannotations >= MD_MAX_ANNOTATIONS ||
+	    !md_charge_annotation(r, (key ? strlen(key) : 0) + strlen(value)))
+		return false;
 	if (s->nannotations == *cap) {
 		uint32_t ncap = *cap ? *cap * 2 : 16;
 		struct sw_annotation *a = sw_arena_array(&s->arena, ncap, sizeof *a);
 		if (!a)
-			return;
+			return false;
 		for (uint32_t i = 0; i < s->nannotations; i++)
 			a[i] = s->annotations[i];
 		s->annotations = a;
@@ -38,6 +52,7 @@ static void add_annotation(struct md_reader *r, uint32_t *cap, int32_t module,
 	a->kind = kind;
 	a->key = key;
 	a->value = value;
+	return true;
 }
 
 /* A list stream inside the Crashpad info: count at 0, then records. */
@@ -51,46 +66,57 @@ static uint32_t sub_list(struct md_reader *r, uint32_t size, uint32_t rva, uint6
 	return md_list(r, s, 4, md_u32(s, 0), rec, what, entries);
 }
 
-static void read_dictionary(struct md_reader *r, uint32_t *cap, int32_t module,
+/* The readers below return false once no more annotations may be added:
+ * the caller stops too, so that a hostile file's lists are not walked in
+ * vain (module links × list entries can be the square of the file). */
+static bool read_dictionary(struct md_reader *r, uint32_t *cap, int32_t module,
                             uint32_t size, uint32_t rva)
 {
 	struct md_span e;
 	uint32_t n = sub_list(r, size, rva, MD_DICT_ENTRY_SIZE, "Crashpad simple annotations", &e);
 	for (uint32_t i = 0; i < n; i++) {
-		const char *key = md_utf8_string(r, md_u32(e, i * MD_DICT_ENTRY_SIZE),
-		                                 "Crashpad annotation key");
-		const char *value = md_utf8_string(r, md_u32(e, i * MD_DICT_ENTRY_SIZE + 4),
-		                                   "Crashpad annotation value");
-		if (key)
-			add_annotation(r, cap, module, SW_ANNOT_SIMPLE, key, value);
+		if (!charge_entry(r))
+			return false;
+		uint64_t off = (uint64_t)i * MD_DICT_ENTRY_SIZE;
+		const char *key = md_utf8_string(r, md_u32(e, off), "Crashpad annotation key");
+		const char *value = md_utf8_string(r, md_u32(e, off + 4), "Crashpad annotation value");
+		if (key && !add_annotation(r, cap, module, SW_ANNOT_SIMPLE, key, value))
+			return false;
 	}
+	return true;
 }
 
-static void read_string_list(struct md_reader *r, uint32_t *cap, int32_t module,
+static bool read_string_list(struct md_reader *r, uint32_t *cap, int32_t module,
                              uint32_t size, uint32_t rva)
 {
 	struct md_span e;
 	uint32_t n = sub_list(r, size, rva, 4, "Crashpad list annotations", &e);
 	for (uint32_t i = 0; i < n; i++)
-		add_annotation(r, cap, module, SW_ANNOT_LIST, NULL,
-		               md_utf8_string(r, md_u32(e, (uint64_t)i * 4),
-		                              "Crashpad list annotation"));
+		if (!charge_entry(r) ||
+		    !add_annotation(r, cap, module, SW_ANNOT_LIST, NULL,
+		                    md_utf8_string(r, md_u32(e, (uint64_t)i * 4),
+		                                   "Crashpad list annotation")))
+			return false;
+	return true;
 }
 
-static void read_objects(struct md_reader *r, uint32_t *cap, int32_t module, uint32_t size,
+static bool read_objects(struct md_reader *r, uint32_t *cap, int32_t module, uint32_t size,
                          uint32_t rva)
 {
 	struct md_span e;
 	uint32_t n = sub_list(r, size, rva, MD_ANNOTATION_SIZE, "Crashpad annotation objects", &e);
 	for (uint32_t i = 0; i < n; i++) {
+		if (!charge_entry(r))
+			return false;
 		uint64_t off = (uint64_t)i * MD_ANNOTATION_SIZE;
 		if (md_u16(e, off + 4) != MD_ANNOTATION_STRING)
 			continue;  /* only string objects have a printable value */
 		const char *name = md_utf8_string(r, md_u32(e, off), "Crashpad annotation name");
 		const char *value = md_utf8_string(r, md_u32(e, off + 8), "Crashpad annotation value");
-		if (name)
-			add_annotation(r, cap, module, SW_ANNOT_OBJECT, name, value);
+		if (name && !add_annotation(r, cap, module, SW_ANNOT_OBJECT, name, value))
+			return false;
 	}
+	return true;
 }
 
 void md_read_crashpad_info(struct md_reader *r, struct md_span s)
@@ -100,11 +126,14 @@ void md_read_crashpad_info(struct md_reader *r, struct md_span s)
 	uint32_t cap = 0;
 	/* version 0, report_id 4, client_id 20, simple_annotations 36,
 	 * module_list 44 (location descriptors: size, rva). */
-	read_dictionary(r, &cap, -1, md_u32(s, 36), md_u32(s, 40));
+	if (!read_dictionary(r, &cap, -1, md_u32(s, 36), md_u32(s, 40)))
+		return;
 	struct md_span links;
 	uint32_t n = sub_list(r, md_u32(s, 44), md_u32(s, 48), MD_MODULE_LINK_SIZE,
 	                      "Crashpad module list", &links);
 	for (uint32_t i = 0; i < n; i++) {
+		if (!charge_entry(r))
+			return;
 		uint64_t off = (uint64_t)i * MD_MODULE_LINK_SIZE;
 		uint32_t index = md_u32(links, off);
 		struct md_span info;
@@ -115,8 +144,9 @@ void md_read_crashpad_info(struct md_reader *r, struct md_span s)
 		int32_t module = index <= INT32_MAX ? (int32_t)index : -1;
 		/* version 0, list_annotations 4, simple_annotations 12,
 		 * annotation_objects 20. */
-		read_string_list(r, &cap, module, md_u32(info, 4), md_u32(info, 8));
-		read_dictionary(r, &cap, module, md_u32(info, 12), md_u32(info, 16));
-		read_objects(r, &cap, module, md_u32(info, 20), md_u32(info, 24));
+		if (!read_string_list(r, &cap, module, md_u32(info, 4), md_u32(info, 8)) ||
+		    !read_dictionary(r, &cap, module, md_u32(info, 12), md_u32(info, 16)) ||
+		    !read_objects(r, &cap, module, md_u32(info, 20), md_u32(info, 24)))
+			return;
 	}
 }

@@ -41,12 +41,35 @@ struct md_stream {
 	struct md_span data;
 };
 
+/* Strings already decoded, by where they lie in the file: a string that
+ * many records name (every module of a hostile file may name one long
+ * name) is decoded once and shared. Open addressing; a slot whose `where`
+ * is 0 is free. */
+struct md_string_cache {
+	struct md_cached_string {
+		uint64_t where;       /* file offset << 2 | kind, with the top bit set */
+		uint64_t len;         /* the span's size, for 8-bit names; else 0 */
+		const char *text;     /* NULL: it could not be read */
+	} *slots;
+	uint32_t cap;             /* a power of two, or 0 */
+	uint32_t n;
+};
+
 struct md_reader {
 	struct md_span file;
 	struct sw_snapshot *snap;
 	struct md_stream *streams;
 	uint32_t nstreams;
 	uint32_t mem_cap;         /* capacity of snap->mem */
+	struct md_string_cache strings;
+	/* Bytes of decoded text the file may still cost (md_text_budget):
+	 * proportional to its size, so that strings overlapping in the file
+	 * cannot multiply it. Annotations, which the output prints once per
+	 * reference, are charged per reference to their own budget. */
+	uint64_t text_budget;
+	uint64_t annotation_budget;
+	bool text_budget_spent;   /* its problem was recorded */
+	bool annotation_budget_spent;
 	/* Reading a stream the walk does not depend on: its problems are
 	 * recorded as warnings, not as damage to the dump. */
 	bool optional;
@@ -80,14 +103,51 @@ uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_siz
                  uint64_t count, uint64_t rec_size, const char *what,
                  struct md_span *entries);
 
+/* The most a decoded string may hold, in bytes without its NUL; a longer
+ * one is cut (with a warning). MINIDUMP_STRINGs and CodeView names are
+ * names and paths: Linux's PATH_MAX, so that a module name printed on every
+ * frame costs little. Crashpad's UTF-8 strings are annotation values,
+ * which Crashpad itself limits to 20 KiB. */
+enum {
+	MD_MAX_NAME_BYTES = 4096,
+	MD_MAX_UTF8_BYTES = 64 * 1024,
+	/* A path's last component: NAME_MAX on Linux, macOS and Windows (255
+	 * UTF-16 units there). Outputs print a module's file name on every
+	 * frame, so a longer one, which no file system holds, is cut too. */
+	MD_MAX_FILE_NAME = 255,
+};
+
+/* The budget of decoded text for a file of file_size bytes (and, as much
+ * again, for annotations): twice the file (UTF-16 becomes at most 1.5
+ * times as many UTF-8 bytes) plus 64 KiB for small files. */
+uint64_t md_text_budget(uint64_t file_size);
+
+/* Frees what the reader holds besides the snapshot (the string cache). */
+void md_reader_release(struct md_reader *r);
+
 /* UTF-16LE code units → NUL-terminated UTF-8 in the snapshot's arena
- * (unpaired surrogates become U+FFFD; stops at the first NUL unit). */
+ * (unpaired surrogates become U+FFFD; stops at the first NUL unit; cut at
+ * MD_MAX_NAME_BYTES, at a character boundary). Not cached, not charged:
+ * for fixed-size fields. */
 char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits);
 /* MINIDUMP_STRING at rva (uint32 byte length, UTF-16LE), or NULL with a
- * problem naming `what`. */
+ * problem naming `what`. Decoded once per rva (later calls return the same
+ * pointer) and charged to the text budget: once it is spent, strings read
+ * as "" (one problem says so). */
 const char *md_string(struct md_reader *r, uint64_t rva, const char *what);
-/* Crashpad's MinidumpUTF8String at rva (uint32 length, bytes), or NULL. */
+/* md_string for a file path (a module's name, a DSO's): its last
+ * component cut to MD_MAX_FILE_NAME bytes, with a warning. Cached. */
+const char *md_path(struct md_reader *r, uint64_t rva, const char *what);
+/* Crashpad's MinidumpUTF8String at rva (uint32 length, bytes), or NULL;
+ * cached and charged as md_string. */
 const char *md_utf8_string(struct md_reader *r, uint64_t rva, const char *what);
+/* The NUL-terminated 8-bit path at the start of s (a CodeView record's PDB
+ * name), cut at MD_MAX_NAME_BYTES and its last component as md_path's;
+ * cached by its place in the file and charged as md_string. */
+const char *md_cstring(struct md_reader *r, struct md_span s, const char *what);
+/* Charges `bytes` of annotation text, printed once per annotation: false
+ * (with one problem) once the annotation budget is spent. */
+bool md_charge_annotation(struct md_reader *r, uint64_t bytes);
 /* Appends a region to the snapshot's memory list (data points into the
  * file). */
 void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data);
@@ -103,6 +163,16 @@ void md_read_misc_info(struct md_reader *r, struct md_span s);
 void md_read_breakpad_info(struct md_reader *r, struct md_span s);
 void md_read_thread_list(struct md_reader *r, struct md_span s);
 void md_read_thread_names(struct md_reader *r, struct md_span s);
+/* After every stream is read and the snapshot finished: a thread whose
+ * stack is the same bytes of the file as another thread's is forged (a
+ * writer copies each stack once); it loses its stack and context, so it is
+ * not walked, with one problem for all such threads. Of overlapping
+ * stacks, the one that starts first in the file (then the earlier thread)
+ * keeps its bytes. A thread without a stack of its own counts with the
+ * bytes the walker would read: from its stack pointer to the end of the
+ * region holding it. Bounds the walk of a file whose thousands of threads
+ * share one stack (4,000 threads, 64 KiB: 17.8 MB of output without it). */
+void md_drop_shared_stacks(struct md_reader *r);
 void md_read_module_list(struct md_reader *r, struct md_span s);
 void md_read_unloaded_modules(struct md_reader *r, struct md_span s);
 /* Points second entries of one ELF file at the first's base (BOLT). */

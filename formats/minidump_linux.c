@@ -221,7 +221,7 @@ void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
 		lm->addr = wide ? md_u64(e, 0) : md_u32(e, 0);
 		uint32_t name_rva = wide ? md_u32(e, 8) : md_u32(e, 4);
 		lm->ld = wide ? md_u64(e, 16) : md_u32(e, 8);
-		lm->name = name_rva ? md_string(r, name_rva, "Linux DSO debug name") : NULL;
+		lm->name = name_rva ? md_path(r, name_rva, "Linux DSO debug name") : NULL;
 	}
 }
 

@@ -41,21 +41,20 @@ static const struct {
 	enum sw_cpu cpu;
 	const char *name;
 	uint8_t word_size;
-	bool big_endian;
 } md_cpus[] = {
-	{ 0, SW_CPU_X86, "x86", 4, false },
-	{ 10, SW_CPU_X86, "x86", 4, false },      /* IA32 on Win64 (WoW64) */
-	{ 1, SW_CPU_MIPS, "mips", 4, false },
-	{ 3, SW_CPU_PPC, "ppc", 4, true },
-	{ 5, SW_CPU_ARM, "arm", 4, false },
-	{ 9, SW_CPU_AMD64, "amd64", 8, false },
-	{ 12, SW_CPU_ARM64, "arm64", 8, false },
-	{ 0x8001, SW_CPU_SPARC, "sparc", 8, true },
-	{ 0x8002, SW_CPU_PPC64, "ppc64", 8, true },
-	{ 0x8003, SW_CPU_ARM64, "arm64", 8, false }, /* Breakpad's old ARM64 id */
-	{ 0x8004, SW_CPU_MIPS64, "mips64", 8, false },
-	{ 0x8005, SW_CPU_RISCV32, "riscv32", 4, false },
-	{ 0x8006, SW_CPU_RISCV64, "riscv64", 8, false },
+	{ 0, SW_CPU_X86, "x86", 4 },
+	{ 10, SW_CPU_X86, "x86", 4 },      /* IA32 on Win64 (WoW64) */
+	{ 1, SW_CPU_MIPS, "mips", 4 },
+	{ 3, SW_CPU_PPC, "ppc", 4 },
+	{ 5, SW_CPU_ARM, "arm", 4 },
+	{ 9, SW_CPU_AMD64, "amd64", 8 },
+	{ 12, SW_CPU_ARM64, "arm64", 8 },
+	{ 0x8001, SW_CPU_SPARC, "sparc", 8 },
+	{ 0x8002, SW_CPU_PPC64, "ppc64", 8 },
+	{ 0x8003, SW_CPU_ARM64, "arm64", 8 }, /* Breakpad's old ARM64 id */
+	{ 0x8004, SW_CPU_MIPS64, "mips64", 8 },
+	{ 0x8005, SW_CPU_RISCV32, "riscv32", 4 },
+	{ 0x8006, SW_CPU_RISCV64, "riscv64", 8 },
 };
 
 /* Breakpad's GetARMCpuInfo: "ARMv7 ARM Cortex-A9 features: swp,half,...". */
@@ -157,8 +156,12 @@ void md_read_system_info(struct md_reader *r, struct md_span s)
 			sys->cpu = md_cpus[i].cpu;
 			sys->cpu_name = md_cpus[i].name;
 			sys->word_size = md_cpus[i].word_size;
-			sys->big_endian = md_cpus[i].big_endian;
 		}
+	/* Memory is in the byte order of the process, which wrote the header
+	 * in it too (Breakpad's Minidump::swap()): this reader takes only
+	 * little-endian files ("MDMP"), so a PowerPC or SPARC minidump it reads
+	 * came from a little-endian process (ppc64le), whatever the CPU. */
+	sys->big_endian = false;
 	if (!sys->cpu_name)
 		sys->cpu_name = sw_arena_printf(a, "0x%04x", sys->raw_arch);
 

@@ -2,7 +2,9 @@
  * (MINIDUMP_THREAD_NAME_LIST). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "arch/registry.h"
 #include "lib/bsearch.h"
 #include "minidump_internal.h"
 
@@ -10,6 +12,83 @@ enum {
 	MD_THREAD_SIZE = 48,       /* MINIDUMP_THREAD */
 	MD_THREAD_NAME_SIZE = 12,  /* MINIDUMP_THREAD_NAME: packed to 4 */
 };
+
+/* Where a thread's stack lies in the file. */
+struct stack_bytes {
+	uint64_t off, size;
+	uint32_t thread;
+};
+
+static int compare_stack_bytes(const void *a, const void *b)
+{
+	const struct stack_bytes *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* The bytes of the file a thread's walk reads as its stack, as the walker
+ * finds them: its own stack, else from its stack pointer to the end of the
+ * captured region holding it. False when it has none. */
+static bool walked_stack_bytes(const struct md_reader *r, uint32_t i, struct stack_bytes *out)
+{
+	const struct sw_snapshot *snap = r->snap;
+	const struct sw_thread *th = &snap->threads[i];
+	uint64_t from = th->stack_base, size = th->stack_size;
+	if (size == 0) {
+		const struct sw_regs *ctx = &th->ctx;
+		if (snap->crash.present && snap->crash.thread_id == th->id && snap->crash.ctx.valid)
+			ctx = &snap->crash.ctx;
+		const struct sw_arch *arch = sw_arch_for_cpu(th->cpu ? th->cpu : snap->sys.cpu);
+		if (!arch || !sw_reg_valid(ctx, arch->sp))
+			return false;
+		from = sw_reg_get(ctx, arch->sp);
+		size = UINT64_MAX;
+	}
+	const struct sw_mem_region *m = sw_mem_find(snap, from);
+	if (!m || !m->data)
+		return false;
+	uint64_t in = from - m->base;
+	if (size > m->size - in)
+		size = m->size - in;
+	*out = (struct stack_bytes){ (uint64_t)(m->data - r->file.data) + in, size, i };
+	return true;
+}
+
+void md_drop_shared_stacks(struct md_reader *r)
+{
+	struct sw_snapshot *snap = r->snap;
+	if (snap->nthreads < 2)
+		return;
+	struct stack_bytes *st = malloc(snap->nthreads * sizeof *st);
+	if (!st) {
+		md_problem(r, "thread list: out of memory checking the stacks");
+		return;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < snap->nthreads; i++)
+		n += walked_stack_bytes(r, i, &st[n]);
+	qsort(st, n, sizeof *st, compare_stack_bytes);
+	uint64_t end = 0;
+	uint32_t dropped = 0, first = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i > 0 && st[i].off < end) {
+			struct sw_thread *th = &snap->threads[st[i].thread];
+			if (dropped++ == 0 || st[i].thread < first)
+				first = st[i].thread;
+			th->stack_base = th->stack_size = 0;
+			memset(&th->ctx, 0, sizeof th->ctx);
+			continue;
+		}
+		end = st[i].off + st[i].size;
+	}
+	free(st);
+	if (dropped)
+		md_problem(r, "thread list: %u thread stacks are bytes of the file that another "
+		           "thread's stack also uses; those threads are not walked (the first: thread "
+		           "%u (0x%x))",
+		           dropped, first, snap->threads[first].id);
+}
 
 void md_read_thread_list(struct md_reader *r, struct md_span s)
 {

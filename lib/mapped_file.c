@@ -12,10 +12,19 @@ enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
 {
 	out->data = NULL;
 	out->size = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The type first, by stat(): opening a FIFO blocks until a writer
+	 * comes (for ever, in a pipeline), and opening a device may act on it.
+	 * O_NONBLOCK covers a path that turns into one after the stat(). */
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return sw_err_set(err, SW_ERR_IO, "%s: is a directory, not a file", path);
+	if (!S_ISREG(st.st_mode))
+		return sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);

@@ -530,7 +530,7 @@ struct sw_bsym *sw_bsym_load_file(const char *path, struct sw_err *err)
 		uint8_t *text;
 		size_t len;
 		struct sw_err gzerr = {0};
-		enum sw_err_code rc = sw_gz_inflate(m.data, m.size, (size_t)1 << 32, path,
+		enum sw_err_code rc = sw_gz_inflate(m.data, m.size, sw_gz_limit(m.size), path,
 		                                    &text, &len, &gzerr);
 		sw_unmap_file(&m);
 		if (!text) {

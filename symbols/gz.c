@@ -20,12 +20,26 @@ enum {
 	GZ_MAX_RATIO = 1032,
 };
 
+size_t sw_gz_limit(size_t compressed)
+{
+	size_t limit = compressed > SIZE_MAX / SW_GZ_LIMIT_RATIO ? SIZE_MAX
+	                                                          : compressed * SW_GZ_LIMIT_RATIO;
+	if (limit < SW_GZ_LIMIT_MIN)
+		limit = SW_GZ_LIMIT_MIN;
+	if (limit > SW_GZ_LIMIT_MAX)
+		limit = SW_GZ_LIMIT_MAX;
+	return limit;
+}
+
 static bool is_gzip_member(const uint8_t *p, size_t n)
 {
 	return n >= 18 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8;
 }
 
-static size_t initial_size(const uint8_t *in, size_t n, size_t max_out)
+/* Every path below allocates at most max_out + 1 bytes (the "hard" size):
+ * output that fills that one byte past the limit is refused, output of
+ * max_out bytes exactly is not. */
+static size_t initial_size(const uint8_t *in, size_t n, size_t hard)
 {
 	/* ISIZE: the last member's uncompressed length mod 2^32, little-endian. */
 	size_t hint = (size_t)in[n - 4] | (size_t)in[n - 3] << 8 |
@@ -36,15 +50,15 @@ static size_t initial_size(const uint8_t *in, size_t n, size_t max_out)
 	if (hint < GZ_MIN_ALLOC)
 		hint = GZ_MIN_ALLOC;
 	/* One spare byte: the end of input is seen without a grow. Never more
-	 * than max_out, though. */
-	return hint < max_out ? hint + 1 : max_out;
+	 * than the hard size, though. */
+	return hint < hard ? hint + 1 : hard;
 }
 
-/* Doubles the output buffer, to at most max_out; false (the buffer kept)
- * when memory runs out. */
-static bool grow_output(uint8_t **buf, size_t *cap, size_t max_out)
+/* Doubles the output buffer, to at most `hard` bytes; false (the buffer
+ * kept) when memory runs out. */
+static bool grow_output(uint8_t **buf, size_t *cap, size_t hard)
 {
-	size_t ncap = *cap > max_out / 2 ? max_out : *cap * 2;
+	size_t ncap = *cap > hard / 2 ? hard : *cap * 2;
 	uint8_t *nb = realloc(*buf, ncap);
 	if (!nb)
 		return false;
@@ -67,6 +81,14 @@ static void hand_over_output(uint8_t *buf, size_t cap, size_t used, uint8_t **ou
 	*out_len = used;
 }
 
+static enum sw_err_code refuse_too_big(const char *name, size_t max_out, struct sw_err *err)
+{
+	return sw_err_set(err, SW_ERR_UNSUPPORTED,
+	                  "%s: inflates to more than %zu bytes, over the limit for its compressed "
+	                  "size: refused",
+	                  name, max_out);
+}
+
 /* zlib's streaming inflate: slower, but keeps what precedes damage and
  * reports where it stopped. */
 static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t max_out,
@@ -78,7 +100,8 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 	if (!is_gzip_member(in, n))
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a gzip file", name);
 
-	size_t cap = initial_size(in, n, max_out);
+	size_t hard = max_out < SIZE_MAX ? max_out + 1 : max_out;
+	size_t cap = initial_size(in, n, hard);
 	uint8_t *buf = malloc(cap);
 	if (!buf)
 		return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
@@ -102,6 +125,10 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 		int z = inflate(&zs, Z_NO_FLUSH);
 		in_off += in_chunk - zs.avail_in;
 		used += out_chunk - zs.avail_out;
+		if (used > max_out) {
+			rc = refuse_too_big(name, max_out, err);
+			break;
+		}
 		if (z == Z_STREAM_END) {
 			/* Another member follows? (gzip -c a b > ab) */
 			if (!is_gzip_member(in + in_off, n - in_off))
@@ -123,12 +150,7 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 			break;
 		}
 		if (used == cap) {
-			if (cap >= max_out) {
-				rc = sw_err_set(err, SW_ERR_CORRUPT,
-				                "%s: inflates to more than %zu bytes", name, max_out);
-				break;
-			}
-			if (!grow_output(&buf, &cap, max_out)) {
+			if (!grow_output(&buf, &cap, hard)) {
 				rc = sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
 				break;
 			}
@@ -139,7 +161,7 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 		}
 	}
 	inflateEnd(&zs);
-	if (rc == SW_ERR_NOMEM) {
+	if (rc == SW_ERR_NOMEM || rc == SW_ERR_UNSUPPORTED) {
 		free(buf);
 		return rc;
 	}
@@ -147,7 +169,7 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 	return rc;
 }
 
-enum fast_result { FAST_OK, FAST_DAMAGED, FAST_NOMEM };
+enum fast_result { FAST_OK, FAST_DAMAGED, FAST_NOMEM, FAST_TOO_BIG };
 
 /* The fast path: libdeflate, member by member, growing the buffer (and
  * inflating the member again) when ISIZE understated the size. Damaged data
@@ -156,7 +178,8 @@ static enum fast_result gz_inflate_fast(const uint8_t *in, size_t n, size_t max_
                                         uint8_t **out, size_t *out_len)
 {
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-	size_t cap = initial_size(in, n, max_out), used = 0, in_off = 0;
+	size_t hard = max_out < SIZE_MAX ? max_out + 1 : max_out;
+	size_t cap = initial_size(in, n, hard), used = 0, in_off = 0;
 	uint8_t *buf = d ? malloc(cap) : NULL;
 	if (!buf) {
 		libdeflate_free_decompressor(d);
@@ -167,12 +190,18 @@ static enum fast_result gz_inflate_fast(const uint8_t *in, size_t n, size_t max_
 		size_t in_used = 0, got = 0;
 		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
 			d, in + in_off, n - in_off, buf + used, cap - used, &in_used, &got);
-		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap < max_out) {
-			if (!grow_output(&buf, &cap, max_out)) {
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap < hard) {
+			if (!grow_output(&buf, &cap, hard)) {
 				rc = FAST_NOMEM;
 				break;
 			}
 			continue;
+		}
+		/* A member that does not fit in the hard size is too big (whole
+		 * members are inflated, so damage after the limit is not seen). */
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+			rc = FAST_TOO_BIG;
+			break;
 		}
 		if (r != LIBDEFLATE_SUCCESS) {
 			rc = FAST_DAMAGED;
@@ -180,6 +209,10 @@ static enum fast_result gz_inflate_fast(const uint8_t *in, size_t n, size_t max_
 		}
 		used += got;
 		in_off += in_used;
+		if (used > max_out) {
+			rc = FAST_TOO_BIG;
+			break;
+		}
 	}
 	libdeflate_free_decompressor(d);
 	if (rc != FAST_OK) {
@@ -201,6 +234,7 @@ enum sw_err_code sw_gz_inflate(const uint8_t *in, size_t n, size_t max_out,
 	switch (gz_inflate_fast(in, n, max_out, out, out_len)) {
 	case FAST_OK: return SW_OK;
 	case FAST_NOMEM: return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
+	case FAST_TOO_BIG: return refuse_too_big(name, max_out, err);
 	case FAST_DAMAGED: break;
 	}
 	return gz_inflate_streaming(in, n, max_out, name, out, out_len, err);
@@ -215,7 +249,7 @@ enum sw_err_code sw_gz_read_file(const char *path, uint8_t **out, size_t *out_le
 	enum sw_err_code rc = sw_map_file(path, &m, err);
 	if (rc != SW_OK)
 		return rc;
-	rc = sw_gz_inflate(m.data, m.size, (size_t)1 << 32, path, out, out_len, err);
+	rc = sw_gz_inflate(m.data, m.size, sw_gz_limit(m.size), path, out, out_len, err);
 	sw_unmap_file(&m);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include "store.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@ struct loaded_file {
 	struct sw_bsym *bsym;
 	enum sw_symbols_status status;
 	struct sw_err err;
+	/* Its MODULE line names another debug id than the one it was filed
+	 * under: not used for any module (its bsym is freed). */
+	bool refused;
 };
 
 struct store_module {
@@ -45,6 +49,8 @@ struct sw_sym_store {
 	struct loaded_file *loaded;
 	size_t nloaded, loaded_cap;
 	struct sw_symbol_source source;
+	char **warnings;
+	uint32_t nwarnings, warnings_cap;
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -55,6 +61,31 @@ static bool ends_with(const char *s, const char *suffix)
 
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
                                                         enum sw_symbols_status *status);
+
+/* Records a one-line warning (dropped when memory is short: a warning
+ * must not turn into a failure). */
+static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
+{
+	if (s->nwarnings == s->warnings_cap) {
+		uint32_t cap = s->warnings_cap ? s->warnings_cap * 2 : 4;
+		char **w = realloc(s->warnings, cap * sizeof *w);
+		if (!w)
+			return;
+		s->warnings = w;
+		s->warnings_cap = cap;
+	}
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	char *copy = strdup(buf);
+	if (copy)
+		s->warnings[s->nwarnings++] = copy;
+}
 
 struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths,
                                          const struct sw_snapshot *snap,
@@ -77,8 +108,15 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 		p->is_dir = S_ISDIR(st.st_mode);
 		p->is_file = S_ISREG(st.st_mode) &&
 		             (ends_with(paths[i], ".sym") || ends_with(paths[i], ".sym.gz"));
-		if (!p->is_dir && !p->is_file)
+		if (!p->is_dir && !p->is_file) {
+			/* It exists, so it is no typo the CLI's existence check
+			 * would catch; most likely a dump or a binary given in the
+			 * wrong place. */
+			store_warn(s, "%s: symbol path ignored: %s", paths[i],
+			           S_ISREG(st.st_mode) ? "not a .sym or .sym.gz file"
+			                               : "not a directory or a regular file");
 			continue;
+		}
 		p->path = strdup(paths[i]);
 		if (!p->path)
 			goto nomem;
@@ -108,6 +146,9 @@ void sw_sym_store_free(struct sw_sym_store *s)
 		free(s->loaded[i].path);
 		sw_bsym_free(s->loaded[i].bsym);
 	}
+	for (uint32_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
 	free(s->paths);
 	free(s->mods);
 	free(s->loaded);
@@ -191,49 +232,86 @@ static int32_t load(struct sw_sym_store *s, const char *path)
 	if (!lf->path)
 		return -1;
 	lf->bsym = sw_bsym_load_file(path, &lf->err);
-	if (!lf->bsym)
-		lf->status = SW_SYMS_CORRUPT; /* it exists, but could not be read */
-	else if (sw_bsym_is_corrupt(lf->bsym))
+	if (!lf->bsym) {
+		/* It exists, but could not be read (unreadable, a .sym.gz past
+		 * the inflation limit, out of memory): the module list only says
+		 * "corrupt", so say why here. The message names the file. */
+		lf->status = SW_SYMS_CORRUPT;
+		store_warn(s, "%s", lf->err.msg);
+	} else if (sw_bsym_is_corrupt(lf->bsym))
 		lf->status = SW_SYMS_CORRUPT;
 	else
 		lf->status = SW_SYMS_LOADED;
 	return (int32_t)s->nloaded++;
 }
 
-/* The first candidate file for module m, written to buf; false if none. */
-static bool locate(struct sw_sym_store *s, const struct sw_module *m, char *buf,
-                   size_t n)
+/* Loads the candidate file at path for module m (once per file) and checks
+ * that its MODULE line names m's debug id. A Breakpad store files symbols
+ * under the id, so a file whose own id differs was put in the wrong place
+ * (or its module rebuilt): its addresses belong to another build, and
+ * using them would print wrong functions with confidence. It is refused,
+ * with one warning naming the file and both ids, and the search goes on.
+ * Returns the loaded file's index, or -1 (refused, out of memory). */
+static int32_t load_candidate(struct sw_sym_store *s, const struct sw_module *m,
+                              const char *path)
+{
+	int32_t f = load(s, path);
+	if (f < 0)
+		return -1;
+	struct loaded_file *lf = &s->loaded[f];
+	if (lf->refused)
+		return -1;
+	struct sw_bsym_module mod;
+	if (!lf->bsym || !sw_bsym_module(lf->bsym, &mod))
+		return f; /* nothing to check: unreadable, or no MODULE line */
+	if (strlen(m->debug_id) == mod.id_len && strncasecmp(m->debug_id, mod.id, mod.id_len) == 0)
+		return f;
+	lf->refused = true;
+	store_warn(s, "%s: symbol file not used: its MODULE line has debug id %.*s, the module's is %s",
+	           path, (int)(mod.id_len < 64 ? mod.id_len : 64), mod.id, m->debug_id);
+	sw_bsym_free(lf->bsym);
+	lf->bsym = NULL;
+	return -1;
+}
+
+/* The loaded file of module m's symbols: the first candidate, in the order
+ * of the paths, that loads and is not refused; -1 if none. */
+static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 {
 	const char *name = module_debug_name(m);
 	const char *id = m->debug_id;
 	if (!name || !id || !*id)
-		return false;
+		return -1;
 	size_t name_len = strlen(name);
 	size_t stem_len = name_len;
 	if (name_len > 4 && strcasecmp(name + name_len - 4, ".pdb") == 0)
 		stem_len -= 4;
+	char buf[4096];
 	for (size_t i = 0; i < s->npaths; i++) {
 		struct store_path *p = &s->paths[i];
 		if (p->is_dir) {
 			static const char *const suffixes[] = {".sym", ".sym.gz"};
 			for (int k = 0; k < 2; k++) {
-				int w = snprintf(buf, n, "%s/%s/%s/%.*s%s", p->path, name, id,
+				int w = snprintf(buf, sizeof buf, "%s/%s/%s/%.*s%s", p->path, name, id,
 				                 (int)stem_len, name, suffixes[k]);
-				if (w > 0 && (size_t)w < n && file_exists(buf))
-					return true;
+				if (w > 0 && (size_t)w < sizeof buf && file_exists(buf)) {
+					int32_t f = load_candidate(s, m, buf);
+					if (f >= 0)
+						return f;
+				}
 			}
 		} else {
 			if (!p->header_read)
 				read_header(p);
 			if (p->mod_id && p->mod_name && strcasecmp(p->mod_id, id) == 0 &&
 			    strcmp(p->mod_name, name) == 0) {
-				int w = snprintf(buf, n, "%s", p->path);
-				if (w > 0 && (size_t)w < n)
-					return true;
+				int32_t f = load_candidate(s, m, p->path);
+				if (f >= 0)
+					return f;
 			}
 		}
 	}
-	return false;
+	return -1;
 }
 
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
@@ -255,16 +333,13 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 	if (!sm->looked) {
 		sm->looked = true;
 		sm->status = SW_SYMS_MISSING;
-		char path[4096];
-		if (locate(s, &s->snap->modules[module], path, sizeof path)) {
-			int32_t f = load(s, path);
-			if (f >= 0) {
-				sm->file = f;
-				sm->status = s->loaded[f].status;
-				if (s->loaded[f].bsym) {
-					sm->ms.ops = &sw_bsym_ops;
-					sm->ms.self = s->loaded[f].bsym;
-				}
+		int32_t f = find_symbols(s, &s->snap->modules[module]);
+		if (f >= 0) {
+			sm->file = f;
+			sm->status = s->loaded[f].status;
+			if (s->loaded[f].bsym) {
+				sm->ms.ops = &sw_bsym_ops;
+				sm->ms.self = s->loaded[f].bsym;
 			}
 		}
 	}
@@ -285,4 +360,14 @@ const struct sw_err *sw_sym_store_error(const struct sw_sym_store *s, uint32_t m
 	if (module >= s->nmods || s->mods[module].file < 0)
 		return &none;
 	return &s->loaded[s->mods[module].file].err;
+}
+
+uint32_t sw_sym_store_nwarnings(const struct sw_sym_store *s)
+{
+	return s->nwarnings;
+}
+
+const char *sw_sym_store_warning(const struct sw_sym_store *s, uint32_t i)
+{
+	return i < s->nwarnings ? s->warnings[i] : NULL;
 }

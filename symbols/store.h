@@ -8,6 +8,9 @@
  *     then the same name + ".gz";
  *   - a single .sym or .sym.gz file: used for the module whose debug id and
  *     name match its MODULE line.
+ * A file found in a store is used only if its own MODULE line has the
+ * module's debug id (else it is refused with a warning, and the search
+ * goes on).
  * debug_file is the base name of the module's debug file, else of its code
  * file. A module without a debug id has no symbols. */
 #ifndef SW_SYM_STORE_H
@@ -21,7 +24,9 @@
 
 struct sw_sym_store;
 
-/* NULL only when out of memory. Paths that do not exist are skipped. */
+/* NULL only when out of memory. Paths that do not exist are skipped
+ * (the CLI warns about them before); a path that exists but is neither a
+ * directory nor a .sym/.sym.gz file is skipped with a warning. */
 struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths,
                                          const struct sw_snapshot *snap,
                                          struct sw_err *err);
@@ -34,5 +39,13 @@ const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);
  * load problem seen for it (code SW_OK if none). */
 const char *sw_sym_store_file(const struct sw_sym_store *s, uint32_t module);
 const struct sw_err *sw_sym_store_error(const struct sw_sym_store *s, uint32_t module);
+
+/* Warnings, one line each naming the file, each given once, in the order
+ * met: symbol paths skipped at creation; symbol files refused while the
+ * walk loads them (a MODULE line whose debug id is not the module's, a
+ * .sym.gz that inflates past its limit, a file that cannot be read).
+ * Print them after the walk. */
+uint32_t sw_sym_store_nwarnings(const struct sw_sym_store *s);
+const char *sw_sym_store_warning(const struct sw_sym_store *s, uint32_t i);
 
 #endif

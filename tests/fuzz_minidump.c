@@ -1,7 +1,7 @@
 /* libFuzzer target for the minidump reader: the input is written to a
  * memfd and read through the ordinary path (mmap included), then freed.
- * Build: clang -fsanitize=fuzzer,address,undefined -I. with the formats/,
- * lib/ and arch/ sources (the lead wires the fuzz builds). */
+ * Built by `CC=clang meson setup B -Dfuzzing=true -Db_lundef=false`
+ * against the instrumented library (tests/meson.build). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

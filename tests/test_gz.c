@@ -1,5 +1,6 @@
 /* .sym.gz inflation: the fast path, its fallbacks, and damaged input. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -103,7 +104,7 @@ START_TEST(test_gz_keeps_what_precedes_truncation)
 }
 END_TEST
 
-START_TEST(test_gz_enforces_output_limit)
+START_TEST(test_gz_refuses_output_past_the_limit)
 {
 	char *t = text_of(200000);
 	uint8_t gz[300000];
@@ -111,10 +112,94 @@ START_TEST(test_gz_enforces_output_limit)
 	uint8_t *out;
 	size_t len;
 	struct sw_err err = { 0 };
-	ck_assert_int_eq(sw_gz_inflate(gz, n, 100000, "big.sym.gz", &out, &len, &err), SW_ERR_CORRUPT);
-	ck_assert_uint_le(len, 100000);
+	/* Refused whole, not cut: half a symbol file would look complete. */
+	ck_assert_int_eq(sw_gz_inflate(gz, n, 100000, "big.sym.gz", &out, &len, &err),
+	                 SW_ERR_UNSUPPORTED);
+	ck_assert_ptr_null(out);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "big.sym.gz: inflates to more than 100000 bytes"));
+	free(t);
+}
+END_TEST
+
+START_TEST(test_gz_refuses_past_the_limit_on_the_streaming_path_too)
+{
+	/* A bad trailer sends the data to zlib's streaming inflate. */
+	char *t = text_of(200000);
+	uint8_t gz[300000];
+	size_t n = gzip_member(t, 200000, gz, sizeof gz);
+	memset(gz + n - 8, 0, 4); /* CRC 0 */
+	uint8_t *out;
+	size_t len;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_gz_inflate(gz, n, 100000, "crc.sym.gz", &out, &len, &err),
+	                 SW_ERR_UNSUPPORTED);
+	ck_assert_ptr_null(out);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_gz_accepts_output_of_exactly_the_limit)
+{
+	char *t = text_of(100000);
+	uint8_t gz[200000];
+	size_t n = gzip_member(t, 100000, gz, sizeof gz);
+	uint8_t *out;
+	size_t len;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_gz_inflate(gz, n, 100000, "exact.sym.gz", &out, &len, &err), SW_OK);
+	ck_assert_uint_eq(len, 100000);
 	free(out);
 	free(t);
+}
+END_TEST
+
+START_TEST(test_gz_limit_is_64_times_the_size_between_64_mib_and_4_gib)
+{
+	ck_assert_uint_eq(sw_gz_limit(0), (size_t)64 << 20);
+	ck_assert_uint_eq(sw_gz_limit(1 << 20), (size_t)64 << 20);
+	ck_assert_uint_eq(sw_gz_limit(10 << 20), (size_t)640 << 20);
+	ck_assert_uint_eq(sw_gz_limit((size_t)1 << 30), (size_t)1 << 32);
+	ck_assert_uint_eq(sw_gz_limit(SIZE_MAX), (size_t)1 << 32);
+}
+END_TEST
+
+/* gzip of n MiB of zeros: about 1 KiB per MiB. */
+static uint8_t *zero_bomb(size_t mib, size_t *len)
+{
+	static uint8_t zeros[1 << 20];
+	size_t cap = mib * 2048 + 1024;
+	uint8_t *gz = malloc(cap);
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_out = gz;
+	z.avail_out = (uInt)cap;
+	for (size_t i = 0; i < mib; i++) {
+		z.next_in = zeros;
+		z.avail_in = sizeof zeros;
+		ck_assert_int_eq(deflate(&z, i + 1 == mib ? Z_FINISH : Z_NO_FLUSH),
+		                 i + 1 == mib ? Z_STREAM_END : Z_OK);
+	}
+	*len = cap - z.avail_out;
+	deflateEnd(&z);
+	return gz;
+}
+
+START_TEST(test_gz_refuses_a_decompression_bomb_at_its_size_limit)
+{
+	/* 100 MiB of zeros in ~100 KiB: past sw_gz_limit (64 MiB for a file
+	 * this small), so refused after at most 64 MiB of output. */
+	size_t n;
+	uint8_t *gz = zero_bomb(100, &n);
+	ck_assert_uint_lt(n, 1 << 20);
+	uint8_t *out;
+	size_t len;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_gz_inflate(gz, n, sw_gz_limit(n), "bomb.sym.gz", &out, &len, &err),
+	                 SW_ERR_UNSUPPORTED);
+	ck_assert_ptr_null(out);
+	free(gz);
 }
 END_TEST
 
@@ -138,7 +223,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_gz_joins_members);
 	tcase_add_test(tc, test_gz_survives_lying_isize);
 	tcase_add_test(tc, test_gz_keeps_what_precedes_truncation);
-	tcase_add_test(tc, test_gz_enforces_output_limit);
+	tcase_add_test(tc, test_gz_refuses_output_past_the_limit);
+	tcase_add_test(tc, test_gz_refuses_past_the_limit_on_the_streaming_path_too);
+	tcase_add_test(tc, test_gz_accepts_output_of_exactly_the_limit);
+	tcase_add_test(tc, test_gz_limit_is_64_times_the_size_between_64_mib_and_4_gib);
+	tcase_add_test(tc, test_gz_refuses_a_decompression_bomb_at_its_size_limit);
 	tcase_add_test(tc, test_gz_rejects_non_gzip);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1318,6 +1318,408 @@ START_TEST(test_crashpad_info_gives_process_and_module_annotations)
 }
 END_TEST
 
+/* ---- Bounds on hostile input ------------------------------------------- */
+
+/* A MINIDUMP_STRING of n copies of unit. */
+static uint32_t mdb_repeated16(struct mdb *b, uint16_t unit, size_t n)
+{
+	uint16_t *units = malloc(n * sizeof *units);
+	for (size_t i = 0; i < n; i++)
+		units[i] = unit;
+	uint32_t rva = mdb_string16(b, units, n);
+	free(units);
+	return rva;
+}
+
+/* A module list of n modules 0x1000 apart, each named name_rva, each with
+ * the CodeView record cv_rva (0: none). */
+static void add_modules_named(struct mdb *b, uint32_t n, uint32_t name_rva, uint32_t cv_rva,
+                              uint32_t cv_size)
+{
+	uint8_t (*mods)[108] = calloc(n, 108);
+	for (uint32_t i = 0; i < n; i++)
+		module_record(mods[i], 0x10000000 + (uint64_t)i * 0x1000, 0x1000, 0, name_rva, cv_rva,
+		              cv_size);
+	add_module_list(b, n, (const uint8_t (*)[108])mods);
+	free(mods);
+}
+
+static void add_empty_thread_list(struct mdb *b)
+{
+	uint8_t tl[4] = { 0 };
+	mdb_stream(b, 3, tl, sizeof tl);
+}
+
+START_TEST(test_module_count_is_clamped_to_the_stream_before_allocating)
+{
+	struct mdb b;
+	mdb_init(&b);
+	uint8_t ml[4 + 2 * 108] = { 0 };
+	put32(ml, 0, 0xffffffff);
+	module_record(ml + 4, 0x400000, 0x1000, 0, mdb_string(&b, "a"), 0, 0);
+	module_record(ml + 4 + 108, 0x500000, 0x1000, 0, mdb_string(&b, "b"), 0, 0);
+	mdb_stream(&b, 4, ml, sizeof ml);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_CORRUPT);
+	ck_assert_uint_eq(s.nmodules, 2);
+	ck_assert(has_problem(&s, "module list: count 4294967295"));
+	/* Nothing was sized by the count: the arena holds a block or two. */
+	ck_assert_uint_lt(s.arena.total, 1 << 20);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_modules_naming_one_string_share_one_decoded_copy)
+{
+	/* 2,000 modules naming one 4,000-unit name: decoded once, not 2,000
+	 * times (8 MB of arena before). */
+	struct mdb b;
+	mdb_init(&b);
+	uint32_t name = mdb_repeated16(&b, 'n', 4000);
+	add_modules_named(&b, 2000, name, 0, 0);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.nmodules, 2000);
+	for (uint32_t i = 1; i < s.nmodules; i++)
+		ck_assert_ptr_eq(s.modules[i].code_file, s.modules[0].code_file);
+	ck_assert_uint_lt(s.arena.total, 2 << 20);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_codeview_record_shared_by_modules_is_decoded_once)
+{
+	struct mdb b;
+	mdb_init(&b);
+	add_system_info(&b, 0, 2, NULL);
+	uint8_t cv[24 + 3001] = { 0 };
+	memcpy(cv, "RSDS", 4);
+	memset(cv + 24, 'p', 3000);
+	uint32_t cv_rva = mdb_add(&b, cv, sizeof cv);
+	add_modules_named(&b, 2000, mdb_string(&b, "app.exe"), cv_rva, sizeof cv);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	for (uint32_t i = 1; i < s.nmodules; i++)
+		ck_assert_ptr_eq(s.modules[i].debug_file, s.modules[0].debug_file);
+	/* A 3,000-byte file name is no file name: cut to NAME_MAX. */
+	ck_assert_uint_eq(strlen(s.modules[0].debug_file), 255);
+	ck_assert(has_problem(&s, "warning: CodeView PDB name: file name of 3000 bytes, cut to 255"));
+	ck_assert_uint_lt(s.arena.total, 2 << 20);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_dso_debug_entries_naming_one_string_share_one_decoded_copy)
+{
+	struct mdb b;
+	mdb_init(&b);
+	add_system_info(&b, 9, 0x8201, "Linux");
+	uint32_t name = mdb_repeated16(&b, 'd', 4000);
+	enum { N = 5000 };
+	uint8_t *lm = calloc(N, 24);
+	for (uint32_t i = 0; i < N; i++) {
+		put64(lm, 24 * i, 0x7f0000000000 + (uint64_t)i * 0x1000);
+		put32(lm, 24 * i + 8, name);
+	}
+	uint32_t lm_rva = mdb_add(&b, lm, 24 * (size_t)N);
+	free(lm);
+	uint8_t dbg[40] = { 0 };
+	put32(dbg, 0, 1);
+	put32(dbg, 4, lm_rva);
+	put32(dbg, 8, N);
+	mdb_stream(&b, 0x4767000a, dbg, sizeof dbg);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.nlink_map, N);
+	for (uint32_t i = 1; i < N; i++)
+		ck_assert_ptr_eq(s.link_map[i].name, s.link_map[0].name);
+	ck_assert_uint_lt(s.arena.total, 2 << 20);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_string_longer_than_4096_bytes_is_cut_at_a_character_with_a_warning)
+{
+	/* A thread name of 3,000 'é' (6,000 UTF-8 bytes). */
+	struct mdb b;
+	mdb_init(&b);
+	uint32_t ids[] = { 7 };
+	uint64_t base[] = { 0 };
+	uint32_t zero[] = { 0 };
+	add_thread_list(&b, 1, ids, base, zero, zero, zero, zero);
+	uint8_t names[4 + 12] = { 0 };
+	put32(names, 0, 1);
+	put32(names, 4, 7);
+	put64(names, 8, mdb_repeated16(&b, 0xe9, 3000));
+	mdb_stream(&b, 24, names, sizeof names);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	const char *name = s.threads[0].name;
+	ck_assert_uint_eq(strlen(name), 4096);
+	ck_assert_int_eq((unsigned char)name[4094], 0xc3);
+	ck_assert_int_eq((unsigned char)name[4095], 0xa9);
+	ck_assert(has_problem(&s, "warning: thread 0x7 name: 3000 UTF-16 units, cut to 4096 bytes"));
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_module_file_name_longer_than_255_bytes_is_cut)
+{
+	struct mdb b;
+	mdb_init(&b);
+	uint16_t units[5 + 300];
+	memcpy(units, (const uint16_t[]){ '/', 'l', 'i', 'b', '/' }, sizeof(uint16_t[5]));
+	for (int i = 0; i < 300; i++)
+		units[5 + i] = 'b';
+	add_modules_named(&b, 1, mdb_string16(&b, units, 305), 0, 0);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	ck_assert_uint_eq(strlen(s.modules[0].code_file), 5 + 255);
+	ck_assert(strncmp(s.modules[0].code_file, "/lib/bbb", 8) == 0);
+	ck_assert(has_problem(&s, "warning: module 0 name: file name of 300 bytes, cut to 255"));
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_string_length_past_the_end_of_the_file_keeps_what_the_file_holds)
+{
+	/* The name's length says 0xfffffff0 bytes; the file ends after 100
+	 * units: one name of 100 characters, one problem. */
+	struct mdb b;
+	mdb_init(&b);
+	add_empty_thread_list(&b);
+	uint8_t ml[4 + 108];
+	uint32_t list = mdb_add(&b, NULL, sizeof ml);
+	mdb_stream_at(&b, 4, list, sizeof ml);
+	uint32_t name = mdb_repeated16(&b, 'x', 100);
+	b.len -= 2; /* no terminating unit: the name runs to the end of the file */
+	put32(b.buf, name, 0xfffffff0);
+	put32(ml, 0, 1);
+	module_record(ml + 4, 0x400000, 0x1000, 0, name, 0, 0);
+	memcpy(b.buf + list, ml, sizeof ml);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_CORRUPT);
+	ck_assert_uint_eq(strlen(s.modules[0].code_file), 100);
+	ck_assert(has_problem(&s, "(4294967280 bytes) extends past the end of the file"));
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_strings_laid_over_each_other_stop_at_the_text_budget)
+{
+	/* 64 KiB whose every 4-byte word reads as a string running to the end
+	 * of the file, of characters U+2020 (3 UTF-8 bytes each); 2,000
+	 * modules each naming another word. Every name alone is cut at 4,096
+	 * bytes, but together they would be 8 MB from a 280 KB file: the text
+	 * budget (twice the file, plus 64 KiB) stops them. */
+	struct mdb b;
+	mdb_init(&b);
+	add_empty_thread_list(&b);
+	enum { N = 2000, REGION = 64 * 1024 };
+	uint32_t list = mdb_add(&b, NULL, 4 + 108 * (size_t)N);
+	uint8_t *fill = malloc(REGION);
+	memset(fill, 0x20, REGION);
+	uint32_t region = mdb_add(&b, fill, REGION);
+	free(fill);
+	put32(b.buf, list, N);
+	for (uint32_t i = 0; i < N; i++)
+		module_record(b.buf + list + 4 + 108 * i, 0x10000000 + (uint64_t)i * 0x1000, 0x1000, 0,
+		              region + 4 * (i % (REGION / 8)), 0, 0);
+	mdb_stream_at(&b, 4, list, 4 + 108 * N);
+	size_t file_size = b.len;
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_CORRUPT);
+	ck_assert(has_problem(&s, "decode to more text than its"));
+	ck_assert_str_eq(s.modules[N - 1].code_file, "");
+	uint64_t decoded = 0;
+	for (uint32_t i = 0; i < N; i++)
+		decoded += strlen(s.modules[i].code_file);
+	ck_assert_uint_le(decoded, 2 * file_size + 64 * 1024);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_stream_directory_of_more_than_4096_entries_reads_4096)
+{
+	/* A sparse 1 GiB file whose header claims 2^32 - 1 streams: 4,096
+	 * entries are looked at, nothing is sized by the count. */
+	snprintf(tmp_path, sizeof tmp_path, "/tmp/sw_md_test_XXXXXX");
+	int fd = mkstemp(tmp_path);
+	ck_assert_int_ge(fd, 0);
+	uint8_t h[32] = { 0 };
+	put32(h, 0, 0x504d444d);
+	put32(h, 4, 0xa793);
+	put32(h, 8, 0xffffffff);
+	put32(h, 12, 32);
+	ck_assert(write(fd, h, sizeof h) == (ssize_t)sizeof h);
+	ck_assert_int_eq(ftruncate(fd, (off_t)1 << 30), 0);
+	close(fd);
+	struct sw_snapshot s;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_minidump_read(tmp_path, &s, &err), SW_ERR_CORRUPT);
+	unlink(tmp_path);
+	ck_assert(has_problem(&s, "stream directory: 4294967295 entries, more than a minidump has"));
+	ck_assert_uint_lt(s.arena.total, 1 << 20);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_threads_sharing_one_stack_are_walked_once)
+{
+	struct mdb b;
+	mdb_init(&b);
+	add_system_info(&b, 0, 2, NULL);
+	uint8_t stack[64] = { 0 };
+	uint32_t srva = mdb_add(&b, stack, sizeof stack);
+	uint32_t crva = add_x86_context(&b, 0x1003f);
+	uint32_t other = mdb_add(&b, stack, sizeof stack);
+	uint32_t ids[] = { 1, 2, 3, 4 };
+	uint64_t base[] = { 0x100000, 0x100000, 0x200000, 0x300000 };
+	/* Threads 1 and 2 share bytes; thread 3's stack starts inside them;
+	 * thread 4 has its own. */
+	uint32_t rvas[] = { srva, srva, srva + 8, other };
+	uint32_t sizes[] = { 64, 64, 32, 64 };
+	uint32_t crvas[] = { crva, crva, crva, crva }, csizes[] = { 716, 716, 716, 716 };
+	add_thread_list(&b, 4, ids, base, rvas, sizes, crvas, csizes);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_CORRUPT);
+	ck_assert_uint_eq(s.nthreads, 4);
+	ck_assert_uint_eq(s.threads[0].stack_size, 64);
+	ck_assert_uint_ne(s.threads[0].ctx.valid, 0);
+	ck_assert_uint_eq(s.threads[1].stack_size, 0);
+	ck_assert_uint_eq(s.threads[1].ctx.valid, 0);
+	ck_assert_uint_eq(s.threads[2].ctx.valid, 0);
+	ck_assert_uint_ne(s.threads[3].ctx.valid, 0);
+	ck_assert(has_problem(&s, "thread list: 2 thread stacks are bytes of the file that another "
+	                          "thread's stack also uses; those threads are not walked (the "
+	                          "first: thread 1 (0x2))"));
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_stackless_threads_on_one_memory_region_are_walked_once)
+{
+	/* No thread has a stack of its own; all their stack pointers are in
+	 * one region of the memory list, which the walker would read for each. */
+	struct mdb b;
+	mdb_init(&b);
+	add_system_info(&b, 0, 2, NULL);
+	uint32_t crva = add_x86_context(&b, 0x1003f); /* esp 0x100000 */
+	uint8_t mem[4096] = { 0 };
+	uint32_t mrva = mdb_add(&b, mem, sizeof mem);
+	uint32_t ids[] = { 1, 2, 3 };
+	uint64_t base[] = { 0, 0, 0 };
+	uint32_t zero[] = { 0, 0, 0 };
+	uint32_t crvas[] = { crva, crva, crva }, csizes[] = { 716, 716, 716 };
+	add_thread_list(&b, 3, ids, base, zero, zero, crvas, csizes);
+	uint8_t ml[4 + 16];
+	put32(ml, 0, 1);
+	put64(ml, 4, 0xff800); /* to 0x100800 */
+	put32(ml, 12, sizeof mem);
+	put32(ml, 16, mrva);
+	mdb_stream(&b, 5, ml, sizeof ml);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_CORRUPT);
+	ck_assert_uint_ne(s.threads[0].ctx.valid, 0);
+	ck_assert_uint_eq(s.threads[1].ctx.valid, 0);
+	ck_assert_uint_eq(s.threads[2].ctx.valid, 0);
+	ck_assert(has_problem(&s, "thread list: 2 thread stacks"));
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_split_modules_link_to_the_first_earlier_entry_with_a_lower_base)
+{
+	/* Four entries of one ELF file (one build id, one name), another
+	 * file's entry among them: C links to B (A's base is above C's), D to
+	 * A (the first earlier entry below it), A and B to nothing. */
+	struct mdb b;
+	mdb_init(&b);
+	add_system_info(&b, 9, 0x8201, "Linux");
+	uint8_t cv[24], cv2[24];
+	memcpy(cv, "LEpB", 4);
+	memset(cv + 4, 0x11, 20);
+	memcpy(cv2, "LEpB", 4);
+	memset(cv2 + 4, 0x22, 20);
+	uint32_t cv_rva = mdb_add(&b, cv, sizeof cv), cv2_rva = mdb_add(&b, cv2, sizeof cv2);
+	uint32_t lib = mdb_string(&b, "/lib/libx.so"), other = mdb_string(&b, "/lib/liby.so");
+	static const uint64_t bases[] = { 0x200000, 0x100000, 0x900000, 0x150000, 0x250000 };
+	uint8_t mods[5][108];
+	for (int i = 0; i < 5; i++)
+		module_record(mods[i], bases[i], 0x1000, 0, i == 2 ? other : lib,
+		              i == 2 ? cv2_rva : cv_rva, 24);
+	add_module_list(&b, 5, (const uint8_t (*)[108])mods);
+	add_empty_thread_list(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.modules[0].load_bias, 0);
+	ck_assert_uint_eq(s.modules[1].load_bias, 0);
+	ck_assert_uint_eq(s.modules[2].load_bias, 0);
+	ck_assert_uint_eq(s.modules[3].load_bias, (uint64_t)0x100000 - 0x150000);
+	ck_assert_uint_eq(s.modules[4].load_bias, (uint64_t)0x200000 - 0x250000);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_crashpad_annotations_shared_by_many_module_links_stop_at_the_budget)
+{
+	/* 20,000 module links to one module info whose list has 50 strings:
+	 * a million annotations from a 300 KB file, each printed. The
+	 * annotation budget (twice the file) stops them, and the reading. */
+	struct mdb b;
+	mdb_init(&b);
+	enum { LINKS = 20000, STRINGS = 50 };
+	uint8_t list[4 + 4 * STRINGS];
+	put32(list, 0, STRINGS);
+	for (int i = 0; i < STRINGS; i++)
+		put32(list, 4 + 4 * (size_t)i, mdb_utf8(&b, "a list annotation of some length"));
+	uint32_t list_rva = mdb_add(&b, list, sizeof list);
+	uint8_t minfo[28] = { 0 };
+	put32(minfo, 4, sizeof list);
+	put32(minfo, 8, list_rva);
+	uint32_t minfo_rva = mdb_add(&b, minfo, sizeof minfo);
+	uint8_t *links = calloc(1, 4 + 12 * (size_t)LINKS);
+	put32(links, 0, LINKS);
+	for (uint32_t i = 0; i < LINKS; i++) {
+		put32(links, 4 + 12 * i, i);
+		put32(links, 8 + 12 * i, sizeof minfo);
+		put32(links, 12 + 12 * i, minfo_rva);
+	}
+	uint32_t links_rva = mdb_add(&b, links, 4 + 12 * (size_t)LINKS);
+	free(links);
+	uint8_t info[64] = { 0 };
+	put32(info, 44, 4 + 12 * LINKS);
+	put32(info, 48, links_rva);
+	mdb_stream(&b, 0x43500001, info, sizeof info);
+	add_empty_thread_list(&b);
+	size_t file_size = b.len;
+	struct sw_snapshot s;
+	struct sw_err err;
+	/* The stream is optional: a warning, not damage. */
+	ck_assert_int_eq(mdb_read(&b, &s, &err), SW_OK);
+	ck_assert(has_problem(&s, "warning: Crashpad annotations: more annotation text than a file"));
+	ck_assert_uint_gt(s.nannotations, 0);
+	ck_assert_uint_lt((uint64_t)s.nannotations * 32, 2 * file_size + 64 * 1024);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
 /* ---- The real corpus ---------------------------------------------------- */
 
 static enum sw_err_code read_corpus(const char *rel, struct sw_snapshot *s, struct sw_err *err)
@@ -1766,6 +2168,22 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_dso_debug_gives_link_map_entries);
 	tcase_add_test(t, test_assertion_text_is_breakpads);
 	tcase_add_test(t, test_crashpad_info_gives_process_and_module_annotations);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("bounds");
+	tcase_add_test(t, test_module_count_is_clamped_to_the_stream_before_allocating);
+	tcase_add_test(t, test_modules_naming_one_string_share_one_decoded_copy);
+	tcase_add_test(t, test_codeview_record_shared_by_modules_is_decoded_once);
+	tcase_add_test(t, test_dso_debug_entries_naming_one_string_share_one_decoded_copy);
+	tcase_add_test(t, test_string_longer_than_4096_bytes_is_cut_at_a_character_with_a_warning);
+	tcase_add_test(t, test_module_file_name_longer_than_255_bytes_is_cut);
+	tcase_add_test(t, test_string_length_past_the_end_of_the_file_keeps_what_the_file_holds);
+	tcase_add_test(t, test_strings_laid_over_each_other_stop_at_the_text_budget);
+	tcase_add_test(t, test_stream_directory_of_more_than_4096_entries_reads_4096);
+	tcase_add_test(t, test_threads_sharing_one_stack_are_walked_once);
+	tcase_add_test(t, test_stackless_threads_on_one_memory_region_are_walked_once);
+	tcase_add_test(t, test_split_modules_link_to_the_first_earlier_entry_with_a_lower_base);
+	tcase_add_test(t, test_crashpad_annotations_shared_by_many_module_links_stop_at_the_budget);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("corpus");

@@ -185,6 +185,152 @@ START_TEST(test_store_reports_missing)
 }
 END_TEST
 
+/* A store of its own under root/NAME: one module's file with the given
+ * MODULE id, filed under the module's id. */
+static void write_store_file(const char *store, const char *file, const char *dir_id,
+                             const char *module_id)
+{
+	char p[512], text[256];
+	snprintf(p, sizeof p, "%s/%s", root, store);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/%s", root, store, file);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/%s/%s", root, store, file, dir_id);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/%s/%s/%s.sym", root, store, file, dir_id, file);
+	snprintf(text, sizeof text, "MODULE Linux x86_64 %s %s\nPUBLIC 100 0 from_%s\n", module_id,
+	         file, store);
+	write_file(p, text, false);
+}
+
+static struct sw_module id_modules[] = {
+	{.base = 0x400000, .size = 0x1000, .code_file = "/lib/w.so", .debug_file = "w.so",
+	 .debug_id = "FFFF0"},
+	{.base = 0x500000, .size = 0x1000, .code_file = "/lib/w.so", .debug_file = "w.so",
+	 .debug_id = "FFFF0"},
+};
+
+static struct sw_sym_store *open_id_store(const char *const *stores, size_t n)
+{
+	memset(&snap, 0, sizeof snap);
+	snap.modules = id_modules;
+	snap.nmodules = 2;
+	char paths[4][512];
+	const char *p[4];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(paths[i], sizeof paths[i], "%s/%s", root, stores[i]);
+		p[i] = paths[i];
+	}
+	struct sw_err err = {0};
+	struct sw_sym_store *st = sw_sym_store_create(p, n, &snap, &err);
+	ck_assert_ptr_nonnull(st);
+	return st;
+}
+
+START_TEST(test_store_refuses_a_file_whose_module_id_is_not_the_modules_once)
+{
+	write_store_file("s1", "w.so", "FFFF0", "123456");
+	struct sw_sym_store *st = open_id_store((const char *[]){"s1"}, 1);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	enum sw_symbols_status status;
+	ck_assert_ptr_null(src->for_module(src->self, 0, &status));
+	ck_assert_int_eq(status, SW_SYMS_MISSING);
+	/* The second module of the same id: refused again, warned once. */
+	ck_assert_ptr_null(src->for_module(src->self, 1, &status));
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
+	const char *w = sw_sym_store_warning(st, 0);
+	ck_assert_ptr_nonnull(strstr(w, "/s1/w.so/FFFF0/w.so.sym: symbol file not used"));
+	ck_assert_ptr_nonnull(strstr(w, "debug id 123456"));
+	ck_assert_ptr_nonnull(strstr(w, "the module's is FFFF0"));
+	ck_assert_ptr_null(strchr(w, '\n'));
+	sw_sym_store_free(st);
+}
+END_TEST
+
+START_TEST(test_store_accepts_a_module_id_in_other_case)
+{
+	write_store_file("s1", "w.so", "FFFF0", "ffff0");
+	struct sw_sym_store *st = open_id_store((const char *[]){"s1"}, 1);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	enum sw_symbols_status status;
+	ck_assert_ptr_nonnull(src->for_module(src->self, 0, &status));
+	ck_assert_int_eq(status, SW_SYMS_LOADED);
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 0);
+	sw_sym_store_free(st);
+}
+END_TEST
+
+START_TEST(test_store_looks_on_past_a_refused_file)
+{
+	write_store_file("s1", "w.so", "FFFF0", "123456");
+	write_store_file("s2", "w.so", "FFFF0", "FFFF0");
+	struct sw_sym_store *st = open_id_store((const char *[]){"s1", "s2"}, 2);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	struct sw_arena a;
+	sw_arena_init(&a);
+	enum sw_symbols_status status;
+	const struct sw_module_symbols *ms = src->for_module(src->self, 0, &status);
+	ck_assert_int_eq(status, SW_SYMS_LOADED);
+	ck_assert_str_eq(name_at(ms, 0x100, &a), "from_s2");
+	ck_assert_ptr_nonnull(strstr(sw_sym_store_file(st, 0), "/s2/"));
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
+	sw_arena_free(&a);
+	sw_sym_store_free(st);
+}
+END_TEST
+
+START_TEST(test_store_warns_about_a_symbol_path_that_is_not_symbols)
+{
+	char notes[512];
+	snprintf(notes, sizeof notes, "%s/notes.txt", root);
+	write_file(notes, "not symbols\n", false);
+	const char *paths[] = {notes, "/nonexistent", root};
+	memset(&snap, 0, sizeof snap);
+	struct sw_err err = {0};
+	struct sw_sym_store *st = sw_sym_store_create(paths, 3, &snap, &err);
+	ck_assert_ptr_nonnull(st);
+	/* A missing path is the CLI's to report (before the store exists). */
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
+	ck_assert_ptr_nonnull(strstr(sw_sym_store_warning(st, 0),
+	                             "notes.txt: symbol path ignored: not a .sym or .sym.gz file"));
+	ck_assert_ptr_null(sw_sym_store_warning(st, 1));
+	sw_sym_store_free(st);
+}
+END_TEST
+
+START_TEST(test_store_refuses_a_sym_gz_past_its_inflation_limit_with_a_warning)
+{
+	/* A .sym.gz of ~80 KiB that inflates to 80 MiB (MODULE line, then
+	 * zeros): past sw_gz_limit (64 MiB for a file this small). */
+	char p[512];
+	mkdirs("bomb.so", "BBBB0");
+	snprintf(p, sizeof p, "%s/bomb.so/BBBB0/bomb.so.sym.gz", root);
+	gzFile g = gzopen(p, "wb9");
+	ck_assert_ptr_nonnull(g);
+	gzputs(g, "MODULE Linux x86_64 BBBB0 bomb.so\n");
+	static char zeros[1 << 20];
+	for (int i = 0; i < 80; i++)
+		ck_assert_int_eq(gzwrite(g, zeros, sizeof zeros), (int)sizeof zeros);
+	gzclose(g);
+	static struct sw_module bomb = {.base = 0x400000, .size = 0x1000, .code_file = "bomb.so",
+	                                .debug_file = "bomb.so", .debug_id = "BBBB0"};
+	memset(&snap, 0, sizeof snap);
+	snap.modules = &bomb;
+	snap.nmodules = 1;
+	const char *paths[] = {root};
+	struct sw_err err = {0};
+	struct sw_sym_store *st = sw_sym_store_create(paths, 1, &snap, &err);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	enum sw_symbols_status status;
+	ck_assert_ptr_null(src->for_module(src->self, 0, &status));
+	ck_assert_int_eq(status, SW_SYMS_CORRUPT);
+	ck_assert_int_eq(sw_sym_store_error(st, 0)->code, SW_ERR_UNSUPPORTED);
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
+	ck_assert_ptr_nonnull(strstr(sw_sym_store_warning(st, 0), "bomb.so.sym.gz: inflates to more than"));
+	sw_sym_store_free(st);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -195,6 +341,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_store_reports_corrupt_but_serves_what_parsed);
 	tcase_add_test(tc, test_store_matches_single_file_by_module_line);
 	tcase_add_test(tc, test_store_reports_missing);
+	tcase_add_test(tc, test_store_refuses_a_file_whose_module_id_is_not_the_modules_once);
+	tcase_add_test(tc, test_store_accepts_a_module_id_in_other_case);
+	tcase_add_test(tc, test_store_looks_on_past_a_refused_file);
+	tcase_add_test(tc, test_store_warns_about_a_symbol_path_that_is_not_symbols);
+	tcase_add_test(tc, test_store_refuses_a_sym_gz_past_its_inflation_limit_with_a_warning);
 	suite_add_tcase(s, tc);
 	return s;
 }
