@@ -214,12 +214,33 @@ static void warn_missing_symbol_paths(const struct options *o)
 	}
 }
 
-/* Everything after the command line; returns the exit status. */
-static int walk_snapshot(const struct options *o)
+/* A log with several microdumps is walked one by one: text and machine
+ * output name each before its report, JSON prints one document each
+ * (docs/cli.md, "Microdumps"). */
+static void print_part_header(const struct options *o, const struct sw_snapshot *snap)
+{
+	const struct sw_part *p = &snap->part;
+	if (p->count < 2)
+		return;
+	if (o->format == OUT_TEXT)
+		printf("%sMicrodump %u of %u (line %llu)\n\n", p->index ? "\n" : "", p->index + 1,
+		       p->count, (unsigned long long)p->line);
+	else if (o->format == OUT_MACHINE)
+		printf("Microdump|%u|%u|%llu\n", p->index + 1, p->count, (unsigned long long)p->line);
+}
+
+/* Everything after the command line for one snapshot of the input: the
+ * first (part NULL), or the one part names. Returns the exit status; *more
+ * says whether the input holds another, *next which. */
+static int walk_snapshot(const struct options *o, const struct sw_part *part,
+                         struct sw_part *next, bool *more)
 {
 	struct sw_err err = { 0 };
 	struct sw_snapshot snap;
-	enum sw_err_code rc = sw_snapshot_open(o->snapshot, &snap, &err);
+	enum sw_err_code rc = part ? sw_snapshot_open_part(o->snapshot, part, &snap, &err)
+	                           : sw_snapshot_open(o->snapshot, &snap, &err);
+	*more = snap.has_next;
+	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		fprintf(stderr, "stackwalk: %s\n", err.msg);
 		sw_snapshot_free(&snap);
@@ -234,12 +255,15 @@ static int walk_snapshot(const struct options *o)
 		fprintf(stderr, "stackwalk: %s: %s (and %u more)\n", o->snapshot, snap.problems[0],
 		        snap.nproblems - 1);
 
-	warn_missing_symbol_paths(o);
+	if (!part) /* once per input, not per microdump */
+		warn_missing_symbol_paths(o);
 
 	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
-	if (!arch && snap.nthreads)
+	if (!arch && snap.nthreads) {
 		fprintf(stderr, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
 		        o->snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
+		status = EXIT_DAMAGED; /* a report without stacks is not a walk */
+	}
 
 	struct sw_err sym_err = { 0 };
 	struct sw_sym_store *store =
@@ -257,10 +281,16 @@ static int walk_snapshot(const struct options *o)
 	struct sw_walk_result walk;
 	struct sw_walk_options walk_opt = o->walk;
 	walk_opt.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
-	if (!sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt, &walk_arena, &walk)) {
+	bool walked = sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt,
+	                               &walk_arena, &walk);
+	/* Symbol files refused while the walk loaded them (symbols/store.h). */
+	for (uint32_t i = 0; i < sw_sym_store_nwarnings(store); i++)
+		fprintf(stderr, "stackwalk: %s\n", sw_sym_store_warning(store, i));
+	if (!walked) {
 		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o->snapshot);
 		status = EXIT_INTERNAL;
 	} else {
+		print_part_header(o, &snap);
 		print(o, &snap, arch, &walk);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(errno));
@@ -278,8 +308,17 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	int status = parse_args(argc, argv, &o);
-	if (status < 0)
-		status = walk_snapshot(&o);
+	if (status < 0) {
+		/* Each microdump of a log in turn; the worst status counts. */
+		struct sw_part part, next;
+		bool more;
+		status = walk_snapshot(&o, NULL, &next, &more);
+		while (more) {
+			part = next;
+			int s = walk_snapshot(&o, &part, &next, &more);
+			status = s > status ? s : status;
+		}
+	}
 	free(o.positional);
 	return status;
 }

@@ -66,7 +66,8 @@ struct sw_arch {
 	 * Breakpad frames print their return address); link-register CPUs print
 	 * a caller's call site (sw_frame_call_site_address). */
 	uint64_t (*printed_address)(const struct sw_frame *f);
-	/* Removes pointer-authentication or mode bits from a code address. The
+	/* Removes pointer-authentication bits from a code address (ARM keeps
+	 * its Thumb bit: Breakpad prints and symbolizes the raw pc). The
 	 * walk gives the snapshot's pointer-authentication mask and the highest
 	 * address any module or memory region uses (sw_walk.address_mask). */
 	uint64_t (*strip_code_pointer)(const struct sw_walk *w, uint64_t addr);

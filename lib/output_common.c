@@ -12,13 +12,30 @@ static int cmp_base(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-uint32_t *sw_out_modules_by_base(const struct sw_snapshot *s)
+/* By last address, then base, then index: Breakpad's RangeMap order. */
+static int cmp_end(const void *a, const void *b, void *ctx)
+{
+	const struct sw_module *m = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t ex = m[x].base + m[x].size - 1, ey = m[y].base + m[y].size - 1;
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	return cmp_base(a, b, ctx);
+}
+
+uint32_t *sw_out_module_order(const struct sw_snapshot *s)
 {
 	if (s->nmodules == 0)
 		return NULL;
 	uint32_t *idx = malloc(s->nmodules * sizeof *idx);
 	if (!idx)
 		return NULL;
+	if (s->modules_by_end) {
+		for (uint32_t i = 0; i < s->nmodules; i++)
+			idx[i] = i;
+		qsort_r(idx, s->nmodules, sizeof *idx, cmp_end, (void *)s->modules);
+		return idx;
+	}
 	if (s->module_by_base) {
 		memcpy(idx, s->module_by_base, s->nmodules * sizeof *idx);
 		return idx;
@@ -37,25 +54,50 @@ enum sw_symbols_status sw_out_module_status(const struct sw_walk_result *w,
 	return w->module_status[i];
 }
 
-static bool same_str(const char *a, const char *b)
+static int cmp_opt_str(const char *a, const char *b)
 {
-	return strcmp(a ? a : "", b ? b : "") == 0;
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
 }
 
-bool sw_out_module_has_status(const struct sw_walk_result *w, const struct sw_snapshot *s,
-                              uint32_t i, enum sw_symbols_status st)
+static int cmp_identity(const void *pa, const void *pb, void *ctx)
 {
-	if (!w || !w->module_status)
-		return false;
-	if (w->module_status[i] == st)
-		return true;
-	const struct sw_module *m = &s->modules[i];
-	for (uint32_t j = 0; j < s->nmodules; j++)
-		if (w->module_status[j] == st &&
-		    same_str(s->modules[j].debug_file, m->debug_file) &&
-		    same_str(s->modules[j].debug_id, m->debug_id))
-			return true;
-	return false;
+	const struct sw_module *m = ctx;
+	const struct sw_module *a = &m[*(const uint32_t *)pa], *b = &m[*(const uint32_t *)pb];
+	int c = cmp_opt_str(a->debug_file, b->debug_file);
+	return c ? c : cmp_opt_str(a->debug_id, b->debug_id);
+}
+
+/* Sorting the modules by identity groups equal ones together: each group's
+ * statuses are then merged in one pass, n log n for any module count. */
+uint8_t *sw_out_module_warnings(const struct sw_walk_result *w, const struct sw_snapshot *s)
+{
+	if (!w || !w->module_status || s->nmodules == 0)
+		return NULL;
+	uint8_t *flags = calloc(s->nmodules, 1);
+	uint32_t *idx = malloc(s->nmodules * sizeof *idx);
+	if (!flags || !idx) {
+		free(flags);
+		free(idx);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < s->nmodules; i++)
+		idx[i] = i;
+	qsort_r(idx, s->nmodules, sizeof *idx, cmp_identity, (void *)s->modules);
+	for (uint32_t lo = 0, hi; lo < s->nmodules; lo = hi) {
+		uint8_t group = 0;
+		for (hi = lo; hi < s->nmodules && cmp_identity(&idx[lo], &idx[hi], (void *)s->modules) == 0;
+		     hi++) {
+			enum sw_symbols_status st = w->module_status[idx[hi]];
+			group |= st == SW_SYMS_MISSING ? SW_OUT_NO_SYMBOLS
+			         : st == SW_SYMS_CORRUPT ? SW_OUT_CORRUPT_SYMBOLS : 0;
+		}
+		for (uint32_t k = lo; k < hi; k++)
+			flags[idx[k]] = group;
+	}
+	free(idx);
+	return flags;
 }
 
 const struct sw_stack *sw_out_stack(const struct sw_walk_result *w, uint32_t i)

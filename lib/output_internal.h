@@ -6,19 +6,21 @@
 
 #include "output.h"
 
-/* Module indexes sorted by base address (Breakpad lists modules that way).
- * Returns a malloc'ed array of s->nmodules entries, or NULL (also when
- * there are no modules). */
-uint32_t *sw_out_modules_by_base(const struct sw_snapshot *s);
+/* Module indexes in the order Breakpad lists them: by base address, or by
+ * end address when s->modules_by_end (microdumps). Returns a malloc'ed
+ * array of s->nmodules entries, or NULL (also when there are no modules). */
+uint32_t *sw_out_module_order(const struct sw_snapshot *s);
 
 /* The symbol status of module i, SW_SYMS_NOT_LOOKED when unknown. */
 enum sw_symbols_status sw_out_module_status(const struct sw_walk_result *w,
                                             const struct sw_snapshot *s, int32_t i);
 
 /* Breakpad names a module's symbol problem by (debug_file, debug_id): every
- * module sharing them with a module of status `st` gets the warning. */
-bool sw_out_module_has_status(const struct sw_walk_result *w, const struct sw_snapshot *s,
-                              uint32_t i, enum sw_symbols_status st);
+ * module sharing them with a module whose symbols were missing (corrupt)
+ * gets the warning. A malloc'ed array of SW_OUT_* flags per module, or NULL
+ * when there is nothing to warn about or no memory. */
+enum { SW_OUT_NO_SYMBOLS = 1, SW_OUT_CORRUPT_SYMBOLS = 2 };
+uint8_t *sw_out_module_warnings(const struct sw_walk_result *w, const struct sw_snapshot *s);
 
 /* The stack of snapshot thread position i, NULL if the walk has none. */
 const struct sw_stack *sw_out_stack(const struct sw_walk_result *w, uint32_t i);

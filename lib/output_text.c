@@ -113,11 +113,12 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 static void print_modules(FILE *f, const struct sw_snapshot *s, const struct sw_walk_result *w)
 {
 	fputs("\nLoaded modules:\n", f);
-	uint32_t *order = sw_out_modules_by_base(s);
+	uint32_t *order = sw_out_module_order(s);
 	if (!order)
 		return;
 	bool has_main = s->main_module >= 0 && (uint32_t)s->main_module < s->nmodules;
 	uint64_t main_base = has_main ? s->modules[s->main_module].base : 0;
+	uint8_t *warn = sw_out_module_warnings(w, s);
 	for (uint32_t k = 0; k < s->nmodules; k++) {
 		uint32_t i = order[k];
 		const struct sw_module *m = &s->modules[i];
@@ -125,14 +126,16 @@ static void print_modules(FILE *f, const struct sw_snapshot *s, const struct sw_
 		        m->base, m->base + m->size - 1, str(sw_basename(m->code_file)),
 		        m->version && *m->version ? m->version : "???",
 		        main_base != 0 && m->base == main_base ? "  (main)" : "");
-		if (sw_out_module_has_status(w, s, i, SW_SYMS_MISSING))
+		uint8_t wi = warn ? warn[i] : 0;
+		if (wi & SW_OUT_NO_SYMBOLS)
 			fprintf(f, "  (WARNING: No symbols, %s, %s)",
 			        str(sw_basename(m->debug_file)), str(m->debug_id));
-		else if (sw_out_module_has_status(w, s, i, SW_SYMS_CORRUPT))
+		else if (wi & SW_OUT_CORRUPT_SYMBOLS)
 			fprintf(f, "  (WARNING: Corrupt symbols, %s, %s)",
 			        str(sw_basename(m->debug_file)), str(m->debug_id));
 		fputc('\n', f);
 	}
+	free(warn);
 	free(order);
 }
 
@@ -147,8 +150,14 @@ void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 		fprintf(f, "     %s\n", sys->cpu_info);
 	fprintf(f, "     %" PRIu32 " CPU%s\n", sys->cpu_count, sys->cpu_count != 1 ? "s" : "");
 	fputs("\n", f);
-	/* The model carries no GL strings (microdumps' "G" line). */
-	fputs("GPU: UNKNOWN\n\n", f);
+	/* Breakpad prints the three GL strings (a microdump's G line) one per
+	 * line, or UNKNOWN when all are empty. */
+	if ((sys->gl_version && *sys->gl_version) || (sys->gl_vendor && *sys->gl_vendor) ||
+	    (sys->gl_renderer && *sys->gl_renderer))
+		fprintf(f, "GPU: %s\n     %s\n     %s\n\n", str(sys->gl_version), str(sys->gl_vendor),
+		        str(sys->gl_renderer));
+	else
+		fputs("GPU: UNKNOWN\n\n", f);
 
 	bool crashed = s->crash.present;
 	if (crashed) {

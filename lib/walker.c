@@ -71,14 +71,19 @@ bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out)
 	return sw_mem_read_word(w->snap, addr, out);
 }
 
-static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module)
+/* The symbols of a module, loaded on first use. Only modules that hold a
+ * frame get their status recorded (`record`): a scan or a frame-chain
+ * check that merely probes an address in a module does not make it "a
+ * module the walk needed", as in Breakpad's modules_without_symbols. */
+static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module,
+                                                      bool record)
 {
 	if (module < 0 || !w->symbols || !w->symbols->for_module)
 		return NULL;
 	enum sw_symbols_status status = SW_SYMS_MISSING;
 	const struct sw_module_symbols *syms =
 		w->symbols->for_module(w->symbols->self, (uint32_t)module, &status);
-	if (w->module_status)
+	if (record && w->module_status)
 		w->module_status[module] = status;
 	return syms;
 }
@@ -89,7 +94,7 @@ const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
 	int32_t m = sw_module_at(w->snap, addr);
 	if (module)
 		*module = m;
-	return module_symbols(w, m);
+	return module_symbols(w, m, false);
 }
 
 /* Module-relative offset of addr for the symbols of module m. */
@@ -183,7 +188,7 @@ static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
 	f.unloaded_module = f.module < 0 ? sw_unloaded_module_at(w->snap, f.lookup_pc) : -1;
 	struct sw_sym_info info;
 	memset(&info, 0, sizeof info);
-	const struct sw_module_symbols *syms = module_symbols(w, f.module);
+	const struct sw_module_symbols *syms = module_symbols(w, f.module, true);
 	bool found = syms && syms->ops->lookup &&
 	             syms->ops->lookup(syms->self, module_offset(w, f.module, f.lookup_pc),
 	                               w->arena, &info) &&
@@ -261,11 +266,11 @@ enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uin
 	if (!sw_reg_valid(&callee->regs, arch->sp))
 		return SW_UNWIND_NO_RULE;
 	uint64_t slot = from ? *from : callee->regs.v[arch->sp], ra;
-	/* Breakpad and rust-minidump look four times as far from a frame whose
-	 * registers are trusted: its sp is exact, and an unknown function may
-	 * keep a large frame between it and the return address. */
-	bool trusted = callee->trust == SW_TRUST_CONTEXT || callee->trust == SW_TRUST_CFI;
-	uint32_t words = trusted ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
+	/* Breakpad looks four times as far from the context frame, whose
+	 * function may keep a large frame of its own (rust-minidump also from
+	 * CFI frames; Breakpad's shorter reach invents fewer frames where no
+	 * code bytes can validate a candidate). */
+	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
 	if (!sw_walk_scan_for_return_address(w, &slot, &ra, words))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);

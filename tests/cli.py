@@ -109,8 +109,9 @@ with tempfile.TemporaryDirectory() as tmp:
              ("core", core, "an ELF core file: ELF core files are not read yet"),
              ("notes.gz", gzip.compress(b"hello\n" * 100), "a gzip file"),
              ("crash.dmp.gz", gzip.compress(open(dump, "rb").read()), "a gzip-compressed minidump"),
-             ("old.microdump", b"W/google-breakpad( 42): -----BEGIN BREAKPAD MICRODUMP-----\n"
-                               b"W/google-breakpad( 42): O A arm 02 armv7l OS VERSION INFO\n", "microdump"),
+             # Names a microdump but has no usable BEGIN line: not one the reader takes.
+             ("odd.microdump", b"google-breakpad: BREAKPAD MICRODUMP follows\n"
+                               b"O A arm 02 armv7l OS VERSION INFO\n", "microdump"),
              ("empty.dmp", b"", "empty file")]
     for name, data, says in kinds:
         path = os.path.join(tmp, name)

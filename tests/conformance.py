@@ -43,6 +43,11 @@ MACOS_THREAD_START = (
     "not readable. The record at the previous frame's x29 holds {x29 = 0, x30 = this pc}: an "
     "intact record, the last of the chain (AAPCS64 6.4.6), whose owner is thread_start in "
     "libsystem_pthread; the walk ends after it")
+MIPS64_CALL_SITE = (
+    "same function and trust; the offset is 8 more than Breakpad's. Breakpad's 64-bit MIPS walker "
+    "takes the caller's pc as $ra - 2 * sizeof(uint64_t) = $ra - 16 (stackwalker_mips.cc, CFI "
+    "path); MIPS64 instructions are 4 bytes, so the jal/jalr is at $ra - 8 (the delay slot "
+    "follows it), which is what we print")
 KNOWN_DIFFERENCES = {
     ("macos-no-fp.dmp", 0, 2):
         "frame 0 (_platform_memset, a leaf without CFI) returns to trigger_crash through x30; "
@@ -56,6 +61,24 @@ KNOWN_DIFFERENCES = {
     ("macos-no-fp.dmp", 2, 2): MACOS_THREAD_START,
     ("macos-no-fp.dmp+truncated-cfi", 1, 5): MACOS_THREAD_START,
     ("macos-no-fp.dmp+truncated-cfi", 2, 2): MACOS_THREAD_START,
+    ("microdump-multiple.dmp", "exit", 1):
+        "the log's second microdump (line 192) is cut after its S 0 line, where the log ends: "
+        "stackwalk walks every microdump of a log and reports that one as damaged; Breakpad "
+        "reads only the first",
+    ("microdump-mips64.dmp", 0, 1): MIPS64_CALL_SITE,
+    ("microdump-mips64.dmp", 0, 2): MIPS64_CALL_SITE,
+    ("microdump-mips64.dmp", 0, 3): MIPS64_CALL_SITE,
+    ("microdump-multiple.dmp", 0, "*"):
+        "Breakpad's scanned frames 1 (pc 0xe501cdce) and 4 (pc 0xe501cd6a) are even addresses that "
+        "are 2 mod 4: an ARM-mode BL/BLX leaves a multiple of 4, a Thumb call an odd address, so "
+        "no call returns there. We refuse both and keep Breakpad's frames 2 and 3; the walk then "
+        "ends where nothing else validates",
+    ("microdump-x86.dmp", 0, "*"):
+        "Breakpad's frame 5 (0xf77c2c40) comes from an ebp record whose saved ebp 0xf7333346 is "
+        "neither 4-aligned nor on the thread's stack (0xffb4xxxx), and its return address lies in "
+        "no module of the log's M lines: nothing vouches for it, so we scan from frame 4 instead. "
+        "A microdump holds no code bytes, so from there both walks are scans on Breakpad's rule "
+        "alone (a word inside a module), unvalidated either way; frames 0-4 are identical",
     ("linux_stacksmash.dmp", 0, "*"):
         "stack_smash's return address was overwritten with ASCII ('not stra'): Breakpad's CFI takes "
         "0x6172747320746f6e, a non-canonical address, as the caller. We treat that as a failed rule, "
@@ -170,6 +193,20 @@ def not_after_call(memory, pc):
         return False
     code = memory.read(pc - 7, 7)
     return code is not None and not x86_call_ends_at(code)
+
+
+PART_HEADER = re.compile(r"^Microdump (\d+) of (\d+) \(line \d+\)$")
+
+
+def first_part(text):
+    """The report of a log's first microdump: stackwalk walks each in turn
+    under a "Microdump K of N (line L)" line (docs/cli.md); Breakpad's
+    processor reads only the first."""
+    lines = text.splitlines()
+    if not lines or not PART_HEADER.match(lines[0]):
+        return text
+    end = next((i for i in range(1, len(lines)) if PART_HEADER.match(lines[i])), len(lines))
+    return "\n".join(lines[2:end]) + "\n"
 
 
 def header(text):
@@ -296,7 +333,10 @@ def check_walks(args, rows, res, used):
         syms = [] if r["sympath"] == "-" else [os.path.join(base, r["sympath"])]
         code, out, err = run(args.stackwalk, [dump] + syms)
         label = "%s/%s" % (r["folder"], name)
-        if code != 0:
+        out = first_part(out)
+        if code != 0 and (name, "exit", code) in KNOWN_DIFFERENCES:
+            used.add((name, "exit", code))
+        elif code != 0:
             res.fail(label, "exit %d: %s" % (code, err.strip()))
             continue
         with open(os.path.join(base, r["ref"]), encoding="utf-8", errors="replace") as f:
@@ -320,7 +360,7 @@ def check_walks(args, rows, res, used):
                 if x != y:
                     problems.append("modules: ours %r, Breakpad %r" % (x, y))
                     break
-        problems += json_schema_problems(args, [dump] + syms)
+        problems += json_schema_problems(args, [dump] + syms, code)
         # The call check decodes x86 code only; other CPUs' scan frames are
         # compared as they are.
         memory = MinidumpMemory(dump) if r["arch"] in ("x86", "amd64") else None
@@ -333,19 +373,22 @@ def check_walks(args, rows, res, used):
             res.ok(label, "%d frames%s" % (nframes, "".join("\n        differs: " + d for d in dropped)))
 
 
-def json_schema_problems(args, cmd):
-    """--json of the same walk must follow docs/json.md (json_check.py)."""
+def json_schema_problems(args, cmd, text_code=0):
+    """--json of the same walk must follow docs/json.md (json_check.py), and
+    exit as the text output did. A log with several microdumps gives one
+    document per line, one per microdump."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import json_check
     code, out, err = run(args.stackwalk, ["--json"] + cmd)
-    if code != 0:
+    if code != text_code:
         return ["--json: exit %d: %s" % (code, err.strip())]
     try:
-        doc = json.loads(out)
+        docs = [json.loads(line) for line in out.splitlines() if line.strip()]
     except ValueError as e:
         return ["--json: not JSON: %s" % e]
     checker = json_check.Checker()
-    checker.check(doc)
+    for doc in docs:
+        checker.check(doc)
     return ["--json schema: " + e for e in checker.errors[:5]]
 
 
