@@ -416,6 +416,7 @@ const struct sw_arch sw_arch_arm = {
 	.nregs = ARM_NREGS,
 	.reg_names = arm_reg_names,
 	.text_names = arm_text_names,
+	.json_names = arm_text_names, /* rust-minidump spells them so too */
 	.pc = ARM_PC,
 	.sp = ARM_SP,
 	.fp = ARM_R11,

@@ -157,6 +157,7 @@ const struct sw_arch sw_arch_arm64 = {
 	.nregs = sizeof arm64_reg_names / sizeof arm64_reg_names[0],
 	.reg_names = arm64_reg_names,
 	.text_names = arm64_text_names,
+	.json_names = arm64_text_names, /* rust-minidump spells them so too */
 	.pc = ARM64_PC,
 	.sp = ARM64_SP,
 	.fp = ARM64_FP,

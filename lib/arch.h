@@ -51,6 +51,9 @@ struct sw_arch {
 	uint8_t nprint;
 	/* Name overrides for text output (e.g. x86 "efl"); NULL: reg_names. */
 	const char *const *text_names;
+	/* Name overrides for JSON registers, as rust-minidump spells them
+	 * (arm64 "fp"/"lr"); NULL: reg_names. */
+	const char *const *json_names;
 
 	/* DWARF register number -> our register number (-1: not tracked).
 	 * Our numbers are the DWARF ones below 32 on most CPUs, not above. */

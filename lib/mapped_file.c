@@ -7,32 +7,51 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int sw_open_regular_file(const char *path, unsigned *mode)
+{
+	struct stat st;
+	*mode = 0;
+	if (stat(path, &st) != 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		*mode = st.st_mode & S_IFMT;
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*mode = st.st_mode & S_IFMT;
+		return -1;
+	}
+	return fd;
+}
+
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err)
 {
 	out->data = NULL;
 	out->size = 0;
-	/* The type first, by stat(): opening a FIFO blocks until a writer
-	 * comes (for ever, in a pipeline), and opening a device may act on it.
-	 * O_NONBLOCK covers a path that turns into one after the stat(). */
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
+	unsigned mode;
+	int fd = sw_open_regular_file(path, &mode);
+	if (fd < 0 && S_ISDIR(mode))
 		return sw_err_set(err, SW_ERR_IO, "%s: is a directory, not a file", path);
-	if (!S_ISREG(st.st_mode))
+	if (fd < 0 && mode)
 		return sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);
 		return sw_err_set(err, SW_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
 	}
 	if (st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -12,6 +12,15 @@ struct sw_mapped_file {
 	size_t size;
 };
 
+/* Opens path read-only, but only if it is a regular file: the type is
+ * checked by stat() first (opening a FIFO blocks until a writer comes, for
+ * ever in a pipeline; opening a device may act on it), and again by
+ * fstat() after an O_NONBLOCK open (a path that turned into one between).
+ * Returns the descriptor, or -1 with *mode the type of a file that is not
+ * regular (S_IFDIR, S_IFIFO, ...), or *mode 0 and errno saying why stat or
+ * open failed. */
+int sw_open_regular_file(const char *path, unsigned *mode);
+
 /* Maps path. An empty file maps to data == NULL, size == 0. On failure sets
  * *err to a message naming the file and returns SW_ERR_IO. */
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,

@@ -335,8 +335,9 @@ static void write_registers(struct jw *j, const struct sw_arch *arch, const stru
 		unsigned n = 0;
 		for (unsigned i = 0; i < arch->nprint && n < SW_MAX_REGS; i++) {
 			unsigned reg = arch->print_order[i];
-			if (sw_reg_valid(r, reg) && arch->reg_names[reg]) {
-				names[n] = arch->reg_names[reg];
+			const char *const *spelled = arch->json_names ? arch->json_names : arch->reg_names;
+			if (sw_reg_valid(r, reg) && spelled[reg]) {
+				names[n] = spelled[reg];
 				values[n++] = r->v[reg];
 			}
 		}
