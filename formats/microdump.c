@@ -47,7 +47,7 @@ bool sw_microdump_is(const uint8_t *data, size_t size)
 {
 	if (!data || size == 0)
 		return false;
-	struct md_span s = { data, size, 0 };
+	struct md_span s = { data, size, 0, false };
 	uint64_t at;
 	return span_find(s, 0, MC_BEGIN, MC_BEGIN_LEN, &at) ||
 	       span_find(s, 0, MC_END, MC_END_LEN, &at);
@@ -248,7 +248,7 @@ enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
 	/* An empty file maps to no memory at all: no span to search. */
 	if (!out->file.data || out->file.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a microdump log", path);
-	struct md_span file = { out->file.data, out->file.size, 0 };
+	struct md_span file = { out->file.data, out->file.size, 0, false };
 
 	struct sw_part where = { 0 };
 	if (part) {

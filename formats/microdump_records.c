@@ -436,7 +436,7 @@ static void read_context(struct mc_reader *r, struct md_span rest)
 	if (n * 2 != hex.size)
 		mc_problem(r, false, "C line: not hex after %llu bytes: the context is cut there",
 		           (unsigned long long)n);
-	struct md_span ctx = { bytes, n, 0 };
+	struct md_span ctx = { bytes, n, 0, false };
 	enum sw_cpu os_cpu = r->snap->sys.cpu;
 	struct md_context_info info;
 	switch (md_decode_context(ctx, os_cpu, &r->context, &info)) {

@@ -12,7 +12,7 @@
 #include "minidump_internal.h"
 
 enum {
-	MD_HEADER_SIGNATURE = 0x504d444d, /* "MDMP" little-endian */
+	MD_HEADER_SIGNATURE = 0x504d444d, /* "MDMP" little-endian, "PMDM" big */
 	MD_HEADER_VERSION = 0xa793,       /* low 16 bits of Version */
 	MD_HEADER_SIZE = 32,
 	MD_DIRECTORY_ENTRY_SIZE = 12,
@@ -24,10 +24,32 @@ enum {
 	MD_MAX_STREAMS = 4096,
 };
 
+/* The file's byte order, told by its signature (MINIDUMP_HEADER.Signature,
+ * MD_HEADER_SIGNATURE in Breakpad's minidump_format.h): "MDMP" is
+ * little-endian, "PMDM" the same value written by a big-endian host. False
+ * when the signature is neither. */
+static bool header_byte_order(struct md_span s, bool *big_endian)
+{
+	if (!md_span_has(s, 0, 4))
+		return false;
+	s.big_endian = false;
+	if (md_u32(s, 0) == MD_HEADER_SIGNATURE) {
+		*big_endian = false;
+		return true;
+	}
+	s.big_endian = true;
+	if (md_u32(s, 0) == MD_HEADER_SIGNATURE) {
+		*big_endian = true;
+		return true;
+	}
+	return false;
+}
+
 bool sw_minidump_is(const uint8_t *data, size_t size)
 {
-	struct md_span s = { data, data ? size : 0, 0 };
-	return md_span_has(s, 0, 4) && md_u32(s, 0) == MD_HEADER_SIGNATURE;
+	struct md_span s = { data, data ? size : 0, 0, false };
+	bool big_endian;
+	return header_byte_order(s, &big_endian);
 }
 
 const char *md_stream_name(uint32_t type)
@@ -100,9 +122,7 @@ uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_siz
                  uint64_t count, uint64_t rec_size, const char *what,
                  struct md_span *entries)
 {
-	entries->data = stream.data;
-	entries->size = 0;
-	entries->off = stream.off;
+	*entries = md_span_clip(stream, 0, 0);
 	if (!md_span_has(stream, 0, header_size)) {
 		md_problem(r, "%s: stream of %llu bytes is too short for its header", what,
 		           (unsigned long long)stream.size);
@@ -124,7 +144,10 @@ uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_siz
 	}
 	if (n > UINT32_MAX)
 		n = UINT32_MAX;
-	md_span_sub(stream, header_size, n * rec_size, entries);
+	/* n records fit after the header by the arithmetic above; should
+	 * that ever be wrong, no record is read rather than a short one. */
+	if (!md_span_sub(stream, header_size, n * rec_size, entries))
+		return 0;
 	return (uint32_t)n;
 }
 
@@ -304,7 +327,7 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 	if (rc != SW_OK)
 		return rc;
 	struct md_reader r = {
-		.file = { out->file.data, out->file.size, 0 },
+		.file = { out->file.data, out->file.size, 0, false },
 		.snap = out,
 		.text_budget = md_text_budget(out->file.size),
 		.annotation_budget = md_text_budget(out->file.size),
@@ -316,8 +339,12 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 		                  "%s: not a minidump (header truncated: %zu of %d bytes)", path,
 		                  out->file.size, MD_HEADER_SIZE);
 	}
-	if (md_u32(r.file, 0) != MD_HEADER_SIGNATURE)
+	if (!header_byte_order(r.file, &r.file.big_endian))
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	/* One source for the byte order: the file's. Process memory in a
+	 * byte-swapped dump is in the process's order too, so the walker
+	 * reads stack words in it (md_read_system_info keeps this). */
+	out->sys.big_endian = r.file.big_endian;
 	/* The high 16 bits of Version are implementation-specific (MS docs). */
 	uint32_t version = md_u32(r.file, 4);
 	if ((version & 0xffff) != MD_HEADER_VERSION)

@@ -1,7 +1,10 @@
-/* The one bounds-checked little-endian reader every minidump access goes
- * through. A span is a checked window of the mapped file; reading outside
- * it yields 0 and never touches memory beyond it. Callers check a record's
- * size once (md_span_sub) and then read its fields by offset. */
+/* The one bounds-checked reader every minidump access goes through. A span
+ * is a checked window of the mapped file; reading outside it yields 0 and
+ * never touches memory beyond it. Callers check a record's size once
+ * (md_span_sub) and then read its fields by offset. A span carries the
+ * byte order of its file, and every window cut from it keeps it, so that
+ * the integers of a byte-swapped minidump read the same as a little-endian
+ * one's. */
 #ifndef SW_FORMATS_MINIDUMP_BYTES_H
 #define SW_FORMATS_MINIDUMP_BYTES_H
 
@@ -13,6 +16,11 @@ struct md_span {
 	const uint8_t *data;
 	uint64_t size;
 	uint64_t off;  /* where data starts in the file, for messages */
+	/* Integers are big-endian: a minidump written by a big-endian host
+	 * stores every integer field in its own order, and its signature then
+	 * reads "PMDM" (Breakpad's Minidump::Read sets swap_ and swaps each
+	 * struct's integer fields). Byte arrays are never swapped. */
+	bool big_endian;
 };
 
 /* True when [off, off + len) lies inside s; overflow-safe. */
@@ -21,22 +29,29 @@ static inline bool md_span_has(struct md_span s, uint64_t off, uint64_t len)
 	return off <= s.size && len <= s.size - off;
 }
 
-/* The sub-window [off, off + len) of s, or false when it does not fit. */
+/* The sub-window [off, off + len) of s, or false when it does not fit;
+ * *out is then an empty window at s's start, so that a caller that reads
+ * it anyway reads zeros, never stale or unset memory. The result must be
+ * checked: a record that does not fit is the caller's to report or skip. */
+__attribute__((warn_unused_result))
 static inline bool md_span_sub(struct md_span s, uint64_t off, uint64_t len,
                                struct md_span *out)
 {
-	if (!md_span_has(s, off, len))
+	if (!md_span_has(s, off, len)) {
+		*out = (struct md_span){ s.data, 0, s.off, s.big_endian };
 		return false;
+	}
 	out->data = s.data + off;
 	out->size = len;
 	out->off = s.off + off;
+	out->big_endian = s.big_endian;
 	return true;
 }
 
 /* The part of [off, off + len) that lies inside s (possibly empty). */
 static inline struct md_span md_span_clip(struct md_span s, uint64_t off, uint64_t len)
 {
-	struct md_span out = { s.data, 0, s.off };
+	struct md_span out = { s.data, 0, s.off, s.big_endian };
 	if (off > s.size)
 		off = s.size;
 	if (len > s.size - off)
@@ -47,15 +62,15 @@ static inline struct md_span md_span_clip(struct md_span s, uint64_t off, uint64
 	return out;
 }
 
-/* Little-endian unsigned integer of n (1..8) bytes at off; 0 when any byte
- * lies outside s. */
+/* Unsigned integer of n (1..8) bytes at off, in s's byte order; 0 when any
+ * byte lies outside s. */
 static inline uint64_t md_uint(struct md_span s, uint64_t off, unsigned n)
 {
 	if (n == 0 || n > 8 || !md_span_has(s, off, n))
 		return 0;
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)s.data[off + i] << (8 * i);
+		v |= (uint64_t)s.data[off + i] << (8 * (s.big_endian ? n - 1 - i : i));
 	return v;
 }
 

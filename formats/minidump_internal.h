@@ -125,12 +125,14 @@ uint64_t md_text_budget(uint64_t file_size);
 /* Frees what the reader holds besides the snapshot (the string cache). */
 void md_reader_release(struct md_reader *r);
 
-/* UTF-16LE code units → NUL-terminated UTF-8 in the snapshot's arena
+/* UTF-16 code units (in s's byte order: Breakpad swaps an MDString's
+ * units with the rest of a byte-swapped dump) → NUL-terminated UTF-8 in the
+ * snapshot's arena
  * (unpaired surrogates become U+FFFD; stops at the first NUL unit; cut at
  * MD_MAX_NAME_BYTES, at a character boundary). Not cached, not charged:
  * for fixed-size fields. */
 char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits);
-/* MINIDUMP_STRING at rva (uint32 byte length, UTF-16LE), or NULL with a
+/* MINIDUMP_STRING at rva (uint32 byte length, UTF-16), or NULL with a
  * problem naming `what`. Decoded once per rva (later calls return the same
  * pointer) and charged to the text budget: once it is spent, strings read
  * as "" (one problem says so). */

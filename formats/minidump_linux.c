@@ -216,7 +216,10 @@ void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span e;
-		md_span_sub(map, i * rec, rec, &e);
+		/* n is how many whole records `map` holds: this cannot fail;
+		 * stopping if it ever does adds no entry of zeros. */
+		if (!md_span_sub(map, i * rec, rec, &e))
+			break;
 		struct sw_link_map_entry *lm = &snap->link_map[snap->nlink_map++];
 		lm->addr = wide ? md_u64(e, 0) : md_u32(e, 0);
 		uint32_t name_rva = wide ? md_u32(e, 8) : md_u32(e, 4);
@@ -230,9 +233,12 @@ void md_read_assertion(struct md_reader *r, struct md_span s)
 	if (!md_stream_holds(r, s, MD_ASSERTION_SIZE, "assertion info"))
 		return;
 	struct md_span expr, func, file;
-	md_span_sub(s, 0, 2 * MD_ASSERTION_CHARS, &expr);
-	md_span_sub(s, 2 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &func);
-	md_span_sub(s, 4 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &file);
+	/* MDRawAssertionInfo's three UTF-16 arrays lie inside the
+	 * MD_ASSERTION_SIZE bytes checked above, so these cannot fail. */
+	if (!md_span_sub(s, 0, 2 * MD_ASSERTION_CHARS, &expr) ||
+	    !md_span_sub(s, 2 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &func) ||
+	    !md_span_sub(s, 4 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &file))
+		return;
 	const char *e = md_utf16_to_utf8(r, expr, MD_ASSERTION_CHARS);
 	const char *f = md_utf16_to_utf8(r, func, MD_ASSERTION_CHARS);
 	const char *fl = md_utf16_to_utf8(r, file, MD_ASSERTION_CHARS);

@@ -17,7 +17,11 @@ void md_read_memory_list(struct md_reader *r, struct md_span s)
 	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_MEMORY_DESCRIPTOR_SIZE, "memory list", &list);
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span d, bytes;
-		md_span_sub(list, (uint64_t)i * MD_MEMORY_DESCRIPTOR_SIZE, MD_MEMORY_DESCRIPTOR_SIZE, &d);
+		/* md_list sized `list` to hold n whole records: this cannot
+		 * fail, and stopping if it ever does reads no descriptor twice. */
+		if (!md_span_sub(list, (uint64_t)i * MD_MEMORY_DESCRIPTOR_SIZE,
+		                 MD_MEMORY_DESCRIPTOR_SIZE, &d))
+			break;
 		uint64_t base = md_u64(d, 0);
 		char what[64];
 		snprintf(what, sizeof what, "memory range %u (0x%llx)", i, (unsigned long long)base);
@@ -36,8 +40,9 @@ void md_read_memory64_list(struct md_reader *r, struct md_span s)
 	                     "memory64 list", &list);
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span d, bytes;
-		md_span_sub(list, (uint64_t)i * MD_MEMORY64_DESCRIPTOR_SIZE,
-		            MD_MEMORY64_DESCRIPTOR_SIZE, &d);
+		if (!md_span_sub(list, (uint64_t)i * MD_MEMORY64_DESCRIPTOR_SIZE,
+		                 MD_MEMORY64_DESCRIPTOR_SIZE, &d))
+			break;  /* cannot happen: see md_read_memory_list */
 		uint64_t base = md_u64(d, 0);
 		uint64_t size = md_u64(d, 8);
 		char what[64];

@@ -22,8 +22,10 @@ enum {
 	MD_MAX_BUILD_ID = 256,
 };
 
-/* A GUID (Data1 u32, Data2 u16, Data3 u16, Data4[8], little-endian) as
- * hex digits: Data1 %08X, Data2 %04X, Data3 %04X, then Data4's bytes. */
+/* A GUID (Data1 u32, Data2 u16, Data3 u16, Data4[8]) as hex digits: Data1
+ * %08X, Data2 %04X, Data3 %04X, then Data4's bytes. Data1-3 are integers,
+ * read in the span's byte order; Data4 is bytes (Breakpad's Swap(MDGUID*)
+ * swaps data1-3 of a byte-swapped dump and leaves data4). */
 static size_t format_guid(char *buf, size_t cap, struct md_span guid, bool upper)
 {
 	size_t n = (size_t)snprintf(buf, cap, upper ? "%08X%04X%04X" : "%08x%04x%04x",
@@ -89,12 +91,16 @@ static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_sp
 	} else if (sig == MD_CV_ELF) {
 		/* Breakpad's MDCVInfoELF: the build id follows the signature. The
 		 * debug id packs its first 16 bytes (zero-padded) into a GUID
-		 * read little-endian, with age 0; the code id is the whole id. */
+		 * read little-endian, with age 0; the code id is the whole id.
+		 * The build id is bytes, which a byte-swapped dump leaves as
+		 * they are (Breakpad swaps only cv_signature), so the GUID is
+		 * read little-endian whatever the file's order: the id dump_syms
+		 * gives the same library. */
 		struct md_span id = md_span_clip(cv, 4, cv.size);
 		uint8_t raw[16] = { 0 };
 		for (unsigned i = 0; i < 16 && i < id.size; i++)
 			raw[i] = md_u8(id, i);
-		struct md_span g = { raw, sizeof raw, 0 };
+		struct md_span g = { raw, sizeof raw, 0, false };
 		m->debug_id = guid_age_id(r, g, 0);
 		m->code_id = hex_lower(r, id);
 		m->debug_file = sw_basename(m->code_file);

@@ -1,6 +1,7 @@
-/* Strings in a minidump: MINIDUMP_STRING (UTF-16LE with a byte length,
- * MS minidumpapiset.h), Crashpad's MinidumpUTF8String and the 8-bit names
- * in CodeView records.
+/* Strings in a minidump: MINIDUMP_STRING (UTF-16 with a byte length, MS
+ * minidumpapiset.h; its length and units are in the file's byte
+ * order), Crashpad's MinidumpUTF8String and the 8-bit names in CodeView
+ * records.
  *
  * What a string may cost: records name strings by file offset, and nothing
  * stops a hostile file from naming one long string from every record (a

@@ -158,10 +158,9 @@ void md_read_system_info(struct md_reader *r, struct md_span s)
 			sys->word_size = md_cpus[i].word_size;
 		}
 	/* Memory is in the byte order of the process, which wrote the header
-	 * in it too (Breakpad's Minidump::swap()): this reader takes only
-	 * little-endian files ("MDMP"), so a PowerPC or SPARC minidump it reads
-	 * came from a little-endian process (ppc64le), whatever the CPU. */
-	sys->big_endian = false;
+	 * in it too (Breakpad's Minidump::swap()): the file's order, whatever
+	 * the CPU (a ppc64le dump is "MDMP", a PowerPC Mac's "PMDM"). */
+	sys->big_endian = r->file.big_endian;
 	if (!sys->cpu_name)
 		sys->cpu_name = sw_arena_printf(a, "0x%04x", sys->raw_arch);
 

@@ -100,7 +100,10 @@ void md_read_thread_list(struct md_reader *r, struct md_span s)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span t;
-		md_span_sub(list, (uint64_t)i * MD_THREAD_SIZE, MD_THREAD_SIZE, &t);
+		/* md_list sized `list` to hold n whole records, so this cannot
+		 * fail; stopping if it ever does adds no thread of zeros. */
+		if (!md_span_sub(list, (uint64_t)i * MD_THREAD_SIZE, MD_THREAD_SIZE, &t))
+			break;
 		struct sw_thread *th = &snap->threads[snap->nthreads++];
 		th->id = md_u32(t, 0);
 		th->suspend_count = md_u32(t, 4);
@@ -176,7 +179,8 @@ void md_read_thread_names(struct md_reader *r, struct md_span s)
 	struct threads_by_id sorted = { snap->threads, by_id };
 	for (uint32_t i = 0; i < n; i++) {
 		struct md_span e;
-		md_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e);
+		if (!md_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e))
+			break;  /* cannot happen: see md_read_thread_list */
 		uint32_t id = md_u32(e, 0);
 		uint64_t rva = md_u64(e, 4);
 		uint32_t lo = (uint32_t)sw_lower_bound(&sorted, snap->nthreads, thread_id_in_order, id);

@@ -72,6 +72,9 @@ struct refused_kind {
 static const struct refused_kind refused_kinds[] = {
 	{ MAGIC("MDMP"), .in_gzip = true, .code = SW_ERR_FORMAT,
 	  .what = "a gzip-compressed minidump: decompress it first (gunzip)" },
+	/* A minidump written by a big-endian host (its signature swapped). */
+	{ MAGIC("PMDM"), .in_gzip = true, .code = SW_ERR_FORMAT,
+	  .what = "a gzip-compressed minidump: decompress it first (gunzip)" },
 	{ MAGIC("MODULE "), .in_gzip = true, .code = SW_ERR_FORMAT,
 	  .what = "a gzip-compressed Breakpad symbol file (.sym.gz), not a snapshot: "
 	          "give it as a SYMBOL_PATH" },
@@ -152,7 +155,7 @@ static enum sw_err_code refuse_unread_file(const char *path, struct md_span head
 	if (head.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a snapshot", path);
 	uint8_t inner[OPEN_GZ_PEEK];
-	struct md_span gz = { inner, gz_peek(head, inner, sizeof inner), 0 };
+	struct md_span gz = { inner, gz_peek(head, inner, sizeof inner), 0, false };
 	for (size_t i = 0; i < sizeof refused_kinds / sizeof *refused_kinds; i++) {
 		const struct refused_kind *k = &refused_kinds[i];
 		if (refused_kind_matches(k, k->in_gzip ? gz : head))
@@ -175,25 +178,12 @@ static enum sw_err_code read_head(const char *path, uint8_t *buf, size_t cap, si
                                   struct sw_err *err)
 {
 	*n = 0;
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return refuse_special_file(path, st.st_mode, err);
-	/* O_NONBLOCK: should path become a FIFO after the stat(), open() still
-	 * returns at once, and fstat() refuses it. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	unsigned mode;
+	int fd = sw_open_regular_file(path, &mode);
+	if (fd < 0 && mode)
+		return refuse_special_file(path, mode, err);
 	if (fd < 0)
 		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return sw_err_set(err, SW_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return refuse_special_file(path, st.st_mode, err);
-	}
 	while (*n < cap) {
 		ssize_t got = read(fd, buf + *n, cap - *n);
 		if (got < 0 && errno == EINTR)
@@ -225,7 +215,7 @@ enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
 		return sw_minidump_read(path, out, err);
 	if (sw_microdump_is(head, n))
 		return sw_microdump_read(path, NULL, out, err);
-	return refuse_unread_file(path, (struct md_span){ head, n, 0 }, err);
+	return refuse_unread_file(path, (struct md_span){ head, n, 0, false }, err);
 }
 
 enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_part *part,

@@ -11,6 +11,7 @@
 
 #include "arch/registry.h"
 #include "formats/minidump.h"
+#include "formats/minidump_bytes.h"
 #include "testutil.h"
 
 /* ---- A small minidump builder ------------------------------------------ */
@@ -27,32 +28,49 @@ struct mdb {
 	} dir[MDB_MAX_STREAMS];
 };
 
+/* The byte order put16/put32/put64 write, for the dump being built: a
+ * big-endian writer (Breakpad's on a PowerPC Mac) stores every integer,
+ * the header's signature and its process's memory in big-endian order.
+ * mdb_init resets it to little-endian; mdb_init_big_endian sets it. */
+static bool put_big_endian;
+
+static void put_uint(uint8_t *p, size_t off, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[off + (put_big_endian ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+}
+
 static void put16(uint8_t *p, size_t off, uint16_t v)
 {
-	p[off] = (uint8_t)v;
-	p[off + 1] = (uint8_t)(v >> 8);
+	put_uint(p, off, v, 2);
 }
 
 static void put32(uint8_t *p, size_t off, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		p[off + i] = (uint8_t)(v >> (8 * i));
+	put_uint(p, off, v, 4);
 }
 
 static void put64(uint8_t *p, size_t off, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[off + i] = (uint8_t)(v >> (8 * i));
+	put_uint(p, off, v, 8);
 }
 
 static void mdb_init(struct mdb *b)
 {
+	put_big_endian = false;
 	memset(b, 0, sizeof *b);
 	b->version = 0xa793;
 	b->cap = 4096;
 	b->buf = calloc(1, b->cap);
 	/* Header and a directory of MDB_MAX_STREAMS entries come first. */
 	b->len = MDB_DIR_RVA + 12 * MDB_MAX_STREAMS;
+}
+
+/* mdb_init for a dump written by a big-endian host. */
+static void mdb_init_big_endian(struct mdb *b, bool big_endian)
+{
+	mdb_init(b);
+	put_big_endian = big_endian;
 }
 
 /* Appends n bytes (4-aligned) and returns their RVA. */
@@ -250,6 +268,9 @@ END_TEST
 START_TEST(test_magic_check)
 {
 	ck_assert(sw_minidump_is((const uint8_t *)"MDMP\x93\xa7", 6));
+	/* The same signature written by a big-endian host. */
+	ck_assert(sw_minidump_is((const uint8_t *)"PMDM\0\0\xa7\x93", 8));
+	ck_assert(!sw_minidump_is((const uint8_t *)"PMDX", 4));
 	ck_assert(!sw_minidump_is((const uint8_t *)"MDM", 3));
 	ck_assert(!sw_minidump_is((const uint8_t *)"\x7f" "ELF", 4));
 	ck_assert(!sw_minidump_is(NULL, 0));
@@ -1720,6 +1741,200 @@ START_TEST(test_crashpad_annotations_shared_by_many_module_links_stop_at_the_bud
 }
 END_TEST
 
+/* ---- Byte-swapped (big-endian) dumps ----------------------------------- */
+
+/* A PowerPC Mac dump, built in either byte order: system info with a CSD
+ * string, misc info, one thread with a context and a stack, a memory list,
+ * and two modules (PDB 7.0 and ELF build id CodeView records). Every
+ * integer goes through put16/32/64, so the two files differ in each
+ * integer's byte order and nowhere else. */
+static enum sw_err_code read_ppc_dump(bool big_endian, struct sw_snapshot *s,
+                                      struct sw_err *err)
+{
+	struct mdb b;
+	mdb_init_big_endian(&b, big_endian);
+	add_system_info(&b, 3, 0x8101, "Darwin 8.11.0");
+	uint8_t misc[24] = { 0 };
+	put32(misc, 0, sizeof misc);
+	put32(misc, 4, 1);
+	put32(misc, 8, 0x1c2d);
+	mdb_stream(&b, 15, misc, sizeof misc);
+
+	/* The stack: bytes 0..63, then a return address stored as the
+	 * process stores a word (in its own byte order). */
+	uint8_t stack[64];
+	for (int i = 0; i < 64; i++)
+		stack[i] = (uint8_t)i;
+	put32(stack, 32, 0x1900);
+	uint8_t ctx[1004] = { 0 };
+	put32(ctx, 0, 0x20000001);   /* MD_CONTEXT_PPC | CONTROL */
+	put32(ctx, 4, 0x1800);       /* srr0 */
+	put32(ctx, 12 + 4, 0xbfff0000);  /* r1 */
+	put32(ctx, 148, 0x1904);     /* lr */
+	uint32_t ids[] = { 0x1d03 };
+	uint64_t base[] = { 0xbfff0000 };
+	uint32_t srva[] = { mdb_add(&b, stack, sizeof stack) }, ssize[] = { sizeof stack };
+	uint32_t crva[] = { mdb_add(&b, ctx, sizeof ctx) }, csize[] = { sizeof ctx };
+	add_thread_list(&b, 1, ids, base, srva, ssize, crva, csize);
+
+	uint8_t heap[16] = { 0xca, 0xfe, 0xba, 0xbe };
+	uint8_t ml[4 + 16];
+	put32(ml, 0, 1);
+	put64(ml, 4, 0x500000);
+	put32(ml, 12, sizeof heap);
+	put32(ml, 16, mdb_add(&b, heap, sizeof heap));
+	mdb_stream(&b, 5, ml, sizeof ml);
+
+	/* CV_INFO_PDB70: the signature is a uint32 (Breakpad swaps it), the
+	 * GUID's Data1-3 are integers, Data4 and the name are bytes. */
+	uint8_t cv[24 + 12] = { 0 };
+	put32(cv, 0, 0x53445352);
+	put32(cv, 4, 0x5a9832e5);
+	put16(cv, 8, 0x2872);
+	put16(cv, 10, 0x41c1);
+	static const uint8_t d4[8] = { 0x83, 0x8e, 0xd9, 0x89, 0x14, 0xe9, 0xb7, 0xff };
+	memcpy(cv + 12, d4, sizeof d4);
+	put32(cv, 20, 3);
+	memcpy(cv + 24, "/b/foo.pdb", 10);
+	/* Breakpad's MDCVInfoELF: a uint32 signature, then build id bytes. */
+	uint8_t elf[4 + 8] = { 0, 0, 0, 0, 0x10, 0xfa, 0xa6, 0xbb, 0x01, 0x02, 0x03, 0x04 };
+	put32(elf, 0, 0x4270454c);
+	uint8_t mods[2][108];
+	module_record(mods[0], 0x1000, 0x4000, 0x45d35f6c, mdb_string(&b, "/usr/bin/foo"),
+	              mdb_add(&b, cv, sizeof cv), sizeof cv);
+	put32(mods[0], 24, 0xfeef04bd);
+	put32(mods[0], 28, 0x10000);
+	put32(mods[0], 32, 0x00050001);
+	put32(mods[0], 36, 0x0a280884);
+	module_record(mods[1], 0x90000000, 0x2000, 0, mdb_string(&b, "/usr/lib/libbar.so"),
+	              mdb_add(&b, elf, sizeof elf), sizeof elf);
+	add_module_list(&b, 2, mods);
+	return mdb_read(&b, s, err);
+}
+
+/* _i: 0 little-endian, 1 big-endian; every decoded value is the same. */
+START_TEST(test_big_endian_dump_reads_as_the_little_endian_one)
+{
+	const bool be = _i == 1;
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_msg(read_ppc_dump(be, &s, &err) == SW_OK, "%s", err.msg);
+	ck_assert_int_eq(s.sys.big_endian, be);
+	ck_assert_uint_eq(s.dump_time, 0x5f000000);
+	ck_assert_int_eq(s.sys.cpu, SW_CPU_PPC);
+	ck_assert_str_eq(s.sys.cpu_name, "ppc");
+	ck_assert_uint_eq(s.sys.word_size, 4);
+	ck_assert_uint_eq(s.sys.processor_level, 6);
+	ck_assert_uint_eq(s.sys.processor_revision, 0x0d08);
+	ck_assert_uint_eq(s.sys.cpu_count, 2);
+	ck_assert_int_eq(s.sys.os, SW_OS_MACOS);
+	ck_assert_str_eq(s.sys.os_name, "Mac OS X");
+	ck_assert_str_eq(s.sys.os_version, "5.1.2600 Darwin 8.11.0");
+	ck_assert(s.has_pid);
+	ck_assert_uint_eq(s.pid, 0x1c2d);
+
+	ck_assert_uint_eq(s.nthreads, 1);
+	const struct sw_thread *t = &s.threads[0];
+	ck_assert_uint_eq(t->id, 0x1d03);
+	ck_assert_uint_eq(t->teb, 0x7ffdf000);
+	ck_assert_uint_eq(t->stack_base, 0xbfff0000);
+	ck_assert_uint_eq(t->stack_size, 64);
+	ck_assert_uint_eq(t->ctx.context_flags, 0x20000001);
+	ck_assert_uint_eq(t->ctx.v[reg(SW_CPU_PPC, "srr0")], 0x1800);
+	ck_assert_uint_eq(t->ctx.v[reg(SW_CPU_PPC, "r1")], 0xbfff0000);
+	ck_assert_uint_eq(t->ctx.v[reg(SW_CPU_PPC, "lr")], 0x1904);
+	/* Memory is in the process's byte order: raw bytes 4..7 make a
+	 * big-endian word in the big-endian dump, and a word the process
+	 * stored reads back the same in either. */
+	uint64_t word;
+	ck_assert(sw_mem_read_word(&s, 0xbfff0004, &word));
+	ck_assert_uint_eq(word, be ? 0x04050607 : 0x07060504);
+	ck_assert(sw_mem_read_word(&s, 0xbfff0020, &word));
+	ck_assert_uint_eq(word, 0x1900);
+	ck_assert(sw_mem_read_word(&s, 0x500000, &word));
+	ck_assert_uint_eq(word, be ? 0xcafebabe : 0xbebafeca);
+
+	ck_assert_uint_eq(s.nmodules, 2);
+	const struct sw_module *m = &s.modules[0];
+	ck_assert_str_eq(m->code_file, "/usr/bin/foo");
+	ck_assert_uint_eq(m->base, 0x1000);
+	ck_assert_uint_eq(m->size, 0x4000);
+	ck_assert_uint_eq(m->checksum, 0xc5c5);
+	ck_assert_uint_eq(m->time_date_stamp, 0x45d35f6c);
+	ck_assert_str_eq(m->version, "5.1.2600.2180");
+	ck_assert_str_eq(m->debug_id, "5A9832E5287241C1838ED98914E9B7FF3");
+	ck_assert_str_eq(m->debug_file, "foo.pdb");
+	/* macOS: the code id is the GUID (rust-minidump). */
+	ck_assert_str_eq(m->code_id, "5a9832e5287241c1838ed98914e9b7ff");
+	/* A build id is bytes: the same debug id in either order. */
+	m = &s.modules[1];
+	ck_assert_str_eq(m->code_file, "/usr/lib/libbar.so");
+	ck_assert_uint_eq(m->base, 0x90000000);
+	ck_assert_str_eq(m->debug_id, "BBA6FA1002010403" "0000000000000000" "0");
+	ck_assert_str_eq(m->code_id, "10faa6bb01020304");
+	ck_assert_str_eq(m->debug_file, "libbar.so");
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_span_windows_keep_the_byte_order_and_a_failed_sub_is_empty)
+{
+	static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct md_span file = { bytes, sizeof bytes, 0, true };
+	struct md_span sub = { bytes + 7, 99, 99, false };
+	ck_assert(md_span_sub(file, 2, 4, &sub));
+	ck_assert(sub.big_endian);
+	ck_assert_uint_eq(md_u32(sub, 0), 0x03040506);
+	ck_assert_uint_eq(md_u16(md_span_clip(file, 6, 10), 0), 0x0708);
+	/* A window that does not fit leaves no stale bytes to read. */
+	ck_assert(!md_span_sub(file, 6, 4, &sub));
+	ck_assert_uint_eq(sub.size, 0);
+	ck_assert_ptr_eq(sub.data, bytes);
+	ck_assert_uint_eq(md_u8(sub, 0), 0);
+	file.big_endian = false;
+	ck_assert_uint_eq(md_u32(file, 0), 0x04030201);
+}
+END_TEST
+
+/* err's message without its path (the temporary file's name differs). */
+static const char *message_after_path(const struct sw_err *err)
+{
+	const char *colon = strstr(err->msg, ": ");
+	return colon ? colon + 2 : err->msg;
+}
+
+START_TEST(test_big_endian_header_damage_is_refused_as_little_endian)
+{
+	struct sw_snapshot s;
+	struct sw_err err;
+	char le[sizeof err.msg];
+	/* 16 bytes: signature and version, no room for the rest. */
+	uint8_t le_head[16] = { 'M', 'D', 'M', 'P', 0x93, 0xa7 };
+	uint8_t be_head[16] = { 'P', 'M', 'D', 'M', 0, 0, 0xa7, 0x93 };
+	ck_assert(sw_minidump_is(be_head, sizeof be_head));
+	ck_assert_int_eq(read_bytes(le_head, sizeof le_head, &s, &err), SW_ERR_FORMAT);
+	snprintf(le, sizeof le, "%s", message_after_path(&err));
+	sw_snapshot_free(&s);
+	ck_assert_int_eq(read_bytes(be_head, sizeof be_head, &s, &err), SW_ERR_FORMAT);
+	ck_assert_str_eq(message_after_path(&err), le);
+	ck_assert_str_eq(le, "not a minidump (header truncated: 16 of 32 bytes)");
+	sw_snapshot_free(&s);
+	/* Three bytes of either signature are no minidump. */
+	ck_assert_int_eq(read_bytes(be_head, 3, &s, &err), SW_ERR_FORMAT);
+	ck_assert_str_eq(message_after_path(&err), "not a minidump (bad signature)");
+	sw_snapshot_free(&s);
+	/* The version is read in the file's order too. */
+	for (int order = 0; order < 2; order++) {
+		struct mdb b;
+		mdb_init_big_endian(&b, order == 1);
+		b.version = 0x1234;
+		ck_assert_int_eq(mdb_read(&b, &s, &err), SW_ERR_FORMAT);
+		ck_assert_str_eq(message_after_path(&err), "not a minidump (unknown version 0x1234)");
+		sw_snapshot_free(&s);
+	}
+}
+END_TEST
+
 /* ---- The real corpus ---------------------------------------------------- */
 
 static enum sw_err_code read_corpus(const char *rel, struct sw_snapshot *s, struct sw_err *err)
@@ -2184,6 +2399,12 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_stackless_threads_on_one_memory_region_are_walked_once);
 	tcase_add_test(t, test_split_modules_link_to_the_first_earlier_entry_with_a_lower_base);
 	tcase_add_test(t, test_crashpad_annotations_shared_by_many_module_links_stop_at_the_budget);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("byte order");
+	tcase_add_loop_test(t, test_big_endian_dump_reads_as_the_little_endian_one, 0, 2);
+	tcase_add_test(t, test_big_endian_header_damage_is_refused_as_little_endian);
+	tcase_add_test(t, test_span_windows_keep_the_byte_order_and_a_failed_sub_is_empty);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("corpus");
