@@ -31,6 +31,7 @@ const char *sw_walk_end_name(enum sw_walk_end e)
 	case SW_END_NULL_RETURN: return "null_return";
 	case SW_END_NO_CALLER: return "no_caller_found";
 	case SW_END_FRAME_LIMIT: return "frame_limit";
+	case SW_END_SCAN_LIMIT: return "scan_limit";
 	case SW_END_FRAME_BUDGET: return "frame_budget";
 	case SW_END_ERROR: return "error";
 	case SW_END_NOT_WALKED: break;
@@ -45,6 +46,7 @@ const char *sw_walk_end_description(enum sw_walk_end e)
 	case SW_END_NULL_RETURN: return "the frame chain ends in a NULL return address";
 	case SW_END_NO_CALLER: return "no method found a caller it could prove";
 	case SW_END_FRAME_LIMIT: return "truncated at the frame limit (--max-frames)";
+	case SW_END_SCAN_LIMIT: return "truncated: the limit of scanned frames per thread was reached";
 	case SW_END_FRAME_BUDGET: return "truncated: the frame budget for this input ran out";
 	case SW_END_ERROR: return "out of memory";
 	case SW_END_NOT_WALKED: break;
@@ -363,12 +365,18 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 
 enum step_result { STEP_CALLER, STEP_END };
 
+static bool scan_limit_reached(const struct sw_walk *w)
+{
+	uint32_t cap = w->opt.max_scanned ? w->opt.max_scanned : SW_MAX_SCANNED_FRAMES;
+	return w->scanned >= cap;
+}
+
 typedef enum sw_unwind_status (*caller_method)(const struct sw_step *s, struct sw_caller *out);
 
 static enum sw_unwind_status scan_method(const struct sw_step *st, struct sw_caller *out)
 {
 	const struct sw_walk *w = st->walk;
-	if (w->opt.no_scan || w->scanned >= SW_MAX_SCANNED_FRAMES)
+	if (w->opt.no_scan || scan_limit_reached(w))
 		return SW_UNWIND_NO_RULE;
 	if (w->arch->caller_by_scan)
 		return w->arch->caller_by_scan(st, out);
@@ -437,7 +445,8 @@ static enum step_result find_caller(const struct sw_step *st, bool first_unwind,
 		found = s == SW_UNWIND_OK && caller_is_plausible(st, &c, trust, first_unwind);
 	}
 	if (!found) {
-		*end = SW_END_NO_CALLER;
+		/* Say so when the cap, not the evidence, stopped the walk. */
+		*end = !w->opt.no_scan && scan_limit_reached(w) ? SW_END_SCAN_LIMIT : SW_END_NO_CALLER;
 		return STEP_END;
 	}
 
@@ -537,7 +546,8 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 		prev_index = cur_index;
 		frame = caller;
 	}
-	out->truncated = out->end == SW_END_FRAME_LIMIT || out->end == SW_END_FRAME_BUDGET;
+	out->truncated = out->end == SW_END_FRAME_LIMIT || out->end == SW_END_FRAME_BUDGET ||
+	                 out->end == SW_END_SCAN_LIMIT;
 	out->scanned = w->scanned;
 	if (l->n) {
 		out->frames = sw_arena_array(w->arena, l->n, sizeof *out->frames);

@@ -16,6 +16,7 @@
 struct sw_walk_options {
 	uint32_t max_frames;       /* per thread; 0: the default (SW_DEFAULT_MAX_FRAMES) */
 	bool no_scan;              /* never fall back to stack scanning */
+	uint32_t max_scanned;      /* scanned frames per thread; 0: SW_MAX_SCANNED_FRAMES */
 	/* The hook table for a thread whose context names another CPU than
 	 * the snapshot's (Breakpad picks the walker per context); NULL: every
 	 * thread is walked with the snapshot's arch. */
@@ -40,6 +41,8 @@ enum sw_walk_end {
 	SW_END_NULL_RETURN,        /* an intact chain reached a NULL return address */
 	SW_END_NO_CALLER,          /* no method found a caller it could vouch for */
 	SW_END_FRAME_LIMIT,        /* truncated at max_frames */
+	SW_END_SCAN_LIMIT,         /* truncated: only a scan could go on, and the
+	                              thread had its share of scanned frames */
 	SW_END_FRAME_BUDGET,       /* truncated: the budget across threads ran out */
 	SW_END_ERROR,              /* out of memory */
 };

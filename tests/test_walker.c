@@ -628,6 +628,27 @@ START_TEST(test_max_frames_caps_the_walk)
 }
 END_TEST
 
+/* Breakpad's cap on scanned frames: when only a scan could go on and the
+ * thread had its share, the walk is cut and says so. */
+START_TEST(test_scan_limit_truncates_and_says_so)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x10;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
+		put_u64(&fx, a, CODE_BASE + 0x500);
+	struct sw_walk_options opt = { .max_scanned = 3 };
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 4);
+	ck_assert_uint_eq(st->scanned, 3);
+	ck_assert(st->truncated);
+	ck_assert_int_eq(st->end, SW_END_SCAN_LIMIT);
+	fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_crashing_thread_starts_from_exception_context)
 {
 	struct fixture fx;
@@ -758,6 +779,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_dwarf_register_numbers_map_to_ours);
 	tcase_add_test(tc, test_inline_frames_precede_their_physical_frame);
 	tcase_add_test(tc, test_max_frames_caps_the_walk);
+	tcase_add_test(tc, test_scan_limit_truncates_and_says_so);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
 	tcase_add_test(tc, test_thread_without_context_has_no_frames);
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
