@@ -68,8 +68,11 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 		return SW_UNWIND_NO_RULE;
 	if (caller_eip < 0x1000)
 		return SW_UNWIND_END;
+	/* A record at a plausible frame pointer (aligned, above esp) whose
+	 * return address is no code: the chain is broken here. */
 	if (!sw_walk_is_return_address(w, caller_eip))
-		return SW_UNWIND_NO_RULE;
+		return ebp % 4 == 0 && sw_reg_valid(&callee->regs, X86_ESP) &&
+		       ebp >= callee->regs.v[X86_ESP] ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(caller, X86_EIP, caller_eip);
 	sw_reg_set(caller, X86_ESP, ebp + 8);

@@ -21,6 +21,9 @@ struct sw_step {
 	const struct sw_walk *walk;
 	const struct sw_frame *callee;
 	const struct sw_frame *callee_callee;
+	/* Set by the walker once this step met a broken frame chain: a scan
+	 * must then prove its candidate by code bytes. */
+	bool scan_needs_code;
 };
 
 /* A caller found by one method: its registers, and whether they were
@@ -91,7 +94,9 @@ struct sw_arch {
 	 * arch has no such rule. Found frames get trust SW_TRUST_LEAF. */
 	enum sw_unwind_status (*caller_of_leaf)(const struct sw_step *s, struct sw_caller *out);
 	/* Caller by the frame-pointer chain (and, on link-register CPUs, the
-	 * live link register of a context frame). */
+	 * live link register of a context frame). SW_UNWIND_FAILED: a frame
+	 * record is there but its return address names no code (a broken
+	 * chain: a scan from this frame must then be validated by code). */
 	enum sw_unwind_status (*caller_by_frame_pointer)(const struct sw_step *s,
 	                                                 struct sw_caller *out);
 	/* Caller by prologue analysis (code without unwind tables); NULL if the

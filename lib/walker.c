@@ -109,7 +109,16 @@ static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
 /* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
  * module; inside a function when the module has symbols; and right after a
  * call instruction when the code bytes are in the snapshot. */
+static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code);
+
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t raw)
+{
+	return return_address_checked(w, raw, false);
+}
+
+/* require_code: only a candidate whose call instruction the snapshot's
+ * code bytes show counts (Breakpad's rule alone is not enough). */
+static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t addr = arch->strip_code_pointer(w, raw);
@@ -126,14 +135,23 @@ bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t raw)
 	if (syms && syms->ops->has_function &&
 	    !syms->ops->has_function(syms->self, module_offset(w, m, call)))
 		return false;
-	bool known;
+	bool known = false;
 	if (arch->call_precedes && !arch->call_precedes(w, raw, &known))
 		return false;
-	return true;
+	return known || !require_code;
 }
+
+static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
+                                    uint32_t words, bool require_code);
 
 bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
                                      uint64_t *ra, uint32_t words)
+{
+	return scan_for_return_address(w, slot, ra, words, false);
+}
+
+static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
+                                    uint32_t words, bool require_code)
 {
 	const unsigned ws = w->arch->word_size;
 	uint64_t at = *slot;
@@ -142,7 +160,7 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
 		uint64_t value;
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
-		if (sw_walk_is_return_address(w, value)) {
+		if (return_address_checked(w, value, require_code)) {
 			*slot = at;
 			*ra = value;
 			return true;
@@ -273,7 +291,7 @@ enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uin
 	 * CFI frames; Breakpad's shorter reach invents fewer frames where no
 	 * code bytes can validate a candidate). */
 	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
-	if (!sw_walk_scan_for_return_address(w, &slot, &ra, words))
+	if (!scan_for_return_address(w, &slot, &ra, words, st->scan_needs_code))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, arch->pc, ra);
@@ -388,7 +406,7 @@ static enum sw_unwind_status scan_method(const struct sw_step *st, struct sw_cal
  * is a definite end (an undefined return address, an intact chain ending
  * in NULL) and ends the walk; so does reaching a known outermost function
  * whose rules yield nothing usable. */
-static enum step_result find_caller(const struct sw_step *st, bool first_unwind,
+static enum step_result find_caller(struct sw_step *st, bool first_unwind,
                                     struct sw_frame *caller, enum sw_walk_end *end)
 {
 	const struct sw_walk *w = st->walk;
@@ -441,6 +459,12 @@ static enum step_result find_caller(const struct sw_step *st, bool first_unwind,
 			*end = SW_END_NULL_RETURN;
 			return STEP_END;
 		}
+		/* A frame record that is there but names no code is a broken
+		 * chain: a scan from it must prove its candidate by the code
+		 * bytes, not by Breakpad's rule alone, or it would walk on
+		 * through whatever the stack holds (microdumps hold no code). */
+		if (s == SW_UNWIND_FAILED && methods[i].trust == SW_TRUST_FRAME_POINTER)
+			st->scan_needs_code = true;
 		trust = methods[i].trust;
 		found = s == SW_UNWIND_OK && caller_is_plausible(st, &c, trust, first_unwind);
 	}

@@ -74,11 +74,15 @@ KNOWN_DIFFERENCES = {
         "no call returns there. We refuse both and keep Breakpad's frames 2 and 3; the walk then "
         "ends where nothing else validates",
     ("microdump-x86.dmp", 0, "*"):
-        "Breakpad's frame 5 (0xf77c2c40) comes from an ebp record whose saved ebp 0xf7333346 is "
-        "neither 4-aligned nor on the thread's stack (0xffb4xxxx), and its return address lies in "
-        "no module of the log's M lines: nothing vouches for it, so we scan from frame 4 instead. "
-        "A microdump holds no code bytes, so from there both walks are scans on Breakpad's rule "
-        "alone (a word inside a module), unvalidated either way; frames 0-4 are identical",
+        "frames 0-4 are Breakpad's. Breakpad's frame 5 (0xf77c2c40) comes from an ebp record at "
+        "0xffb44c0c whose saved ebp 0xf7333346 is neither 4-aligned nor on the thread's stack "
+        "(0xffb4xxxx) and whose return address lies in no module of the log's M lines: a broken "
+        "chain. A scan from a broken chain must prove its word by the code bytes before it, and a "
+        "microdump holds none, so the walk ends after frame 4 (no_caller_found); Breakpad's "
+        "frames 5-16 all rest on that frame",
+    ("microdump-x86.dmp", "modules", 0):
+        "libchrome.so holds no frame of ours (see frame 5), so its missing symbols are not "
+        "reported",
     ("linux_stacksmash.dmp", 0, "*"):
         "stack_smash's return address was overwritten with ASCII ('not stra'): Breakpad's CFI takes "
         "0x6172747320746f6e, a non-canonical address, as the caller. We treat that as a failed rule, "
