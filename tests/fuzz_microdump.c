@@ -4,11 +4,10 @@
  * microdump-*.dmp logs (tests/meson.build, fuzz_seeds). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/microdump.h"
+#include "fuzz_memfd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,20 +17,10 @@ enum { FUZZ_MAX_PARTS = 16 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz_microdump", MFD_CLOEXEC);
+	char path[FUZZ_PATH_MAX];
+	int fd = fuzz_memfd("fuzz_microdump", data, size, path);
 	if (fd < 0)
 		return 0;
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-		if (n <= 0) {
-			close(fd);
-			return 0;
-		}
-		done += (size_t)n;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct sw_part next;
 	bool more = true;
 	for (unsigned part = 0; more && part < FUZZ_MAX_PARTS; part++) {

@@ -4,30 +4,19 @@
  * against the instrumented library (tests/meson.build). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/minidump.h"
+#include "fuzz_memfd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz_minidump", MFD_CLOEXEC);
+	char path[FUZZ_PATH_MAX];
+	int fd = fuzz_memfd("fuzz_minidump", data, size, path);
 	if (fd < 0)
 		return 0;
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-		if (n <= 0) {
-			close(fd);
-			return 0;
-		}
-		done += (size_t)n;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct sw_snapshot snap;
 	struct sw_err err = { 0 };
 	sw_minidump_read(path, &snap, &err);

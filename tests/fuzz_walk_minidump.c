@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "arch/registry.h"
 #include "formats/open.h"
+#include "fuzz_memfd.h"
 #include "lib/output.h"
 #include "lib/walker.h"
 #include "symbols/store.h"
@@ -22,18 +22,6 @@
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static bool write_all(int fd, const uint8_t *data, size_t size)
-{
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-		if (n <= 0)
-			return false;
-		done += (size_t)n;
-	}
-	return true;
-}
 
 static void walk_and_print(const struct sw_snapshot *snap, FILE *sink)
 {
@@ -64,15 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink = fopen("/dev/null", "w");
 	if (!sink)
 		return 0;
-	int fd = memfd_create("fuzz_walk_minidump", MFD_CLOEXEC);
+	char path[FUZZ_PATH_MAX];
+	int fd = fuzz_memfd("fuzz_walk_minidump", data, size, path);
 	if (fd < 0)
 		return 0;
-	if (!write_all(fd, data, size)) {
-		close(fd);
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct sw_snapshot snap;
 	struct sw_err err = { 0 };
 	enum sw_err_code rc = sw_snapshot_open(path, &snap, &err);

@@ -365,6 +365,52 @@ static inline void pf_put(struct pf_machine *pm, uint64_t addr, uint64_t v, unsi
 	}
 }
 
+/* Walks the machine's snapshot (finished by pf_machine_init): its one stack. */
+static inline const struct sw_stack *pf_walk(struct pf_machine *pm,
+                                             const struct sw_symbol_source *src)
+{
+	ck_assert(sw_walk_snapshot(&pm->snap, pm->f->arch, src, NULL, &pm->arena, &pm->result));
+	ck_assert_uint_eq(pm->result.nstacks, 1);
+	return &pm->result.stacks[0];
+}
+
+/* The fixture's function of that name (it must have one). */
+static inline const struct pf_func *pf_func_named(const struct pro_fixture *f, const char *name)
+{
+	for (size_t i = 0; i < f->nfuncs; i++)
+		if (!strcmp(f->funcs[i].name, name))
+			return &f->funcs[i];
+	ck_abort_msg("%s: no function %s", f->name, name);
+	return NULL;
+}
+
+/* The first return address of a call inside fn. */
+static inline uint64_t pf_call_in(const struct pro_fixture *f, const struct pf_func *fn)
+{
+	for (size_t i = 0; i < f->ncalls; i++)
+		if (f->calls[i] > fn->addr && f->calls[i] < fn->addr + fn->size)
+			return f->calls[i];
+	ck_abort_msg("%s: no call in %s", f->name, fn->name);
+	return 0;
+}
+
+/* Symbols from a parsed .sym (symbols/breakpad_sym.h), for every module. */
+struct sw_bsym;
+struct pf_bsym_source {
+	struct sw_bsym *b;
+	struct sw_module_symbols syms;
+	struct sw_symbol_source source;
+};
+
+static inline const struct sw_module_symbols *pf_bsym_for_module(void *self, uint32_t m,
+                                                                 enum sw_symbols_status *st)
+{
+	struct pf_bsym_source *bs = self;
+	(void)m;
+	*st = SW_SYMS_LOADED;
+	return &bs->syms;
+}
+
 /* The value the caller had in register r (a recognizable marker). */
 static inline uint64_t pf_marker(unsigned r)
 {

@@ -9,6 +9,7 @@
 #include "arch/registry.h"
 #include "code_fixture.h"
 #include "lib/walker.h"
+#include "synthetic_snapshot.h"
 
 enum { R7 = 7, R11 = 11, SP = 13, LR = 14, PC = 15, CPSR = 16 };
 enum { CPSR_THUMB = 0x20 };
@@ -143,71 +144,25 @@ END_TEST
 
 /* ---- synthetic stacks -------------------------------------------------- */
 
-struct fixture {
-	struct sw_snapshot snap;
-	uint8_t code[CODE_SIZE];
-	uint8_t lib[LIB_SIZE];
-	uint8_t stack[STACK_SIZE];
-	struct sw_mem_region regions[3];
-	struct sw_module modules[2];
-	struct sw_thread thread;
-	struct sw_arena arena;
-	struct sw_walk_result result;
-};
-
 static void fixture_init(struct fixture *fx, enum sw_os os)
 {
-	memset(fx, 0, sizeof *fx);
-	sw_snapshot_init(&fx->snap, "synthetic-arm");
-	fx->snap.sys.os = os;
-	fx->snap.sys.cpu = SW_CPU_ARM;
-	fx->snap.sys.word_size = 4;
-	fx->snap.sys.processor_level = 7;
-	for (size_t i = 0; i < CODE_SIZE; i += 4)
-		memcpy(&fx->code[i], &(uint32_t){ ARM_NOP }, 4);
-	for (size_t i = 0; i < LIB_SIZE; i += 4)
-		memcpy(&fx->lib[i], &(uint32_t){ ARM_NOP }, 4);
-	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
-	fx->regions[1] = (struct sw_mem_region){ LIB_BASE, LIB_SIZE, fx->lib };
-	fx->regions[2] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
-	fx->snap.mem = fx->regions;
-	fx->snap.nmem = 3;
-	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE,
-	                                     .code_file = "/system/bin/app" };
-	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = LIB_SIZE,
-	                                     .code_file = "/system/lib/libc.so" };
-	fx->snap.modules = fx->modules;
-	fx->snap.nmodules = 2;
-	fx->thread.id = 1;
-	fx->thread.stack_base = STACK_BASE;
-	fx->thread.stack_size = STACK_SIZE;
-	fx->snap.threads = &fx->thread;
-	fx->snap.nthreads = 1;
-	sw_arena_init(&fx->arena);
-}
-
-static void fixture_free(struct fixture *fx)
-{
-	sw_arena_free(&fx->arena);
-	fx->snap.mem = NULL;
-	fx->snap.modules = NULL;
-	fx->snap.threads = NULL;
-	sw_snapshot_free(&fx->snap);
-}
-
-static uint8_t *code_at(struct fixture *fx, uint64_t addr, size_t n)
-{
-	if (addr >= LIB_BASE && addr + n <= LIB_BASE + LIB_SIZE)
-		return &fx->lib[addr - LIB_BASE];
-	ck_assert(addr >= CODE_BASE && addr + n <= CODE_BASE + CODE_SIZE);
-	return &fx->code[addr - CODE_BASE];
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic-arm", .cpu = SW_CPU_ARM, .os = os, .word_size = 4,
+		.processor_level = 7,
+		.code = { CODE_BASE, CODE_SIZE }, .lib = { LIB_BASE, LIB_SIZE },
+		.stack = { STACK_BASE, STACK_SIZE },
+		.fill = ARM_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/system/bin/app" },
+		             { .base = LIB_BASE, .size = LIB_SIZE, .code_file = "/system/lib/libc.so" } },
+		.nmodules = 2 });
 }
 
 /* An ARM-state call returning to ra (a multiple of 4). */
 static uint64_t arm_call_to(struct fixture *fx, uint64_t ra)
 {
 	ck_assert((ra & 3) == 0);
-	memcpy(code_at(fx, ra - 4, 4), &(uint32_t){ ARM_BL }, 4);
+	syn_put_code(fx, ra - 4, ARM_BL, 4);
 	return ra;
 }
 
@@ -215,15 +170,9 @@ static uint64_t arm_call_to(struct fixture *fx, uint64_t ra)
 static uint64_t thumb_call_to(struct fixture *fx, uint64_t addr)
 {
 	ck_assert((addr & 1) == 0);
-	memcpy(code_at(fx, addr - 4, 2), &(uint16_t){ THUMB_BL_HI }, 2);
-	memcpy(code_at(fx, addr - 2, 2), &(uint16_t){ THUMB_BL_LO }, 2);
+	syn_put_code(fx, addr - 4, THUMB_BL_HI, 2);
+	syn_put_code(fx, addr - 2, THUMB_BL_LO, 2);
 	return addr | 1;
-}
-
-static void put32(struct fixture *fx, uint64_t addr, uint32_t v)
-{
-	ck_assert(addr >= STACK_BASE && addr + 4 <= STACK_BASE + STACK_SIZE);
-	memcpy(&fx->stack[addr - STACK_BASE], &v, 4);
 }
 
 static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t lr, bool thumb)
@@ -304,14 +253,6 @@ static const struct sw_symbols_ops fake_ops = {
 	.has_function = fake_has_function,
 };
 
-static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	struct fake_symbols *fs = self;
-	*st = m == 0 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
-	return m == 0 ? &fs->module : NULL;
-}
-
 static void fake_init(struct fake_symbols *fs)
 {
 	memset(fs, 0, sizeof *fs);
@@ -320,15 +261,13 @@ static void fake_init(struct fake_symbols *fs)
 	fs->funcs[2] = (struct fake_func){ 0x800, 0x2000, "main" };
 	fs->nfuncs = 3;
 	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
-	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+	fs->source = (struct sw_symbol_source){ &fs->module, syn_module0_symbols };
 }
 
 static const struct sw_stack *walk_opt(struct fixture *fx, const struct sw_symbol_source *src,
                                        const struct sw_walk_options *opt)
 {
-	sw_snapshot_finish(&fx->snap);
-	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_arm, src, opt, &fx->arena, &fx->result));
-	return &fx->result.stacks[0];
+	return syn_walk(fx, &sw_arch_arm, src, opt);
 }
 
 static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src)
@@ -362,7 +301,7 @@ START_TEST(test_cfi_caller_keeps_thumb_bit)
 	fs.rule = RULE_PUSH_R7_LR;
 	uint64_t sp = STACK_BASE + 0x100;
 	uint64_t ra = thumb_call_to(&fx, LIB_BASE + 0x200);
-	put32(&fx, sp + 4, (uint32_t)ra);
+	put_u32(&fx, sp + 4, (uint32_t)ra);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
 	const struct sw_stack *st = walk(&fx, &fs.source);
 	ck_assert_uint_eq(st->nframes, 2);
@@ -388,10 +327,10 @@ START_TEST(test_r11_chain_gcc_layout)
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c, fp2 = STACK_BASE + 0x1ac;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
 	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
-	put32(&fx, fp1, (uint32_t)ra1);
-	put32(&fx, fp1 - 4, (uint32_t)fp2);
-	put32(&fx, fp2, (uint32_t)ra2);
-	put32(&fx, fp2 - 4, 0);
+	put_u32(&fx, fp1, (uint32_t)ra1);
+	put_u32(&fx, fp1 - 4, (uint32_t)fp2);
+	put_u32(&fx, fp2, (uint32_t)ra2);
+	put_u32(&fx, fp2 - 4, 0);
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp1);
 	struct sw_walk_options opt = { .no_scan = true };
@@ -419,10 +358,10 @@ START_TEST(test_r11_chain_apcs_layout)
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x13c;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, fp1, (uint32_t)(CODE_BASE + 0x18));   /* the saved pc */
-	put32(&fx, fp1 - 4, (uint32_t)ra1);
-	put32(&fx, fp1 - 8, (uint32_t)(fp1 + 4));
-	put32(&fx, fp1 - 12, 0);
+	put_u32(&fx, fp1, (uint32_t)(CODE_BASE + 0x18));   /* the saved pc */
+	put_u32(&fx, fp1 - 4, (uint32_t)ra1);
+	put_u32(&fx, fp1 - 8, (uint32_t)(fp1 + 4));
+	put_u32(&fx, fp1 - 12, 0);
 	set_context(&fx, CODE_BASE + 0x20, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp1);
 	struct sw_walk_options opt = { .no_scan = true };
@@ -445,10 +384,10 @@ START_TEST(test_r11_chain_aapcs_layout)
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140, fp2 = STACK_BASE + 0x1a0;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
 	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
-	put32(&fx, fp1, (uint32_t)fp2);
-	put32(&fx, fp1 + 4, (uint32_t)ra1);
-	put32(&fx, fp2, 0);
-	put32(&fx, fp2 + 4, (uint32_t)ra2);
+	put_u32(&fx, fp1, (uint32_t)fp2);
+	put_u32(&fx, fp1 + 4, (uint32_t)ra1);
+	put_u32(&fx, fp2, 0);
+	put_u32(&fx, fp2 + 4, (uint32_t)ra2);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp1);
 	struct sw_walk_options opt = { .no_scan = true };
@@ -472,9 +411,9 @@ START_TEST(test_r11_gcc_leaf_returns_through_lr)
 	uint64_t sp = STACK_BASE + 0x100, fp0 = STACK_BASE + 0x108, fp1 = STACK_BASE + 0x15c;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
 	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);
-	put32(&fx, fp0, (uint32_t)fp1);
-	put32(&fx, fp1, (uint32_t)ra2);
-	put32(&fx, fp1 - 4, 0);
+	put_u32(&fx, fp0, (uint32_t)fp1);
+	put_u32(&fx, fp1, (uint32_t)ra2);
+	put_u32(&fx, fp1 - 4, 0);
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp0);
 	struct sw_walk_options opt = { .no_scan = true };
@@ -500,10 +439,10 @@ START_TEST(test_r7_chain_on_ios)
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x128, fp2 = STACK_BASE + 0x158;
 	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
 	uint64_t ra2 = thumb_call_to(&fx, CODE_BASE + 0x900);
-	put32(&fx, fp1, (uint32_t)fp2);
-	put32(&fx, fp1 + 4, (uint32_t)ra2);
-	put32(&fx, fp2, 0);
-	put32(&fx, fp2 + 4, 0);
+	put_u32(&fx, fp1, (uint32_t)fp2);
+	put_u32(&fx, fp1 + 4, (uint32_t)ra2);
+	put_u32(&fx, fp2, 0);
+	put_u32(&fx, fp2 + 4, 0);
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, true);
 	sw_reg_set(&fx.thread.ctx, R7, fp1);
 	const struct sw_stack *st = walk(&fx, NULL);
@@ -529,10 +468,10 @@ START_TEST(test_r7_chain_ends_after_null_saved_r7)
 	fixture_init(&fx, SW_OS_IOS);
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, fp1, 0);
-	put32(&fx, fp1 + 4, (uint32_t)ra1);
+	put_u32(&fx, fp1, 0);
+	put_u32(&fx, fp1 + 4, (uint32_t)ra1);
 	/* A word a scan would take: the walk must not reach it. */
-	put32(&fx, fp1 + 12, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
+	put_u32(&fx, fp1 + 12, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
 	sw_reg_set(&fx.thread.ctx, R7, fp1);
 	const struct sw_stack *st = walk(&fx, NULL);
@@ -552,8 +491,8 @@ START_TEST(test_thumb_r7_not_followed_on_linux)
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t sp = STACK_BASE + 0x100, r7 = STACK_BASE + 0x120;
 	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, r7, (uint32_t)(STACK_BASE + 0x180));
-	put32(&fx, r7 + 4, (uint32_t)ra1);
+	put_u32(&fx, r7, (uint32_t)(STACK_BASE + 0x180));
+	put_u32(&fx, r7 + 4, (uint32_t)ra1);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
 	sw_reg_set(&fx.thread.ctx, R7, r7);
 	const struct sw_stack *st = walk(&fx, NULL);
@@ -577,11 +516,11 @@ START_TEST(test_arm_thumb_interworking)
 	uint64_t thumb_ra = thumb_call_to(&fx, CODE_BASE + 0x600);
 	uint64_t arm_ra = arm_call_to(&fx, CODE_BASE + 0x900);
 	uint64_t skipped_ra = arm_call_to(&fx, CODE_BASE + 0xd00);
-	put32(&fx, fp0, (uint32_t)thumb_ra);
-	put32(&fx, fp0 - 4, (uint32_t)far);       /* the ARM ancestor's record */
-	put32(&fx, far, (uint32_t)skipped_ra);
-	put32(&fx, far - 4, 0);
-	put32(&fx, STACK_BASE + 0x120, (uint32_t)arm_ra); /* in the Thumb frame */
+	put_u32(&fx, fp0, (uint32_t)thumb_ra);
+	put_u32(&fx, fp0 - 4, (uint32_t)far);       /* the ARM ancestor's record */
+	put_u32(&fx, far, (uint32_t)skipped_ra);
+	put_u32(&fx, far - 4, 0);
+	put_u32(&fx, STACK_BASE + 0x120, (uint32_t)arm_ra); /* in the Thumb frame */
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp0);
 	const struct sw_stack *st = walk(&fx, NULL);
@@ -606,16 +545,16 @@ START_TEST(test_scan_validates_by_instruction_set)
 	fixture_init(&fx, SW_OS_ANDROID);
 	uint64_t sp = STACK_BASE + 0x100;
 	uint64_t thumb_blx = CODE_BASE + 0x700;
-	memcpy(code_at(&fx, thumb_blx - 2, 2), &(uint16_t){ THUMB_BLX_R3 }, 2);
+	syn_put_code(&fx, thumb_blx - 2, THUMB_BLX_R3, 2);
 	uint64_t arm_blx = CODE_BASE + 0xa00;
-	memcpy(code_at(&fx, arm_blx - 4, 4), &(uint32_t){ ARM_BLX_R3 }, 4);
+	syn_put_code(&fx, arm_blx - 4, ARM_BLX_R3, 4);
 	uint64_t ra = thumb_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, sp, (uint32_t)(ra - 1));          /* Thumb code as if ARM */
-	put32(&fx, sp + 4, (uint32_t)(ra + 1));      /* 2 mod 4 */
-	put32(&fx, sp + 8, (uint32_t)(CODE_BASE + 0x301)); /* Thumb, no call */
-	put32(&fx, sp + 12, (uint32_t)(thumb_blx | 1));
-	put32(&fx, sp + 40, (uint32_t)arm_blx);
-	put32(&fx, sp + 80, (uint32_t)ra);
+	put_u32(&fx, sp, (uint32_t)(ra - 1));          /* Thumb code as if ARM */
+	put_u32(&fx, sp + 4, (uint32_t)(ra + 1));      /* 2 mod 4 */
+	put_u32(&fx, sp + 8, (uint32_t)(CODE_BASE + 0x301)); /* Thumb, no call */
+	put_u32(&fx, sp + 12, (uint32_t)(thumb_blx | 1));
+	put_u32(&fx, sp + 40, (uint32_t)arm_blx);
+	put_u32(&fx, sp + 80, (uint32_t)ra);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
 	const struct sw_stack *st = walk(&fx, NULL);
 	ck_assert_uint_ge(st->nframes, 4);
@@ -639,7 +578,7 @@ START_TEST(test_context_lr_taken_when_symbols_show_a_leaf)
 	fake_init(&fs);
 	uint64_t sp = STACK_BASE + 0x100;
 	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);      /* in "caller" */
-	put32(&fx, sp + 8, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x900));
+	put_u32(&fx, sp + 8, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x900));
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, true);
 	const struct sw_stack *st = walk(&fx, &fs.source);
 	ck_assert_uint_ge(st->nframes, 2);
@@ -662,7 +601,7 @@ START_TEST(test_context_lr_into_own_function_is_left_over)
 	uint64_t sp = STACK_BASE + 0x100;
 	uint64_t stale = thumb_call_to(&fx, CODE_BASE + 0x200);    /* in "crashing" */
 	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, sp + 8, (uint32_t)ra1);
+	put_u32(&fx, sp + 8, (uint32_t)ra1);
 	set_context(&fx, CODE_BASE + 0x10, sp, stale, true);
 	const struct sw_stack *st = walk(&fx, &fs.source);
 	ck_assert_uint_eq(st->nframes, 2);
@@ -713,11 +652,11 @@ START_TEST(test_r11_null_return_ends_only_an_intact_chain)
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c, fp2 = STACK_BASE + 0x1ac;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, fp1, (uint32_t)ra1);
-	put32(&fx, fp1 - 4, (uint32_t)fp2);
-	put32(&fx, fp2, 0);
-	put32(&fx, fp2 - 4, 0);
-	put32(&fx, fp2 + 8, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
+	put_u32(&fx, fp1, (uint32_t)ra1);
+	put_u32(&fx, fp1 - 4, (uint32_t)fp2);
+	put_u32(&fx, fp2, 0);
+	put_u32(&fx, fp2 - 4, 0);
+	put_u32(&fx, fp2 + 8, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x900));
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp1);
 	const struct sw_stack *st = walk(&fx, NULL);
@@ -728,7 +667,7 @@ START_TEST(test_r11_null_return_ends_only_an_intact_chain)
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t zeros = STACK_BASE + 0x140;
 	uint64_t ra = arm_call_to(&fx, CODE_BASE + 0x900);
-	put32(&fx, STACK_BASE + 0x180, (uint32_t)ra);
+	put_u32(&fx, STACK_BASE + 0x180, (uint32_t)ra);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, zeros);
 	st = walk(&fx, NULL);
@@ -750,7 +689,7 @@ START_TEST(test_r11_zeros_after_lr_step_are_no_end)
 	uint64_t sp = STACK_BASE + 0x100, zeros = STACK_BASE + 0x140;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);   /* in "caller" */
 	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);   /* in "main" */
-	put32(&fx, STACK_BASE + 0x180, (uint32_t)ra2);
+	put_u32(&fx, STACK_BASE + 0x180, (uint32_t)ra2);
 	set_context(&fx, CODE_BASE + 0x10, sp, ra1, false);
 	sw_reg_set(&fx.thread.ctx, R11, zeros);
 	const struct sw_stack *st = walk(&fx, &fs.source);
@@ -771,8 +710,8 @@ START_TEST(test_r11_chain_checks)
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x14c;
 	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);
-	put32(&fx, fp1, (uint32_t)ra1);
-	put32(&fx, fp1 - 4, (uint32_t)(fp1 - 0x40));  /* does not climb */
+	put_u32(&fx, fp1, (uint32_t)ra1);
+	put_u32(&fx, fp1 - 4, (uint32_t)(fp1 - 0x40));  /* does not climb */
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, fp1);
 	struct sw_walk_options opt = { .no_scan = true };
@@ -782,8 +721,8 @@ START_TEST(test_r11_chain_checks)
 
 	fixture_init(&fx, SW_OS_LINUX);
 	uint64_t below = STACK_BASE + 0x80;
-	put32(&fx, below, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x500));
-	put32(&fx, below - 4, 0);
+	put_u32(&fx, below, (uint32_t)arm_call_to(&fx, CODE_BASE + 0x500));
+	put_u32(&fx, below - 4, 0);
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
 	sw_reg_set(&fx.thread.ctx, R11, below);
 	st = walk_opt(&fx, NULL, &opt);
@@ -803,7 +742,7 @@ START_TEST(test_walk_stops_when_stack_does_not_grow)
 	fake_init(&fs);
 	fs.rule = RULE_SAME_SP;
 	uint64_t sp = STACK_BASE + 0x100;
-	put32(&fx, sp, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x500));
+	put_u32(&fx, sp, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x500));
 	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
 	struct sw_walk_options opt = { .no_scan = true };
 	const struct sw_stack *st = walk_opt(&fx, &fs.source, &opt);

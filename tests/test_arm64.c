@@ -6,6 +6,7 @@
 
 #include "arch/registry.h"
 #include "lib/walker.h"
+#include "synthetic_snapshot.h"
 
 enum { FP = 29, LR = 30, SP = 31, PC = 32 };
 
@@ -28,54 +29,20 @@ enum {
 	INSN_RET = 0xd65f03c0u,
 };
 
-struct fixture {
-	struct sw_snapshot snap;
-	uint8_t code[CODE_SIZE];
-	uint8_t stack[STACK_SIZE];
-	struct sw_mem_region regions[2];
-	struct sw_module module;
-	struct sw_thread thread;
-	struct sw_arena arena;
-	struct sw_walk_result result;
-};
-
 static void fixture_init(struct fixture *fx)
 {
-	memset(fx, 0, sizeof *fx);
-	sw_snapshot_init(&fx->snap, "synthetic-arm64");
-	fx->snap.sys.os = SW_OS_MACOS;
-	fx->snap.sys.cpu = SW_CPU_ARM64;
-	fx->snap.sys.word_size = 8;
-	for (size_t i = 0; i < CODE_SIZE; i += 4)
-		memcpy(&fx->code[i], &(uint32_t){ INSN_NOP }, 4);
-	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
-	fx->regions[1] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
-	fx->snap.mem = fx->regions;
-	fx->snap.nmem = 2;
-	fx->module = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" };
-	fx->snap.modules = &fx->module;
-	fx->snap.nmodules = 1;
-	fx->thread.id = 1;
-	fx->thread.stack_base = STACK_BASE;
-	fx->thread.stack_size = STACK_SIZE;
-	fx->snap.threads = &fx->thread;
-	fx->snap.nthreads = 1;
-	sw_arena_init(&fx->arena);
-}
-
-static void fixture_free(struct fixture *fx)
-{
-	sw_arena_free(&fx->arena);
-	fx->snap.mem = NULL;
-	fx->snap.modules = NULL;
-	fx->snap.threads = NULL;
-	sw_snapshot_free(&fx->snap);
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_MACOS, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
+		.nmodules = 1 });
 }
 
 static void put_insn(struct fixture *fx, uint64_t addr, uint32_t insn)
 {
-	ck_assert(addr >= CODE_BASE && addr + 4 <= CODE_BASE + CODE_SIZE);
-	memcpy(&fx->code[addr - CODE_BASE], &insn, 4);
+	syn_put_code(fx, addr, insn, 4);
 }
 
 /* A call whose return address is ra. */
@@ -83,12 +50,6 @@ static uint64_t call_returning_to(struct fixture *fx, uint64_t ra)
 {
 	put_insn(fx, ra - 4, INSN_BL);
 	return ra;
-}
-
-static void put_u64(struct fixture *fx, uint64_t addr, uint64_t v)
-{
-	ck_assert(addr >= STACK_BASE && addr + 8 <= STACK_BASE + STACK_SIZE);
-	memcpy(&fx->stack[addr - STACK_BASE], &v, 8);
 }
 
 static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
@@ -101,9 +62,7 @@ static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t f
 
 static const struct sw_stack *walk_with(struct fixture *fx, const struct sw_walk_options *opt)
 {
-	sw_snapshot_finish(&fx->snap);
-	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_arm64, NULL, opt, &fx->arena, &fx->result));
-	return &fx->result.stacks[0];
+	return syn_walk(fx, &sw_arch_arm64, NULL, opt);
 }
 
 static const struct sw_stack *walk(struct fixture *fx)

@@ -102,25 +102,6 @@ END_TEST
 
 /* ---- the walker on synthetic stacks ---- */
 
-static const struct pf_func *func_named(const struct pro_fixture *f, const char *name)
-{
-	for (size_t i = 0; i < f->nfuncs; i++)
-		if (!strcmp(f->funcs[i].name, name))
-			return &f->funcs[i];
-	ck_abort_msg("%s: no function %s", f->name, name);
-	return NULL;
-}
-
-/* The first return address of a call inside fn. */
-static uint64_t call_in(const struct pro_fixture *f, const struct pf_func *fn)
-{
-	for (size_t i = 0; i < f->ncalls; i++)
-		if (f->calls[i] > fn->addr && f->calls[i] < fn->addr + fn->size)
-			return f->calls[i];
-	ck_abort_msg("%s: no call in %s", f->name, fn->name);
-	return 0;
-}
-
 /* The CFI row in force at pc (the fixture's compiler's: the truth). */
 static const struct pf_row *cfi_at(const struct pro_fixture *f, uint64_t pc)
 {
@@ -140,13 +121,6 @@ static int64_t saved_at(const struct pf_row *row, int reg)
 	return 0;
 }
 
-static const struct sw_stack *walk_machine(struct pf_machine *pm, const struct sw_symbol_source *src)
-{
-	ck_assert(sw_walk_snapshot(&pm->snap, pm->f->arch, src, NULL, &pm->arena, &pm->result));
-	ck_assert_uint_eq(pm->result.nstacks, 1);
-	return &pm->result.stacks[0];
-}
-
 static const char *const walk_fixtures[] = { "mipsel-o32-O2-nofp.txt", "mips-o32-O2-nofp.txt" };
 
 /* Real code, little- and big-endian: a leaf (ext) stopped at its first
@@ -161,9 +135,9 @@ START_TEST(test_walk_prologue_leaf_then_frames_then_null_return)
 	ck_assert_int_eq(f.big_endian, _i == 1);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, true);
-	const struct pf_func *ext = func_named(&f, "ext"), *nonleaf = func_named(&f, "nonleaf"),
-	                     *entry = func_named(&f, "entry");
-	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_func *ext = pf_func_named(&f, "ext"), *nonleaf = pf_func_named(&f, "nonleaf"),
+	                     *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	const struct pf_row *row1 = cfi_at(&f, ra1), *row2 = cfi_at(&f, ra2);
 	uint64_t sp0 = PF_CFA - 0x1000;
 	uint64_t cfa1 = sp0 + (uint64_t)row1->cfa_off, cfa2 = cfa1 + (uint64_t)row2->cfa_off;
@@ -174,7 +148,7 @@ START_TEST(test_walk_prologue_leaf_then_frames_then_null_return)
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
 	sw_reg_set(&pm.thread.ctx, RA, ra1);
 	sw_reg_set(&pm.thread.ctx, S0, 0x7777);
-	const struct sw_stack *st = walk_machine(&pm, &pm.source);
+	const struct sw_stack *st = pf_walk(&pm, &pm.source);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_str_eq(st->frames[0].function, "ext");
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
@@ -203,8 +177,8 @@ START_TEST(test_prologue_live_ra_only_for_context_frames)
 	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, true);
-	const struct pf_func *ext = func_named(&f, "ext");
-	uint64_t ra = call_in(&f, func_named(&f, "nonleaf"));
+	const struct pf_func *ext = pf_func_named(&f, "ext");
+	uint64_t ra = pf_call_in(&f, pf_func_named(&f, "nonleaf"));
 	struct sw_frame callee;
 	memset(&callee, 0, sizeof callee);
 	callee.pc = callee.lookup_pc = ext->addr + 4;
@@ -228,29 +202,14 @@ END_TEST
 /* STACK CFI as dump_syms writes it for MIPS ($sp, $ra, $s0): the rule
  * resolves our register names, gives the caller (trust cfi) with s0
  * restored, and a `.ra: .undef` rule ends the walk (outermost). */
-struct bsym_source {
-	struct sw_bsym *b;
-	struct sw_module_symbols syms;
-	struct sw_symbol_source source;
-};
-
-static const struct sw_module_symbols *bsym_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	struct bsym_source *bs = self;
-	(void)m;
-	*st = SW_SYMS_LOADED;
-	return &bs->syms;
-}
-
 START_TEST(test_walk_cfi_with_dump_syms_register_names)
 {
 	struct pro_fixture f;
 	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, false);
-	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
-	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_func *nonleaf = pf_func_named(&f, "nonleaf"), *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	char text[1024];
 	snprintf(text, sizeof text,
 	         "MODULE Linux mips 000000000000000000000000000000000 prog\n"
@@ -263,18 +222,18 @@ START_TEST(test_walk_cfi_with_dump_syms_register_names)
 	         nonleaf->addr - f.text_addr, nonleaf->size, ra1 - 4 - f.text_addr,
 	         entry->addr - f.text_addr, entry->size);
 	struct sw_err err;
-	struct bsym_source bs;
+	struct pf_bsym_source bs;
 	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
 	ck_assert_ptr_nonnull(bs.b);
 	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
-	bs.source = (struct sw_symbol_source){ &bs, bsym_for_module };
+	bs.source = (struct sw_symbol_source){ &bs, pf_bsym_for_module };
 	uint64_t sp0 = PF_CFA - 0x100;
 	pf_put(&pm, sp0 + 28, ra2, 4);
 	pf_put(&pm, sp0 + 24, 0x5000, 4);
 	sw_reg_set(&pm.thread.ctx, PC, ra1 - 4);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
 	sw_reg_set(&pm.thread.ctx, S0, 0x1234);
-	const struct sw_stack *st = walk_machine(&pm, &bs.source);
+	const struct sw_stack *st = pf_walk(&pm, &bs.source);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, ra2);
@@ -328,7 +287,7 @@ START_TEST(test_scan_follows_breakpad_mips_rule)
 	pf_put(&pm, sp1 + 0x30, LIB + 0x500, 4);
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
@@ -357,7 +316,7 @@ START_TEST(test_scan_mips64_skips_no_argument_words)
 	pf_put(&pm, sp1 + 8, LIB + 0x300, 8);
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
 	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x300);
@@ -375,7 +334,7 @@ START_TEST(test_walk_without_evidence_ends_with_no_caller_found)
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, PF_CFA);
 	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x80); /* unproven: not taken */
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 1);
 	ck_assert_int_eq(st->frames[0].trust, SW_TRUST_CONTEXT);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);

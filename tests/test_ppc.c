@@ -9,6 +9,7 @@
 #include "arch/registry.h"
 #include "code_fixture.h"
 #include "lib/walker.h"
+#include "synthetic_snapshot.h"
 
 enum { R1 = 1, SRR0 = 32, LR = 33 };
 
@@ -81,36 +82,25 @@ END_TEST
 
 /* ---- synthetic stacks -------------------------------------------------- */
 
-struct fixture {
-	struct sw_snapshot snap;
-	const struct sw_arch *arch;
-	uint8_t code[CODE_SIZE];
-	uint8_t lib[LIB_SIZE];
-	uint8_t stack[STACK_SIZE];
-	struct sw_mem_region regions[3];
-	struct sw_module modules[2];
-	struct sw_thread thread;
-	struct sw_arena arena;
-	struct sw_walk_result result;
-};
-
-static void put_bytes(struct fixture *fx, uint8_t *p, uint64_t v, unsigned n)
+static void fixture_init(struct fixture *fx, const struct sw_arch *arch, bool big_endian,
+                         enum sw_os os)
 {
-	for (unsigned i = 0; i < n; i++)
-		p[fx->snap.sys.big_endian ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint8_t *code_at(struct fixture *fx, uint64_t addr)
-{
-	if (addr >= LIB_BASE && addr + 4 <= LIB_BASE + LIB_SIZE)
-		return &fx->lib[addr - LIB_BASE];
-	ck_assert(addr >= CODE_BASE && addr + 4 <= CODE_BASE + CODE_SIZE);
-	return &fx->code[addr - CODE_BASE];
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic-ppc", .cpu = arch->cpu, .os = os, .word_size = arch->word_size,
+		.big_endian = big_endian,
+		.code = { CODE_BASE, CODE_SIZE }, .lib = { LIB_BASE, LIB_SIZE },
+		.stack = { STACK_BASE, STACK_SIZE },
+		.fill = PPC_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "app" },
+		             { .base = LIB_BASE, .size = LIB_SIZE, .code_file = "libc.so" } },
+		.nmodules = 2 });
+	ck_assert_ptr_eq(sw_arch_for_cpu(arch->cpu), arch);
 }
 
 static void put_insn(struct fixture *fx, uint64_t addr, uint32_t insn)
 {
-	put_bytes(fx, code_at(fx, addr), insn, 4);
+	syn_put_code(fx, addr, insn, 4);
 }
 
 /* A call returning to ra. */
@@ -118,54 +108,6 @@ static uint64_t call_to(struct fixture *fx, uint64_t ra)
 {
 	put_insn(fx, ra - 4, PPC_BL);
 	return ra;
-}
-
-/* A stack word of the arch's size, in the snapshot's byte order. */
-static void put_word(struct fixture *fx, uint64_t addr, uint64_t v)
-{
-	unsigned ws = fx->arch->word_size;
-	ck_assert(addr >= STACK_BASE && addr + ws <= STACK_BASE + STACK_SIZE);
-	put_bytes(fx, &fx->stack[addr - STACK_BASE], v, ws);
-}
-
-static void fixture_init(struct fixture *fx, const struct sw_arch *arch, bool big_endian,
-                         enum sw_os os)
-{
-	memset(fx, 0, sizeof *fx);
-	sw_snapshot_init(&fx->snap, "synthetic-ppc");
-	fx->arch = arch;
-	fx->snap.sys.os = os;
-	fx->snap.sys.cpu = arch->cpu;
-	fx->snap.sys.word_size = arch->word_size;
-	fx->snap.sys.big_endian = big_endian;
-	for (uint64_t a = 0; a < CODE_SIZE; a += 4)
-		put_insn(fx, CODE_BASE + a, PPC_NOP);
-	for (uint64_t a = 0; a < LIB_SIZE; a += 4)
-		put_insn(fx, LIB_BASE + a, PPC_NOP);
-	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
-	fx->regions[1] = (struct sw_mem_region){ LIB_BASE, LIB_SIZE, fx->lib };
-	fx->regions[2] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
-	fx->snap.mem = fx->regions;
-	fx->snap.nmem = 3;
-	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "app" };
-	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = LIB_SIZE, .code_file = "libc.so" };
-	fx->snap.modules = fx->modules;
-	fx->snap.nmodules = 2;
-	fx->thread.id = 1;
-	fx->thread.stack_base = STACK_BASE;
-	fx->thread.stack_size = STACK_SIZE;
-	fx->snap.threads = &fx->thread;
-	fx->snap.nthreads = 1;
-	sw_arena_init(&fx->arena);
-}
-
-static void fixture_free(struct fixture *fx)
-{
-	sw_arena_free(&fx->arena);
-	fx->snap.mem = NULL;
-	fx->snap.modules = NULL;
-	fx->snap.threads = NULL;
-	sw_snapshot_free(&fx->snap);
 }
 
 static void set_context(struct fixture *fx, uint64_t pc, uint64_t sp, uint64_t lr)
@@ -230,27 +172,17 @@ static const struct sw_symbols_ops fake_ops = {
 	.has_function = fake_has_function,
 };
 
-static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	struct fake_symbols *fs = self;
-	*st = m == 0 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
-	return m == 0 ? &fs->module : NULL;
-}
-
 static void fake_init(struct fake_symbols *fs)
 {
 	memset(fs, 0, sizeof *fs);
 	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
-	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+	fs->source = (struct sw_symbol_source){ &fs->module, syn_module0_symbols };
 }
 
 static const struct sw_stack *walk_opt(struct fixture *fx, const struct sw_symbol_source *src,
                                        const struct sw_walk_options *opt)
 {
-	sw_snapshot_finish(&fx->snap);
-	ck_assert(sw_walk_snapshot(&fx->snap, fx->arch, src, opt, &fx->arena, &fx->result));
-	return &fx->result.stacks[0];
+	return syn_walk(fx, sw_arch_for_cpu(fx->snap.sys.cpu), src, opt);
 }
 
 static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src)

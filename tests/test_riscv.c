@@ -205,31 +205,6 @@ END_TEST
 
 /* ---- the walker on synthetic stacks ---- */
 
-static const struct pf_func *func_named(const struct pro_fixture *f, const char *name)
-{
-	for (size_t i = 0; i < f->nfuncs; i++)
-		if (!strcmp(f->funcs[i].name, name))
-			return &f->funcs[i];
-	ck_abort_msg("%s: no function %s", f->name, name);
-	return NULL;
-}
-
-static uint64_t call_in(const struct pro_fixture *f, const struct pf_func *fn)
-{
-	for (size_t i = 0; i < f->ncalls; i++)
-		if (f->calls[i] > fn->addr && f->calls[i] < fn->addr + fn->size)
-			return f->calls[i];
-	ck_abort_msg("%s: no call in %s", f->name, fn->name);
-	return 0;
-}
-
-static const struct sw_stack *walk_machine(struct pf_machine *pm, const struct sw_symbol_source *src)
-{
-	ck_assert(sw_walk_snapshot(&pm->snap, pm->f->arch, src, NULL, &pm->arena, &pm->result));
-	ck_assert_uint_eq(pm->result.nstacks, 1);
-	return &pm->result.stacks[0];
-}
-
 /* Real RV64 code built with frame pointers: the leaf ext (no record of its
  * own) returns through the live ra (prologue analysis: the code shows no
  * frame); nonleaf and entry are found through their s0 records, which the
@@ -240,9 +215,9 @@ START_TEST(test_walk_frame_pointer_chain_on_real_code)
 	pro_fixture_load("riscv64-O2-fp.txt", &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, true);
-	const struct pf_func *ext = func_named(&f, "ext"), *nonleaf = func_named(&f, "nonleaf"),
-	                     *entry = func_named(&f, "entry");
-	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_func *ext = pf_func_named(&f, "ext"), *nonleaf = pf_func_named(&f, "nonleaf"),
+	                     *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	uint64_t fp1 = PF_CFA - 0x200, fp2 = PF_CFA - 0x100;
 	pf_put(&pm, fp1 - 8, ra2, 8);
 	pf_put(&pm, fp1 - 16, fp2, 8);
@@ -252,7 +227,7 @@ START_TEST(test_walk_frame_pointer_chain_on_real_code)
 	sw_reg_set(&pm.thread.ctx, SP, fp1 - 32);
 	sw_reg_set(&pm.thread.ctx, S0, fp1);
 	sw_reg_set(&pm.thread.ctx, RA, ra1);
-	const struct sw_stack *st = walk_machine(&pm, &pm.source);
+	const struct sw_stack *st = pf_walk(&pm, &pm.source);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
@@ -279,8 +254,8 @@ START_TEST(test_walk_prologue_on_real_code)
 	const unsigned ws = f.arch->word_size;
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, true);
-	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
-	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_func *nonleaf = pf_func_named(&f, "nonleaf"), *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	int64_t earlier[SW_MAX_REGS];
 	const struct pf_row *row = pf_row_at(&f, pf_fde_at(&f, ra1), ra1, earlier);
 	ck_assert_int_eq(row->cfa_reg, SP);
@@ -341,7 +316,7 @@ START_TEST(test_frame_pointer_chain_without_code)
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
 	sw_reg_set(&pm.thread.ctx, S0, fp1);
 	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x100); /* the record holds it: not a leaf */
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x100);
@@ -364,7 +339,7 @@ START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
 	sw_reg_set(&pm.thread.ctx, S0, sp0 - 0x40);
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x300);
@@ -377,7 +352,7 @@ START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
 	sw_reg_set(&pm.thread.ctx, S0, sp0 + 0x43);
-	st = walk_machine(&pm, NULL);
+	st = pf_walk(&pm, NULL);
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	pf_machine_free(&pm);
@@ -414,29 +389,14 @@ START_TEST(test_context_leaf_without_code_returns_through_ra)
 END_TEST
 
 /* STACK CFI from a .sym (dump_syms names RISC-V registers without '$'). */
-struct bsym_source {
-	struct sw_bsym *b;
-	struct sw_module_symbols syms;
-	struct sw_symbol_source source;
-};
-
-static const struct sw_module_symbols *bsym_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	struct bsym_source *bs = self;
-	(void)m;
-	*st = SW_SYMS_LOADED;
-	return &bs->syms;
-}
-
 START_TEST(test_walk_cfi_from_breakpad_symbols)
 {
 	struct pro_fixture f;
 	pro_fixture_load("riscv64-O2-nofp.txt", &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, false);
-	const struct pf_func *nonleaf = func_named(&f, "nonleaf"), *entry = func_named(&f, "entry");
-	uint64_t ra1 = call_in(&f, nonleaf), ra2 = call_in(&f, entry);
+	const struct pf_func *nonleaf = pf_func_named(&f, "nonleaf"), *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	char text[1024];
 	snprintf(text, sizeof text,
 	         "MODULE Linux riscv64 000000000000000000000000000000000 prog\n"
@@ -447,17 +407,17 @@ START_TEST(test_walk_cfi_from_breakpad_symbols)
 	         nonleaf->addr - f.text_addr, nonleaf->size, entry->addr - f.text_addr, entry->size,
 	         nonleaf->addr - f.text_addr, nonleaf->size, entry->addr - f.text_addr, entry->size);
 	struct sw_err err;
-	struct bsym_source bs;
+	struct pf_bsym_source bs;
 	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
 	ck_assert_ptr_nonnull(bs.b);
 	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
-	bs.source = (struct sw_symbol_source){ &bs, bsym_for_module };
+	bs.source = (struct sw_symbol_source){ &bs, pf_bsym_for_module };
 	uint64_t sp0 = PF_CFA - 0x100;
 	pf_put(&pm, sp0 + 24, ra2, 8);
 	pf_put(&pm, sp0 + 16, 0x5000, 8);
 	sw_reg_set(&pm.thread.ctx, PC, ra1);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
-	const struct sw_stack *st = walk_machine(&pm, &bs.source);
+	const struct sw_stack *st = pf_walk(&pm, &bs.source);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, ra2);
@@ -481,7 +441,7 @@ START_TEST(test_scan_when_nothing_else_applies)
 	pf_put(&pm, sp0 + 12, LIB + 0x300, 4);
 	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
 	sw_reg_set(&pm.thread.ctx, SP, sp0);
-	const struct sw_stack *st = walk_machine(&pm, NULL);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 16);

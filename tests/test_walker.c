@@ -6,6 +6,7 @@
 #include "arch/registry.h"
 #include "arch/x86_call.h"
 #include "lib/walker.h"
+#include "synthetic_snapshot.h"
 
 /* amd64 DWARF register numbers (arch/amd64.c). */
 enum { RBP = 6, RSP = 7, RIP = 16 };
@@ -18,41 +19,18 @@ enum { X86_ESP = 4, X86_EBP = 5, X86_EIP = 8 };
 #define STACK_BASE 0x7ffd0000ull
 #define STACK_SIZE 0x1000ull
 
-/* A fixture: one module of code whose bytes are in the snapshot, one stack,
- * one thread. */
-struct fixture {
-	struct sw_snapshot snap;
-	uint8_t code[CODE_SIZE];
-	uint8_t stack[STACK_SIZE];
-	struct sw_mem_region regions[2];
-	struct sw_module modules[2];
-	struct sw_thread thread;
-	struct sw_arena arena;
-	struct sw_walk_result result;
-};
-
+/* One module of code whose bytes are in the snapshot, a library without
+ * them, one stack, one thread. */
 static void fixture_init(struct fixture *fx, enum sw_os os)
 {
-	memset(fx, 0, sizeof *fx);
-	sw_snapshot_init(&fx->snap, "synthetic");
-	fx->snap.sys.os = os;
-	fx->snap.sys.cpu = SW_CPU_AMD64;
-	fx->snap.sys.word_size = 8;
-	memset(fx->code, 0x90, sizeof fx->code); /* nop: no call anywhere */
-	fx->regions[0] = (struct sw_mem_region){ CODE_BASE, CODE_SIZE, fx->code };
-	fx->regions[1] = (struct sw_mem_region){ STACK_BASE, STACK_SIZE, fx->stack };
-	fx->snap.mem = fx->regions;
-	fx->snap.nmem = 2;
-	fx->modules[0] = (struct sw_module){ .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" };
-	fx->modules[1] = (struct sw_module){ .base = LIB_BASE, .size = 0x10000, .code_file = "/lib/libc.so" };
-	fx->snap.modules = fx->modules;
-	fx->snap.nmodules = 2;
-	fx->thread.id = 7;
-	fx->thread.stack_base = STACK_BASE;
-	fx->thread.stack_size = STACK_SIZE;
-	fx->snap.threads = &fx->thread;
-	fx->snap.nthreads = 1;
-	sw_arena_init(&fx->arena);
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic", .cpu = SW_CPU_AMD64, .os = os, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = 0x90, .fill_size = 1, /* nop: no call anywhere */
+		.thread_id = 7,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" },
+		             { .base = LIB_BASE, .size = 0x10000, .code_file = "/lib/libc.so" } },
+		.nmodules = 2 });
 }
 
 static void fixture_finish(struct fixture *fx)
@@ -60,32 +38,10 @@ static void fixture_finish(struct fixture *fx)
 	sw_snapshot_finish(&fx->snap);
 }
 
-static void fixture_free(struct fixture *fx)
-{
-	sw_arena_free(&fx->arena);
-	fx->snap.mem = NULL;
-	fx->snap.modules = NULL;
-	fx->snap.threads = NULL;
-	sw_snapshot_free(&fx->snap);
-}
-
-static void put_u64(struct fixture *fx, uint64_t addr, uint64_t v)
-{
-	ck_assert(addr >= STACK_BASE && addr + 8 <= STACK_BASE + STACK_SIZE);
-	memcpy(&fx->stack[addr - STACK_BASE], &v, 8);
-}
-
-static void put_u32(struct fixture *fx, uint64_t addr, uint32_t v)
-{
-	ck_assert(addr >= STACK_BASE && addr + 4 <= STACK_BASE + STACK_SIZE);
-	memcpy(&fx->stack[addr - STACK_BASE], &v, 4);
-}
-
 /* Puts a 5-byte `call rel32` so that it ends at return address ra. */
 static void put_call_before(struct fixture *fx, uint64_t ra)
 {
-	ck_assert(ra - 5 >= CODE_BASE && ra <= CODE_BASE + CODE_SIZE);
-	fx->code[ra - 5 - CODE_BASE] = 0xe8;
+	*syn_code_at(fx, ra - 5, 5) = 0xe8;
 }
 
 static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t rbp)
@@ -176,18 +132,6 @@ static const struct sw_symbols_ops fake_ops = {
 	.has_function = fake_has_function,
 };
 
-static const struct sw_module_symbols *fake_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	struct fake_symbols *fs = self;
-	if (m != 0) {
-		*st = SW_SYMS_MISSING;
-		return NULL;
-	}
-	*st = SW_SYMS_LOADED;
-	return &fs->module;
-}
-
 static void fake_init(struct fake_symbols *fs, enum fake_rule rule)
 {
 	memset(fs, 0, sizeof *fs);
@@ -195,16 +139,15 @@ static void fake_init(struct fake_symbols *fs, enum fake_rule rule)
 	fs->func_lo = 0;
 	fs->func_hi = CODE_SIZE;
 	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
-	fs->source = (struct sw_symbol_source){ fs, fake_for_module };
+	fs->source = (struct sw_symbol_source){ &fs->module, syn_module0_symbols };
 }
 
 static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src,
                                    const struct sw_walk_options *opt)
 {
-	fixture_finish(fx);
-	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_amd64, src, opt, &fx->arena, &fx->result));
+	const struct sw_stack *st = syn_walk(fx, &sw_arch_amd64, src, opt);
 	ck_assert_uint_eq(fx->result.nstacks, 1);
-	return &fx->result.stacks[0];
+	return st;
 }
 
 /* ---- tests ---- */
@@ -702,6 +645,46 @@ START_TEST(test_x86_frame_pointer_then_scan)
 }
 END_TEST
 
+/* A broken frame chain (a record at a plausible ebp whose return address
+ * names no code) lets a scan go on only with a word the code bytes prove:
+ * a word in a module whose code is not captured is Breakpad's rule alone. */
+static const struct sw_stack *walk_x86_broken_chain(struct fixture *fx, bool code_captured)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	fx->snap.sys.cpu = SW_CPU_X86;
+	fx->snap.sys.word_size = 4;
+	fx->modules[1].base = 0x7c800000; /* 32-bit addresses, no code captured */
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
+	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx->thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx->thread.ctx, X86_EBP, ebp);
+	put_u32(fx, ebp, STACK_BASE + 0x200);
+	put_u32(fx, ebp + 4, 0x00b0b0b0);          /* no module: the chain is broken */
+	uint64_t ra = code_captured ? CODE_BASE + 0x300 : 0x7c801234;
+	if (code_captured)
+		put_call_before(fx, ra);
+	put_u32(fx, esp + 8, (uint32_t)ra);
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_x86, NULL, NULL, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+START_TEST(test_scan_after_broken_chain_needs_code_bytes)
+{
+	struct fixture fx;
+	const struct sw_stack *st = walk_x86_broken_chain(&fx, false);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+
+	st = walk_x86_broken_chain(&fx, true);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* The call check, on every encoding of a near call (Intel SDM "CALL"). */
 static bool call_check(const uint8_t *bytes, size_t n)
 {
@@ -783,6 +766,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
 	tcase_add_test(tc, test_thread_without_context_has_no_frames);
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
+	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
