@@ -263,27 +263,6 @@ uint64_t sw_pro_symbol_start(const struct sw_step *s)
 	return f->function_base;
 }
 
-bool sw_pro_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start)
-{
-	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
-	if (!syms || !syms->ops->lookup || m < 0)
-		return false;
-	const struct sw_module *mod = &w->snap->modules[m];
-	uint64_t base = mod->base + mod->load_bias;
-	/* The lookup's strings go to a scratch arena: the call check runs for
-	 * every word a scan looks at. */
-	struct sw_arena scratch;
-	sw_arena_init(&scratch);
-	struct sw_sym_info info;
-	memset(&info, 0, sizeof info);
-	bool found = syms->ops->lookup(syms->self, addr - base, &scratch, &info) && info.function;
-	sw_arena_free(&scratch);
-	if (found)
-		*start = base + info.function_offset;
-	return found && *start <= addr;
-}
-
 enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw_step *s,
                                     struct sw_caller *out)
 {

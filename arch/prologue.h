@@ -112,8 +112,6 @@ bool sw_code_read(struct sw_code *c, uint64_t addr, void *out, unsigned n);
 /* Where a function's code begins: from the symbols covering pc (a FUNC or
  * PUBLIC record's start), or 0 when they say nothing. */
 uint64_t sw_pro_symbol_start(const struct sw_step *s);
-/* The same for any code address (asks the module's symbols; nothing is
- * left in the walk's arena). */
-bool sw_pro_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start);
+/* For any other code address: sw_walk_function_start (lib/walker.h). */
 
 #endif

@@ -158,7 +158,7 @@ static bool riscv_call_precedes(const struct sw_walk *w, uint64_t ra, bool *know
 		*known = true;
 		/* The bytes look like a call: make sure one ends at ra. */
 		bool decided = false, call = true;
-		if ((ra & 1) == 0 && sw_pro_function_start(w, ra - 2, &start) &&
+		if ((ra & 1) == 0 && sw_walk_function_start(w, ra - 2, &start) &&
 		    ra - start <= MAX_BOUNDARY_SPAN)
 			call = call_ends_at(&c, start, ra, w->arch->word_size, &decided);
 		return decided ? call : true;

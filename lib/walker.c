@@ -109,6 +109,28 @@ static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
 /* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
  * module; inside a function when the module has symbols; and right after a
  * call instruction when the code bytes are in the snapshot. */
+bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start)
+{
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
+	if (!syms || !syms->ops->lookup)
+		return false;
+	/* The lookup's strings go to a scratch arena: call checks ask this for
+	 * every word a scan looks at, and the walk's arena keeps what it gets. */
+	struct sw_arena scratch;
+	sw_arena_init(&scratch);
+	struct sw_sym_info info;
+	memset(&info, 0, sizeof info);
+	bool found = syms->ops->lookup(syms->self, module_offset(w, m, addr), &scratch, &info) &&
+	             info.function;
+	sw_arena_free(&scratch);
+	if (!found)
+		return false;
+	const struct sw_module *mod = &w->snap->modules[m];
+	*start = mod->base + mod->load_bias + info.function_offset;
+	return *start <= addr;
+}
+
 static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code);
 
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t raw)
