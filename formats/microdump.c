@@ -31,11 +31,11 @@
 enum { MC_BEGIN_LEN = sizeof MC_BEGIN - 1, MC_END_LEN = sizeof MC_END - 1 };
 
 /* The first occurrence of needle in s at or after from (offset in s). */
-static bool span_find(struct md_span s, uint64_t from, const char *needle, size_t n,
+static bool span_find(struct sw_span s, uint64_t from, const char *needle, size_t n,
                       uint64_t *at)
 {
-	struct md_span rest = md_span_clip(s, from, s.size);
-	const uint8_t *p = md_ptr(rest, 0);
+	struct sw_span rest = sw_span_clip(s, from, s.size);
+	const uint8_t *p = sw_span_ptr(rest, 0);
 	const uint8_t *hit = p ? memmem(p, (size_t)rest.size, needle, n) : NULL;
 	if (!hit)
 		return false;
@@ -47,7 +47,7 @@ bool sw_microdump_is(const uint8_t *data, size_t size)
 {
 	if (!data || size == 0)
 		return false;
-	struct md_span s = { data, size, 0, false };
+	struct sw_span s = { data, size, 0, false };
 	uint64_t at;
 	return span_find(s, 0, MC_BEGIN, MC_BEGIN_LEN, &at) ||
 	       span_find(s, 0, MC_END, MC_END_LEN, &at);
@@ -57,15 +57,15 @@ bool sw_microdump_is(const uint8_t *data, size_t size)
  * before it (adb run on Windows saves logs with CRLF), where it starts
  * and where the next one does; cut: the file ends inside it. */
 struct mc_line {
-	struct md_span text;
+	struct sw_span text;
 	uint64_t start, next;
 	bool cut;
 };
 
-static bool line_at(struct md_span file, uint64_t pos, struct mc_line *l)
+static bool line_at(struct sw_span file, uint64_t pos, struct mc_line *l)
 {
-	struct md_span rest = md_span_clip(file, pos, file.size);
-	const uint8_t *p = md_ptr(rest, 0);
+	struct sw_span rest = sw_span_clip(file, pos, file.size);
+	const uint8_t *p = sw_span_ptr(rest, 0);
 	if (!p)
 		return false;
 	const uint8_t *nl = memchr(p, '\n', (size_t)rest.size);
@@ -73,19 +73,19 @@ static bool line_at(struct md_span file, uint64_t pos, struct mc_line *l)
 	l->start = pos;
 	l->next = pos + len + (nl != NULL);
 	l->cut = nl == NULL;
-	if (len > 0 && md_u8(rest, len - 1) == '\r')
+	if (len > 0 && sw_u8(rest, len - 1) == '\r')
 		len--;
-	l->text = md_span_clip(rest, 0, len);
+	l->text = sw_span_clip(rest, 0, len);
 	return true;
 }
 
 /* Newlines in [from, to) of file. */
-static uint64_t count_newlines(struct md_span file, uint64_t from, uint64_t to)
+static uint64_t count_newlines(struct sw_span file, uint64_t from, uint64_t to)
 {
-	struct md_span s = md_span_clip(file, from, to > from ? to - from : 0);
+	struct sw_span s = sw_span_clip(file, from, to > from ? to - from : 0);
 	uint64_t n = 0, off = 0;
 	const uint8_t *p;
-	while ((p = md_ptr(s, off)) && (p = memchr(p, '\n', (size_t)(s.size - off)))) {
+	while ((p = sw_span_ptr(s, off)) && (p = memchr(p, '\n', (size_t)(s.size - off)))) {
 		n++;
 		off = (uint64_t)(p - s.data) + 1;
 	}
@@ -93,17 +93,17 @@ static uint64_t count_newlines(struct md_span file, uint64_t from, uint64_t to)
 }
 
 /* Where the line holding byte `at` starts, no earlier than from. */
-static uint64_t line_start(struct md_span file, uint64_t from, uint64_t at)
+static uint64_t line_start(struct sw_span file, uint64_t from, uint64_t at)
 {
-	struct md_span s = md_span_clip(file, from, at > from ? at - from : 0);
-	const uint8_t *p = md_ptr(s, 0);
+	struct sw_span s = sw_span_clip(file, from, at > from ? at - from : 0);
+	const uint8_t *p = sw_span_ptr(s, 0);
 	const uint8_t *nl = p ? memrchr(p, '\n', (size_t)s.size) : NULL;
 	return nl ? from + (uint64_t)(nl - p) + 1 : from;
 }
 
 /* The first BEGIN line at or after byte from, which is the start of line
  * number `line`: its offset and line number in *out. */
-static bool find_part(struct md_span file, uint64_t from, uint64_t line, struct sw_part *out)
+static bool find_part(struct sw_span file, uint64_t from, uint64_t line, struct sw_part *out)
 {
 	uint64_t at;
 	if (!span_find(file, from, MC_BEGIN, MC_BEGIN_LEN, &at))
@@ -114,7 +114,7 @@ static bool find_part(struct md_span file, uint64_t from, uint64_t line, struct 
 }
 
 /* How many microdumps the log holds: its lines with a BEGIN marker. */
-static uint32_t count_parts(struct md_span file)
+static uint32_t count_parts(struct sw_span file)
 {
 	uint32_t n = 0;
 	uint64_t pos = 0, at;
@@ -129,8 +129,8 @@ static uint32_t count_parts(struct md_span file)
 
 /* Walking one microdump's lines. */
 struct mc_iter {
-	struct md_span file;
-	struct md_span prefix;    /* the BEGIN line's text before its marker */
+	struct sw_span file;
+	struct sw_span prefix;    /* the BEGIN line's text before its marker */
 	uint64_t pos;             /* where the next line starts */
 	uint64_t line;            /* the number of the last line read */
 	struct mc_line cur;
@@ -146,12 +146,12 @@ enum mc_stop {
 /* Is text one of this microdump's lines? It has the BEGIN line's prefix:
  * the same bytes, except that a digit may stand for a digit (logcat's
  * timestamps). */
-static bool has_prefix(struct md_span prefix, struct md_span text)
+static bool has_prefix(struct sw_span prefix, struct sw_span text)
 {
-	if (!md_span_has(text, 0, prefix.size))
+	if (!sw_span_has(text, 0, prefix.size))
 		return false;
 	for (uint64_t i = 0; i < prefix.size; i++) {
-		uint8_t a = md_u8(prefix, i), b = md_u8(text, i);
+		uint8_t a = sw_u8(prefix, i), b = sw_u8(text, i);
 		bool digits = a >= '0' && a <= '9' && b >= '0' && b <= '9';
 		if (a != b && !digits)
 			return false;
@@ -159,7 +159,7 @@ static bool has_prefix(struct md_span prefix, struct md_span text)
 	return true;
 }
 
-static enum mc_stop next_record(struct mc_iter *it, struct md_span *record)
+static enum mc_stop next_record(struct mc_iter *it, struct sw_span *record)
 {
 	while (line_at(it->file, it->pos, &it->cur)) {
 		it->pos = it->cur.next;
@@ -169,7 +169,7 @@ static enum mc_stop next_record(struct mc_iter *it, struct md_span *record)
 			return MC_NEXT_BEGIN;
 		if (!has_prefix(it->prefix, it->cur.text))
 			continue;
-		*record = md_span_clip(it->cur.text, it->prefix.size, it->cur.text.size);
+		*record = sw_span_clip(it->cur.text, it->prefix.size, it->cur.text.size);
 		if (span_find(*record, 0, MC_END, MC_END_LEN, &at))
 			return MC_END_LINE;
 		return MC_RECORD;
@@ -197,17 +197,17 @@ void mc_problem(struct mc_reader *r, bool warning, const char *fmt, ...)
 /* A log that starts inside a microdump (logcat's buffer had dropped its
  * beginning): its END line before the first BEGIN line. Nothing of it
  * can be read; the microdumps after it are whole. */
-static void note_headless_tail(struct sw_snapshot *s, struct md_span file, uint64_t first_begin)
+static void note_headless_tail(struct sw_snapshot *s, struct sw_span file, uint64_t first_begin)
 {
 	uint64_t at;
-	if (span_find(md_span_clip(file, 0, first_begin), 0, MC_END, MC_END_LEN, &at))
+	if (span_find(sw_span_clip(file, 0, first_begin), 0, MC_END, MC_END_LEN, &at))
 		sw_snapshot_problem(s,
 		                    "warning: line %llu: the end of a microdump whose BEGIN line is "
 		                    "not in the log: skipped",
 		                    (unsigned long long)(1 + count_newlines(file, 0, at)));
 }
 
-static enum sw_err_code no_microdump(const char *path, struct md_span file, struct sw_err *err)
+static enum sw_err_code no_microdump(const char *path, struct sw_span file, struct sw_err *err)
 {
 	uint64_t at;
 	if (span_find(file, 0, MC_END, MC_END_LEN, &at))
@@ -248,13 +248,13 @@ enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
 	/* An empty file maps to no memory at all: no span to search. */
 	if (!out->file.data || out->file.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a microdump log", path);
-	struct md_span file = { out->file.data, out->file.size, 0, false };
+	struct sw_span file = { out->file.data, out->file.size, 0, false };
 
 	struct sw_part where = { 0 };
 	if (part) {
 		/* It must still begin a line, and a BEGIN line. */
 		where = *part;
-		bool line_starts = part->offset == 0 || md_u8(file, part->offset - 1) == '\n';
+		bool line_starts = part->offset == 0 || sw_u8(file, part->offset - 1) == '\n';
 		if (!line_starts || !find_part(file, part->offset, part->line, &where) ||
 		    where.offset != part->offset)
 			return sw_err_set(err, SW_ERR_FORMAT,
@@ -274,7 +274,7 @@ enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
 	span_find(begin.text, 0, MC_BEGIN, MC_BEGIN_LEN, &marker);
 	const struct mc_iter start = {
 		.file = file,
-		.prefix = md_span_clip(begin.text, 0, marker),
+		.prefix = sw_span_clip(begin.text, 0, marker),
 		.pos = begin.next,
 		.line = where.line,
 	};
@@ -283,7 +283,7 @@ enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
 	 * allocated once at its final size. */
 	struct mc_iter it = start;
 	struct mc_counts counts = { 0 };
-	struct md_span record;
+	struct sw_span record;
 	while (next_record(&it, &record) == MC_RECORD)
 		mc_count_record(&counts, record);
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "lib/snapshot.h"
-#include "minidump_bytes.h"
+#include "lib/span.h"
 
 /* What a first pass over a microdump's records counted: the arrays the
  * second pass fills are allocated once, at these sizes, so memory stays
@@ -51,12 +51,12 @@ void mc_problem(struct mc_reader *r, bool warning, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Counts what a record needs (the first pass). */
-void mc_count_record(struct mc_counts *c, struct md_span record);
+void mc_count_record(struct mc_counts *c, struct sw_span record);
 /* Allocates the arrays for what the first pass counted. */
 bool mc_reader_init(struct mc_reader *r, struct sw_snapshot *snap, const struct mc_counts *c);
 /* Reads one record ("O A arm 02 ...") into the snapshot. cut: the file
  * ends inside its line (a log cut short). */
-void mc_read_record(struct mc_reader *r, struct md_span record, bool cut);
+void mc_read_record(struct mc_reader *r, struct sw_span record, bool cut);
 /* After the last record: closes the stack, builds the thread and the
  * crash, and reports what the microdump lacked. */
 void mc_finish(struct mc_reader *r);

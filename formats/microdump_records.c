@@ -69,33 +69,33 @@ static bool is_blank(uint8_t c)
 
 /* The next blank-separated word of *rest (empty at its end); *rest then
  * starts right after the word. */
-static struct md_span next_word(struct md_span *rest)
+static struct sw_span next_word(struct sw_span *rest)
 {
 	uint64_t i = 0;
-	while (i < rest->size && is_blank(md_u8(*rest, i)))
+	while (i < rest->size && is_blank(sw_u8(*rest, i)))
 		i++;
 	uint64_t j = i;
-	while (j < rest->size && !is_blank(md_u8(*rest, j)))
+	while (j < rest->size && !is_blank(sw_u8(*rest, j)))
 		j++;
-	struct md_span w = md_span_clip(*rest, i, j - i);
-	*rest = md_span_clip(*rest, j, rest->size);
+	struct sw_span w = sw_span_clip(*rest, i, j - i);
+	*rest = sw_span_clip(*rest, j, rest->size);
 	return w;
 }
 
-static bool word_is(struct md_span w, const char *s)
+static bool word_is(struct sw_span w, const char *s)
 {
 	size_t n = strlen(s);
-	return w.size == n && (n == 0 || memcmp(md_ptr(w, 0), s, n) == 0);
+	return w.size == n && (n == 0 || memcmp(sw_span_ptr(w, 0), s, n) == 0);
 }
 
 /* A word of 1 to 16 hex digits, as a number. */
-static bool hex_number(struct md_span w, uint64_t *out)
+static bool hex_number(struct sw_span w, uint64_t *out)
 {
 	if (w.size == 0 || w.size > 16)
 		return false;
 	uint64_t v = 0;
 	for (uint64_t i = 0; i < w.size; i++) {
-		int d = sw_hex_digit((char)md_u8(w, i));
+		int d = sw_hex_digit((char)sw_u8(w, i));
 		if (d < 0)
 			return false;
 		v = v << 4 | (uint64_t)d;
@@ -104,22 +104,22 @@ static bool hex_number(struct md_span w, uint64_t *out)
 	return true;
 }
 
-static bool all_hex(struct md_span w)
+static bool all_hex(struct sw_span w)
 {
 	for (uint64_t i = 0; i < w.size; i++)
-		if (sw_hex_digit((char)md_u8(w, i)) < 0)
+		if (sw_hex_digit((char)sw_u8(w, i)) < 0)
 			return false;
 	return true;
 }
 
 /* Decodes w's pairs of hex digits into out, which has room for w.size / 2
  * bytes: how many were decoded, up to the first pair that is not hex. */
-static uint64_t hex_bytes(struct md_span w, uint8_t *out)
+static uint64_t hex_bytes(struct sw_span w, uint8_t *out)
 {
 	uint64_t n = 0;
-	for (; md_span_has(w, 2 * n, 2); n++) {
-		int hi = sw_hex_digit((char)md_u8(w, 2 * n));
-		int lo = sw_hex_digit((char)md_u8(w, 2 * n + 1));
+	for (; sw_span_has(w, 2 * n, 2); n++) {
+		int hi = sw_hex_digit((char)sw_u8(w, 2 * n));
+		int lo = sw_hex_digit((char)sw_u8(w, 2 * n + 1));
 		if (hi < 0 || lo < 0)
 			break;
 		out[n] = (uint8_t)(hi << 4 | lo);
@@ -128,19 +128,19 @@ static uint64_t hex_bytes(struct md_span w, uint8_t *out)
 }
 
 /* w as a NUL-terminated string in the snapshot's arena ("" when empty). */
-static const char *word_str(struct mc_reader *r, struct md_span w)
+static const char *word_str(struct mc_reader *r, struct sw_span w)
 {
-	const uint8_t *p = md_ptr(w, 0);
+	const uint8_t *p = sw_span_ptr(w, 0);
 	return sw_arena_strndup(&r->snap->arena, p ? (const char *)p : "", p ? (size_t)w.size : 0);
 }
 
 /* w quoted in a one-line message: at most MC_SHOWN_MAX bytes, anything
  * unprintable as '?'. */
-static const char *shown(struct md_span w, char *buf, size_t cap)
+static const char *shown(struct sw_span w, char *buf, size_t cap)
 {
 	size_t n = 0;
 	for (uint64_t i = 0; i < w.size && n + 4 < cap && n < MC_SHOWN_MAX; i++) {
-		uint8_t c = md_u8(w, i);
+		uint8_t c = sw_u8(w, i);
 		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
 	}
 	if (w.size > n && n + 4 < cap)
@@ -152,16 +152,16 @@ static const char *shown(struct md_span w, char *buf, size_t cap)
 /* ---- The first pass ------------------------------------------------------- */
 
 /* A record is a letter alone or a letter, a space and its fields. */
-static bool is_record(struct md_span rec)
+static bool is_record(struct sw_span rec)
 {
-	return rec.size == 1 || (rec.size >= 2 && md_u8(rec, 1) == ' ');
+	return rec.size == 1 || (rec.size >= 2 && sw_u8(rec, 1) == ' ');
 }
 
-void mc_count_record(struct mc_counts *c, struct md_span rec)
+void mc_count_record(struct mc_counts *c, struct sw_span rec)
 {
 	if (!is_record(rec))
 		return;
-	switch (md_u8(rec, 0)) {
+	switch (sw_u8(rec, 0)) {
 	case 'S':
 		/* An upper bound: the address's digits count too. */
 		c->stack_bytes += rec.size / 2;
@@ -194,7 +194,7 @@ bool mc_reader_init(struct mc_reader *r, struct sw_snapshot *snap, const struct 
 
 /* ---- O, G, R, V, P: system and crash ---------------------------------- */
 
-static void read_os(struct mc_reader *r, struct md_span rest)
+static void read_os(struct mc_reader *r, struct sw_span rest)
 {
 	char buf[64];
 	if (r->seen_os) {
@@ -203,15 +203,15 @@ static void read_os(struct mc_reader *r, struct md_span rest)
 	}
 	r->seen_os = true;
 	struct sw_system_info *sys = &r->snap->sys;
-	struct md_span os = next_word(&rest), arch = next_word(&rest);
-	struct md_span ncpus = next_word(&rest);
+	struct sw_span os = next_word(&rest), arch = next_word(&rest);
+	struct sw_span ncpus = next_word(&rest);
 	/* The hardware's own name (uname's machine: armv8l under a 32-bit
 	 * arm process); Breakpad's processor does not use it either. */
 	(void)next_word(&rest);
 	/* The build fingerprint (or uname's release and version) is the
 	 * rest of the line after one space; Breakpad drops just that one. */
-	if (md_u8(rest, 0) == ' ')
-		rest = md_span_clip(rest, 1, rest.size);
+	if (sw_u8(rest, 0) == ' ')
+		rest = sw_span_clip(rest, 1, rest.size);
 	sys->os_version = word_str(r, rest);
 
 	for (size_t i = 0; i < sizeof mc_oses / sizeof mc_oses[0]; i++)
@@ -253,7 +253,7 @@ static void read_os(struct mc_reader *r, struct md_span rest)
 
 /* "G UNKNOWN" when the client gave no GPU fingerprint; else the three GL
  * strings split at '|' (Breakpad's reader takes the text up to each '|'). */
-static void read_gpu(struct mc_reader *r, struct md_span rest)
+static void read_gpu(struct mc_reader *r, struct sw_span rest)
 {
 	if (r->seen_gpu) {
 		mc_problem(r, true, "a second G line: ignored");
@@ -267,14 +267,14 @@ static void read_gpu(struct mc_reader *r, struct md_span rest)
 	uint64_t pos = 0;
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		uint64_t end = pos;
-		while (end < rest.size && md_u8(rest, end) != '|')
+		while (end < rest.size && sw_u8(rest, end) != '|')
 			end++;
-		*fields[i] = word_str(r, md_span_clip(rest, pos, end - pos));
+		*fields[i] = word_str(r, sw_span_clip(rest, pos, end - pos));
 		pos = end < rest.size ? end + 1 : end;
 	}
 }
 
-static void read_crash_reason(struct mc_reader *r, struct md_span rest)
+static void read_crash_reason(struct mc_reader *r, struct sw_span rest)
 {
 	char buf[64];
 	if (r->seen_reason) {
@@ -282,7 +282,7 @@ static void read_crash_reason(struct mc_reader *r, struct md_span rest)
 		return;
 	}
 	r->seen_reason = true;
-	struct md_span signo = next_word(&rest), name = next_word(&rest), addr = next_word(&rest);
+	struct sw_span signo = next_word(&rest), name = next_word(&rest), addr = next_word(&rest);
 	uint64_t sig, address = 0;
 	if (!hex_number(signo, &sig) || sig > UINT32_MAX) {
 		mc_problem(r, false, "R line: signal number '%s' is not a 32-bit hex number",
@@ -306,7 +306,7 @@ static void read_crash_reason(struct mc_reader *r, struct md_span rest)
 /* V and P: Breakpad's MicrodumpExtraInfo product_info and process_type,
  * kept as process-wide annotations. */
 static void read_extra_info(struct mc_reader *r, bool *seen, const char *key,
-                            struct md_span rest)
+                            struct sw_span rest)
 {
 	struct sw_snapshot *s = r->snap;
 	if (*seen) {
@@ -341,13 +341,13 @@ static void close_run(struct mc_reader *r)
 
 /* "S 0 SP START LENGTH": what the chunks should cover. Breakpad's reader
  * skips it; here it checks that no chunk was lost. */
-static void read_stack_header(struct mc_reader *r, struct md_span rest)
+static void read_stack_header(struct mc_reader *r, struct sw_span rest)
 {
 	if (r->has_stack_header) {
 		mc_problem(r, true, "a second S 0 line: ignored");
 		return;
 	}
-	struct md_span sp = next_word(&rest), start = next_word(&rest), len = next_word(&rest);
+	struct sw_span sp = next_word(&rest), start = next_word(&rest), len = next_word(&rest);
 	if (!hex_number(sp, &r->stack_sp) || !hex_number(start, &r->stack_base) ||
 	    !hex_number(len, &r->stack_len) || r->stack_len > UINT64_MAX - r->stack_base) {
 		mc_problem(r, false, "S 0 line: the stack pointer, start and length must be hex "
@@ -357,15 +357,15 @@ static void read_stack_header(struct mc_reader *r, struct md_span rest)
 	r->has_stack_header = true;
 }
 
-static void read_stack(struct mc_reader *r, struct md_span rest)
+static void read_stack(struct mc_reader *r, struct sw_span rest)
 {
 	char buf[64];
-	struct md_span first = next_word(&rest);
+	struct sw_span first = next_word(&rest);
 	if (word_is(first, "0")) {
 		read_stack_header(r, rest);
 		return;
 	}
-	struct md_span hex = next_word(&rest);
+	struct sw_span hex = next_word(&rest);
 	uint64_t addr;
 	if (!hex_number(first, &addr)) {
 		mc_problem(r, false, "S line: address '%s' is not hex: chunk ignored",
@@ -419,14 +419,14 @@ static void read_stack(struct mc_reader *r, struct md_span rest)
 
 /* ---- C: the register context ---------------------------------------------- */
 
-static void read_context(struct mc_reader *r, struct md_span rest)
+static void read_context(struct mc_reader *r, struct sw_span rest)
 {
 	if (r->seen_context) {
 		mc_problem(r, true, "a second C line: ignored");
 		return;
 	}
 	r->seen_context = true;
-	struct md_span hex = next_word(&rest);
+	struct sw_span hex = next_word(&rest);
 	uint8_t *bytes = sw_arena_alloc(&r->snap->arena, (size_t)(hex.size / 2) + 1);
 	if (!bytes) {
 		mc_problem(r, false, "C line: out of memory");
@@ -436,14 +436,14 @@ static void read_context(struct mc_reader *r, struct md_span rest)
 	if (n * 2 != hex.size)
 		mc_problem(r, false, "C line: not hex after %llu bytes: the context is cut there",
 		           (unsigned long long)n);
-	struct md_span ctx = { bytes, n, 0, false };
+	struct sw_span ctx = { bytes, n, 0, false };
 	enum sw_cpu os_cpu = r->snap->sys.cpu;
 	struct md_context_info info;
 	switch (md_decode_context(ctx, os_cpu, &r->context, &info)) {
 	case MD_CONTEXT_UNRECOGNISED:
 		mc_problem(r, false, "C line: %llu bytes with flags 0x%08x are no register context "
 		                     "stackwalk knows",
-		           (unsigned long long)n, md_u32(ctx, 0));
+		           (unsigned long long)n, sw_u32(ctx, 0));
 		return;
 	case MD_CONTEXT_NO_ARCH:
 		mc_problem(r, false, "C line: %s has no register table here", info.layout);
@@ -471,15 +471,15 @@ static void read_context(struct mc_reader *r, struct md_span rest)
 
 /* ---- M: modules ----------------------------------------------------------- */
 
-static void read_module(struct mc_reader *r, struct md_span rest)
+static void read_module(struct mc_reader *r, struct sw_span rest)
 {
 	char buf[64];
 	struct sw_snapshot *s = r->snap;
-	struct md_span start = next_word(&rest), offset = next_word(&rest);
-	struct md_span size = next_word(&rest), id = next_word(&rest);
+	struct sw_span start = next_word(&rest), offset = next_word(&rest);
+	struct sw_span size = next_word(&rest), id = next_word(&rest);
 	/* The file's name as the writer found it; Breakpad's reader takes one
 	 * word, and symbol files are found by that word. */
-	struct md_span name = next_word(&rest);
+	struct sw_span name = next_word(&rest);
 	uint64_t base, file_offset, len;
 	if (!hex_number(start, &base) || !hex_number(offset, &file_offset) ||
 	    !hex_number(size, &len)) {
@@ -524,13 +524,13 @@ static void read_module(struct mc_reader *r, struct md_span rest)
 
 /* `logcat -v long` puts "[ DATE TIME PID:TID LEVEL/TAG ]" on a line of its
  * own before each message, and a blank line after it. */
-static bool is_log_header(struct md_span rec)
+static bool is_log_header(struct sw_span rec)
 {
-	return rec.size >= 4 && md_u8(rec, 0) == '[' && md_u8(rec, 1) == ' ' &&
-	       md_u8(rec, rec.size - 2) == ' ' && md_u8(rec, rec.size - 1) == ']';
+	return rec.size >= 4 && sw_u8(rec, 0) == '[' && sw_u8(rec, 1) == ' ' &&
+	       sw_u8(rec, rec.size - 2) == ' ' && sw_u8(rec, rec.size - 1) == ']';
 }
 
-void mc_read_record(struct mc_reader *r, struct md_span rec, bool cut)
+void mc_read_record(struct mc_reader *r, struct sw_span rec, bool cut)
 {
 	char buf[64];
 	if (rec.size == 0 || is_log_header(rec))
@@ -539,8 +539,8 @@ void mc_read_record(struct mc_reader *r, struct md_span rec, bool cut)
 		mc_problem(r, true, "not a microdump record: '%s': ignored", shown(rec, buf, sizeof buf));
 		return;
 	}
-	struct md_span rest = md_span_clip(rec, 2, rec.size);
-	uint8_t letter = md_u8(rec, 0);
+	struct sw_span rest = sw_span_clip(rec, 2, rec.size);
+	uint8_t letter = sw_u8(rec, 0);
 	/* A line the file ends inside may have lost its end. The hex of S and
 	 * C lines is kept as far as it goes (their bytes are checked); the
 	 * fields of the others cannot tell a cut (a shorter name, address or

@@ -28,17 +28,17 @@ enum {
  * MD_HEADER_SIGNATURE in Breakpad's minidump_format.h): "MDMP" is
  * little-endian, "PMDM" the same value written by a big-endian host. False
  * when the signature is neither. */
-static bool header_byte_order(struct md_span s, bool *big_endian)
+static bool header_byte_order(struct sw_span s, bool *big_endian)
 {
-	if (!md_span_has(s, 0, 4))
+	if (!sw_span_has(s, 0, 4))
 		return false;
 	s.big_endian = false;
-	if (md_u32(s, 0) == MD_HEADER_SIGNATURE) {
+	if (sw_u32(s, 0) == MD_HEADER_SIGNATURE) {
 		*big_endian = false;
 		return true;
 	}
 	s.big_endian = true;
-	if (md_u32(s, 0) == MD_HEADER_SIGNATURE) {
+	if (sw_u32(s, 0) == MD_HEADER_SIGNATURE) {
 		*big_endian = true;
 		return true;
 	}
@@ -47,7 +47,7 @@ static bool header_byte_order(struct md_span s, bool *big_endian)
 
 bool sw_minidump_is(const uint8_t *data, size_t size)
 {
-	struct md_span s = { data, data ? size : 0, 0, false };
+	struct sw_span s = { data, data ? size : 0, 0, false };
 	bool big_endian;
 	return header_byte_order(s, &big_endian);
 }
@@ -97,9 +97,9 @@ void md_problem(struct md_reader *r, const char *fmt, ...)
 		r->damage++;
 }
 
-bool md_stream_holds(struct md_reader *r, struct md_span s, uint64_t size, const char *what)
+bool md_stream_holds(struct md_reader *r, struct sw_span s, uint64_t size, const char *what)
 {
-	if (md_span_has(s, 0, size))
+	if (sw_span_has(s, 0, size))
 		return true;
 	md_problem(r, "%s: stream of %llu bytes is shorter than %llu", what,
 	           (unsigned long long)s.size, (unsigned long long)size);
@@ -107,23 +107,23 @@ bool md_stream_holds(struct md_reader *r, struct md_span s, uint64_t size, const
 }
 
 bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *what,
-                 struct md_span *out)
+                 struct sw_span *out)
 {
-	if (md_span_sub(r->file, rva, size, out))
+	if (sw_span_sub(r->file, rva, size, out))
 		return true;
-	*out = md_span_clip(r->file, rva, size);
+	*out = sw_span_clip(r->file, rva, size);
 	md_problem(r, "%s at 0x%llx (%llu bytes) extends past the end of the file (%llu bytes)",
 	           what, (unsigned long long)rva, (unsigned long long)size,
 	           (unsigned long long)r->file.size);
 	return false;
 }
 
-uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_size,
+uint32_t md_list(struct md_reader *r, struct sw_span stream, uint64_t header_size,
                  uint64_t count, uint64_t rec_size, const char *what,
-                 struct md_span *entries)
+                 struct sw_span *entries)
 {
-	*entries = md_span_clip(stream, 0, 0);
-	if (!md_span_has(stream, 0, header_size)) {
+	*entries = sw_span_clip(stream, 0, 0);
+	if (!sw_span_has(stream, 0, header_size)) {
 		md_problem(r, "%s: stream of %llu bytes is too short for its header", what,
 		           (unsigned long long)stream.size);
 		return 0;
@@ -146,12 +146,12 @@ uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_siz
 		n = UINT32_MAX;
 	/* n records fit after the header by the arithmetic above; should
 	 * that ever be wrong, no record is read rather than a short one. */
-	if (!md_span_sub(stream, header_size, n * rec_size, entries))
+	if (!sw_span_sub(stream, header_size, n * rec_size, entries))
 		return 0;
 	return (uint32_t)n;
 }
 
-void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data)
+void md_add_memory(struct md_reader *r, uint64_t base, struct sw_span data)
 {
 	struct sw_snapshot *s = r->snap;
 	if (data.size == 0)
@@ -179,15 +179,15 @@ void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data)
 /* Reads the directory; stream locations are checked here once. */
 static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
 {
-	struct md_span dir;
+	struct sw_span dir;
 	if (count > MD_MAX_STREAMS) {
 		md_problem(r, "stream directory: %u entries, more than a minidump has (at most %d "
 		           "are read)", count, MD_MAX_STREAMS);
 		count = MD_MAX_STREAMS;
 	}
 	uint64_t want = (uint64_t)count * MD_DIRECTORY_ENTRY_SIZE;
-	if (!md_span_sub(r->file, rva, want, &dir)) {
-		dir = md_span_clip(r->file, rva, want);
+	if (!sw_span_sub(r->file, rva, want, &dir)) {
+		dir = sw_span_clip(r->file, rva, want);
 		md_problem(r, "stream directory at 0x%x: %u entries need %llu bytes, the file holds %llu; read %llu",
 		           rva, count, (unsigned long long)want, (unsigned long long)dir.size,
 		           (unsigned long long)(dir.size / MD_DIRECTORY_ENTRY_SIZE));
@@ -198,14 +198,14 @@ static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
 		return;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t e = (uint64_t)i * MD_DIRECTORY_ENTRY_SIZE;
-		uint32_t type = md_u32(dir, e);
-		uint32_t size = md_u32(dir, e + 4);
-		uint32_t srva = md_u32(dir, e + 8);
+		uint32_t type = sw_u32(dir, e);
+		uint32_t size = sw_u32(dir, e + 4);
+		uint32_t srva = sw_u32(dir, e + 8);
 		if (type == 0) /* MD_UNUSED_STREAM */
 			continue;
 		struct md_stream *st = &r->streams[r->nstreams++];
 		st->type = type;
-		if (!md_span_sub(r->file, srva, size, &st->data)) {
+		if (!sw_span_sub(r->file, srva, size, &st->data)) {
 			const char *name = md_stream_name(type);
 			char label[64];
 			if (name)
@@ -219,7 +219,7 @@ static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
 
 /* The first stream of a type (Breakpad and rust-minidump also use the
  * first of duplicates). */
-static bool find_stream(const struct md_reader *r, uint32_t type, struct md_span *out)
+static bool find_stream(const struct md_reader *r, uint32_t type, struct sw_span *out)
 {
 	for (uint32_t i = 0; i < r->nstreams; i++)
 		if (r->streams[i].type == type) {
@@ -264,7 +264,7 @@ static void drop_contained_regions(struct sw_snapshot *s)
  * dump still counts as intact. */
 static void read_optional_stream(struct md_reader *r, uint32_t type)
 {
-	struct md_span s;
+	struct sw_span s;
 	r->optional = true;
 	if (find_stream(r, type, &s)) {
 		switch (type) {
@@ -284,7 +284,7 @@ static void read_optional_stream(struct md_reader *r, uint32_t type)
 
 static void read_streams(struct md_reader *r)
 {
-	struct md_span s;
+	struct sw_span s;
 	/* System info first: the CPU, OS and word size decide how contexts,
 	 * code ids and the DSO list are read. */
 	if (find_stream(r, MD_STREAM_SYSTEM_INFO, &s))
@@ -332,7 +332,7 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 		.text_budget = md_text_budget(out->file.size),
 		.annotation_budget = md_text_budget(out->file.size),
 	};
-	if (!md_span_has(r.file, 0, MD_HEADER_SIZE)) {
+	if (!sw_span_has(r.file, 0, MD_HEADER_SIZE)) {
 		if (!sw_minidump_is(out->file.data, out->file.size))
 			return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
 		return sw_err_set(err, SW_ERR_FORMAT,
@@ -346,12 +346,12 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 	 * reads stack words in it (md_read_system_info keeps this). */
 	out->sys.big_endian = r.file.big_endian;
 	/* The high 16 bits of Version are implementation-specific (MS docs). */
-	uint32_t version = md_u32(r.file, 4);
+	uint32_t version = sw_u32(r.file, 4);
 	if ((version & 0xffff) != MD_HEADER_VERSION)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (unknown version 0x%x)",
 		                  path, version);
-	out->dump_time = md_u32(r.file, 20);
-	read_directory(&r, md_u32(r.file, 8), md_u32(r.file, 12));
+	out->dump_time = sw_u32(r.file, 20);
+	read_directory(&r, sw_u32(r.file, 8), sw_u32(r.file, 12));
 
 	read_streams(&r);
 	md_reader_release(&r);

@@ -194,17 +194,17 @@ static uint64_t layout_min_size(const struct md_context_layout *l)
 	return end;
 }
 
-static uint32_t layout_flags(const struct md_context_layout *l, struct md_span ctx)
+static uint32_t layout_flags(const struct md_context_layout *l, struct sw_span ctx)
 {
-	return md_u32(ctx, l->flags_offset);
+	return sw_u32(ctx, l->flags_offset);
 }
 
-static const struct md_context_layout *layout_by_flags(struct md_span ctx)
+static const struct md_context_layout *layout_by_flags(struct sw_span ctx)
 {
 	for (size_t i = 0; i < sizeof md_layouts / sizeof md_layouts[0]; i++) {
 		const struct md_context_layout *l = &md_layouts[i];
 		if ((layout_flags(l, ctx) & MD_CONTEXT_CPU_MASK) == l->cpu_flag &&
-		    md_span_has(ctx, 0, layout_min_size(l)))
+		    sw_span_has(ctx, 0, layout_min_size(l)))
 			return l;
 	}
 	return NULL;
@@ -213,13 +213,13 @@ static const struct md_context_layout *layout_by_flags(struct md_span ctx)
 /* No CPU bits: trust the system info's CPU if the record is long enough
  * for its layout, else a record of exactly one layout's size. */
 static const struct md_context_layout *layout_by_cpu_or_size(enum sw_cpu cpu,
-                                                             struct md_span ctx)
+                                                             struct sw_span ctx)
 {
 	for (size_t i = 0; i < sizeof md_layouts / sizeof md_layouts[0]; i++) {
 		const struct md_context_layout *l = &md_layouts[i];
 		if (l->cpu == cpu && (l->cpu != SW_CPU_ARM64 || ctx.size != 796 ||
 		                      l->cpu_flag == 0x80000000) &&
-		    md_span_has(ctx, 0, layout_min_size(l)))
+		    sw_span_has(ctx, 0, layout_min_size(l)))
 			return l;
 	}
 	const struct md_context_layout *found = NULL;
@@ -232,7 +232,7 @@ static const struct md_context_layout *layout_by_cpu_or_size(enum sw_cpu cpu,
 	return found;
 }
 
-enum md_context_status md_decode_context(struct md_span ctx, enum sw_cpu cpu,
+enum md_context_status md_decode_context(struct sw_span ctx, enum sw_cpu cpu,
                                          struct sw_regs *out, struct md_context_info *info)
 {
 	bool by_flags = true;
@@ -264,14 +264,14 @@ enum md_context_status md_decode_context(struct md_span ctx, enum sw_cpu cpu,
 		if (use_groups && f->group != G_ANY && !(flags & f->group))
 			continue;
 		int reg = sw_arch_reg_index(arch, f->name, strlen(f->name));
-		if (reg < 0 || !md_span_has(ctx, f->offset, f->size))
+		if (reg < 0 || !sw_span_has(ctx, f->offset, f->size))
 			continue;
-		sw_reg_set(out, (unsigned)reg, md_uint(ctx, f->offset, f->size) & mask);
+		sw_reg_set(out, (unsigned)reg, sw_uint(ctx, f->offset, f->size) & mask);
 	}
 	return MD_CONTEXT_OK;
 }
 
-bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
+bool md_read_context(struct md_reader *r, struct sw_span ctx, const char *what,
                      struct sw_regs *out)
 {
 	struct sw_system_info *sys = &r->snap->sys;
@@ -279,7 +279,7 @@ bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
 	switch (md_decode_context(ctx, sys->cpu, out, &info)) {
 	case MD_CONTEXT_UNRECOGNISED:
 		md_problem(r, "%s: unrecognised register context (flags 0x%x, %llu bytes)", what,
-		           md_u32(ctx, 0), (unsigned long long)ctx.size);
+		           sw_u32(ctx, 0), (unsigned long long)ctx.size);
 		return false;
 	case MD_CONTEXT_NO_ARCH:
 		md_problem(r, "%s: %s has no register table here", what, info.layout);

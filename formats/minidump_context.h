@@ -11,7 +11,7 @@
 
 #include "lib/regs.h"
 #include "lib/snapshot.h"
-#include "minidump_bytes.h"
+#include "lib/span.h"
 
 enum md_context_status {
 	MD_CONTEXT_OK,
@@ -34,7 +34,7 @@ struct md_context_info {
  * names; SW_CPU_UNKNOWN: none), else as the one layout of its size. A
  * record shorter than its layout is decoded when it holds every register
  * the layout reads. *info is filled whenever a layout was found. */
-enum md_context_status md_decode_context(struct md_span ctx, enum sw_cpu cpu,
+enum md_context_status md_decode_context(struct sw_span ctx, enum sw_cpu cpu,
                                          struct sw_regs *out, struct md_context_info *info);
 
 #endif

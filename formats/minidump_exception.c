@@ -7,19 +7,19 @@ enum {
 	MD_EXCEPTION_MAX_PARAMS = 15,
 };
 
-void md_read_exception(struct md_reader *r, struct md_span s)
+void md_read_exception(struct md_reader *r, struct sw_span s)
 {
 	struct sw_crash *c = &r->snap->crash;
 	if (!md_stream_holds(r, s, MD_EXCEPTION_STREAM_SIZE, "exception"))
 		return;
 	c->present = true;
-	c->thread_id = md_u32(s, 0);
+	c->thread_id = sw_u32(s, 0);
 	/* MINIDUMP_EXCEPTION at 8: code, flags, record (8), address,
 	 * NumberParameters, alignment, ExceptionInformation[15]. */
-	c->code = md_u32(s, 8);
-	c->flags = md_u32(s, 12);
-	c->address = md_u64(s, 24);
-	uint32_t nparams = md_u32(s, 32);
+	c->code = sw_u32(s, 8);
+	c->flags = sw_u32(s, 12);
+	c->address = sw_u64(s, 24);
+	uint32_t nparams = sw_u32(s, 32);
 	if (nparams > MD_EXCEPTION_MAX_PARAMS) {
 		md_problem(r, "exception: %u parameters, at most %d exist", nparams,
 		           MD_EXCEPTION_MAX_PARAMS);
@@ -27,11 +27,11 @@ void md_read_exception(struct md_reader *r, struct md_span s)
 	}
 	c->nparams = nparams;
 	for (uint32_t i = 0; i < nparams; i++)
-		c->params[i] = md_u64(s, 40 + 8 * (uint64_t)i);
+		c->params[i] = sw_u64(s, 40 + 8 * (uint64_t)i);
 
 	/* ThreadContext location at 160. */
-	uint32_t ctx_size = md_u32(s, 160);
-	struct md_span ctx;
-	if (ctx_size > 0 && md_location(r, ctx_size, md_u32(s, 164), "exception context", &ctx))
+	uint32_t ctx_size = sw_u32(s, 160);
+	struct sw_span ctx;
+	if (ctx_size > 0 && md_location(r, ctx_size, sw_u32(s, 164), "exception context", &ctx))
 		md_read_context(r, ctx, "exception context", &c->ctx);
 }

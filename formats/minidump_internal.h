@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "lib/snapshot.h"
-#include "minidump_bytes.h"
+#include "lib/span.h"
 
 /* MINIDUMP_STREAM_TYPE values (MS minidumpapiset.h; Breakpad's
  * minidump_format.h for the 0x4767.... and Crashpad's 0x4350.... ones). */
@@ -38,7 +38,7 @@ enum md_stream_type {
  * inside the file (the whole stream unless the file is damaged). */
 struct md_stream {
 	uint32_t type;
-	struct md_span data;
+	struct sw_span data;
 };
 
 /* Strings already decoded, by where they lie in the file: a string that
@@ -56,7 +56,7 @@ struct md_string_cache {
 };
 
 struct md_reader {
-	struct md_span file;
+	struct sw_span file;
 	struct sw_snapshot *snap;
 	struct md_stream *streams;
 	uint32_t nstreams;
@@ -86,22 +86,22 @@ void md_problem(struct md_reader *r, const char *fmt, ...)
 
 /* A fixed-size stream: false (and a problem naming `what`) when s is
  * shorter than size bytes. */
-bool md_stream_holds(struct md_reader *r, struct md_span s, uint64_t size, const char *what);
+bool md_stream_holds(struct md_reader *r, struct sw_span s, uint64_t size, const char *what);
 
 /* MINIDUMP_LOCATION_DESCRIPTOR (size, rva): the part that lies in the file.
  * False (and a problem naming `what`) when any of it lies outside; *out
  * then holds the intact part. */
 bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *what,
-                 struct md_span *out);
+                 struct sw_span *out);
 
 /* A list stream: `count` records of rec_size bytes after a header of
  * header_size bytes. Accepts the 4 bytes of padding some 64-bit writers put
  * after a 4-byte count (as Breakpad does). Returns how many whole records
  * the stream holds, at most count, with a problem when fewer; *entries
  * starts at the first record. */
-uint32_t md_list(struct md_reader *r, struct md_span stream, uint64_t header_size,
+uint32_t md_list(struct md_reader *r, struct sw_span stream, uint64_t header_size,
                  uint64_t count, uint64_t rec_size, const char *what,
-                 struct md_span *entries);
+                 struct sw_span *entries);
 
 /* The most a decoded string may hold, in bytes without its NUL; a longer
  * one is cut (with a warning). MINIDUMP_STRINGs and CodeView names are
@@ -131,7 +131,7 @@ void md_reader_release(struct md_reader *r);
  * (unpaired surrogates become U+FFFD; stops at the first NUL unit; cut at
  * MD_MAX_NAME_BYTES, at a character boundary). Not cached, not charged:
  * for fixed-size fields. */
-char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits);
+char *md_utf16_to_utf8(struct md_reader *r, struct sw_span s, uint64_t nunits);
 /* MINIDUMP_STRING at rva (uint32 byte length, UTF-16), or NULL with a
  * problem naming `what`. Decoded once per rva (later calls return the same
  * pointer) and charged to the text budget: once it is spent, strings read
@@ -146,25 +146,25 @@ const char *md_utf8_string(struct md_reader *r, uint64_t rva, const char *what);
 /* The NUL-terminated 8-bit path at the start of s (a CodeView record's PDB
  * name), cut at MD_MAX_NAME_BYTES and its last component as md_path's;
  * cached by its place in the file and charged as md_string. */
-const char *md_cstring(struct md_reader *r, struct md_span s, const char *what);
+const char *md_cstring(struct md_reader *r, struct sw_span s, const char *what);
 /* Charges `bytes` of annotation text, printed once per annotation: false
  * (with one problem) once the annotation budget is spent. */
 bool md_charge_annotation(struct md_reader *r, uint64_t bytes);
 /* Appends a region to the snapshot's memory list (data points into the
  * file). */
-void md_add_memory(struct md_reader *r, uint64_t base, struct md_span data);
+void md_add_memory(struct md_reader *r, uint64_t base, struct sw_span data);
 
 /* Decodes a register context record into *out; false (with a problem) when
  * its layout is not recognised or it is too short. */
-bool md_read_context(struct md_reader *r, struct md_span ctx, const char *what,
+bool md_read_context(struct md_reader *r, struct sw_span ctx, const char *what,
                      struct sw_regs *out);
 
 /* Stream readers, one per stream type. */
-void md_read_system_info(struct md_reader *r, struct md_span s);
-void md_read_misc_info(struct md_reader *r, struct md_span s);
-void md_read_breakpad_info(struct md_reader *r, struct md_span s);
-void md_read_thread_list(struct md_reader *r, struct md_span s);
-void md_read_thread_names(struct md_reader *r, struct md_span s);
+void md_read_system_info(struct md_reader *r, struct sw_span s);
+void md_read_misc_info(struct md_reader *r, struct sw_span s);
+void md_read_breakpad_info(struct md_reader *r, struct sw_span s);
+void md_read_thread_list(struct md_reader *r, struct sw_span s);
+void md_read_thread_names(struct md_reader *r, struct sw_span s);
 /* After every stream is read and the snapshot finished: a thread whose
  * stack is the same bytes of the file as another thread's is forged (a
  * writer copies each stack once); it loses its stack and context, so it is
@@ -175,17 +175,17 @@ void md_read_thread_names(struct md_reader *r, struct md_span s);
  * region holding it. Bounds the walk of a file whose thousands of threads
  * share one stack (4,000 threads, 64 KiB: 17.8 MB of output without it). */
 void md_drop_shared_stacks(struct md_reader *r);
-void md_read_module_list(struct md_reader *r, struct md_span s);
-void md_read_unloaded_modules(struct md_reader *r, struct md_span s);
+void md_read_module_list(struct md_reader *r, struct sw_span s);
+void md_read_unloaded_modules(struct md_reader *r, struct sw_span s);
 /* Points second entries of one ELF file at the first's base (BOLT). */
 void md_link_split_modules(struct md_reader *r);
-void md_read_memory_list(struct md_reader *r, struct md_span s);
-void md_read_memory64_list(struct md_reader *r, struct md_span s);
-void md_read_exception(struct md_reader *r, struct md_span s);
-void md_read_assertion(struct md_reader *r, struct md_span s);
-void md_read_linux_text(struct md_reader *r, uint32_t type, struct md_span s);
-void md_read_linux_maps(struct md_reader *r, struct md_span s);
-void md_read_linux_dso_debug(struct md_reader *r, struct md_span s);
-void md_read_crashpad_info(struct md_reader *r, struct md_span s);
+void md_read_memory_list(struct md_reader *r, struct sw_span s);
+void md_read_memory64_list(struct md_reader *r, struct sw_span s);
+void md_read_exception(struct md_reader *r, struct sw_span s);
+void md_read_assertion(struct md_reader *r, struct sw_span s);
+void md_read_linux_text(struct md_reader *r, uint32_t type, struct sw_span s);
+void md_read_linux_maps(struct md_reader *r, struct sw_span s);
+void md_read_linux_dso_debug(struct md_reader *r, struct sw_span s);
+void md_read_crashpad_info(struct md_reader *r, struct sw_span s);
 
 #endif

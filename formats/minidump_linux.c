@@ -18,10 +18,10 @@ enum {
 };
 
 /* The stream's bytes as a NUL-terminated arena copy (*len without it). */
-static const char *stream_text(struct md_reader *r, struct md_span s, size_t *len)
+static const char *stream_text(struct md_reader *r, struct sw_span s, size_t *len)
 {
 	size_t n = s.size > MD_MAX_TEXT ? MD_MAX_TEXT : (size_t)s.size;
-	const uint8_t *p = md_ptr(s, 0);
+	const uint8_t *p = sw_span_ptr(s, 0);
 	*len = p ? n : 0;
 	return sw_arena_strndup(&r->snap->arena, p ? (const char *)p : "", *len);
 }
@@ -98,7 +98,7 @@ static void parse_status_pid(struct sw_snapshot *snap, const char *text)
 	}
 }
 
-void md_read_linux_text(struct md_reader *r, uint32_t type, struct md_span s)
+void md_read_linux_text(struct md_reader *r, uint32_t type, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
 	size_t len;
@@ -166,7 +166,7 @@ static bool parse_maps_line(struct md_reader *r, const char *line, size_t len,
 	return true;
 }
 
-void md_read_linux_maps(struct md_reader *r, struct md_span s)
+void md_read_linux_maps(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
 	size_t len;
@@ -197,7 +197,7 @@ void md_read_linux_maps(struct md_reader *r, struct md_span s)
 		md_problem(r, "Linux maps: %u lines are not /proc/PID/maps lines", bad);
 }
 
-void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
+void md_read_linux_dso_debug(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
 	/* MDRawDebug64 on 64-bit CPUs, MDRawDebug32 otherwise; without system
@@ -207,42 +207,42 @@ void md_read_linux_dso_debug(struct md_reader *r, struct md_span s)
 	uint64_t rec = wide ? MD_LINK_MAP64_SIZE : MD_LINK_MAP32_SIZE;
 	if (!md_stream_holds(r, s, header, "Linux DSO debug"))
 		return;
-	uint32_t map_rva = md_u32(s, 4), count = md_u32(s, 8);
-	struct md_span map;
+	uint32_t map_rva = sw_u32(s, 4), count = sw_u32(s, 8);
+	struct sw_span map;
 	md_location(r, (uint64_t)count * rec, map_rva, "Linux DSO debug link_map", &map);
 	uint32_t n = (uint32_t)(map.size / rec);
 	snap->link_map = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->link_map);
 	if (!snap->link_map)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span e;
+		struct sw_span e;
 		/* n is how many whole records `map` holds: this cannot fail;
 		 * stopping if it ever does adds no entry of zeros. */
-		if (!md_span_sub(map, i * rec, rec, &e))
+		if (!sw_span_sub(map, i * rec, rec, &e))
 			break;
 		struct sw_link_map_entry *lm = &snap->link_map[snap->nlink_map++];
-		lm->addr = wide ? md_u64(e, 0) : md_u32(e, 0);
-		uint32_t name_rva = wide ? md_u32(e, 8) : md_u32(e, 4);
-		lm->ld = wide ? md_u64(e, 16) : md_u32(e, 8);
+		lm->addr = wide ? sw_u64(e, 0) : sw_u32(e, 0);
+		uint32_t name_rva = wide ? sw_u32(e, 8) : sw_u32(e, 4);
+		lm->ld = wide ? sw_u64(e, 16) : sw_u32(e, 8);
 		lm->name = name_rva ? md_path(r, name_rva, "Linux DSO debug name") : NULL;
 	}
 }
 
-void md_read_assertion(struct md_reader *r, struct md_span s)
+void md_read_assertion(struct md_reader *r, struct sw_span s)
 {
 	if (!md_stream_holds(r, s, MD_ASSERTION_SIZE, "assertion info"))
 		return;
-	struct md_span expr, func, file;
+	struct sw_span expr, func, file;
 	/* MDRawAssertionInfo's three UTF-16 arrays lie inside the
 	 * MD_ASSERTION_SIZE bytes checked above, so these cannot fail. */
-	if (!md_span_sub(s, 0, 2 * MD_ASSERTION_CHARS, &expr) ||
-	    !md_span_sub(s, 2 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &func) ||
-	    !md_span_sub(s, 4 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &file))
+	if (!sw_span_sub(s, 0, 2 * MD_ASSERTION_CHARS, &expr) ||
+	    !sw_span_sub(s, 2 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &func) ||
+	    !sw_span_sub(s, 4 * MD_ASSERTION_CHARS, 2 * MD_ASSERTION_CHARS, &file))
 		return;
 	const char *e = md_utf16_to_utf8(r, expr, MD_ASSERTION_CHARS);
 	const char *f = md_utf16_to_utf8(r, func, MD_ASSERTION_CHARS);
 	const char *fl = md_utf16_to_utf8(r, file, MD_ASSERTION_CHARS);
-	uint32_t line = md_u32(s, 768), type = md_u32(s, 772);
+	uint32_t line = sw_u32(s, 768), type = sw_u32(s, 772);
 	/* Breakpad's MinidumpProcessor::GetAssertion wording. */
 	char head[64];
 	if (type == 1)

@@ -11,40 +11,40 @@ enum {
 	MD_MEMORY64_HEADER = 16,
 };
 
-void md_read_memory_list(struct md_reader *r, struct md_span s)
+void md_read_memory_list(struct md_reader *r, struct sw_span s)
 {
-	struct md_span list;
-	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_MEMORY_DESCRIPTOR_SIZE, "memory list", &list);
+	struct sw_span list;
+	uint32_t n = md_list(r, s, 4, sw_u32(s, 0), MD_MEMORY_DESCRIPTOR_SIZE, "memory list", &list);
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span d, bytes;
+		struct sw_span d, bytes;
 		/* md_list sized `list` to hold n whole records: this cannot
 		 * fail, and stopping if it ever does reads no descriptor twice. */
-		if (!md_span_sub(list, (uint64_t)i * MD_MEMORY_DESCRIPTOR_SIZE,
+		if (!sw_span_sub(list, (uint64_t)i * MD_MEMORY_DESCRIPTOR_SIZE,
 		                 MD_MEMORY_DESCRIPTOR_SIZE, &d))
 			break;
-		uint64_t base = md_u64(d, 0);
+		uint64_t base = sw_u64(d, 0);
 		char what[64];
 		snprintf(what, sizeof what, "memory range %u (0x%llx)", i, (unsigned long long)base);
 		/* A range cut by the end of the file keeps its intact start. */
-		md_location(r, md_u32(d, 8), md_u32(d, 12), what, &bytes);
+		md_location(r, sw_u32(d, 8), sw_u32(d, 12), what, &bytes);
 		md_add_memory(r, base, bytes);
 	}
 }
 
-void md_read_memory64_list(struct md_reader *r, struct md_span s)
+void md_read_memory64_list(struct md_reader *r, struct sw_span s)
 {
-	struct md_span list;
-	uint64_t count = md_u64(s, 0);
-	uint64_t rva = md_u64(s, 8);
+	struct sw_span list;
+	uint64_t count = sw_u64(s, 0);
+	uint64_t rva = sw_u64(s, 8);
 	uint32_t n = md_list(r, s, MD_MEMORY64_HEADER, count, MD_MEMORY64_DESCRIPTOR_SIZE,
 	                     "memory64 list", &list);
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span d, bytes;
-		if (!md_span_sub(list, (uint64_t)i * MD_MEMORY64_DESCRIPTOR_SIZE,
+		struct sw_span d, bytes;
+		if (!sw_span_sub(list, (uint64_t)i * MD_MEMORY64_DESCRIPTOR_SIZE,
 		                 MD_MEMORY64_DESCRIPTOR_SIZE, &d))
 			break;  /* cannot happen: see md_read_memory_list */
-		uint64_t base = md_u64(d, 0);
-		uint64_t size = md_u64(d, 8);
+		uint64_t base = sw_u64(d, 0);
+		uint64_t size = sw_u64(d, 8);
 		char what[64];
 		snprintf(what, sizeof what, "memory64 range %u (0x%llx)", i, (unsigned long long)base);
 		if (!md_location(r, size, rva, what, &bytes)) {

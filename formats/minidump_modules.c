@@ -26,18 +26,18 @@ enum {
  * %08X, Data2 %04X, Data3 %04X, then Data4's bytes. Data1-3 are integers,
  * read in the span's byte order; Data4 is bytes (Breakpad's Swap(MDGUID*)
  * swaps data1-3 of a byte-swapped dump and leaves data4). */
-static size_t format_guid(char *buf, size_t cap, struct md_span guid, bool upper)
+static size_t format_guid(char *buf, size_t cap, struct sw_span guid, bool upper)
 {
 	size_t n = (size_t)snprintf(buf, cap, upper ? "%08X%04X%04X" : "%08x%04x%04x",
-	                            md_u32(guid, 0), md_u16(guid, 4), md_u16(guid, 6));
+	                            sw_u32(guid, 0), sw_u16(guid, 4), sw_u16(guid, 6));
 	for (unsigned i = 0; i < 8 && n < cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, upper ? "%02X" : "%02x", md_u8(guid, 8 + i));
+		n += (size_t)snprintf(buf + n, cap - n, upper ? "%02X" : "%02x", sw_u8(guid, 8 + i));
 	return n;
 }
 
 /* Debug id as Breakpad spells it (MinidumpModule::debug_identifier): the
  * GUID in upper-case hex, then the age in lower-case hex. */
-static const char *guid_age_id(struct md_reader *r, struct md_span guid, uint32_t age)
+static const char *guid_age_id(struct md_reader *r, struct sw_span guid, uint32_t age)
 {
 	char buf[48];
 	size_t n = format_guid(buf, sizeof buf, guid, true);
@@ -47,46 +47,46 @@ static const char *guid_age_id(struct md_reader *r, struct md_span guid, uint32_
 
 /* rust-minidump's macOS code id: the Mach-O UUID that Crashpad stores as
  * the PDB 7.0 GUID, in lower-case GUID order without the age. */
-static const char *guid_lower(struct md_reader *r, struct md_span guid)
+static const char *guid_lower(struct md_reader *r, struct sw_span guid)
 {
 	char buf[40];
 	format_guid(buf, sizeof buf, guid, false);
 	return sw_arena_strdup(&r->snap->arena, buf);
 }
 
-static const char *hex_lower(struct md_reader *r, struct md_span bytes)
+static const char *hex_lower(struct md_reader *r, struct sw_span bytes)
 {
 	uint64_t n = bytes.size > MD_MAX_BUILD_ID ? MD_MAX_BUILD_ID : bytes.size;
 	char *out = sw_arena_alloc(&r->snap->arena, (size_t)n * 2 + 1);
 	if (!out)
 		return NULL;
 	for (uint64_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", md_u8(bytes, i));
+		snprintf(out + 2 * i, 3, "%02x", sw_u8(bytes, i));
 	out[2 * n] = '\0';
 	return out;
 }
 
 /* The NUL-terminated 8-bit name inside a CodeView record, from off on
  * (decoded once however many modules share the record). */
-static const char *cv_name(struct md_reader *r, struct md_span cv, uint64_t off)
+static const char *cv_name(struct md_reader *r, struct sw_span cv, uint64_t off)
 {
-	return md_cstring(r, md_span_clip(cv, off, cv.size), "CodeView PDB name");
+	return md_cstring(r, sw_span_clip(cv, off, cv.size), "CodeView PDB name");
 }
 
-static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_span cv)
+static void read_codeview(struct md_reader *r, struct sw_module *m, struct sw_span cv)
 {
-	uint32_t sig = md_u32(cv, 0);
-	struct md_span guid;
-	if (sig == MD_CV_PDB70 && md_span_sub(cv, 4, 16, &guid) && md_span_has(cv, 20, 4)) {
+	uint32_t sig = sw_u32(cv, 0);
+	struct sw_span guid;
+	if (sig == MD_CV_PDB70 && sw_span_sub(cv, 4, 16, &guid) && sw_span_has(cv, 20, 4)) {
 		/* CV_INFO_PDB70: signature GUID at 4, age at 20, name at 24. */
-		m->debug_id = guid_age_id(r, guid, md_u32(cv, 20));
+		m->debug_id = guid_age_id(r, guid, sw_u32(cv, 20));
 		m->debug_file = sw_basename(cv_name(r, cv, 24));
 		if (r->snap->sys.os == SW_OS_MACOS || r->snap->sys.os == SW_OS_IOS)
 			m->code_id = guid_lower(r, guid);
-	} else if (sig == MD_CV_PDB20 && md_span_has(cv, 0, 16)) {
+	} else if (sig == MD_CV_PDB20 && sw_span_has(cv, 0, 16)) {
 		/* CV_INFO_PDB20: CV header (8), signature at 8, age at 12, name. */
-		m->debug_id = sw_arena_printf(&r->snap->arena, "%08X%x", md_u32(cv, 8),
-		                              md_u32(cv, 12));
+		m->debug_id = sw_arena_printf(&r->snap->arena, "%08X%x", sw_u32(cv, 8),
+		                              sw_u32(cv, 12));
 		m->debug_file = sw_basename(cv_name(r, cv, 16));
 	} else if (sig == MD_CV_ELF) {
 		/* Breakpad's MDCVInfoELF: the build id follows the signature. The
@@ -96,11 +96,11 @@ static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_sp
 		 * they are (Breakpad swaps only cv_signature), so the GUID is
 		 * read little-endian whatever the file's order: the id dump_syms
 		 * gives the same library. */
-		struct md_span id = md_span_clip(cv, 4, cv.size);
+		struct sw_span id = sw_span_clip(cv, 4, cv.size);
 		uint8_t raw[16] = { 0 };
 		for (unsigned i = 0; i < 16 && i < id.size; i++)
-			raw[i] = md_u8(id, i);
-		struct md_span g = { raw, sizeof raw, 0, false };
+			raw[i] = sw_u8(id, i);
+		struct sw_span g = { raw, sizeof raw, 0, false };
 		m->debug_id = guid_age_id(r, g, 0);
 		m->code_id = hex_lower(r, id);
 		m->debug_file = sw_basename(m->code_file);
@@ -111,16 +111,16 @@ static void read_codeview(struct md_reader *r, struct sw_module *m, struct md_sp
 /* The fields MINIDUMP_MODULE and MINIDUMP_UNLOADED_MODULE share at their
  * start: BaseOfImage, SizeOfImage, CheckSum, TimeDateStamp, ModuleNameRva.
  * `kind` names the list in messages ("module 3 name"). */
-static void read_module_head(struct md_reader *r, struct md_span e, const char *kind,
+static void read_module_head(struct md_reader *r, struct sw_span e, const char *kind,
                              uint32_t i, struct sw_module *m)
 {
-	m->base = md_u64(e, 0);
-	m->size = md_u32(e, 8);
-	m->checksum = md_u32(e, 12);
-	m->time_date_stamp = md_u32(e, 16);
+	m->base = sw_u64(e, 0);
+	m->size = sw_u32(e, 8);
+	m->checksum = sw_u32(e, 12);
+	m->time_date_stamp = sw_u32(e, 16);
 	char what[48];
 	snprintf(what, sizeof what, "%s %u name", kind, i);
-	m->code_file = md_path(r, md_u32(e, 20), what);
+	m->code_file = md_path(r, sw_u32(e, 20), what);
 	if (!m->code_file)
 		m->code_file = "";
 }
@@ -133,11 +133,11 @@ static void set_pe_code_id(struct sw_snapshot *snap, struct sw_module *m)
 	                             (uint32_t)m->size);
 }
 
-void md_read_module_list(struct md_reader *r, struct md_span s)
+void md_read_module_list(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
-	struct md_span list;
-	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_MODULE_SIZE, "module list", &list);
+	struct sw_span list;
+	uint32_t n = md_list(r, s, 4, sw_u32(s, 0), MD_MODULE_SIZE, "module list", &list);
 	snap->modules = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->modules);
 	if (!snap->modules)
 		return;
@@ -145,28 +145,28 @@ void md_read_module_list(struct md_reader *r, struct md_span s)
 	for (uint32_t i = 0; i < n; i++) {
 		/* md_list sized `list` to hold n whole records, so this cannot
 		 * fail; stopping if it ever does keeps `e` from being read unset. */
-		struct md_span e;
-		if (!md_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e))
+		struct sw_span e;
+		if (!sw_span_sub(list, (uint64_t)i * MD_MODULE_SIZE, MD_MODULE_SIZE, &e))
 			break;
 		struct sw_module *m = &snap->modules[snap->nmodules++];
 		read_module_head(r, e, "module", i, m);
 
 		/* VS_FIXEDFILEINFO at 24: Breakpad prints dwFileVersionMS/LS as
 		 * four 16-bit parts when the signature and struct version match. */
-		if (md_u32(e, 24) == MD_VSFIXEDFILEINFO_SIGNATURE &&
-		    (md_u32(e, 28) & MD_VSFIXEDFILEINFO_VERSION)) {
-			uint32_t hi = md_u32(e, 32), lo = md_u32(e, 36);
+		if (sw_u32(e, 24) == MD_VSFIXEDFILEINFO_SIGNATURE &&
+		    (sw_u32(e, 28) & MD_VSFIXEDFILEINFO_VERSION)) {
+			uint32_t hi = sw_u32(e, 32), lo = sw_u32(e, 36);
 			m->version = sw_arena_printf(&snap->arena, "%u.%u.%u.%u", hi >> 16,
 			                             hi & 0xffff, lo >> 16, lo & 0xffff);
 		}
 
 		/* CvRecord at 76 (after the 52-byte VS_FIXEDFILEINFO). */
-		uint32_t cv_size = md_u32(e, 76);
+		uint32_t cv_size = sw_u32(e, 76);
 		if (cv_size > 0) {
-			struct md_span cv;
+			struct sw_span cv;
 			char what[40];
 			snprintf(what, sizeof what, "module %u CodeView record", i);
-			md_location(r, cv_size, md_u32(e, 80), what, &cv);
+			md_location(r, cv_size, sw_u32(e, 80), what, &cv);
 			read_codeview(r, m, cv);
 		}
 		if (windows)
@@ -177,24 +177,24 @@ void md_read_module_list(struct md_reader *r, struct md_span s)
 	snap->main_module = snap->nmodules ? 0 : -1;
 }
 
-void md_read_unloaded_modules(struct md_reader *r, struct md_span s)
+void md_read_unloaded_modules(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
-	uint32_t header = md_u32(s, 0), entry = md_u32(s, 4), count = md_u32(s, 8);
-	if (!md_span_has(s, 0, MD_UNLOADED_LIST_HEADER) || header < MD_UNLOADED_LIST_HEADER ||
+	uint32_t header = sw_u32(s, 0), entry = sw_u32(s, 4), count = sw_u32(s, 8);
+	if (!sw_span_has(s, 0, MD_UNLOADED_LIST_HEADER) || header < MD_UNLOADED_LIST_HEADER ||
 	    entry < MD_UNLOADED_MODULE_SIZE) {
 		md_problem(r, "unloaded module list: bad header (header %u, entry %u bytes)",
 		           header, entry);
 		return;
 	}
-	struct md_span list;
+	struct sw_span list;
 	uint32_t n = md_list(r, s, header, count, entry, "unloaded module list", &list);
 	snap->unloaded = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->unloaded);
 	if (!snap->unloaded)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span e;
-		if (!md_span_sub(list, (uint64_t)i * entry, entry, &e))
+		struct sw_span e;
+		if (!sw_span_sub(list, (uint64_t)i * entry, entry, &e))
 			break; /* cannot happen: see md_read_module_list */
 		struct sw_module *m = &snap->unloaded[snap->nunloaded++];
 		read_module_head(r, e, "unloaded module", i, m);

@@ -171,7 +171,7 @@ static size_t put_utf8(char *out, uint32_t cp)
 
 /* UTF-16 → UTF-8 into at most max_bytes (+ NUL); *cut tells whether units
  * were left over. */
-static char *utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits,
+static char *utf16_to_utf8(struct md_reader *r, struct sw_span s, uint64_t nunits,
                            uint64_t max_bytes, bool *cut)
 {
 	*cut = false;
@@ -185,13 +185,13 @@ static char *utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunit
 		return NULL;
 	size_t n = 0;
 	for (uint64_t i = 0; i < nunits; i++) {
-		uint32_t u = md_u16(s, 2 * i);
+		uint32_t u = sw_u16(s, 2 * i);
 		if (u == 0)
 			break;
 		uint32_t cp = u;
 		uint64_t used = 1;
 		if (u >= 0xd800 && u < 0xdc00) {
-			uint32_t lo = i + 1 < nunits ? md_u16(s, 2 * (i + 1)) : 0;
+			uint32_t lo = i + 1 < nunits ? sw_u16(s, 2 * (i + 1)) : 0;
 			if (lo >= 0xdc00 && lo < 0xe000) {
 				cp = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				used = 2;
@@ -215,7 +215,7 @@ static char *utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunit
 	return out;
 }
 
-char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits)
+char *md_utf16_to_utf8(struct md_reader *r, struct sw_span s, uint64_t nunits)
 {
 	bool cut;
 	return utf16_to_utf8(r, s, nunits, MD_MAX_NAME_BYTES, &cut);
@@ -227,15 +227,15 @@ char *md_utf16_to_utf8(struct md_reader *r, struct md_span s, uint64_t nunits)
  * of a non-empty body lies outside the file; a body cut by the end of the
  * file is kept (with a problem). */
 static bool string_body(struct md_reader *r, uint64_t rva, const char *what,
-                        struct md_span *body)
+                        struct sw_span *body)
 {
-	struct md_span len_span;
-	if (!md_span_sub(r->file, rva, 4, &len_span)) {
+	struct sw_span len_span;
+	if (!sw_span_sub(r->file, rva, 4, &len_span)) {
 		md_problem(r, "%s: string at 0x%llx lies outside the file", what,
 		           (unsigned long long)rva);
 		return false;
 	}
-	uint32_t len = md_u32(len_span, 0);
+	uint32_t len = sw_u32(len_span, 0);
 	return md_location(r, len, rva + 4, what, body) || body->size != 0;
 }
 
@@ -255,7 +255,7 @@ const char *md_string(struct md_reader *r, uint64_t rva, const char *what)
 	const char *text;
 	if (cached(r, rva, KIND_UTF16, 0, &text))
 		return text;
-	struct md_span body;
+	struct sw_span body;
 	text = NULL;
 	if (string_body(r, rva, what, &body)) {
 		bool cut;
@@ -274,10 +274,10 @@ const char *md_string(struct md_reader *r, uint64_t rva, const char *what)
 
 /* 8-bit text up to its first NUL, at most `limit` bytes and what the
  * budget allows; a longer one is cut with a warning. */
-static const char *decode_8bit(struct md_reader *r, struct md_span body, uint64_t limit,
+static const char *decode_8bit(struct md_reader *r, struct sw_span body, uint64_t limit,
                                const char *what)
 {
-	const uint8_t *p = md_ptr(body, 0);
+	const uint8_t *p = sw_span_ptr(body, 0);
 	if (!p)
 		return sw_arena_strdup(&r->snap->arena, "");
 	/* Stop at an embedded NUL, as a C string would; look no further than
@@ -300,7 +300,7 @@ const char *md_utf8_string(struct md_reader *r, uint64_t rva, const char *what)
 	const char *text;
 	if (cached(r, rva, KIND_UTF8, 0, &text))
 		return text;
-	struct md_span body;
+	struct sw_span body;
 	text = string_body(r, rva, what, &body) ? decode_8bit(r, body, MD_MAX_UTF8_BYTES, what)
 	                                        : NULL;
 	cache_put(&r->strings, cache_where(rva, KIND_UTF8), 0, text);
@@ -343,7 +343,7 @@ const char *md_path(struct md_reader *r, uint64_t rva, const char *what)
 	return text;
 }
 
-const char *md_cstring(struct md_reader *r, struct md_span s, const char *what)
+const char *md_cstring(struct md_reader *r, struct sw_span s, const char *what)
 {
 	const char *text;
 	if (cached(r, s.off, KIND_CSTRING, s.size, &text))

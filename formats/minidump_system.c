@@ -113,20 +113,20 @@ static const char *arm_cpu_info(struct md_reader *r, uint16_t level, uint32_t cp
 	return sw_arena_strdup(&r->snap->arena, buf);
 }
 
-void md_read_system_info(struct md_reader *r, struct md_span s)
+void md_read_system_info(struct md_reader *r, struct sw_span s)
 {
 	struct sw_system_info *sys = &r->snap->sys;
 	if (!md_stream_holds(r, s, MD_SYSTEM_INFO_SIZE, "system info"))
 		return;
-	sys->raw_arch = md_u16(s, 0);
-	sys->processor_level = md_u16(s, 2);
-	sys->processor_revision = md_u16(s, 4);
-	sys->cpu_count = md_u8(s, 6);
-	sys->os_major = md_u32(s, 8);
-	sys->os_minor = md_u32(s, 12);
-	sys->os_build = md_u32(s, 16);
-	sys->platform_id = md_u32(s, 20);
-	uint32_t csd_rva = md_u32(s, 24);
+	sys->raw_arch = sw_u16(s, 0);
+	sys->processor_level = sw_u16(s, 2);
+	sys->processor_revision = sw_u16(s, 4);
+	sys->cpu_count = sw_u8(s, 6);
+	sys->os_major = sw_u32(s, 8);
+	sys->os_minor = sw_u32(s, 12);
+	sys->os_build = sw_u32(s, 16);
+	sys->platform_id = sw_u32(s, 20);
+	uint32_t csd_rva = sw_u32(s, 24);
 
 	struct sw_arena *a = &r->snap->arena;
 	sys->os = SW_OS_UNKNOWN;
@@ -170,7 +170,7 @@ void md_read_system_info(struct md_reader *r, struct md_span s)
 		char vendor[13];
 		size_t n = 0;
 		for (unsigned i = 0; i < 12; i++) {
-			uint8_t c = md_u8(s, 32 + i);
+			uint8_t c = sw_u8(s, 32 + i);
 			if (c == 0)
 				break;
 			vendor[n++] = (char)c;
@@ -185,38 +185,38 @@ void md_read_system_info(struct md_reader *r, struct md_span s)
 		                                sys->processor_revision >> 8,
 		                                sys->processor_revision & 0xff);
 	} else if (sys->raw_arch == 5) {
-		sys->cpu_info = arm_cpu_info(r, sys->processor_level, md_u32(s, 32), md_u32(s, 36));
+		sys->cpu_info = arm_cpu_info(r, sys->processor_level, sw_u32(s, 32), sw_u32(s, 36));
 	} else {
 		sys->cpu_info = NULL;
 	}
 }
 
-void md_read_misc_info(struct md_reader *r, struct md_span s)
+void md_read_misc_info(struct md_reader *r, struct sw_span s)
 {
 	if (!md_stream_holds(r, s, MD_MISC_INFO_SIZE, "misc info"))
 		return;
-	uint32_t flags = md_u32(s, 4);
+	uint32_t flags = sw_u32(s, 4);
 	if (flags & MD_MISC1_PROCESS_ID) {
 		r->snap->has_pid = true;
-		r->snap->pid = md_u32(s, 8);
+		r->snap->pid = sw_u32(s, 8);
 	}
 	if (flags & MD_MISC1_PROCESS_TIMES) {
 		r->snap->has_process_create_time = true;
-		r->snap->process_create_time = md_u32(s, 12);
+		r->snap->process_create_time = sw_u32(s, 12);
 	}
 }
 
-void md_read_breakpad_info(struct md_reader *r, struct md_span s)
+void md_read_breakpad_info(struct md_reader *r, struct sw_span s)
 {
 	if (!md_stream_holds(r, s, MD_BREAKPAD_INFO_SIZE, "Breakpad info"))
 		return;
-	uint32_t validity = md_u32(s, 0);
+	uint32_t validity = sw_u32(s, 0);
 	if (validity & MD_BREAKPAD_VALID_DUMP_THREAD) {
 		r->snap->has_dump_thread_id = true;
-		r->snap->dump_thread_id = md_u32(s, 4);
+		r->snap->dump_thread_id = sw_u32(s, 4);
 	}
 	if (validity & MD_BREAKPAD_VALID_REQUESTING_THREAD) {
 		r->snap->has_requesting_thread_id = true;
-		r->snap->requesting_thread_id = md_u32(s, 8);
+		r->snap->requesting_thread_id = sw_u32(s, 8);
 	}
 }

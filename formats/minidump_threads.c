@@ -90,33 +90,33 @@ void md_drop_shared_stacks(struct md_reader *r)
 		           dropped, first, snap->threads[first].id);
 }
 
-void md_read_thread_list(struct md_reader *r, struct md_span s)
+void md_read_thread_list(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
-	struct md_span list;
-	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_THREAD_SIZE, "thread list", &list);
+	struct sw_span list;
+	uint32_t n = md_list(r, s, 4, sw_u32(s, 0), MD_THREAD_SIZE, "thread list", &list);
 	snap->threads = sw_arena_array(&snap->arena, n ? n : 1, sizeof *snap->threads);
 	if (!snap->threads)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span t;
+		struct sw_span t;
 		/* md_list sized `list` to hold n whole records, so this cannot
 		 * fail; stopping if it ever does adds no thread of zeros. */
-		if (!md_span_sub(list, (uint64_t)i * MD_THREAD_SIZE, MD_THREAD_SIZE, &t))
+		if (!sw_span_sub(list, (uint64_t)i * MD_THREAD_SIZE, MD_THREAD_SIZE, &t))
 			break;
 		struct sw_thread *th = &snap->threads[snap->nthreads++];
-		th->id = md_u32(t, 0);
-		th->suspend_count = md_u32(t, 4);
-		th->priority_class = md_u32(t, 8);
-		th->priority = md_u32(t, 12);
-		th->teb = md_u64(t, 16);
+		th->id = sw_u32(t, 0);
+		th->suspend_count = sw_u32(t, 4);
+		th->priority_class = sw_u32(t, 8);
+		th->priority = sw_u32(t, 12);
+		th->teb = sw_u64(t, 16);
 
 		/* Stack: MINIDUMP_MEMORY_DESCRIPTOR at 24. */
 		char what[64];
 		snprintf(what, sizeof what, "thread %u (0x%x) stack", i, th->id);
-		uint64_t base = md_u64(t, 24);
-		struct md_span stack;
-		md_location(r, md_u32(t, 32), md_u32(t, 36), what, &stack);
+		uint64_t base = sw_u64(t, 24);
+		struct sw_span stack;
+		md_location(r, sw_u32(t, 32), sw_u32(t, 36), what, &stack);
 		if (stack.size > 0) {
 			th->stack_base = base;
 			th->stack_size = stack.size;
@@ -125,12 +125,12 @@ void md_read_thread_list(struct md_reader *r, struct md_span s)
 
 		/* Context: MINIDUMP_LOCATION_DESCRIPTOR at 40. */
 		snprintf(what, sizeof what, "thread %u (0x%x) context", i, th->id);
-		uint32_t ctx_size = md_u32(t, 40);
-		struct md_span ctx;
+		uint32_t ctx_size = sw_u32(t, 40);
+		struct sw_span ctx;
 		if (ctx_size == 0)
 			continue;
 		/* Breakpad walks each thread as the CPU its context names. */
-		if (md_location(r, ctx_size, md_u32(t, 44), what, &ctx) &&
+		if (md_location(r, ctx_size, sw_u32(t, 44), what, &ctx) &&
 		    md_read_context(r, ctx, what, &th->ctx))
 			th->cpu = r->context_cpu;
 	}
@@ -159,11 +159,11 @@ static uint64_t thread_id_in_order(const void *set, size_t i)
 	return t->threads[t->order[i]].id;
 }
 
-void md_read_thread_names(struct md_reader *r, struct md_span s)
+void md_read_thread_names(struct md_reader *r, struct sw_span s)
 {
 	struct sw_snapshot *snap = r->snap;
-	struct md_span list;
-	uint32_t n = md_list(r, s, 4, md_u32(s, 0), MD_THREAD_NAME_SIZE, "thread name list", &list);
+	struct sw_span list;
+	uint32_t n = md_list(r, s, 4, sw_u32(s, 0), MD_THREAD_NAME_SIZE, "thread name list", &list);
 	if (n == 0 || snap->nthreads == 0)
 		return;
 	/* Thread indexes sorted by id: names are matched by binary search, so
@@ -178,11 +178,11 @@ void md_read_thread_names(struct md_reader *r, struct md_span s)
 	id_sort_base = NULL;
 	struct threads_by_id sorted = { snap->threads, by_id };
 	for (uint32_t i = 0; i < n; i++) {
-		struct md_span e;
-		if (!md_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e))
+		struct sw_span e;
+		if (!sw_span_sub(list, (uint64_t)i * MD_THREAD_NAME_SIZE, MD_THREAD_NAME_SIZE, &e))
 			break;  /* cannot happen: see md_read_thread_list */
-		uint32_t id = md_u32(e, 0);
-		uint64_t rva = md_u64(e, 4);
+		uint32_t id = sw_u32(e, 0);
+		uint64_t rva = sw_u64(e, 4);
 		uint32_t lo = (uint32_t)sw_lower_bound(&sorted, snap->nthreads, thread_id_in_order, id);
 		if (lo == snap->nthreads || snap->threads[by_id[lo]].id != id)
 			continue;

@@ -16,7 +16,7 @@
 
 #include "microdump.h"
 #include "minidump.h"
-#include "minidump_bytes.h"
+#include "lib/span.h"
 
 enum {
 	/* The bytes read to choose a reader: enough to find a microdump's
@@ -109,29 +109,29 @@ static const struct refused_kind refused_kinds[] = {
 #undef MAGIC
 #undef NOT_SYMBOLS_YET
 
-static bool refused_kind_matches(const struct refused_kind *k, struct md_span s)
+static bool refused_kind_matches(const struct refused_kind *k, struct sw_span s)
 {
 	if (k->anywhere ? memmem(s.data, (size_t)s.size, k->magic, k->len) == NULL
-	                : !md_span_has(s, 0, k->len) || memcmp(s.data, k->magic, k->len) != 0)
+	                : !sw_span_has(s, 0, k->len) || memcmp(s.data, k->magic, k->len) != 0)
 		return false;
 	if (k->elf_type == 0)
 		return true;
 	/* Elf32_Ehdr and Elf64_Ehdr share e_ident and e_type; e_ident's
 	 * EI_DATA byte says the byte order (System V gABI, "ELF Header"). */
 	const uint64_t at = offsetof(Elf64_Ehdr, e_type);
-	uint16_t type = md_u8(s, EI_DATA) == ELFDATA2MSB
-	                        ? (uint16_t)(md_u8(s, at) << 8 | md_u8(s, at + 1))
-	                        : md_u16(s, at);
-	return md_span_has(s, at, 2) && type == k->elf_type;
+	uint16_t type = sw_u8(s, EI_DATA) == ELFDATA2MSB
+	                        ? (uint16_t)(sw_u8(s, at) << 8 | sw_u8(s, at + 1))
+	                        : sw_u16(s, at);
+	return sw_span_has(s, at, 2) && type == k->elf_type;
 }
 
 /* The first bytes a gzip file inflates to: how many were written to out
  * (0 when head is not gzip, or its start does not inflate). zlib rather
  * than symbols/gz.c, which inflates whole files: only the head is at hand
  * here, and a few bytes of output are all that is wanted. */
-static size_t gz_peek(struct md_span head, uint8_t *out, size_t cap)
+static size_t gz_peek(struct sw_span head, uint8_t *out, size_t cap)
 {
-	if (!md_span_has(head, 0, 2) || head.data[0] != 0x1f || head.data[1] != 0x8b)
+	if (!sw_span_has(head, 0, 2) || head.data[0] != 0x1f || head.data[1] != 0x8b)
 		return 0;
 	z_stream zs;
 	memset(&zs, 0, sizeof zs);
@@ -149,13 +149,13 @@ static size_t gz_peek(struct md_span head, uint8_t *out, size_t cap)
 
 /* The one-line refusal of a file no reader takes: what it is, by the table;
  * else its first bytes. */
-static enum sw_err_code refuse_unread_file(const char *path, struct md_span head,
+static enum sw_err_code refuse_unread_file(const char *path, struct sw_span head,
                                            struct sw_err *err)
 {
 	if (head.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a snapshot", path);
 	uint8_t inner[OPEN_GZ_PEEK];
-	struct md_span gz = { inner, gz_peek(head, inner, sizeof inner), 0, false };
+	struct sw_span gz = { inner, gz_peek(head, inner, sizeof inner), 0, false };
 	for (size_t i = 0; i < sizeof refused_kinds / sizeof *refused_kinds; i++) {
 		const struct refused_kind *k = &refused_kinds[i];
 		if (refused_kind_matches(k, k->in_gzip ? gz : head))
@@ -215,7 +215,7 @@ enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
 		return sw_minidump_read(path, out, err);
 	if (sw_microdump_is(head, n))
 		return sw_microdump_read(path, NULL, out, err);
-	return refuse_unread_file(path, (struct md_span){ head, n, 0, false }, err);
+	return refuse_unread_file(path, (struct sw_span){ head, n, 0, false }, err);
 }
 
 enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_part *part,

@@ -26,14 +26,6 @@ struct sw_step {
 	bool scan_needs_code;
 };
 
-/* A caller found by one method: its registers, and whether they were
- * restored whole from a saved context (a signal or exception frame) rather
- * than recovered across a call: its pc is then the interrupted instruction,
- * not a return address, and its sp may equal the callee's. */
-struct sw_caller {
-	struct sw_regs regs;
-	bool restored_context;
-};
 
 struct sw_arch {
 	const char *name;              /* "amd64": as outputs print the CPU */
@@ -89,6 +81,17 @@ struct sw_arch {
 	 * check fails; a hook checks what only it can (the chain's shape, a
 	 * return address that must follow a call). */
 
+	/* Caller of a frame whose pc is in a sigreturn trampoline (the code
+	 * bytes at pc, read through sw_walk_read, are the C library's or the
+	 * vDSO's restorer: `mov r7,#0xad; svc 0`, `mov x8,#0x8b; svc 0`, ...):
+	 * every register restored from the signal frame the kernel pushed on
+	 * the stack (struct rt_sigframe / sigframe of the CPU's Linux ABI), and
+	 * out->restored_context set. Tried before the module's unwind rules, as
+	 * libunwindstack does: few trampolines carry CFI, and what they carry
+	 * restores less. Found frames get trust SW_TRUST_CONTEXT (a restored
+	 * context, Breakpad's name for it). NULL: the arch has none. */
+	enum sw_unwind_status (*caller_of_signal_frame)(const struct sw_step *s,
+	                                                struct sw_caller *out);
 	/* Caller of the context frame when it may be a leaf that has not set
 	 * up a frame (Windows x64: the return address is at [rsp]); NULL if the
 	 * arch has no such rule. Found frames get trust SW_TRUST_LEAF. */

@@ -102,6 +102,14 @@ struct sw_module {
 	uint32_t time_date_stamp;
 	uint32_t checksum;
 	uint64_t load_bias;       /* added to .sym addresses; 0 usually (see BOLT note in docs) */
+	/* Where the module's own ELF image can be read, when the snapshot
+	 * says (an offline capture keeps the files next to maps.txt): a file
+	 * (image_path, with the ELF starting at image_offset in it: a library
+	 * stored in an APK), or the snapshot's memory at image_addr (a file
+	 * the capture could not copy, mapped whole). NULL / 0: unknown. */
+	const char *image_path;
+	uint64_t image_offset;
+	uint64_t image_addr;
 };
 
 /* Exception / signal that killed the process. */

@@ -5,6 +5,7 @@
 #define SW_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -13,6 +14,15 @@
 
 struct sw_arch;
 struct sw_walk;
+
+/* A caller found by one method: its registers, and whether they were
+ * restored whole from a saved context (a signal or exception frame) rather
+ * than recovered across a call: its pc is then the interrupted instruction,
+ * not a return address, and its sp may equal the callee's. */
+struct sw_caller {
+	struct sw_regs regs;
+	bool restored_context;
+};
 
 /* One level of inlining at an address: `function` was inlined, called from
  * call_file:call_line of its parent. */
@@ -63,13 +73,20 @@ struct sw_symbols_ops {
 	bool (*lookup)(void *self, uint64_t offset, struct sw_arena *a,
 	               struct sw_sym_info *out);
 	/* Recovers the caller's registers from the callee's by the rules at
-	 * `offset` (the callee's lookup_pc, module-relative). Sets *trust to how
-	 * (SW_TRUST_CFI, or SW_TRUST_CFI_SCAN when the return address had to be
-	 * found by scanning). NULL: the provider has no unwind rules. */
+	 * `offset` (the callee's lookup_pc, module-relative) into
+	 * caller->regs, and sets caller->restored_context when the rules
+	 * describe a signal frame (DWARF CIE augmentation 'S'). Sets *trust to
+	 * how (SW_TRUST_CFI, or SW_TRUST_CFI_SCAN when the return address had
+	 * to be found by scanning). NULL: the provider has no unwind rules. */
 	enum sw_unwind_status (*unwind)(void *self, uint64_t offset,
 	                                const struct sw_unwind_env *env,
-	                                struct sw_regs *caller,
+	                                struct sw_caller *caller,
 	                                enum sw_trust *trust);
+	/* Copies n bytes at `offset` (module-relative) from the module's
+	 * file, when the provider has it and the bytes are code or read-only
+	 * data: the walker's code-bytes fallback when the snapshot did not
+	 * capture them. NULL: the provider has no file image. */
+	bool (*read_code)(void *self, uint64_t offset, void *out, size_t n);
 	/* True if a function (FUNC or PUBLIC record) covers the offset; used to
 	 * validate scanned return addresses without building a sw_sym_info. */
 	bool (*has_function)(void *self, uint64_t offset);

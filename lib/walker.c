@@ -296,7 +296,7 @@ static enum sw_unwind_status caller_by_rules(const struct sw_step *st, struct sw
 	memset(out, 0, sizeof *out);
 	*trust = SW_TRUST_CFI;
 	return syms->ops->unwind(syms->self, module_offset(w, m, st->callee->lookup_pc), &env,
-	                         &out->regs, trust);
+	                         out, trust);
 }
 
 enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uint64_t *from,
@@ -403,6 +403,18 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	return true;
 }
 
+/* A context restored from a signal frame: its pc and sp are known, and its
+ * frame lies at or above the callee's (a signal on an alternate stack
+ * restores a sp on the thread's own stack, anywhere). */
+static bool restored_context_is_plausible(const struct sw_step *st, const struct sw_caller *c)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	if (!sw_reg_valid(&c->regs, arch->pc) || !sw_reg_valid(&c->regs, arch->sp))
+		return false;
+	uint64_t sp = c->regs.v[arch->sp];
+	return sp != st->callee->regs.v[arch->sp] || c->regs.v[arch->pc] != st->callee->pc;
+}
+
 enum step_result { STEP_CALLER, STEP_END };
 
 static bool scan_limit_reached(const struct sw_walk *w)
@@ -438,7 +450,21 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	bool found = false;
 
 	memset(caller, 0, sizeof *caller);
-	enum sw_unwind_status s = caller_by_rules(st, &c, &trust);
+	enum sw_unwind_status s = SW_UNWIND_NO_RULE;
+	/* A sigreturn trampoline's caller is the interrupted context itself;
+	 * when its code says so, no other rule is asked. Its pc is whatever
+	 * the thread was executing, 0 included (a call through a NULL
+	 * pointer), so only the stack is checked; a signal frame that is not
+	 * above the callee falls through to the rules. */
+	if (arch->caller_of_signal_frame &&
+	    arch->caller_of_signal_frame(st, &c) == SW_UNWIND_OK &&
+	    restored_context_is_plausible(st, &c)) {
+		c.restored_context = true;
+		trust = SW_TRUST_CONTEXT;
+		found = true;
+	} else {
+		s = caller_by_rules(st, &c, &trust);
+	}
 	if (s == SW_UNWIND_END) {
 		*end = SW_END_OUTERMOST;
 		return STEP_END;

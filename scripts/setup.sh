@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   meson ninja-build pkg-config gcc         # build
   libelf-dev libdwarf-dev zlib1g-dev       # ELF, DWARF, .sym.gz
+  liblzma-dev libiberty-dev                # MiniDebugInfo, demangling
   libdeflate-dev                           # fast .sym.gz inflate
   check                                    # unit tests
   python3                                  # conformance tests, JSON checks

@@ -914,9 +914,10 @@ bool sw_bsym_frame_param_size(const struct sw_bsym *b, uint64_t offset, uint32_t
 
 static enum sw_unwind_status bsym_unwind(void *self, uint64_t offset,
                                          const struct sw_unwind_env *env,
-                                         struct sw_regs *caller, enum sw_trust *trust)
+                                         struct sw_caller *out, enum sw_trust *trust)
 {
 	const struct sw_bsym *b = self;
+	struct sw_regs *caller = &out->regs;
 	/* Breakpad's x86 walker tries STACK WIN first, then STACK CFI. */
 	if (env->arch->cpu == SW_CPU_X86) {
 		const struct bsym_range *w = bsym_find_win(b, offset);

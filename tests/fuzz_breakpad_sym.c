@@ -52,7 +52,7 @@ static void unwind_with(const struct sw_arch *arch, const uint8_t *data, size_t 
 	                            .module_base = 0x400000, .callee_callee = &callee_callee};
 	static const uint64_t offs[] = {0, 1, 0x1000, 0x1004, 0x2000, 0x10000, UINT64_MAX};
 	for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
-		struct sw_regs caller;
+		struct sw_caller caller;
 		enum sw_trust trust;
 		sw_bsym_ops.unwind(g_bsym, offs[i], &env, &caller, &trust);
 	}

@@ -436,9 +436,12 @@ static enum sw_unwind_status unwind(struct fake *f, uint64_t off, struct sw_regs
 		.arch = f->walk.arch, .walk = &f->walk, .callee = &f->callee,
 		.module_base = f->module.base,
 	};
-	memset(caller, 0, sizeof *caller);
+	struct sw_caller c;
+	memset(&c, 0, sizeof c);
 	*trust = SW_TRUST_NONE;
-	return sw_bsym_ops.unwind(f->bsym, off, &env, caller, trust);
+	enum sw_unwind_status s = sw_bsym_ops.unwind(f->bsym, off, &env, &c, trust);
+	*caller = c.regs;
+	return s;
 }
 
 static int reg(const struct sw_arch *a, const char *name)

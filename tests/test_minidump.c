@@ -11,7 +11,7 @@
 
 #include "arch/registry.h"
 #include "formats/minidump.h"
-#include "formats/minidump_bytes.h"
+#include "lib/span.h"
 #include "testutil.h"
 
 /* ---- A small minidump builder ------------------------------------------ */
@@ -1880,19 +1880,19 @@ END_TEST
 START_TEST(test_span_windows_keep_the_byte_order_and_a_failed_sub_is_empty)
 {
 	static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct md_span file = { bytes, sizeof bytes, 0, true };
-	struct md_span sub = { bytes + 7, 99, 99, false };
-	ck_assert(md_span_sub(file, 2, 4, &sub));
+	struct sw_span file = { bytes, sizeof bytes, 0, true };
+	struct sw_span sub = { bytes + 7, 99, 99, false };
+	ck_assert(sw_span_sub(file, 2, 4, &sub));
 	ck_assert(sub.big_endian);
-	ck_assert_uint_eq(md_u32(sub, 0), 0x03040506);
-	ck_assert_uint_eq(md_u16(md_span_clip(file, 6, 10), 0), 0x0708);
+	ck_assert_uint_eq(sw_u32(sub, 0), 0x03040506);
+	ck_assert_uint_eq(sw_u16(sw_span_clip(file, 6, 10), 0), 0x0708);
 	/* A window that does not fit leaves no stale bytes to read. */
-	ck_assert(!md_span_sub(file, 6, 4, &sub));
+	ck_assert(!sw_span_sub(file, 6, 4, &sub));
 	ck_assert_uint_eq(sub.size, 0);
 	ck_assert_ptr_eq(sub.data, bytes);
-	ck_assert_uint_eq(md_u8(sub, 0), 0);
+	ck_assert_uint_eq(sw_u8(sub, 0), 0);
 	file.big_endian = false;
-	ck_assert_uint_eq(md_u32(file, 0), 0x04030201);
+	ck_assert_uint_eq(sw_u32(file, 0), 0x04030201);
 }
 END_TEST
 

@@ -91,8 +91,9 @@ static bool fake_has_function(void *self, uint64_t off)
 }
 
 static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct sw_unwind_env *env,
-                                         struct sw_regs *caller, enum sw_trust *trust)
+                                         struct sw_caller *out, enum sw_trust *trust)
 {
+	struct sw_regs *caller = &out->regs;
 	struct fake_symbols *fs = self;
 	(void)off;
 	uint64_t rsp = env->callee->regs.v[RSP], ra;

@@ -1,18 +1,19 @@
-/* The one bounds-checked reader every minidump access goes through. A span
+/* The one bounds-checked reader every file access goes through (minidumps,
+ * microdumps, ELF, DWARF CFI, offline captures). A span
  * is a checked window of the mapped file; reading outside it yields 0 and
  * never touches memory beyond it. Callers check a record's size once
- * (md_span_sub) and then read its fields by offset. A span carries the
+ * (sw_span_sub) and then read its fields by offset. A span carries the
  * byte order of its file, and every window cut from it keeps it, so that
  * the integers of a byte-swapped minidump read the same as a little-endian
  * one's. */
-#ifndef SW_FORMATS_MINIDUMP_BYTES_H
-#define SW_FORMATS_MINIDUMP_BYTES_H
+#ifndef SW_SPAN_H
+#define SW_SPAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct md_span {
+struct sw_span {
 	const uint8_t *data;
 	uint64_t size;
 	uint64_t off;  /* where data starts in the file, for messages */
@@ -24,7 +25,7 @@ struct md_span {
 };
 
 /* True when [off, off + len) lies inside s; overflow-safe. */
-static inline bool md_span_has(struct md_span s, uint64_t off, uint64_t len)
+static inline bool sw_span_has(struct sw_span s, uint64_t off, uint64_t len)
 {
 	return off <= s.size && len <= s.size - off;
 }
@@ -34,11 +35,11 @@ static inline bool md_span_has(struct md_span s, uint64_t off, uint64_t len)
  * it anyway reads zeros, never stale or unset memory. The result must be
  * checked: a record that does not fit is the caller's to report or skip. */
 __attribute__((warn_unused_result))
-static inline bool md_span_sub(struct md_span s, uint64_t off, uint64_t len,
-                               struct md_span *out)
+static inline bool sw_span_sub(struct sw_span s, uint64_t off, uint64_t len,
+                               struct sw_span *out)
 {
-	if (!md_span_has(s, off, len)) {
-		*out = (struct md_span){ s.data, 0, s.off, s.big_endian };
+	if (!sw_span_has(s, off, len)) {
+		*out = (struct sw_span){ s.data, 0, s.off, s.big_endian };
 		return false;
 	}
 	out->data = s.data + off;
@@ -49,9 +50,9 @@ static inline bool md_span_sub(struct md_span s, uint64_t off, uint64_t len,
 }
 
 /* The part of [off, off + len) that lies inside s (possibly empty). */
-static inline struct md_span md_span_clip(struct md_span s, uint64_t off, uint64_t len)
+static inline struct sw_span sw_span_clip(struct sw_span s, uint64_t off, uint64_t len)
 {
-	struct md_span out = { s.data, 0, s.off, s.big_endian };
+	struct sw_span out = { s.data, 0, s.off, s.big_endian };
 	if (off > s.size)
 		off = s.size;
 	if (len > s.size - off)
@@ -64,9 +65,9 @@ static inline struct md_span md_span_clip(struct md_span s, uint64_t off, uint64
 
 /* Unsigned integer of n (1..8) bytes at off, in s's byte order; 0 when any
  * byte lies outside s. */
-static inline uint64_t md_uint(struct md_span s, uint64_t off, unsigned n)
+static inline uint64_t sw_uint(struct sw_span s, uint64_t off, unsigned n)
 {
-	if (n == 0 || n > 8 || !md_span_has(s, off, n))
+	if (n == 0 || n > 8 || !sw_span_has(s, off, n))
 		return 0;
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -74,29 +75,29 @@ static inline uint64_t md_uint(struct md_span s, uint64_t off, unsigned n)
 	return v;
 }
 
-static inline uint8_t md_u8(struct md_span s, uint64_t off)
+static inline uint8_t sw_u8(struct sw_span s, uint64_t off)
 {
-	return (uint8_t)md_uint(s, off, 1);
+	return (uint8_t)sw_uint(s, off, 1);
 }
 
-static inline uint16_t md_u16(struct md_span s, uint64_t off)
+static inline uint16_t sw_u16(struct sw_span s, uint64_t off)
 {
-	return (uint16_t)md_uint(s, off, 2);
+	return (uint16_t)sw_uint(s, off, 2);
 }
 
-static inline uint32_t md_u32(struct md_span s, uint64_t off)
+static inline uint32_t sw_u32(struct sw_span s, uint64_t off)
 {
-	return (uint32_t)md_uint(s, off, 4);
+	return (uint32_t)sw_uint(s, off, 4);
 }
 
-static inline uint64_t md_u64(struct md_span s, uint64_t off)
+static inline uint64_t sw_u64(struct sw_span s, uint64_t off)
 {
-	return md_uint(s, off, 8);
+	return sw_uint(s, off, 8);
 }
 
 /* Pointer to byte off of s, or NULL when off is outside s. Only for
  * handing a checked stretch to the snapshot (memory regions, text). */
-static inline const uint8_t *md_ptr(struct md_span s, uint64_t off)
+static inline const uint8_t *sw_span_ptr(struct sw_span s, uint64_t off)
 {
 	return off < s.size ? s.data + off : NULL;
 }

@@ -1,0 +1,43 @@
+/* ARM EHABI unwinding: .ARM.exidx (a sorted table of prel31 function
+ * starts) and .ARM.extab (personality data), as armhf's libc and Android's
+ * arm libraries carry them instead of .eh_frame. Spec: "Exception Handling
+ * ABI for the Arm Architecture" (EHABI, IHI 0038), §6 (the index table),
+ * §7 (the generic model), §9 (the ARM-defined personality routines' unwind
+ * instructions, Su16 / Lu16 / Lu32), §10.3 (the instruction encodings). */
+#ifndef SW_SYMBOLS_ARM_EXIDX_H
+#define SW_SYMBOLS_ARM_EXIDX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind_io.h"
+
+struct sw_exidx_sections {
+	const uint8_t *exidx;       /* .ARM.exidx bytes */
+	uint64_t exidx_size;
+	uint64_t exidx_vaddr;       /* its sh_addr */
+	const uint8_t *extab;       /* .ARM.extab bytes, or NULL */
+	uint64_t extab_size;
+	uint64_t extab_vaddr;
+	bool big_endian;
+};
+
+/* Is there an index entry covering vaddr? (vaddr: ELF address, Thumb bit
+ * clear.) */
+bool sw_exidx_covers(const struct sw_exidx_sections *s, uint64_t vaddr);
+
+/* Unwinds the frame at ELF address vaddr: finds the index entry (binary
+ * search), decodes its inline or .ARM.extab instructions (compact models
+ * Su16, Lu16, Lu32; generic personalities are refused: SW_CFI_FAILED)
+ * and executes them from the callee's registers (read through io as DWARF
+ * registers 0-15 = r0-r15): vsp starts at sp, pops read memory, "finish"
+ * ends. The result holds r0-r15 (DWARF columns 0-15) as recovered, sp (13)
+ * = the final vsp, and pc (15) = the popped pc, else the recovered lr:
+ * the caller's pc. EXIDX_CANTUNWIND and "refuse to unwind" answer
+ * SW_CFI_END; the instructions run under a step budget. */
+enum sw_cfi_status sw_exidx_unwind(const struct sw_exidx_sections *s, uint64_t vaddr,
+                                   const struct sw_unwind_io *io,
+                                   struct sw_unwind_result *out);
+
+#endif
