@@ -29,7 +29,8 @@ struct sw_elf;
  * a plain file). The error names the file. */
 struct sw_elf *sw_elf_open_file(const char *path, uint64_t offset, struct sw_err *err);
 /* Opens the ELF in [data, data + size). owned: the image frees data (with
- * free()) when it is freed. `name` is for messages. */
+ * free()) when it is freed, and so does a failed open. `name` is for
+ * messages. */
 struct sw_elf *sw_elf_open_bytes(const uint8_t *data, size_t size, bool owned,
                                  const char *name, struct sw_err *err);
 void sw_elf_free(struct sw_elf *e);
@@ -93,6 +94,14 @@ struct sw_elf_symbol {
 	uint64_t size;              /* 0: extent unknown */
 };
 bool sw_elf_symbol_at(struct sw_elf *e, uint64_t vaddr, struct sw_elf_symbol *out);
+/* How far vaddr lies into the function s (the "+OFF" of a frame): vaddr -
+ * addr, except on EM_ARM, where a Thumb pc carries the Thumb bit that the
+ * instruction's address does not: (vaddr & ~1) - addr, as libunwindstack
+ * prints it (abort+64 for pc 0x1a9f8 and ioctl+30 for pc 0x2140f, both
+ * Thumb functions, in its straddle_arm and debug_frame_load_bias_arm
+ * outputs). */
+uint64_t sw_elf_symbol_offset(const struct sw_elf *e, const struct sw_elf_symbol *s,
+                              uint64_t vaddr);
 
 /* Copies n bytes at virtual address vaddr from the file-backed part of a
  * loadable segment that is not writable (code and read-only data: what the

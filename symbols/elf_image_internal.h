@@ -1,0 +1,97 @@
+/* What the files of the ELF image (elf_image.c: headers, notes, sections;
+ * elf_symtab.c: the symbol index; elf_debugdata.c: compressed sections and
+ * MiniDebugInfo) share:
+ * the image and its header tables, decoded once into fixed-size records of
+ * the widest type so that no code below the parser asks for the class or
+ * the byte order again. */
+#ifndef SW_SYMBOLS_ELF_IMAGE_INTERNAL_H
+#define SW_SYMBOLS_ELF_IMAGE_INTERNAL_H
+
+#include "symbols/elf_image.h"
+
+#include "lib/mapped_file.h"
+#include "lib/span.h"
+
+/* One program header (gABI "Program Header"), either class. */
+struct elf_phdr {
+	uint32_t type;
+	uint32_t flags;
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t filesz;
+	uint64_t memsz;
+	uint64_t align;
+};
+
+/* One section header (gABI "Sections"), either class. */
+struct elf_shdr {
+	const char *name;   /* in .shstrtab, NUL-terminated inside it; "" when unreadable */
+	uint32_t type;
+	uint64_t flags;
+	uint64_t addr;
+	uint64_t offset;
+	uint64_t size;
+	uint32_t link;
+	uint32_t info;
+	uint64_t addralign;
+	uint64_t entsize;
+};
+
+/* A section's contents once looked at: inflated, or known to be unusable. */
+struct elf_section_cache {
+	bool done;
+	bool ok;
+	struct sw_elf_section sec;
+};
+
+/* One function symbol of the merged .symtab + .dynsym index. */
+struct elf_sym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+	/* The largest addr + size over this record and every one before it:
+	 * the backward walk of a lookup stops once nothing earlier can
+	 * reach the address (symbols nest: an alias inside a larger one). */
+	uint64_t max_end;
+};
+
+struct sw_elf {
+	char *name;
+	struct sw_mapped_file map;  /* the mapped file, when opened by path */
+	uint8_t *owned;             /* freed with the image (inflated file, debugdata) */
+	struct sw_span img;         /* the ELF's bytes, clipped to image_size */
+	struct sw_elf_info info;
+	struct sw_arena arena;      /* header tables, names, the symbol index */
+
+	struct elf_phdr *phdrs;
+	size_t phnum;
+	struct elf_shdr *shdrs;
+	size_t shnum;
+	struct elf_section_cache *sections;  /* shnum entries, NULL until needed */
+	uint8_t **inflated;                  /* malloc'd section contents, freed with e */
+	size_t n_inflated;
+
+	bool symbols_built;
+	struct elf_sym *syms;
+	size_t nsyms;
+
+	bool debugdata_tried;
+	struct sw_elf *debugdata;
+
+	Elf *libelf;
+};
+
+/* The window [off, off + size) of the image, false when it does not fit. */
+bool elf_image_window(const struct sw_elf *e, uint64_t off, uint64_t size,
+                      struct sw_span *out);
+/* The section at index i, inflated when compressed (as sw_elf_section). */
+bool elf_section_at(struct sw_elf *e, size_t i, struct sw_elf_section *out);
+/* The contents of a SHF_COMPRESSED section (raw: its bytes, Chdr first)
+ * or of a .zdebug_* one, inflated into a buffer e keeps; *out's data, size
+ * and flags updated. False when damaged, not zlib, or absurdly large. */
+bool elf_inflate_compressed(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out);
+bool elf_inflate_zdebug(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out);
+/* Frees the MiniDebugInfo image. */
+void elf_debugdata_free(struct sw_elf *e);
+
+#endif
