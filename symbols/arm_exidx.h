@@ -20,6 +20,12 @@ struct sw_exidx_sections {
 	const uint8_t *extab;       /* .ARM.extab bytes, or NULL */
 	uint64_t extab_size;
 	uint64_t extab_vaddr;
+	/* The end of the code the table describes (the end of .text or of
+	 * the executable PT_LOAD): the last entry covers up to it. 0 when
+	 * unknown: the last entry then covers everything above its start, as
+	 * in libunwindstack (linkers close the table with an EXIDX_CANTUNWIND
+	 * sentinel at the end of .text, so this rarely matters). */
+	uint64_t text_end;
 	bool big_endian;
 };
 
@@ -29,12 +35,19 @@ bool sw_exidx_covers(const struct sw_exidx_sections *s, uint64_t vaddr);
 
 /* Unwinds the frame at ELF address vaddr: finds the index entry (binary
  * search), decodes its inline or .ARM.extab instructions (compact models
- * Su16, Lu16, Lu32; generic personalities are refused: SW_CFI_FAILED)
- * and executes them from the callee's registers (read through io as DWARF
+ * Su16, Lu16, Lu32; for a generic personality routine such as
+ * __gxx_personality_v0 / __gcc_personality_v0, the ARM-defined
+ * instructions libgcc's routines read after the personality word) and
+ * executes them from the callee's registers (read through io as DWARF
  * registers 0-15 = r0-r15): vsp starts at sp, pops read memory, "finish"
  * ends. The result holds r0-r15 (DWARF columns 0-15) as recovered, sp (13)
- * = the final vsp, and pc (15) = the popped pc, else the recovered lr:
- * the caller's pc. EXIDX_CANTUNWIND and "refuse to unwind" answer
+ * = the final vsp (also the cfa), and pc (15) = the popped pc, else the
+ * recovered (or the callee's) lr: the caller's pc, Thumb bit as stored.
+ * ra_column is 15: column 15 always holds the caller's pc on SW_CFI_OK.
+ * Registers the instructions do not pop are left untouched (the callee's
+ * values stand). vaddr is the callee's exact pc for the innermost frame,
+ * a call-site address (return address - 2 or - 4) for callers, so that a
+ * call that ends a function finds that function's entry. EXIDX_CANTUNWIND and "refuse to unwind" answer
  * SW_CFI_END; the instructions run under a step budget. */
 enum sw_cfi_status sw_exidx_unwind(const struct sw_exidx_sections *s, uint64_t vaddr,
                                    const struct sw_unwind_io *io,
