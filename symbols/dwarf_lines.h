@@ -10,6 +10,7 @@
 #define SW_SYMBOLS_DWARF_LINES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <libelf.h>
@@ -26,7 +27,14 @@ struct sw_dwarf;
  * message, naming `name`, goes into err); never aborts (libdwarf's error
  * handler is not used: every call takes an error pointer). */
 struct sw_dwarf *sw_dwarf_open(Elf *elf, const char *name, struct sw_err *err);
+/* The same over an open file descriptor, with libdwarf's own object
+ * reader (dwarf_init_b): ELF, and Mach-O (a .dSYM's DWARF file). The
+ * caller keeps fd open until sw_dwarf_free and closes it after. */
+struct sw_dwarf *sw_dwarf_open_fd(int fd, const char *name, struct sw_err *err);
 void sw_dwarf_free(struct sw_dwarf *d);
+/* How many units lookups have read so far; *nunits (when non-NULL) gets
+ * the number of units indexed. */
+size_t sw_dwarf_units_read(const struct sw_dwarf *d, size_t *nunits);
 
 /* What is at ELF address vaddr, in the form Breakpad's .sym records give
  * it (struct sw_sym_info of lib/symbols.h): the outermost function
