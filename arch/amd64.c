@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/walker.h"
+#include "signal_frame.h"
 #include "x86_call.h"
 
 enum {
@@ -138,6 +139,46 @@ static void amd64_after_scan(const struct sw_step *s, uint64_t slot, struct sw_c
 	}
 }
 
+/* Linux signal frames. The C library's restorer __restore_rt is
+ *   mov $0xf (__NR_rt_sigreturn), %rax; syscall    48 c7 c0 0f 00 00 00 0f 05
+ * and the handler's `ret` into it pops rt_sigframe.pretcode, so at its
+ * first instruction sp points at the frame's ucontext
+ * (arch/x86/include/asm/sigframe.h, struct rt_sigframe { char *pretcode;
+ * struct ucontext uc; struct siginfo info; }). Offsets computed from the
+ * host's asm/ucontext.h and asm/sigcontext.h (struct sigcontext_64):
+ *   ucontext   { uc_flags 8, uc_link 8, uc_stack 24, uc_mcontext at +40 }
+ *   sigcontext { r8 +0 .. r15 +56, rdi +64, rsi +72, rbp +80, rbx +88,
+ *                rdx +96, rax +104, rcx +112, rsp +120, rip +128,
+ *                eflags +136, ... } */
+enum { AMD64_UCONTEXT_MCONTEXT = 40 };
+
+static const uint8_t amd64_restore_rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+static const struct sw_sigframe_slot amd64_sigcontext_slots[] = {
+	{ AMD64_R8, 0 }, { AMD64_R9, 1 }, { AMD64_R10, 2 }, { AMD64_R11, 3 },
+	{ AMD64_R12, 4 }, { AMD64_R13, 5 }, { AMD64_R14, 6 }, { AMD64_R15, 7 },
+	{ AMD64_RDI, 8 }, { AMD64_RSI, 9 }, { AMD64_RBP, 10 }, { AMD64_RBX, 11 },
+	{ AMD64_RDX, 12 }, { AMD64_RAX, 13 }, { AMD64_RCX, 14 }, { AMD64_RSP, 15 },
+	{ AMD64_RIP, 16 }, { AMD64_RFLAGS, 17 },
+};
+
+static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *s,
+                                                          struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	uint8_t code[sizeof amd64_restore_rt];
+	if (!sw_reg_valid(r, AMD64_RSP) || !sw_walk_read(w, s->callee->pc, code, sizeof code) ||
+	    memcmp(code, amd64_restore_rt, sizeof code) != 0)
+		return SW_UNWIND_NO_RULE;
+	uint64_t rsp = r->v[AMD64_RSP];
+	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)
+		return SW_UNWIND_FAILED;
+	return sw_sigframe_restore(w, rsp + AMD64_UCONTEXT_MCONTEXT, 8, amd64_sigcontext_slots,
+	                           sizeof amd64_sigcontext_slots / sizeof amd64_sigcontext_slots[0],
+	                           out);
+}
+
 const struct sw_arch sw_arch_amd64 = {
 	.name = "amd64",
 	.cpu = SW_CPU_AMD64,
@@ -160,6 +201,7 @@ const struct sw_arch sw_arch_amd64 = {
 	.call_site = amd64_call_site,
 	.strip_code_pointer = amd64_strip,
 	.pc_is_plausible = amd64_pc_plausible,
+	.caller_of_signal_frame = amd64_caller_of_signal_frame,
 	.caller_of_leaf = amd64_caller_of_leaf,
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
 	.call_precedes = amd64_call_precedes,

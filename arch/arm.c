@@ -21,6 +21,7 @@
 
 #include "lib/walker.h"
 #include "same_function.h"
+#include "signal_frame.h"
 
 enum {
 	ARM_R7 = 7, ARM_R11 = 11, ARM_SP = 13, ARM_LR = 14, ARM_PC = 15, ARM_CPSR = 16,
@@ -409,6 +410,90 @@ static enum sw_unwind_status arm_caller_by_frame_pointer(const struct sw_step *s
 	return SW_UNWIND_OK;
 }
 
+/* ---- signal frames ----------------------------------------------------- */
+
+/* Linux signal frames (arch/arm/kernel/signal.c). The C library's
+ * restorers, to which a handler returns with sp at the frame it was given:
+ *   __restore     ARM  mov r7, #0x77 (__NR_sigreturn); svc 0   e3a07077 ef000000
+ *                 ARM  svc 0x900077 (OABI)                      ef900077
+ *                 Thumb movs r7, #0x77; svc 0                   2777 df00
+ *   __restore_rt  the same with 0xad (__NR_rt_sigreturn)        e3a070ad ef9000ad 27ad
+ * Their frames (offsets from the arm-linux-gnueabihf toolchain's
+ * asm/sigcontext.h and sys/ucontext.h, which has the kernel's layout):
+ *   sigframe    { struct ucontext uc; ... }
+ *   rt_sigframe { siginfo info (128 bytes); struct sigframe sig; }
+ *   ucontext    { uc_flags 4, uc_link 4, uc_stack 12, uc_mcontext at +20 }
+ *   sigcontext  { trap_no, error_code, oldmask, arm_r0 at +12 .. arm_r10,
+ *                 arm_fp, arm_ip, arm_sp, arm_lr, arm_pc +72, arm_cpsr +76 }
+ * so r0 is at sp + 0x20 (non-RT) or sp + 0xa0 (RT), followed by r1-r15 and
+ * cpsr, 4 bytes each. Kernels before 2.6.18 laid both out differently:
+ * the non-RT frame began with the sigcontext itself (r0 at sp + 12; the
+ * current frame marks itself by writing 0x5ac3c35a, a value trap_no never
+ * has, into uc_flags), and the RT frame began with two pointers, pinfo (to
+ * sp + 8) and puc, before the siginfo. Restored pc and cpsr are the
+ * interrupted ones: the T bit of cpsr says the instruction set, as in a
+ * context frame. */
+enum {
+	ARM_SIGFRAME_R0 = 20 + 12,
+	ARM_RT_SIGFRAME_R0 = 128 + ARM_SIGFRAME_R0,
+	ARM_SIGFRAME_MAGIC = 0x5ac3c35a,
+	ARM_OLD_SIGFRAME_R0 = 12,
+	ARM_OLD_RT_SIGFRAME_R0 = 8 + ARM_RT_SIGFRAME_R0,
+};
+
+static const struct sw_sigframe_slot arm_sigcontext_slots[] = {
+	{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 }, { 7, 7 },
+	{ 8, 8 }, { 9, 9 }, { 10, 10 }, { ARM_R11, 11 }, { 12, 12 }, { ARM_SP, 13 },
+	{ ARM_LR, 14 }, { ARM_PC, 15 }, { ARM_CPSR, 16 },
+};
+
+enum arm_restorer { RESTORER_NONE, RESTORER_SIGRETURN, RESTORER_RT_SIGRETURN };
+
+/* Which restorer, if any, begins at the frame's pc. */
+static enum arm_restorer arm_restorer_at(const struct sw_walk *w, const struct sw_frame *f)
+{
+	uint64_t at = f->pc & 0xfffffffeu;
+	uint32_t a, b;
+	if (arm_frame_is_thumb(f)) {
+		if (!arm_read_code(w, at, 2, &a) || !arm_read_code(w, at + 2, 2, &b) || b != 0xdf00u)
+			return RESTORER_NONE;
+		return a == 0x2777u ? RESTORER_SIGRETURN
+		       : a == 0x27adu ? RESTORER_RT_SIGRETURN : RESTORER_NONE;
+	}
+	if (!arm_read_code(w, at, 4, &a))
+		return RESTORER_NONE;
+	if (a == 0xef900077u)
+		return RESTORER_SIGRETURN;
+	if (a == 0xef9000adu)
+		return RESTORER_RT_SIGRETURN;
+	if ((a != 0xe3a07077u && a != 0xe3a070adu) || !arm_read_code(w, at + 4, 4, &b) ||
+	    b != 0xef000000u)
+		return RESTORER_NONE;
+	return a == 0xe3a07077u ? RESTORER_SIGRETURN : RESTORER_RT_SIGRETURN;
+}
+
+static enum sw_unwind_status arm_caller_of_signal_frame(const struct sw_step *s,
+                                                        struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	if (!sw_reg_valid(r, ARM_SP))
+		return SW_UNWIND_NO_RULE;
+	enum arm_restorer kind = arm_restorer_at(w, s->callee);
+	if (kind == RESTORER_NONE)
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = r->v[ARM_SP] & 0xffffffffu, first;
+	if (!sw_sigframe_read_fields(w, sp, 4, w->snap->sys.big_endian, 1, &first))
+		return SW_UNWIND_FAILED;
+	uint64_t r0;
+	if (kind == RESTORER_SIGRETURN)
+		r0 = sp + (first == ARM_SIGFRAME_MAGIC ? ARM_SIGFRAME_R0 : ARM_OLD_SIGFRAME_R0);
+	else
+		r0 = sp + (first == sp + 8 ? ARM_OLD_RT_SIGFRAME_R0 : ARM_RT_SIGFRAME_R0);
+	return sw_sigframe_restore(w, r0, 4, arm_sigcontext_slots,
+	                           sizeof arm_sigcontext_slots / sizeof arm_sigcontext_slots[0], out);
+}
+
 const struct sw_arch sw_arch_arm = {
 	.name = "arm",
 	.cpu = SW_CPU_ARM,
@@ -431,6 +516,7 @@ const struct sw_arch sw_arch_arm = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = arm_strip,
 	.pc_is_plausible = arm_pc_plausible,
+	.caller_of_signal_frame = arm_caller_of_signal_frame,
 	.caller_by_frame_pointer = arm_caller_by_frame_pointer,
 	.call_precedes = arm_call_precedes,
 };

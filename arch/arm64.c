@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/walker.h"
+#include "signal_frame.h"
 
 enum { ARM64_FP = 29, ARM64_LR = 30, ARM64_SP = 31, ARM64_PC = 32, ARM64_CPSR = 33 };
 
@@ -150,6 +151,51 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	return SW_UNWIND_OK;
 }
 
+/* Linux signal frames. The kernel's restorer, the vDSO's
+ * __kernel_rt_sigreturn (glibc's __restore_rt is the same code), is
+ *   mov x8, #0x8b (__NR_rt_sigreturn)   0xd2801168
+ *   svc #0                              0xd4000001
+ * and the handler returns to it with sp at the struct rt_sigframe it was
+ * given (arch/arm64/kernel/signal.c):
+ *   rt_sigframe { siginfo info (128 bytes); struct ucontext uc; }
+ *   ucontext { uc_flags 8, uc_link 8, uc_stack 24, uc_sigmask 8,
+ *              __unused[120], uc_mcontext at +176 (struct sigcontext is
+ *              16-aligned) }
+ *   sigcontext { fault_address 8, regs[31] at +8, sp +256, pc +264,
+ *                pstate +272 }
+ * so x0 is at sp + 128 + 176 + 8 = sp + 0x138, followed by x1-x30, sp, pc
+ * and pstate, 8 bytes each (offsets computed from the aarch64 toolchain's
+ * asm/ucontext.h and asm/sigcontext.h). Instructions are little-endian in
+ * every AArch64 process (Arm ARM B2.6.2). */
+enum { ARM64_SIGCONTEXT_X0 = 128 + 176 + 8 };
+
+static const struct sw_sigframe_slot arm64_sigcontext_slots[] = {
+	{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 }, { 7, 7 },
+	{ 8, 8 }, { 9, 9 }, { 10, 10 }, { 11, 11 }, { 12, 12 }, { 13, 13 }, { 14, 14 },
+	{ 15, 15 }, { 16, 16 }, { 17, 17 }, { 18, 18 }, { 19, 19 }, { 20, 20 }, { 21, 21 },
+	{ 22, 22 }, { 23, 23 }, { 24, 24 }, { 25, 25 }, { 26, 26 }, { 27, 27 }, { 28, 28 },
+	{ ARM64_FP, 29 }, { ARM64_LR, 30 }, { ARM64_SP, 31 }, { ARM64_PC, 32 },
+	{ ARM64_CPSR, 33 },
+};
+
+static enum sw_unwind_status arm64_caller_of_signal_frame(const struct sw_step *s,
+                                                          struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	uint64_t code[2];
+	if (!sw_reg_valid(r, ARM64_SP) ||
+	    !sw_sigframe_read_fields(w, arm64_strip(w, s->callee->pc), 4, false, 2, code) ||
+	    code[0] != 0xd2801168u || code[1] != 0xd4000001u)
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = r->v[ARM64_SP];
+	if (sp > UINT64_MAX - ARM64_SIGCONTEXT_X0)
+		return SW_UNWIND_FAILED;
+	return sw_sigframe_restore(w, sp + ARM64_SIGCONTEXT_X0, 8, arm64_sigcontext_slots,
+	                           sizeof arm64_sigcontext_slots / sizeof arm64_sigcontext_slots[0],
+	                           out);
+}
+
 const struct sw_arch sw_arch_arm64 = {
 	.name = "arm64",
 	.cpu = SW_CPU_ARM64,
@@ -172,6 +218,7 @@ const struct sw_arch sw_arch_arm64 = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = arm64_strip,
 	.pc_is_plausible = arm64_pc_plausible,
+	.caller_of_signal_frame = arm64_caller_of_signal_frame,
 	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
 	.call_precedes = arm64_call_precedes,
 };

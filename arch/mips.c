@@ -14,6 +14,7 @@
 
 #include "lib/walker.h"
 #include "prologue.h"
+#include "signal_frame.h"
 
 enum { MIPS_ZERO = 0, MIPS_T9 = 25, MIPS_GP = 28, MIPS_SP = 29, MIPS_FP = 30, MIPS_RA = 31,
        MIPS_HI = 32, MIPS_LO = 33, MIPS_PC = 34 };
@@ -525,6 +526,114 @@ static enum sw_unwind_status mips_caller_by_scan(const struct sw_step *s, struct
 	return SW_UNWIND_OK;
 }
 
+/* ---- signal frames ----
+ *
+ * Linux's restorers (the vDSO's, or the C library's) are
+ *   li v0, NR (addiu v0, zero, NR)   0x24020000 | NR
+ *   syscall                          0x0000000c
+ * with NR 4119 (o32 sigreturn), 4193 (o32 rt_sigreturn), 5211 (n64
+ * rt_sigreturn) or 6211 (n32 rt_sigreturn). The handler returns to them
+ * with sp at the frame it was given (arch/mips/kernel/signal.c,
+ * signal_n32.c, signal_o32.c); every frame begins with 16 bytes of
+ * argument save space and 8 of padding:
+ *   sigframe    { u32 sf_ass[4]; u32 sf_pad[2]; struct sigcontext sf_sc; }
+ *               -> sigcontext at sp + 24
+ *   rt_sigframe { u32 rs_ass[4]; u32 rs_pad[2]; siginfo (128 bytes);
+ *                 struct ucontext rs_uc; }, ucontext at sp + 152, its
+ *               uc_mcontext at +24 (o32, n32: uc_flags 4, uc_link 4,
+ *               uc_stack 12, 8-aligned) or +40 (n64)
+ * The sigcontexts (offsets computed from the cross toolchains'
+ * asm/sigcontext.h and asm/ucontext.h: mips-linux-gnu for o32,
+ * mips64el-linux-gnuabi64 with -mabi=64 and -mabi=n32):
+ *   o32      { u32 sc_regmask, sc_status; u64 sc_pc at +8; u64 sc_regs[32]
+ *              at +16; fp registers; sc_mdhi +552; sc_mdlo +560; ... }
+ *   n32, n64 { u64 sc_regs[32] at +0; fp registers; sc_mdhi +512; hi1-3;
+ *              sc_mdlo +544; lo1-3; sc_pc +576; ... }
+ * Every register is saved as 64 bits; o32 keeps the low 32. */
+enum {
+	MIPS_NR_O32_SIGRETURN = 4119,
+	MIPS_NR_O32_RT_SIGRETURN = 4193,
+	MIPS_NR_N64_RT_SIGRETURN = 5211,
+	MIPS_NR_N32_RT_SIGRETURN = 6211,
+	MIPS_SIGFRAME_SC = 24,
+	MIPS_RT_SIGFRAME_UC = 24 + 128,
+};
+
+#define MIPS_GPR_SLOTS(first) \
+	{ 1, (first) + 1 }, { 2, (first) + 2 }, { 3, (first) + 3 }, { 4, (first) + 4 }, \
+	{ 5, (first) + 5 }, { 6, (first) + 6 }, { 7, (first) + 7 }, { 8, (first) + 8 }, \
+	{ 9, (first) + 9 }, { 10, (first) + 10 }, { 11, (first) + 11 }, { 12, (first) + 12 }, \
+	{ 13, (first) + 13 }, { 14, (first) + 14 }, { 15, (first) + 15 }, \
+	{ 16, (first) + 16 }, { 17, (first) + 17 }, { 18, (first) + 18 }, \
+	{ 19, (first) + 19 }, { 20, (first) + 20 }, { 21, (first) + 21 }, \
+	{ 22, (first) + 22 }, { 23, (first) + 23 }, { 24, (first) + 24 }, \
+	{ 25, (first) + 25 }, { 26, (first) + 26 }, { 27, (first) + 27 }, \
+	{ 28, (first) + 28 }, { 29, (first) + 29 }, { 30, (first) + 30 }, { 31, (first) + 31 }
+
+/* o32, 8-byte fields from sc_pc (sigcontext + 8) on: sc_regs[i] is field
+ * 1 + i, sc_mdhi field 68, sc_mdlo 69. */
+static const struct sw_sigframe_slot mips_o32_sigcontext_slots[] = {
+	{ MIPS_PC, 0 }, MIPS_GPR_SLOTS(1), { MIPS_HI, 68 }, { MIPS_LO, 69 },
+};
+
+/* n32 and n64, 8-byte fields from the sigcontext's start: sc_regs[i] is
+ * field i, sc_mdhi 64, sc_mdlo 68, sc_pc 72. */
+static const struct sw_sigframe_slot mips_n64_sigcontext_slots[] = {
+	MIPS_GPR_SLOTS(0), { MIPS_HI, 64 }, { MIPS_LO, 68 }, { MIPS_PC, 72 },
+};
+
+static enum sw_unwind_status mips_caller_of_signal_frame(const struct sw_step *s,
+                                                         struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	uint64_t code[2];
+	if (!sw_reg_valid(r, MIPS_SP) ||
+	    !sw_sigframe_read_fields(w, s->callee->pc, 4, w->snap->sys.big_endian, 2, code) ||
+	    (code[0] & 0xffff0000u) != 0x24020000u || code[1] != 0x0000000cu)
+		return SW_UNWIND_NO_RULE;
+	bool o32 = w->arch->word_size == 4;
+	uint64_t sp = r->v[MIPS_SP], sc;
+	switch (code[0] & 0xffffu) {
+	case MIPS_NR_O32_SIGRETURN:
+		sc = MIPS_SIGFRAME_SC + 8; /* from sc_pc */
+		break;
+	case MIPS_NR_O32_RT_SIGRETURN:
+		sc = MIPS_RT_SIGFRAME_UC + 24 + 8;
+		break;
+	case MIPS_NR_N64_RT_SIGRETURN:
+		sc = MIPS_RT_SIGFRAME_UC + 40;
+		break;
+	case MIPS_NR_N32_RT_SIGRETURN:
+		sc = MIPS_RT_SIGFRAME_UC + 24;
+		break;
+	default:
+		return SW_UNWIND_NO_RULE;
+	}
+	/* A 32-bit process makes only o32 calls, a 64-bit one n32 or n64. */
+	bool o32_call = (code[0] & 0xffffu) < MIPS_NR_N64_RT_SIGRETURN;
+	if (o32 != o32_call)
+		return SW_UNWIND_NO_RULE;
+	if (sp > UINT64_MAX - sc)
+		return SW_UNWIND_FAILED;
+	enum sw_unwind_status st =
+		o32 ? sw_sigframe_restore(w, sp + sc, 8, mips_o32_sigcontext_slots,
+		                          sizeof mips_o32_sigcontext_slots /
+		                                  sizeof mips_o32_sigcontext_slots[0],
+		                          out)
+		    : sw_sigframe_restore(w, sp + sc, 8, mips_n64_sigcontext_slots,
+		                          sizeof mips_n64_sigcontext_slots /
+		                                  sizeof mips_n64_sigcontext_slots[0],
+		                          out);
+	if (st != SW_UNWIND_OK)
+		return st;
+	sw_reg_set(&out->regs, MIPS_ZERO, 0);
+	if (o32)
+		for (unsigned i = 0; i <= MIPS_PC; i++)
+			out->regs.v[i] &= 0xffffffffu;
+	return SW_UNWIND_OK;
+}
+
 /* o32 / n32 / n64 psABI: s0-s7, sp and fp are callee-saved; so is gp on
  * n32 and n64 (o32 PIC code recomputes it instead). */
 #define MIPS_CALLEE_SAVED ((0xffull << 16) | (1ull << MIPS_GP) | (1ull << MIPS_SP) | (1ull << MIPS_FP))
@@ -548,6 +657,7 @@ const struct sw_arch sw_arch_mips = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = mips_strip,
 	.pc_is_plausible = mips_pc_plausible,
+	.caller_of_signal_frame = mips_caller_of_signal_frame,
 	.caller_by_prologue = mips_caller_by_prologue,
 	.caller_by_scan = mips_caller_by_scan,
 	.call_precedes = mips_call_precedes,
@@ -572,6 +682,7 @@ const struct sw_arch sw_arch_mips64 = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = mips_strip,
 	.pc_is_plausible = mips64_pc_plausible,
+	.caller_of_signal_frame = mips_caller_of_signal_frame,
 	.caller_by_prologue = mips_caller_by_prologue,
 	.caller_by_scan = mips_caller_by_scan,
 	.call_precedes = mips_call_precedes,

@@ -37,7 +37,10 @@ int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len)
 
 int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n)
 {
-	if (!a->dwarf_regs || n >= a->ndwarf_regs)
-		return -1;
-	return a->dwarf_regs[n];
+	if (a->dwarf_regs && n < a->ndwarf_regs)
+		return a->dwarf_regs[n];
+	for (unsigned i = 0; i < a->ndwarf_extra; i++)
+		if (a->dwarf_extra[i].dwarf == n)
+			return a->dwarf_extra[i].reg;
+	return -1;
 }

@@ -1,6 +1,7 @@
 /* RISC-V RV32 and RV64, with or without the C extension (psABI). Register
  * numbers 0-31 are x0-x31 under their ABI names (their DWARF numbers); pc
- * follows. Callers come from CFI (the walker), the s0 frame-pointer chain,
+ * follows, then vlenb (the V extension's vector register length in bytes,
+ * a read-only CSR that CFI for vector spills names). Callers come from CFI (the walker), the s0 frame-pointer chain,
  * prologue analysis, then the walker's validated scan. Instructions are
  * little-endian parcels of 16 bits whatever the data byte order (RISC-V
  * ISA manual, "Instruction Length Encoding"). */
@@ -11,15 +12,18 @@
 #include "lib/walker.h"
 #include "prologue.h"
 #include "same_function.h"
+#include "signal_frame.h"
 
-enum { RV_ZERO = 0, RV_RA = 1, RV_SP = 2, RV_T0 = 5, RV_S0 = 8, RV_PC = 32 };
+enum { RV_ZERO = 0, RV_RA = 1, RV_SP = 2, RV_T0 = 5, RV_S0 = 8, RV_PC = 32, RV_VLENB = 33 };
 
 static const char *const riscv_reg_names[] = {
 	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0",
 	"a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5",
 	"s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6", "pc",
+	"vlenb",
 };
 
+/* vlenb is not printed: Breakpad and rust-minidump know no such register. */
 static const uint8_t riscv_print_order[] = {
 	RV_PC, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
 	19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -31,6 +35,21 @@ static const int8_t riscv_dwarf_regs[32] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 	20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
 };
+
+/* psABI "DWARF Register Numbers": 4096 + n is control and status register
+ * n; vlenb is CSR 0xc22 (V extension, "Vector Byte Length"). */
+static const struct sw_dwarf_reg_pair riscv_dwarf_extra[] = {
+	{ 4096 + 0xc22, RV_VLENB },
+};
+
+/* vlenb is a property of the hardware thread, the same in every frame:
+ * callers found without CFI keep the callee's (the walker's CFI step
+ * keeps it as a callee-saved register). */
+static void keep_vlenb(const struct sw_frame *callee, struct sw_caller *out)
+{
+	if (sw_reg_valid(&callee->regs, RV_VLENB))
+		sw_reg_set(&out->regs, RV_VLENB, callee->regs.v[RV_VLENB]);
+}
 
 /* Calls are 4 bytes (jal, jalr) or 2 (c.jal, c.jalr): ra - 2 lies inside
  * the call of either length, so symbolization stays in the calling
@@ -562,7 +581,10 @@ static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,
 	struct sw_prologue p;
 	if (!analyze(s, &c, &p))
 		return SW_UNWIND_NO_RULE;
-	return sw_pro_caller(&p, s, out);
+	enum sw_unwind_status st = sw_pro_caller(&p, s, out);
+	if (st == SW_UNWIND_OK)
+		keep_vlenb(s->callee, out);
+	return st;
 }
 
 /* ---- the frame-pointer chain ----
@@ -651,11 +673,64 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 	sw_reg_set(&out->regs, RV_PC, saved_ra);
 	sw_reg_set(&out->regs, RV_S0, saved_fp);
 	sw_reg_set(&out->regs, RV_SP, fp);
+	keep_vlenb(callee, out);
 	return SW_UNWIND_OK;
 }
 
-/* psABI: s0-s11 and sp are callee-saved. */
-#define RISCV_CALLEE_SAVED ((1ull << RV_SP) | (3ull << 8) | (0x3ffull << 18))
+/* ---- signal frames ----
+ *
+ * Linux's restorer, the vDSO's __vdso_rt_sigreturn, is
+ *   li a7, 139 (__NR_rt_sigreturn)   0x08b00893
+ *   ecall                            0x00000073
+ * and a handler returns to it with sp at the struct rt_sigframe it was
+ * given (arch/riscv/kernel/signal.c: { siginfo info; struct ucontext uc; }).
+ * Offsets computed from the riscv64 toolchain's asm/ucontext.h and
+ * asm/sigcontext.h, for RV64 and (with -march=rv32gc -mabi=ilp32d) RV32:
+ *   siginfo    128 bytes
+ *   ucontext   { uc_flags, uc_link, uc_stack, uc_sigmask 8, __unused to
+ *                128 bytes from uc_sigmask, uc_mcontext (16-aligned) }:
+ *                uc_mcontext at +176 (RV64), +160 (RV32)
+ *   sigcontext { struct user_regs_struct sc_regs { pc, ra, sp, gp, tp,
+ *                t0-t2, s0, s1, a0-a7, s2-s11, t3-t6 }, fp state }
+ * sc_regs holds x1-x31 in their own slots and the pc in x0's. */
+enum { RV64_SIGCONTEXT = 128 + 176, RV32_SIGCONTEXT = 128 + 160 };
+
+static const struct sw_sigframe_slot riscv_sigcontext_slots[] = {
+	{ RV_PC, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 }, { 7, 7 },
+	{ 8, 8 }, { 9, 9 }, { 10, 10 }, { 11, 11 }, { 12, 12 }, { 13, 13 }, { 14, 14 },
+	{ 15, 15 }, { 16, 16 }, { 17, 17 }, { 18, 18 }, { 19, 19 }, { 20, 20 }, { 21, 21 },
+	{ 22, 22 }, { 23, 23 }, { 24, 24 }, { 25, 25 }, { 26, 26 }, { 27, 27 }, { 28, 28 },
+	{ 29, 29 }, { 30, 30 }, { 31, 31 },
+};
+
+static enum sw_unwind_status riscv_caller_of_signal_frame(const struct sw_step *s,
+                                                          struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	const unsigned ws = w->arch->word_size;
+	uint64_t code[2];
+	/* Instructions are little-endian whatever the data byte order. */
+	if (!sw_reg_valid(r, RV_SP) || !sw_sigframe_read_fields(w, s->callee->pc, 4, false, 2, code) ||
+	    code[0] != 0x08b00893u || code[1] != 0x00000073u)
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = r->v[RV_SP], off = ws == 8 ? RV64_SIGCONTEXT : RV32_SIGCONTEXT;
+	if (sp > UINT64_MAX - off)
+		return SW_UNWIND_FAILED;
+	enum sw_unwind_status st =
+		sw_sigframe_restore(w, sp + off, ws, riscv_sigcontext_slots,
+		                    sizeof riscv_sigcontext_slots / sizeof riscv_sigcontext_slots[0],
+		                    out);
+	if (st == SW_UNWIND_OK) {
+		sw_reg_set(&out->regs, RV_ZERO, 0);
+		keep_vlenb(s->callee, out);
+	}
+	return st;
+}
+
+/* psABI: s0-s11 and sp are callee-saved; vlenb never changes. */
+#define RISCV_CALLEE_SAVED \
+	((1ull << RV_SP) | (3ull << 8) | (0x3ffull << 18) | (1ull << RV_VLENB))
 
 const struct sw_arch sw_arch_riscv32 = {
 	.name = "riscv32",
@@ -672,10 +747,13 @@ const struct sw_arch sw_arch_riscv32 = {
 	.nprint = sizeof riscv_print_order,
 	.dwarf_regs = riscv_dwarf_regs,
 	.ndwarf_regs = sizeof riscv_dwarf_regs,
+	.dwarf_extra = riscv_dwarf_extra,
+	.ndwarf_extra = sizeof riscv_dwarf_extra / sizeof riscv_dwarf_extra[0],
 	.call_site = riscv_call_site,
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = riscv_strip,
 	.pc_is_plausible = riscv32_pc_plausible,
+	.caller_of_signal_frame = riscv_caller_of_signal_frame,
 	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
 	.caller_by_prologue = riscv_caller_by_prologue,
 	.call_precedes = riscv_call_precedes,
@@ -696,10 +774,13 @@ const struct sw_arch sw_arch_riscv64 = {
 	.nprint = sizeof riscv_print_order,
 	.dwarf_regs = riscv_dwarf_regs,
 	.ndwarf_regs = sizeof riscv_dwarf_regs,
+	.dwarf_extra = riscv_dwarf_extra,
+	.ndwarf_extra = sizeof riscv_dwarf_extra / sizeof riscv_dwarf_extra[0],
 	.call_site = riscv_call_site,
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = riscv_strip,
 	.pc_is_plausible = riscv64_pc_plausible,
+	.caller_of_signal_frame = riscv_caller_of_signal_frame,
 	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
 	.caller_by_prologue = riscv_caller_by_prologue,
 	.call_precedes = riscv_call_precedes,

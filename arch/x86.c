@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/walker.h"
+#include "signal_frame.h"
 #include "x86_call.h"
 
 enum {
@@ -104,6 +105,51 @@ static void x86_after_scan(const struct sw_step *s, uint64_t slot, struct sw_cal
 		sw_reg_set(caller, X86_EBP, callee->regs.v[X86_EBP]);
 }
 
+/* Linux signal frames (arch/x86/include/asm/sigframe.h). The C library's
+ * restorers, into which the handler's `ret` pops the frame's pretcode:
+ *   __restore     pop %eax; mov $0x77, %eax; int $0x80   58 b8 77 00 00 00 cd 80
+ *   __restore_rt  mov $0xad, %eax; int $0x80             b8 ad 00 00 00 cd 80
+ * At their first instruction sp therefore points at the frame's `sig`:
+ *   sigframe    { char *pretcode; int sig; struct sigcontext sc; ... }
+ *               -> sigcontext at sp + 4
+ *   rt_sigframe { char *pretcode; int sig; siginfo *pinfo; void *puc;
+ *                 siginfo info (128 bytes); struct ucontext uc; ... }
+ *               -> ucontext at sp + 12 + 128, its uc_mcontext (+20:
+ *                  uc_flags 4, uc_link 4, uc_stack 12) at sp + 160
+ * sigcontext (struct sigcontext_32 of the host's asm/sigcontext.h; the
+ * ucontext offset computed with its asm/ucontext.h under -m32):
+ *   gs, fs, es, ds, edi +16, esi +20, ebp +24, esp +28, ebx +32, edx +36,
+ *   ecx +40, eax +44, trapno, err, eip +56, cs, eflags +64, ... */
+enum { X86_SIGFRAME_SC = 4, X86_RT_SIGFRAME_SC = 4 + 4 + 4 + 128 + 20 };
+
+static const uint8_t x86_restore[] = { 0x58, 0xb8, 0x77, 0x00, 0x00, 0x00, 0xcd, 0x80 };
+static const uint8_t x86_restore_rt[] = { 0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80 };
+
+static const struct sw_sigframe_slot x86_sigcontext_slots[] = {
+	{ X86_EDI, 4 }, { X86_ESI, 5 }, { X86_EBP, 6 }, { X86_ESP, 7 }, { X86_EBX, 8 },
+	{ X86_EDX, 9 }, { X86_ECX, 10 }, { X86_EAX, 11 }, { X86_EIP, 14 }, { X86_EFLAGS, 16 },
+};
+
+static enum sw_unwind_status x86_caller_of_signal_frame(const struct sw_step *s,
+                                                        struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	uint8_t code[sizeof x86_restore];
+	if (!sw_reg_valid(r, X86_ESP) || !sw_walk_read(w, s->callee->pc, code, sizeof x86_restore_rt))
+		return SW_UNWIND_NO_RULE;
+	uint64_t sc;
+	if (memcmp(code, x86_restore_rt, sizeof x86_restore_rt) == 0)
+		sc = X86_RT_SIGFRAME_SC;
+	else if (sw_walk_read(w, s->callee->pc, code, sizeof x86_restore) &&
+	         memcmp(code, x86_restore, sizeof x86_restore) == 0)
+		sc = X86_SIGFRAME_SC;
+	else
+		return SW_UNWIND_NO_RULE;
+	return sw_sigframe_restore(w, (r->v[X86_ESP] & 0xffffffffu) + sc, 4, x86_sigcontext_slots,
+	                           sizeof x86_sigcontext_slots / sizeof x86_sigcontext_slots[0], out);
+}
+
 const struct sw_arch sw_arch_x86 = {
 	.name = "x86",
 	.cpu = SW_CPU_X86,
@@ -125,6 +171,7 @@ const struct sw_arch sw_arch_x86 = {
 	.call_site = x86_call_site,
 	.strip_code_pointer = x86_strip,
 	.pc_is_plausible = x86_pc_plausible,
+	.caller_of_signal_frame = x86_caller_of_signal_frame,
 	.caller_by_frame_pointer = x86_caller_by_frame_pointer,
 	.call_precedes = x86_call_precedes,
 	.after_scan = x86_after_scan,

@@ -27,6 +27,12 @@ struct sw_step {
 };
 
 
+/* One DWARF register number outside sw_arch.dwarf_regs, and ours. */
+struct sw_dwarf_reg_pair {
+	uint16_t dwarf;
+	uint8_t reg;
+};
+
 struct sw_arch {
 	const char *name;              /* "amd64": as outputs print the CPU */
 	enum sw_cpu cpu;
@@ -54,6 +60,11 @@ struct sw_arch {
 	 * Our numbers are the DWARF ones below 32 on most CPUs, not above. */
 	const int8_t *dwarf_regs;
 	uint16_t ndwarf_regs;
+	/* DWARF registers numbered far beyond the dense table (RISC-V's
+	 * control and status registers at 4096 + CSR number, psABI "DWARF
+	 * Register Numbers"): a short list of pairs; NULL when none. */
+	const struct sw_dwarf_reg_pair *dwarf_extra;
+	uint8_t ndwarf_extra;
 
 	/* The address of the call instruction that pushed return address ra,
 	 * used for symbolization of callers (usually ra - 1). */
