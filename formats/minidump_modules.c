@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/build_id.h"
 #include "minidump_internal.h"
 
 enum {
@@ -19,7 +20,6 @@ enum {
 	MD_CV_PDB70 = 0x53445352, /* "RSDS" */
 	MD_CV_PDB20 = 0x3031424e, /* "NB10" */
 	MD_CV_ELF = 0x4270454c,   /* "BpEL" */
-	MD_MAX_BUILD_ID = 256,
 };
 
 /* A GUID (Data1 u32, Data2 u16, Data3 u16, Data4[8]) as hex digits: Data1
@@ -54,18 +54,6 @@ static const char *guid_lower(struct md_reader *r, struct sw_span guid)
 	return sw_arena_strdup(&r->snap->arena, buf);
 }
 
-static const char *hex_lower(struct md_reader *r, struct sw_span bytes)
-{
-	uint64_t n = bytes.size > MD_MAX_BUILD_ID ? MD_MAX_BUILD_ID : bytes.size;
-	char *out = sw_arena_alloc(&r->snap->arena, (size_t)n * 2 + 1);
-	if (!out)
-		return NULL;
-	for (uint64_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", sw_u8(bytes, i));
-	out[2 * n] = '\0';
-	return out;
-}
-
 /* The NUL-terminated 8-bit name inside a CodeView record, from off on
  * (decoded once however many modules share the record). */
 static const char *cv_name(struct md_reader *r, struct sw_span cv, uint64_t off)
@@ -89,20 +77,13 @@ static void read_codeview(struct md_reader *r, struct sw_module *m, struct sw_sp
 		                              sw_u32(cv, 12));
 		m->debug_file = sw_basename(cv_name(r, cv, 16));
 	} else if (sig == MD_CV_ELF) {
-		/* Breakpad's MDCVInfoELF: the build id follows the signature. The
-		 * debug id packs its first 16 bytes (zero-padded) into a GUID
-		 * read little-endian, with age 0; the code id is the whole id.
-		 * The build id is bytes, which a byte-swapped dump leaves as
-		 * they are (Breakpad swaps only cv_signature), so the GUID is
-		 * read little-endian whatever the file's order: the id dump_syms
-		 * gives the same library. */
+		/* Breakpad's MDCVInfoELF: the build id follows the signature;
+		 * its ids as lib/build_id.h makes them. The build id is bytes,
+		 * which a byte-swapped dump leaves as they are (Breakpad swaps
+		 * only cv_signature): the id dump_syms gives the same library. */
 		struct sw_span id = sw_span_clip(cv, 4, cv.size);
-		uint8_t raw[16] = { 0 };
-		for (unsigned i = 0; i < 16 && i < id.size; i++)
-			raw[i] = sw_u8(id, i);
-		struct sw_span g = { raw, sizeof raw, 0, false };
-		m->debug_id = guid_age_id(r, g, 0);
-		m->code_id = hex_lower(r, id);
+		m->debug_id = sw_build_id_debug_id(&r->snap->arena, id);
+		m->code_id = sw_build_id_code_id(&r->snap->arena, id);
 		m->debug_file = sw_basename(m->code_file);
 	}
 	/* Other records (CodeView 4.1 'NB09', 5.0 'NB11') carry no id we use. */

@@ -16,6 +16,7 @@
 
 #include "microdump.h"
 #include "minidump.h"
+#include "offline.h"
 #include "lib/span.h"
 
 enum {
@@ -205,6 +206,10 @@ enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
                                   struct sw_err *err)
 {
 	sw_snapshot_init(out, path);
+	/* A folder holding regs.txt and maps.txt is an offline capture; other
+	 * folders are refused below. */
+	if (sw_offline_is_folder(path))
+		return sw_offline_read(path, out, err);
 	uint8_t head[OPEN_HEAD_SIZE];
 	size_t n;
 	enum sw_err_code rc = read_head(path, head, sizeof head, &n, err);

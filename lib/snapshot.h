@@ -228,6 +228,13 @@ struct sw_snapshot {
 	size_t cmdline_len;
 	const char *assertion;           /* Breakpad assertion stream, or NULL */
 
+	/* A scanned return address must be proven by the code before it:
+	 * the snapshot comes with its modules' own files (an offline
+	 * capture), so where their code cannot be read (blanked, missing)
+	 * nothing vouches for a stack word, and Breakpad's rule alone (inside
+	 * a module and a function) is not taken. */
+	bool scans_need_code;
+
 	/* Built by sw_snapshot_finish: module indexes sorted by base. */
 	uint32_t *module_by_base;
 	/* How overlapping modules resolve. false: an address belongs to the

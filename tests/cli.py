@@ -125,6 +125,16 @@ with tempfile.TemporaryDirectory() as tmp:
         check("refused %s -> exit 3, one line naming it and what it is" % name,
               code == 3 and out == "" and err.count("\n") == 1 and err.startswith("stackwalk: " + path + ": ")
               and says in err, "exit %d %r" % (code, err))
+    # A directory is read when it is an offline capture (regs.txt and
+    # maps.txt, docs/offline-format.md); other directories are refused above.
+    offline = os.path.join(tmp, "offline")
+    os.mkdir(offline)
+    open(os.path.join(offline, "regs.txt"), "w").write("pc: 1010\nsp: 2000\nlr: 1020\n")
+    open(os.path.join(offline, "maps.txt"), "w").write("1000-2000 r-xp 0 00:00 0   app\n")
+    open(os.path.join(offline, "stack.data"), "wb").write((0x2000).to_bytes(8, "little") + bytes(16))
+    code, out, err = run(offline)
+    check("offline folder -> exit 0, its thread and module printed",
+          code == 0 and err == "" and "Thread 0" in out and "app + 0x10" in out, "exit %d %r %r" % (code, err, out))
     cut = os.path.join(tmp, "cut.dmp")
     open(cut, "wb").write(open(dump, "rb").read()[:6000])
     code, out, err = run(cut, syms)

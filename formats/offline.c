@@ -1,0 +1,478 @@
+/* The offline reader, the folder: which files it holds, the memory files
+ * (stack.data and the like), the system info, and the order of the work:
+ * registers, memory, maps, modules, then the CPU check against the ELF
+ * that holds the pc. The folder's layout is libunwindstack's offline
+ * unwind tests' (libunwindstack/tests/UnwindOfflineTest.cpp,
+ * offline_files/) and simpleperf's; docs/offline-format.md describes it
+ * for users. */
+#include "offline.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch/registry.h"
+#include "lib/mapped_file.h"
+#include "offline_internal.h"
+
+enum {
+	OL_MAX_MEMORY_FILES = 1024,
+	OL_ADDR_SIZE = 8,               /* the start address before the bytes */
+};
+/* Memory read from the folder's files, all together: a thread's stack is
+ * at most a few MiB; upstream's largest captures (JIT debug data) 1.4 MiB. */
+#define OL_MAX_MEMORY ((uint64_t)1 << 30)
+
+/* ---- Text helpers (offline_internal.h) ------------------------------- */
+
+void ol_problem(struct ol_reader *r, bool warning, const char *fmt, ...)
+{
+	char buf[460];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sw_snapshot_problem(r->snap, "%s%s", warning ? "warning: " : "", buf);
+	if (!warning)
+		r->damage++;
+}
+
+bool ol_next_line(struct sw_span text, uint64_t *pos, struct sw_span *line)
+{
+	struct sw_span rest = sw_span_clip(text, *pos, text.size);
+	if (rest.size == 0)
+		return false;
+	const uint8_t *nl = memchr(rest.data, '\n', (size_t)rest.size);
+	uint64_t len = nl ? (uint64_t)(nl - rest.data) : rest.size;
+	*pos += len + (nl != NULL);
+	if (len > 0 && sw_u8(rest, len - 1) == '\r')
+		len--;
+	*line = sw_span_clip(rest, 0, len);
+	return true;
+}
+
+uint64_t ol_count_lines(struct sw_span text)
+{
+	uint64_t n = 0, pos = 0;
+	struct sw_span line;
+	while (n <= OL_MAX_MAPS && ol_next_line(text, &pos, &line))
+		n++;
+	return n;
+}
+
+static bool is_blank(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+struct sw_span ol_trim(struct sw_span s)
+{
+	uint64_t a = 0, b = s.size;
+	while (a < b && is_blank(sw_u8(s, a)))
+		a++;
+	while (b > a && is_blank(sw_u8(s, b - 1)))
+		b--;
+	return sw_span_clip(s, a, b - a);
+}
+
+struct sw_span ol_next_word(struct sw_span *rest)
+{
+	uint64_t a = 0;
+	while (a < rest->size && is_blank(sw_u8(*rest, a)))
+		a++;
+	uint64_t b = a;
+	while (b < rest->size && !is_blank(sw_u8(*rest, b)))
+		b++;
+	struct sw_span w = sw_span_clip(*rest, a, b - a);
+	*rest = sw_span_clip(*rest, b, rest->size);
+	return w;
+}
+
+static int hex_digit(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool ol_hex(struct sw_span s, uint64_t *out)
+{
+	uint64_t i = 0;
+	if (s.size > 2 && sw_u8(s, 0) == '0' && (sw_u8(s, 1) == 'x' || sw_u8(s, 1) == 'X'))
+		i = 2;
+	if (i >= s.size)
+		return false;
+	uint64_t v = 0;
+	for (; i < s.size; i++) {
+		int d = hex_digit(sw_u8(s, i));
+		if (d < 0 || v >> 60 != 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+const char *ol_shown(struct sw_span s, char *buf, size_t cap)
+{
+	size_t n = 0;
+	for (uint64_t i = 0; i < s.size && n + 1 < cap; i++) {
+		uint8_t c = sw_u8(s, i);
+		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (cap)
+		buf[n < cap ? n : cap - 1] = '\0';
+	return buf;
+}
+
+/* ---- The folder -------------------------------------------------------- */
+
+static bool is_file_in(const char *dir, const char *name)
+{
+	char path[4096];
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+		return false;
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool sw_offline_is_folder(const char *dir)
+{
+	struct stat st;
+	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && is_file_in(dir, "regs.txt") &&
+	       is_file_in(dir, "maps.txt");
+}
+
+/* Maps a text file into *m; false with *err set when it cannot. */
+static bool map_text(const char *path, struct sw_mapped_file *m, struct sw_err *err)
+{
+	memset(m, 0, sizeof *m);
+	return sw_map_file(path, m, err) == SW_OK;
+}
+
+/* The mapped text as a span; an empty file maps to no memory, and a span
+ * is never cut from a null pointer. */
+static struct sw_span text_span(const struct sw_mapped_file *m)
+{
+	static const uint8_t empty[1];
+	return (struct sw_span){ m->data ? m->data : empty, m->data ? m->size : 0, 0, false };
+}
+
+/* Is name one of the memory files libunwindstack loads: the regular
+ * expression ^(descriptor|stack|entry|jit)\d*\.data$? */
+static bool is_memory_file(const char *name)
+{
+	static const char *const stems[] = { "descriptor", "stack", "entry", "jit" };
+	for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) {
+		size_t n = strlen(stems[i]);
+		if (strncmp(name, stems[i], n) != 0)
+			continue;
+		const char *p = name + n;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return strcmp(p, ".data") == 0;
+	}
+	return false;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The memory files of the folder, sorted by name (in the arena); their
+ * count in *n. */
+static char **list_memory_files(struct ol_reader *r, uint32_t *n)
+{
+	*n = 0;
+	DIR *d = opendir(r->dir);
+	if (!d) {
+		ol_problem(r, false, "%s: cannot list the folder: %s", r->dir, strerror(errno));
+		return NULL;
+	}
+	char **names = sw_arena_array(&r->snap->arena, OL_MAX_MEMORY_FILES, sizeof *names);
+	struct dirent *e;
+	bool told = false;
+	while (names && (e = readdir(d)) != NULL) {
+		if (!is_memory_file(e->d_name))
+			continue;
+		if (*n >= OL_MAX_MEMORY_FILES) {
+			if (!told)
+				ol_problem(r, false, "%s: more than %d memory files: the rest ignored",
+				           r->dir, OL_MAX_MEMORY_FILES);
+			told = true;
+			continue;
+		}
+		names[*n] = sw_arena_strdup(&r->snap->arena, e->d_name);
+		if (names[*n])
+			(*n)++;
+	}
+	closedir(d);
+	if (names && *n > 1)
+		qsort(names, *n, sizeof *names, compare_names);
+	return names;
+}
+
+/* Reads exactly len bytes at file offset off; how many it got. */
+static uint64_t read_at(int fd, uint8_t *buf, uint64_t len, uint64_t off)
+{
+	uint64_t got = 0;
+	while (got < len) {
+		ssize_t k = pread(fd, buf + got, (size_t)(len - got), (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (uint64_t)k;
+	}
+	return got;
+}
+
+/* One memory file: its start address, then the bytes (copied into the
+ * arena: the snapshot maps no file of a folder). */
+static void read_memory_file(struct ol_reader *r, const char *name, uint64_t *total)
+{
+	struct sw_snapshot *s = r->snap;
+	const char *path = sw_arena_printf(&s->arena, "%s/%s", r->dir, name);
+	if (!path)
+		return;
+	unsigned mode;
+	int fd = sw_open_regular_file(path, &mode);
+	if (fd < 0) {
+		ol_problem(r, false, "%s: cannot open: %s", path,
+		           mode ? "not a regular file" : strerror(errno));
+		return;
+	}
+	struct stat st = { 0 };
+	uint8_t head[OL_ADDR_SIZE];
+	if (fstat(fd, &st) != 0 || st.st_size < OL_ADDR_SIZE ||
+	    read_at(fd, head, OL_ADDR_SIZE, 0) != OL_ADDR_SIZE) {
+		ol_problem(r, false, "%s: %lld bytes: shorter than the 8-byte start address that "
+		                     "begins a memory file: ignored",
+		           path, (long long)st.st_size);
+		close(fd);
+		return;
+	}
+	struct sw_span h = { head, sizeof head, 0, false };
+	uint64_t base = sw_u64(h, 0);
+	uint64_t len = (uint64_t)st.st_size - OL_ADDR_SIZE;
+	if (len == 0) {
+		ol_problem(r, true, "%s: no bytes after the start address 0x%llx", path,
+		           (unsigned long long)base);
+		close(fd);
+		return;
+	}
+	if (len > OL_MAX_MEMORY - *total) {
+		ol_problem(r, false, "%s: 0x%llx bytes: more memory than stackwalk reads from a "
+		                     "folder (%llu MiB in all): ignored",
+		           path, (unsigned long long)len, (unsigned long long)(OL_MAX_MEMORY >> 20));
+		close(fd);
+		return;
+	}
+	if (len - 1 > UINT64_MAX - base) {
+		ol_problem(r, false, "%s: 0x%llx bytes from 0x%llx run past the end of the address "
+		                     "space: cut there",
+		           path, (unsigned long long)len, (unsigned long long)base);
+		len = UINT64_MAX - base + 1;
+	}
+	uint8_t *data = sw_arena_alloc(&s->arena, (size_t)len);
+	if (!data) {
+		ol_problem(r, false, "%s: out of memory for 0x%llx bytes", path, (unsigned long long)len);
+		close(fd);
+		return;
+	}
+	uint64_t got = read_at(fd, data, len, OL_ADDR_SIZE);
+	close(fd);
+	if (got < len)
+		ol_problem(r, false, "%s: read 0x%llx of 0x%llx bytes (the file shrank?)", path,
+		           (unsigned long long)got, (unsigned long long)len);
+	if (got == 0)
+		return;
+	*total += got;
+	s->mem[s->nmem++] = (struct sw_mem_region){ base, got, data };
+}
+
+static void read_memory(struct ol_reader *r)
+{
+	uint32_t n;
+	char **names = list_memory_files(r, &n);
+	if (!names)
+		return;
+	if (n == 0) {
+		ol_problem(r, true, "%s: no stack.data or stackN.data: no memory, only the "
+		                    "registers' frame can be found",
+		           r->dir);
+		return;
+	}
+	r->snap->mem = sw_arena_array(&r->snap->arena, n, sizeof *r->snap->mem);
+	if (!r->snap->mem)
+		return;
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < n; i++)
+		read_memory_file(r, names[i], &total);
+}
+
+/* ---- System info and the thread -------------------------------------- */
+
+static bool is_android_path(const char *p)
+{
+	return strncmp(p, "/system/", 8) == 0 || strncmp(p, "/apex/", 6) == 0 ||
+	       strncmp(p, "/vendor/", 8) == 0 || strncmp(p, "/product/", 9) == 0 ||
+	       strstr(p, ".apk") != NULL;
+}
+
+static void set_system_info(struct ol_reader *r, enum sw_cpu cpu)
+{
+	struct sw_snapshot *s = r->snap;
+	struct sw_system_info *sys = &s->sys;
+	sys->os = SW_OS_LINUX;
+	sys->os_name = "Linux";
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		if (s->maps[i].path && is_android_path(s->maps[i].path)) {
+			sys->os = SW_OS_ANDROID;
+			sys->os_name = "Android";
+			break;
+		}
+	const struct sw_arch *a = sw_arch_for_cpu(cpu);
+	sys->cpu = cpu;
+	sys->cpu_name = a ? a->name : "unknown";
+	sys->word_size = a ? a->word_size : 0;
+	/* Every CPU libunwindstack and simpleperf run on is little-endian,
+	 * and the memory files' start addresses are little-endian. */
+	sys->big_endian = false;
+	sys->cpu_count = 1;
+}
+
+/* The module holding addr, by a linear search (the index is built by
+ * sw_snapshot_finish, at the end). */
+static int32_t module_holding(const struct sw_snapshot *s, uint64_t addr)
+{
+	for (uint32_t i = 0; i < s->nmodules; i++)
+		if (addr - s->modules[i].base < s->modules[i].size)
+			return (int32_t)i;
+	return -1;
+}
+
+/* The register names tell the CPU; the ELF holding the pc, when one was
+ * read, says it for sure. */
+static enum sw_cpu choose_cpu(struct ol_reader *r, const char *regs_path)
+{
+	struct sw_snapshot *s = r->snap;
+	enum sw_cpu cpu = ol_regs_cpu(r);
+	uint64_t pc;
+	if (cpu == SW_CPU_UNKNOWN) {
+		ol_problem(r, false, "%s: no register names a CPU stackwalk knows: no context",
+		           regs_path);
+		return cpu;
+	}
+	if (!ol_regs_pc(r, cpu, &pc)) {
+		ol_problem(r, true, "%s: no pc: the CPU is told by the register names only",
+		           regs_path);
+		return cpu;
+	}
+	int32_t m = module_holding(s, pc);
+	if (m < 0 || !r->module_machine[m])
+		return cpu;
+	enum sw_cpu elf_cpu = ol_elf_cpu(r->module_machine[m], r->module_word_size[m]);
+	if (elf_cpu != SW_CPU_UNKNOWN && elf_cpu != cpu) {
+		const struct sw_arch *a = sw_arch_for_cpu(cpu), *b = sw_arch_for_cpu(elf_cpu);
+		ol_problem(r, false, "%s: the register names say %s but %s, which holds the pc, is "
+		                     "%s code: read as %s",
+		           regs_path, a ? a->name : "?", s->modules[m].code_file,
+		           b ? b->name : "?", b ? b->name : "?");
+		cpu = elf_cpu;
+	}
+	return cpu;
+}
+
+/* ---- The reader ------------------------------------------------------ */
+
+static enum sw_err_code verdict(const char *dir, const struct ol_reader *r, struct sw_err *err)
+{
+	const struct sw_snapshot *s = r->snap;
+	if (r->damage == 0)
+		return SW_OK;
+	const char *first = s->nproblems ? s->problems[0] : "?";
+	for (uint32_t i = 0; i < s->nproblems; i++)
+		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
+			first = s->problems[i];
+			break;
+		}
+	if (r->damage == 1)
+		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged offline snapshot: %s", dir, first);
+	return sw_err_set(err, SW_ERR_CORRUPT,
+	                  "%s: damaged offline snapshot: %s (and %u more problems)", dir, first,
+	                  r->damage - 1);
+}
+
+enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struct sw_err *err)
+{
+	sw_snapshot_init(out, dir);
+	out->format = "offline";
+	out->scans_need_code = true;
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a folder", dir);
+	struct ol_reader r = { .snap = out, .dir = dir };
+	const char *regs_path = sw_arena_printf(&out->arena, "%s/regs.txt", dir);
+	const char *maps_path = sw_arena_printf(&out->arena, "%s/maps.txt", dir);
+	if (!regs_path || !maps_path)
+		return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", dir);
+	const char *missing = !is_file_in(dir, "regs.txt") ? "regs.txt"
+	                      : !is_file_in(dir, "maps.txt") ? "maps.txt"
+	                                                     : NULL;
+	if (missing)
+		return sw_err_set(err, SW_ERR_FORMAT,
+		                  "%s: not an offline snapshot folder: no %s (it holds regs.txt, "
+		                  "maps.txt and stack.data)",
+		                  dir, missing);
+
+	struct sw_mapped_file regs, maps;
+	if (!map_text(regs_path, &regs, err))
+		return err->code;
+	ol_read_regs(&r, text_span(&regs), regs_path);
+	sw_unmap_file(&regs);
+	if (r.nregs == 0)
+		ol_problem(&r, false, "%s: no register: no context", regs_path);
+
+	/* Memory before the modules: an ELF whose file is not in the folder
+	 * may be in it. */
+	read_memory(&r);
+	sw_snapshot_finish(out);
+
+	if (!map_text(maps_path, &maps, err))
+		return err->code;
+	ol_read_maps(&r, text_span(&maps), maps_path);
+	sw_unmap_file(&maps);
+	if (out->nmaps == 0)
+		ol_problem(&r, false, "%s: no map: no module", maps_path);
+	ol_find_modules(&r);
+
+	enum sw_cpu cpu = r.nregs ? choose_cpu(&r, regs_path) : SW_CPU_UNKNOWN;
+	set_system_info(&r, cpu);
+
+	out->threads = sw_arena_alloc(&out->arena, sizeof *out->threads);
+	if (out->threads) {
+		struct sw_thread *t = &out->threads[0];
+		out->nthreads = 1;
+		t->id = 0;
+		t->cpu = cpu;
+		ol_regs_context(&r, cpu, regs_path, &t->ctx);
+		/* No stack bounds: the walker uses the region holding sp. */
+		out->has_requesting_thread_id = true;
+		out->requesting_thread_id = 0;
+	}
+	sw_snapshot_finish(out);
+	return verdict(dir, &r, err);
+}

@@ -1,0 +1,82 @@
+/* Shared between the offline reader's three files: offline.c reads the
+ * folder (memory files, system info, the verdict), offline_regs.c
+ * regs.txt and the CPU, offline_maps.c maps.txt and the modules. Not a
+ * public API. */
+#ifndef SW_FORMATS_OFFLINE_INTERNAL_H
+#define SW_FORMATS_OFFLINE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/snapshot.h"
+#include "lib/span.h"
+
+enum {
+	/* regs.txt lines kept: every CPU has fewer than 64 registers; a
+	 * longer file repeats names or is not a register file. */
+	OL_MAX_REGS = 256,
+	/* maps.txt lines kept: a large Android app has ~10,000 maps. */
+	OL_MAX_MAPS = 1 << 20,
+};
+
+/* One line of regs.txt, before the CPU is known. */
+struct ol_reg {
+	const char *name;         /* as written (arena) */
+	uint64_t value;
+	uint64_t line;            /* 1-based, for messages */
+};
+
+struct ol_reader {
+	struct sw_snapshot *snap;
+	const char *dir;          /* the folder, as given */
+	uint32_t damage;          /* problems that are not warnings */
+
+	struct ol_reg *regs;      /* regs.txt's registers, in order */
+	uint32_t nregs;
+
+	/* Per module (snap->modules' order): e_machine and ELF class of its
+	 * ELF, 0 when none was read. */
+	uint16_t *module_machine;
+	uint8_t *module_word_size;
+};
+
+/* Records a problem (printf-style, without the "warning: " prefix); a
+ * warning does not make the snapshot damaged. */
+void ol_problem(struct ol_reader *r, bool warning, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The line of text starting at *pos (without its "\n" and a "\r" before
+ * it); *pos moves to the next line. False at the end of text. */
+bool ol_next_line(struct sw_span text, uint64_t *pos, struct sw_span *line);
+/* Lines in text: at most OL_MAX_MAPS + 1 are counted. */
+uint64_t ol_count_lines(struct sw_span text);
+/* The span without blanks (space, tab) at either end. */
+struct sw_span ol_trim(struct sw_span s);
+/* The next blank-separated word of *rest (empty at the end). */
+struct sw_span ol_next_word(struct sw_span *rest);
+/* s as a hex number (digits only, an optional "0x", any number of leading
+ * zeros); false when empty, not hex, or wider than 64 bits. */
+bool ol_hex(struct sw_span s, uint64_t *out);
+/* At most `cap` - 1 bytes of s, printable, for a message. */
+const char *ol_shown(struct sw_span s, char *buf, size_t cap);
+
+/* regs.txt (path names it in messages): fills r->regs. */
+void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path);
+/* The CPU the register names tell (SW_CPU_UNKNOWN when no register). */
+enum sw_cpu ol_regs_cpu(const struct ol_reader *r);
+/* The pc regs.txt gives for cpu ("pc", "eip", "rip"). */
+bool ol_regs_pc(const struct ol_reader *r, enum sw_cpu cpu, uint64_t *pc);
+/* The context in cpu's register numbering; names cpu does not know are
+ * problems. */
+void ol_regs_context(struct ol_reader *r, enum sw_cpu cpu, const char *path,
+                     struct sw_regs *ctx);
+
+/* maps.txt (path names it in messages): fills snap->maps. */
+void ol_read_maps(struct ol_reader *r, struct sw_span text, const char *path);
+/* One module per mapped ELF (and per named executable map without one),
+ * from snap->maps and the files of the folder; memory must be read. */
+void ol_find_modules(struct ol_reader *r);
+/* The CPU of an ELF e_machine and class; SW_CPU_UNKNOWN if none. */
+enum sw_cpu ol_elf_cpu(uint16_t machine, uint8_t word_size);
+
+#endif
