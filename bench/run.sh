@@ -9,6 +9,22 @@
 # Also counts frames and trust levels of each tool's text output, so
 # "faster but wrong" shows.
 #
+# Then, when BENCH_DIR/gen48k_depth500/elf exists, the ELF/DWARF workload:
+# the same gen48k_depth500 dump with the three program modules' symbols
+# and CFI taken from their ELF files (DWARF) instead of the .sym store --
+# unstripped files (elf/), stripped files + NAME.debug (elf-split/by-name/)
+# and a .build-id tree (elf-split/by-build-id/) -- interleaved with the
+# .sym.gz walk. libc and ld.so come from the .sym.gz store in every run (a
+# store holding only their two files), so only the program modules differ.
+# Laziness check: the same walks with --max-frames=N (ELF_MAX_FRAMES, default
+# "1 5 50"): a lazy DWARF reader costs about the units (CUs) its frames land
+# in, an eager one the size of .debug_info whatever the frame count. Each
+# walk's "units" is how many of the files' compilation units its frames
+# name (one source file per unit in gen48k; a lazy reader reads no others).
+# Each ELF walk's frames are compared with the .sym walk's (bench/compare_walks.py: same pc,
+# function name, file:line) and its chains with the ground truth
+# (bench/check_gen48k.py).
+#
 # Usage: bench/run.sh [STACKWALK] [BENCH_DIR]
 # Environment:
 #   BREAKPAD_STACKWALK  Breakpad's minidump_stackwalk (built by
@@ -16,6 +32,9 @@
 #   BASELINE_STACKWALK  another stackwalk build (e.g. the last release), to
 #                       measure a change against
 #   ROUNDS              timed rounds (default 5)
+#   ELF_MAX_FRAMES      --max-frames values of the laziness check (default
+#                       "1 5 50"; empty: none)
+#   NO_ELF=1            skip the ELF/DWARF workload
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sw=${1:-$here/../build/cmd/stackwalk}
@@ -81,3 +100,95 @@ for w in gen48k_depth500 rustc_abrt; do
       printf "%-16s stackwalk vs %s: %.2fx the speed, %.0f%% of the memory\n", "", n, (b > 0 ? a / b : 0), (c > 0 ? 100 * d / c : 0) }'
   done
 done
+
+# ---- ELF/DWARF symbol provider on gen48k_depth500 ----
+w=gen48k_depth500
+elf="$bench/$w/elf" split="$bench/$w/elf-split"
+if [ -z "${NO_ELF:-}" ] && [ -d "$elf" ]; then
+  dump="$bench/$w/$w.dmp" gz_store="$bench/$w/symbols"
+  # libc and ld.so have no ELF files here: a store with only their .sym.gz,
+  # so the program modules can be found only in the ELF files.
+  sys="$tmp/elf-sys/symbols"
+  for m in libc.so.6 ld-linux-x86-64.so.2; do
+    if [ -d "$gz_store/$m" ]; then mkdir -p "$sys" && cp -r "$gz_store/$m" "$sys/"; fi
+  done
+  labels=() argv=()
+  add() { labels+=("$1"); shift; argv+=("$*"); }   # paths here hold no spaces
+  add ".sym.gz" "$dump" "$gz_store"
+  add "elf" "$dump" "$elf" "$sys"
+  if [ -d "$split/by-name" ]; then add "elf-split/name" "$dump" "$split/by-name" "$sys"; fi
+  if [ -d "$split/by-build-id" ]; then add "elf-split/bid" "$dump" "$split/by-build-id" "$sys"; fi
+  for n in ${ELF_MAX_FRAMES-1 5 50}; do
+    add ".sym.gz,max$n" "--max-frames=$n" "$dump" "$gz_store"
+    add "elf,max$n" "--max-frames=$n" "$dump" "$elf" "$sys"
+  done
+  echo
+  di=$(python3 - "$elf"/* <<'PY'
+import re, subprocess, sys
+n = 0
+for f in sys.argv[1:]:
+    o = subprocess.run(["readelf", "-S", "-W", f], capture_output=True, text=True).stdout
+    m = re.search(r"\]\s+\.debug_info\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", o)
+    n += int(m.group(1), 16) if m else 0
+print(n)
+PY
+)
+  units=0
+  for f in "$elf"/*; do
+    units=$((units + $(readelf --debug-dump=aranges "$f" 2>/dev/null | grep -c 'Offset into .debug_info' || true)))
+  done
+  printf 'ELF/DWARF: %s (.debug_info of the 3 files: %s bytes in %s units); load average: %s\n' \
+    "$w" "$di" "$units" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '%-16s %-18s %24s %28s %24s %6s\n' workload "symbols" "wall s median (min-max)" "peak RSS KiB median (min-max)" "frames: ctx/cfi/fp/scan" units
+  for i in "${!labels[@]}"; do
+    # shellcheck disable=SC2086
+    "$sw" ${argv[$i]} >/dev/null 2>&1 || true
+    : > "$tmp/etimes.$i"
+  done
+  for _ in $(seq "$rounds"); do
+    for i in "${!labels[@]}"; do
+      # shellcheck disable=SC2086
+      /usr/bin/time -f '%e %M' -a -o "$tmp/etimes.$i" "$sw" ${argv[$i]} >/dev/null 2>&1 || true
+    done
+  done
+  for i in "${!labels[@]}"; do
+    t="$tmp/etimes.$i"
+    read -r wmed wmin wmax < <(sort -n "$t" | awk '{w[NR]=$1} END{print w[int((NR+1)/2)], w[1], w[NR]}')
+    read -r mmed mmin mmax < <(sort -k2,2n "$t" | awk '{m[NR]=$2} END{print m[int((NR+1)/2)], m[1], m[NR]}')
+    # shellcheck disable=SC2086
+    "$sw" ${argv[$i]} > "$tmp/eout.$i" 2>"$tmp/eerr.$i" || true
+    # shellcheck disable=SC2086
+    "$sw" --json ${argv[$i]} > "$tmp/ejson.$i" 2>/dev/null || true
+    out=$(cat "$tmp/eout.$i")
+    frames=$(grep -c 'Found by:' <<<"$out" || true)
+    ctx=$(grep -c 'Found by: given as instruction pointer' <<<"$out" || true)
+    cfi=$(grep -c 'Found by: call frame info$' <<<"$out" || true)
+    fp=$(grep -c "Found by: previous frame's frame pointer" <<<"$out" || true)
+    scan=$(grep -c 'Found by: stack scanning' <<<"$out" || true)
+    # units touched: distinct (module, source file) of the program modules' frames
+    touched=$(python3 -c 'import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print("?"); sys.exit()
+print(len({(f["module"], f["file"]) for t in d.get("threads") or [] for f in t.get("frames") or []
+           if f.get("file") and (f.get("module") or "").startswith(("gen48k", "libgen48k"))}))' "$tmp/ejson.$i")
+    printf '%-16s %-18s %8s (%s-%s) %14s (%s-%s) %8s: %s/%s/%s/%s %6s\n' \
+      "$w" "${labels[$i]}" "$wmed" "$wmin" "$wmax" "$mmed" "$mmin" "$mmax" "$frames" "$ctx" "$cfi" "$fp" "$scan" "$touched"
+  done
+  # Correctness of each ELF walk: its frames against the .sym walk of the
+  # same frame limit, its chains against the ground truth.
+  for i in "${!labels[@]}"; do
+    l=${labels[$i]}
+    case $l in elf*) ;; *) continue ;; esac
+    want=.sym.gz
+    [ "${l#*,}" = "$l" ] || want=".sym.gz,${l#*,}"
+    ref=0
+    for j in "${!labels[@]}"; do if [ "${labels[$j]}" = "$want" ]; then ref=$j; fi; done
+    python3 "$here/compare_walks.py" "$tmp/ejson.$ref" "$tmp/ejson.$i" "$l vs ${labels[$ref]}" || true
+    if [ "${l#*,}" = "$l" ] && [ -f "$bench/$w/expected_chains.txt" ]; then
+      python3 "$here/check_gen48k.py" "$bench/$w/expected_chains.txt" "$tmp/eout.$i" | tail -1 | sed "s|^|$l: ground truth: |" || true
+    fi
+    if [ -s "$tmp/eerr.$i" ]; then sed -n "1,3s|^|$l: stderr: |p" "$tmp/eerr.$i"; fi
+  done
+fi

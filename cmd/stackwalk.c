@@ -37,6 +37,7 @@ struct options {
 	const char *snapshot;
 	const char *const *symbol_paths;
 	size_t nsymbol_paths;
+	bool local_modules;
 	/* SNAPSHOT and the symbol paths, in the order given (malloc'd: free). */
 	const char **positional;
 };
@@ -45,11 +46,15 @@ static void usage(FILE *f)
 {
 	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
 	      "\n"
-	      "Walks the stack of every thread in SNAPSHOT (a minidump) and prints each\n"
-	      "frame's function, source line and how it was found.\n"
+	      "Walks the stack of every thread in SNAPSHOT (a minidump, a microdump log, or\n"
+	      "an offline capture folder) and prints each frame's function, source line\n"
+	      "and how it was found.\n"
 	      "\n"
-	      "SYMBOL_PATH is a Breakpad symbol store (a directory laid out as\n"
-	      "NAME/DEBUG_ID/NAME.sym, .sym.gz also read) or a single .sym/.sym.gz file.\n"
+	      "SYMBOL_PATH is a directory holding Breakpad symbols (NAME/DEBUG_ID/NAME.sym,\n"
+	      ".sym.gz also read) or ELF files (by .build-id/xx/rest[.debug], by NAME,\n"
+	      "NAME.debug or NAME/BUILD_ID/NAME), a single .sym/.sym.gz file, or a single\n"
+	      "ELF file (binary or debug file). Files are used only for the build they\n"
+	      "describe (debug id, build-id, debuglink CRC).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
@@ -57,6 +62,8 @@ static void usage(FILE *f)
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
 	      "  --max-frames=N    stop each thread's walk after N frames (default 1048576)\n"
 	      "  --no-scan         never guess frames by stack scanning\n"
+	      "  --local-modules   also read each module's ELF file at its own path on\n"
+	      "                    this machine (when the same build is installed here)\n"
 	      "  --help, -h        this text\n"
 	      "  --version, -V     the version\n"
 	      "\n"
@@ -107,13 +114,14 @@ static int bad_option(const struct option *longopts, const char *arg, int opt)
  * (GNU style), until "--"; --help and --version answer at once. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN };
+	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "machine", no_argument, NULL, 'm' },
 		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
+		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -141,6 +149,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_PRETTY: o->pretty = true; break;
 		case 'm': machine = true; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
+		case OPT_LOCAL_MODULES: o->local_modules = true; break;
 		case OPT_MAX_FRAMES: {
 			/* Given twice, the last value counts (as for any GNU tool):
 			 * a script may append to a command line it was handed. */
@@ -273,6 +282,7 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 		sw_snapshot_free(&snap);
 		return status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM);
 	}
+	sw_sym_store_set_local_modules(store, o->local_modules);
 	if (sym_err.code != SW_OK)
 		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
 

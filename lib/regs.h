@@ -27,6 +27,15 @@ static inline void sw_reg_set(struct sw_regs *r, unsigned i, uint64_t v)
 	}
 }
 
+/* Forgets register i: the caller has no known value for it. */
+static inline void sw_reg_clear(struct sw_regs *r, unsigned i)
+{
+	if (i < SW_MAX_REGS) {
+		r->v[i] = 0;
+		r->valid &= ~((uint64_t)1 << i);
+	}
+}
+
 static inline uint64_t sw_reg_get(const struct sw_regs *r, unsigned i)
 {
 	return i < SW_MAX_REGS ? r->v[i] : 0;

@@ -54,10 +54,25 @@ const char *sw_walk_end_description(enum sw_walk_end e)
 	return "not walked";
 }
 
-/* Any captured memory: code bytes for the call check, mostly. */
+static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module,
+                                                      bool record);
+static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr);
+
+/* Any captured memory: code bytes for the call check, mostly. Bytes the
+ * snapshot did not capture come from the module's own file when its
+ * provider has one (ELF code and read-only data, unchanged by running):
+ * scans and prologue analysis on Linux and Android snapshots, which hold
+ * stacks but no code, are then validated by decoding. */
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
 {
-	return sw_mem_read(w->snap, addr, out, n);
+	if (sw_mem_read(w->snap, addr, out, n))
+		return true;
+	int32_t m = sw_module_at(w->snap, addr);
+	if (m < 0 || n > w->snap->modules[m].base + w->snap->modules[m].size - addr)
+		return false;
+	const struct sw_module_symbols *syms = module_symbols(w, m, false);
+	return syms && syms->ops->read_code &&
+	       syms->ops->read_code(syms->self, module_offset(w, m, addr), out, n);
 }
 
 /* Stack words come from the thread's own stack: a chain of frame pointers
@@ -313,7 +328,8 @@ enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uin
 	 * CFI frames; Breakpad's shorter reach invents fewer frames where no
 	 * code bytes can validate a candidate). */
 	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
-	if (!scan_for_return_address(w, &slot, &ra, words, st->scan_needs_code))
+	bool require_code = st->scan_needs_code || w->snap->scans_need_code;
+	if (!scan_for_return_address(w, &slot, &ra, words, require_code))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, arch->pc, ra);
@@ -375,6 +391,19 @@ static bool is_outermost_function(const char *name)
 	return false;
 }
 
+/* A signal delivered on an alternate stack (sigaltstack) returns to the
+ * thread's own stack, which may lie anywhere: a restored context whose sp
+ * is in another captured region than the callee's may go down. */
+static bool returns_to_another_stack(const struct sw_step *st, const struct sw_caller *c)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	if (!c->restored_context)
+		return false;
+	const struct sw_mem_region *from = sw_mem_find(st->walk->snap, st->callee->regs.v[arch->sp]);
+	const struct sw_mem_region *to = sw_mem_find(st->walk->snap, c->regs.v[arch->sp]);
+	return from && to && from != to;
+}
+
 /* The step contract: what the walker checks of every method's result
  * before it believes it. A failed check sends the walk to the next method;
  * it never ends the walk by itself. */
@@ -395,7 +424,7 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	 * that has not touched the stack), and so may a context restored from
 	 * a signal frame; later ones must progress, or the walk could loop. */
 	bool may_stay = first_unwind || c->restored_context || st->callee->restored_context;
-	if (may_stay ? sp < callee_sp : sp <= callee_sp)
+	if ((may_stay ? sp < callee_sp : sp <= callee_sp) && !returns_to_another_stack(st, c))
 		return false;
 	/* A return address on the stack itself: not code anything vouches for. */
 	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
@@ -435,6 +464,42 @@ static enum sw_unwind_status scan_method(const struct sw_step *st, struct sw_cal
 	return sw_walk_caller_by_scan(st, NULL, out);
 }
 
+/* A live context (frame 0, a restored signal context) whose pc is in no
+ * module called through a bad pointer (NULL, freed code): nothing ran at
+ * pc, so the call's return address is still where the call left it, at
+ * [sp] on CPUs whose calls push it, in the link register on the others.
+ * The caller has every register but pc (and sp, which the call moved on
+ * CPUs that push). */
+static enum sw_unwind_status caller_of_bad_pc(const struct sw_step *st, struct sw_caller *out)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	if (sw_module_at(w->snap, callee->pc) >= 0 || !sw_reg_valid(&callee->regs, arch->sp))
+		return SW_UNWIND_NO_RULE;
+	/* Control may also have reached pc by a jump or a return through a
+	 * smashed stack, which leave no return address: the candidate counts
+	 * only when the code before it is a call. Except at pc 0, which only a
+	 * call through a NULL function pointer reaches in practice (a return
+	 * to 0 needs a 0 where a return address should be): there the
+	 * candidate needs the scan's checks alone, as code files are not
+	 * always at hand. */
+	uint64_t sp = callee->regs.v[arch->sp], ra;
+	bool pushed = arch->ra < 0;
+	if (pushed ? !sw_walk_read_word(w, sp, &ra)
+	           : !sw_reg_valid(&callee->regs, (unsigned)arch->ra))
+		return SW_UNWIND_NO_RULE;
+	if (!pushed)
+		ra = callee->regs.v[arch->ra];
+	if (!return_address_checked(w, ra, callee->pc != 0))
+		return SW_UNWIND_NO_RULE;
+	memset(out, 0, sizeof *out);
+	out->regs = callee->regs;
+	sw_reg_set(&out->regs, arch->pc, ra);
+	sw_reg_set(&out->regs, arch->sp, pushed ? sp + arch->word_size : sp);
+	return SW_UNWIND_OK;
+}
+
 /* Finds the caller of the last physical frame: each method in turn, the
  * first whose result passes caller_is_plausible wins. A method's SW_UNWIND_END
  * is a definite end (an undefined return address, an intact chain ending
@@ -469,7 +534,11 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		*end = SW_END_OUTERMOST;
 		return STEP_END;
 	}
-	if (s == SW_UNWIND_OK) {
+	if (s == SW_UNWIND_OK && !found && c.restored_context) {
+		/* Rules that describe a signal frame (CIE augmentation 'S')
+		 * restore an interrupted context, judged as the trampoline's. */
+		found = restored_context_is_plausible(st, &c);
+	} else if (s == SW_UNWIND_OK && !found) {
 		/* A CFI rule giving a NULL return address with a sane stack is an
 		 * intact chain's end (thread entries push 0); one that gives an
 		 * implausible caller is a failed rule for this step: the
@@ -493,6 +562,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		enum sw_trust trust;
 		bool context_only;
 	} methods[] = {
+		{ caller_of_bad_pc, SW_TRUST_LEAF, true },
 		{ arch->caller_of_leaf, SW_TRUST_LEAF, true },
 		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false },
 		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false },
@@ -500,8 +570,9 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	};
 	for (size_t i = 0; !found && i < sizeof methods / sizeof methods[0]; i++) {
 		if (!methods[i].method ||
-		    (methods[i].context_only && st->callee->trust != SW_TRUST_CONTEXT))
+		    (methods[i].context_only && !sw_frame_has_live_context(st->callee)))
 			continue;
+		memset(&c, 0, sizeof c);
 		s = methods[i].method(st, &c);
 		if (s == SW_UNWIND_END) {
 			*end = SW_END_NULL_RETURN;
@@ -552,6 +623,20 @@ static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t 
 	}
 }
 
+/* After a signal frame restored a sp outside the stack walked so far (the
+ * handler ran on an alternate stack), the walk reads the stack it returned
+ * to: the captured region holding the new sp. */
+static void follow_stack_switch(struct sw_walk *w, uint64_t sp)
+{
+	if (sp >= w->stack_lo && sp < w->stack_hi)
+		return;
+	const struct sw_mem_region *r = sw_mem_find(w->snap, sp);
+	if (!r)
+		return;
+	w->stack_lo = r->base;
+	w->stack_hi = r->base + r->size;
+}
+
 static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct frame_list *l,
                         struct sw_stack *out)
 {
@@ -576,6 +661,12 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	struct sw_frame frame;
 	memset(&frame, 0, sizeof frame);
 	frame.pc = ctx->v[arch->pc];
+	/* A context pc that carries a pointer-authentication signature (a
+	 * signed pointer branched to, as libunwindstack's pauth test shows)
+	 * names no code as it is; without the signature it may. */
+	if (sw_module_at(s, frame.pc) < 0 &&
+	    sw_module_at(s, arch->strip_code_pointer(w, frame.pc)) >= 0)
+		frame.pc = arch->strip_code_pointer(w, frame.pc);
 	/* Frame 0 was executing at pc, not returning to it. */
 	frame.lookup_pc = frame.pc;
 	frame.regs = *ctx;
@@ -615,8 +706,29 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 		};
 		if (find_caller(&step, physical == 1, &caller, &out->end) == STEP_END)
 			break;
+		if (caller.restored_context && !sw_frame_has_live_context(&l->v[cur_index]) &&
+		    l->v[cur_index].lookup_pc != l->v[cur_index].pc) {
+			/* The frame whose caller is a restored signal context is
+			 * the sigreturn trampoline: its pc is where the handler
+			 * returned to, the trampoline's first instruction, not the
+			 * address after a call. Named again at the pc itself. */
+			struct sw_frame tramp = l->v[cur_index];
+			l->n = (uint32_t)cur_index - tramp.ninlines;
+			tramp.lookup_pc = tramp.pc;
+			tramp.function = NULL;
+			tramp.file = NULL;
+			tramp.line = 0;
+			tramp.ninlines = 0;
+			if (!append_symbolized(w, l, &tramp)) {
+				out->end = SW_END_ERROR;
+				return false;
+			}
+			cur_index = (int32_t)l->n - 1;
+		}
 		prev_index = cur_index;
 		frame = caller;
+		if (caller.restored_context)
+			follow_stack_switch(w, caller.regs.v[arch->sp]);
 	}
 	out->truncated = out->end == SW_END_FRAME_LIMIT || out->end == SW_END_FRAME_BUDGET ||
 	                 out->end == SW_END_SCAN_LIMIT;
@@ -633,12 +745,16 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	return true;
 }
 
-/* All ones up to the highest bit any module or captured region uses, and
- * at least 47 bits (Apple's and Linux's user-space split): what a code
- * pointer can be once a pointer-authentication signature is removed. */
+/* All ones up to the highest bit any module or captured region uses (at
+ * least 32): what a code pointer can be once a pointer-authentication
+ * signature is removed. The signature starts at the process's virtual
+ * address size (39 bits on Android, 47 or 48 on desktop Linux, less on
+ * Apple), which the snapshot does not record; but every pointer the walk
+ * can use points into a module or a captured region, all below this mask,
+ * so stripping down to it loses nothing usable. */
 static uint64_t address_mask(const struct sw_snapshot *s)
 {
-	uint64_t top = ((uint64_t)1 << 47) - 1;
+	uint64_t top = 0xffffffffu;
 	for (uint32_t i = 0; i < s->nmodules; i++) {
 		uint64_t end = s->modules[i].base + s->modules[i].size;
 		if (end > s->modules[i].base && end - 1 > top)

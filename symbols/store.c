@@ -13,11 +13,14 @@
 #include <zlib.h>
 
 #include "breakpad_sym.h"
+#include "elf_locate.h"
+#include "elf_symbols.h"
 
 struct store_path {
 	char *path;
 	bool is_dir;
-	bool is_file;
+	bool is_file;               /* a .sym or .sym.gz file */
+	bool is_elf;                /* an ELF file (or a gzipped one) */
 	/* Single files: the MODULE line's id and name, read on first need. */
 	bool header_read;
 	char *mod_id, *mod_name;
@@ -33,10 +36,22 @@ struct loaded_file {
 	bool refused;
 };
 
+/* A module with both a .sym file and ELF files: names and lines from
+ * DWARF when the ELF has them, else from the .sym, else from the ELF
+ * symbol tables; unwind rules from the ELF's CFI first (complete, where
+ * dump_syms may have dropped some), then the .sym's. */
+struct combined {
+	struct sw_bsym *bsym;
+	struct sw_elf_symbols *elf;
+};
+
 struct store_module {
 	bool looked;
 	enum sw_symbols_status status;
 	int32_t file;               /* index into loaded, -1 none */
+	struct sw_elf_symbols *elf; /* its ELF/DWARF provider, or NULL */
+	char *elf_path;             /* the ELF file it came from (debug file first) */
+	struct combined both;
 	struct sw_module_symbols ms;
 };
 
@@ -49,6 +64,8 @@ struct sw_sym_store {
 	struct loaded_file *loaded;
 	size_t nloaded, loaded_cap;
 	struct sw_symbol_source source;
+	struct sw_elf_locator locator;
+	const char **elf_paths;     /* the directories and ELF files */
 	char **warnings;
 	uint32_t nwarnings, warnings_cap;
 };
@@ -87,6 +104,28 @@ static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 		s->warnings[s->nwarnings++] = copy;
 }
 
+static void locator_warn(void *self, const char *line)
+{
+	store_warn(self, "%s", line);
+}
+
+/* An ELF file, plain or gzipped (as Android's test data keeps them)? */
+static bool is_elf_file(const char *path)
+{
+	uint8_t head[4] = { 0 };
+	gzFile g = gzopen(path, "rb");
+	if (!g)
+		return false;
+	int n = gzread(g, head, sizeof head);
+	gzclose(g);
+	return n == 4 && memcmp(head, "\177ELF", 4) == 0;
+}
+
+void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
+{
+	s->locator.local_modules = on;
+}
+
 struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths,
                                          const struct sw_snapshot *snap,
                                          struct sw_err *err)
@@ -108,12 +147,12 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 		p->is_dir = S_ISDIR(st.st_mode);
 		p->is_file = S_ISREG(st.st_mode) &&
 		             (ends_with(paths[i], ".sym") || ends_with(paths[i], ".sym.gz"));
-		if (!p->is_dir && !p->is_file) {
+		p->is_elf = S_ISREG(st.st_mode) && !p->is_file && is_elf_file(paths[i]);
+		if (!p->is_dir && !p->is_file && !p->is_elf) {
 			/* It exists, so it is no typo the CLI's existence check
-			 * would catch; most likely a dump or a binary given in the
-			 * wrong place. */
+			 * would catch; most likely a dump given in the wrong place. */
 			store_warn(s, "%s: symbol path ignored: %s", paths[i],
-			           S_ISREG(st.st_mode) ? "not a .sym or .sym.gz file"
+			           S_ISREG(st.st_mode) ? "not a .sym, .sym.gz or ELF file"
 			                               : "not a directory or a regular file");
 			continue;
 		}
@@ -124,6 +163,18 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 	}
 	for (uint32_t i = 0; i < s->nmods; i++)
 		s->mods[i].file = -1;
+	s->elf_paths = calloc(s->npaths ? s->npaths : 1, sizeof *s->elf_paths);
+	if (!s->elf_paths)
+		goto nomem;
+	size_t nelf = 0;
+	for (size_t i = 0; i < s->npaths; i++)
+		if (s->paths[i].is_dir || s->paths[i].is_elf)
+			s->elf_paths[nelf++] = s->paths[i].path;
+	s->locator.snap = snap;
+	s->locator.paths = s->elf_paths;
+	s->locator.npaths = nelf;
+	s->locator.warn = locator_warn;
+	s->locator.warn_self = s;
 	s->source.self = s;
 	s->source.for_module = store_for_module;
 	return s;
@@ -146,6 +197,12 @@ void sw_sym_store_free(struct sw_sym_store *s)
 		free(s->loaded[i].path);
 		sw_bsym_free(s->loaded[i].bsym);
 	}
+	for (uint32_t i = 0; i < s->nmods; i++) {
+		sw_elf_symbols_free(s->mods[i].elf);
+		free(s->mods[i].elf_path);
+	}
+	sw_elf_locator_free(&s->locator);
+	free(s->elf_paths);
 	for (uint32_t i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
 	free(s->warnings);
@@ -314,11 +371,83 @@ static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 	return -1;
 }
 
+/* ---- a module with both a .sym and ELF files ---- */
+
+static bool both_lookup(void *self, uint64_t offset, struct sw_arena *a, struct sw_sym_info *out)
+{
+	struct combined *c = self;
+	if (sw_elf_symbols_has_lines(c->elf))
+		return sw_elf_symbols_ops.lookup(c->elf, offset, a, out);
+	return sw_bsym_ops.lookup(c->bsym, offset, a, out) ||
+	       sw_elf_symbols_ops.lookup(c->elf, offset, a, out);
+}
+
+static enum sw_unwind_status both_unwind(void *self, uint64_t offset,
+                                         const struct sw_unwind_env *env,
+                                         struct sw_caller *caller, enum sw_trust *trust)
+{
+	struct combined *c = self;
+	enum sw_unwind_status st = sw_elf_symbols_ops.unwind(c->elf, offset, env, caller, trust);
+	if (st == SW_UNWIND_OK || st == SW_UNWIND_END)
+		return st;
+	return sw_bsym_ops.unwind(c->bsym, offset, env, caller, trust);
+}
+
+static bool both_has_function(void *self, uint64_t offset)
+{
+	struct combined *c = self;
+	return sw_bsym_ops.has_function(c->bsym, offset) ||
+	       sw_elf_symbols_ops.has_function(c->elf, offset);
+}
+
+static bool both_read_code(void *self, uint64_t offset, void *out, size_t n)
+{
+	struct combined *c = self;
+	return sw_elf_symbols_ops.read_code(c->elf, offset, out, n);
+}
+
+static const struct sw_symbols_ops both_ops = {
+	.lookup = both_lookup,
+	.unwind = both_unwind,
+	.has_function = both_has_function,
+	.read_code = both_read_code,
+};
+
+/* Modules of Windows and Apple processes have no ELF files to look for. */
+static bool may_have_elf(const struct sw_snapshot *snap)
+{
+	enum sw_os os = snap->sys.os;
+	return os != SW_OS_WINDOWS && os != SW_OS_MACOS && os != SW_OS_IOS;
+}
+
+static void find_elf(struct sw_sym_store *s, struct store_module *sm, const struct sw_module *m)
+{
+	if (!may_have_elf(s->snap) && !m->image_path && !m->image_addr)
+		return;
+	struct sw_elf *image = NULL, *debug = NULL;
+	char *image_path = NULL, *debug_path = NULL;
+	if (!sw_elf_locate(&s->locator, m, &image, &debug, &image_path, &debug_path))
+		return;
+	sm->elf = sw_elf_symbols_create(image, debug);
+	if (sm->elf) {
+		sm->elf_path = debug_path ? debug_path : image_path;
+		if (sm->elf_path == debug_path)
+			free(image_path);
+		else
+			free(debug_path);
+	} else {
+		free(image_path);
+		free(debug_path);
+	}
+}
+
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
                                                         enum sw_symbols_status *status)
 {
 	struct sw_sym_store *s = self;
-	if (s->npaths == 0) {
+	const struct sw_module *m = module < s->nmods ? &s->snap->modules[module] : NULL;
+	bool has_image = m && (m->image_path || m->image_addr);
+	if (s->npaths == 0 && !has_image) {
 		/* No symbol path given: nothing was looked for, so nothing is
 		 * "missing" (Breakpad prints no warning, rust-minidump's JSON says
 		 * missing_symbols: false). */
@@ -333,7 +462,7 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 	if (!sm->looked) {
 		sm->looked = true;
 		sm->status = SW_SYMS_MISSING;
-		int32_t f = find_symbols(s, &s->snap->modules[module]);
+		int32_t f = find_symbols(s, m);
 		if (f >= 0) {
 			sm->file = f;
 			sm->status = s->loaded[f].status;
@@ -342,6 +471,17 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 				sm->ms.self = s->loaded[f].bsym;
 			}
 		}
+		find_elf(s, sm, m);
+		if (sm->elf && sm->ms.ops) {
+			sm->both.bsym = s->loaded[f].bsym;
+			sm->both.elf = sm->elf;
+			sm->ms.ops = &both_ops;
+			sm->ms.self = &sm->both;
+		} else if (sm->elf) {
+			sm->ms.ops = &sw_elf_symbols_ops;
+			sm->ms.self = sm->elf;
+			sm->status = SW_SYMS_LOADED;
+		}
 	}
 	*status = sm->status;
 	return sm->ms.ops ? &sm->ms : NULL;
@@ -349,6 +489,8 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 
 const char *sw_sym_store_file(const struct sw_sym_store *s, uint32_t module)
 {
+	if (module < s->nmods && s->mods[module].file < 0 && s->mods[module].elf_path)
+		return s->mods[module].elf_path;
 	if (module >= s->nmods || s->mods[module].file < 0)
 		return NULL;
 	return s->loaded[s->mods[module].file].path;

@@ -16,6 +16,7 @@
 #ifndef SW_SYM_STORE_H
 #define SW_SYM_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/snapshot.h"
@@ -31,6 +32,11 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
                                          const struct sw_snapshot *snap,
                                          struct sw_err *err);
 void sw_sym_store_free(struct sw_sym_store *s);
+
+/* Also look for a module's ELF file at its own path on this machine (the
+ * same build installed here): off by default, since a path from another
+ * machine usually names another build (refused by its build-id then). */
+void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on);
 
 /* The walker's view; valid until sw_sym_store_free. */
 const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);

@@ -1,0 +1,362 @@
+/* The ELF/DWARF provider (see elf_symbols.h). Every part is built on first
+ * use: a walk that only names frames never indexes CFI, one that only
+ * unwinds never opens the DWARF. */
+#include "elf_symbols.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arm_exidx.h"
+#include "dwarf_cfi.h"
+#include "dwarf_lines.h"
+#include "lib/arch.h"
+#include "lib/walker.h"
+
+/* .debug_frame of the binary, its .eh_frame, the debug file's
+ * .debug_frame, MiniDebugInfo's .debug_frame and .eh_frame. */
+enum { MAX_CFI_TABLES = 5 };
+
+struct sw_elf_symbols {
+	struct sw_elf *image;       /* the mapped binary: code, CFI, symbols */
+	struct sw_elf *debug;       /* its separate debug file */
+	/* ELF address of the module's offset 0 (struct sw_elf_info). */
+	uint64_t file_vaddr;
+	uint16_t machine;
+	bool big_endian;
+	uint8_t word_size;
+
+	bool dwarf_tried;
+	struct sw_dwarf *dwarf;
+
+	bool cfi_built;
+	struct sw_cfi *cfi[MAX_CFI_TABLES];
+	unsigned ncfi;
+	bool has_exidx;
+	struct sw_exidx_sections exidx;
+};
+
+/* The images whose symbol tables name functions, richest first. */
+static unsigned symbol_images(struct sw_elf_symbols *s, struct sw_elf *out[4])
+{
+	unsigned n = 0;
+	if (s->debug)
+		out[n++] = s->debug;
+	if (s->image)
+		out[n++] = s->image;
+	if (s->image && sw_elf_debugdata(s->image))
+		out[n++] = sw_elf_debugdata(s->image);
+	return n;
+}
+
+struct sw_elf_symbols *sw_elf_symbols_create(struct sw_elf *image, struct sw_elf *debug)
+{
+	if (!image && !debug)
+		return NULL;
+	struct sw_elf_symbols *s = calloc(1, sizeof *s);
+	if (!s) {
+		sw_elf_free(image);
+		sw_elf_free(debug);
+		return NULL;
+	}
+	s->image = image;
+	s->debug = debug;
+	/* The binary's headers say where it was loaded; a debug file made by
+	 * objcopy --only-keep-debug keeps the same program headers. */
+	const struct sw_elf_info *info = sw_elf_info(image ? image : debug);
+	s->file_vaddr = info->file_vaddr;
+	s->machine = info->machine;
+	s->big_endian = info->big_endian;
+	s->word_size = info->word_size;
+	return s;
+}
+
+void sw_elf_symbols_free(struct sw_elf_symbols *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ncfi; i++)
+		sw_cfi_free(s->cfi[i]);
+	sw_dwarf_free(s->dwarf);
+	sw_elf_free(s->image);
+	sw_elf_free(s->debug);
+	free(s);
+}
+
+/* The DWARF of the debug file, else of the binary when it is not
+ * stripped. */
+static struct sw_dwarf *dwarf(struct sw_elf_symbols *s)
+{
+	if (s->dwarf_tried)
+		return s->dwarf;
+	s->dwarf_tried = true;
+	struct sw_elf *candidates[] = { s->debug, s->image };
+	for (size_t i = 0; i < 2 && !s->dwarf; i++) {
+		struct sw_elf *e = candidates[i];
+		if (!e || !sw_elf_info(e)->has_debug_info)
+			continue;
+		struct sw_err err = { 0 };
+		s->dwarf = sw_dwarf_open(sw_elf_libelf(e), sw_elf_name(e), &err);
+	}
+	return s->dwarf;
+}
+
+bool sw_elf_symbols_has_lines(struct sw_elf_symbols *s)
+{
+	return dwarf(s) != NULL;
+}
+
+static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name)
+{
+	struct sw_elf_section sec, hdr;
+	if (!e || s->ncfi == MAX_CFI_TABLES || !sw_elf_section(e, name, &sec) ||
+	    sec.type == SHT_NOBITS || sec.size == 0)
+		return;
+	bool eh = strcmp(name, ".eh_frame") == 0;
+	bool has_hdr = eh && sw_elf_section(e, ".eh_frame_hdr", &hdr) && hdr.type != SHT_NOBITS;
+	const struct sw_elf_info *info = sw_elf_info(e);
+	struct sw_cfi_section frame = { sec.data, sec.size, sec.addr };
+	struct sw_cfi_section table = has_hdr ? (struct sw_cfi_section){ hdr.data, hdr.size, hdr.addr }
+	                                      : (struct sw_cfi_section){ 0 };
+	struct sw_cfi_params p = {
+		.address_size = info->word_size,
+		.big_endian = info->big_endian,
+		.machine = info->machine,
+	};
+	struct sw_cfi *c = sw_cfi_create(&frame, eh, has_hdr ? &table : NULL, &p);
+	if (c)
+		s->cfi[s->ncfi++] = c;
+}
+
+/* In libunwindstack's order: .debug_frame (complete, where a build keeps
+ * it) before .eh_frame, then the debug file's and MiniDebugInfo's tables,
+ * then ARM's index, which describes only what exceptions need. */
+static void build_cfi(struct sw_elf_symbols *s)
+{
+	if (s->cfi_built)
+		return;
+	s->cfi_built = true;
+	struct sw_elf *mini = s->image ? sw_elf_debugdata(s->image) : NULL;
+	add_cfi(s, s->image, ".debug_frame");
+	add_cfi(s, s->image, ".eh_frame");
+	add_cfi(s, s->debug, ".debug_frame");
+	add_cfi(s, mini, ".debug_frame");
+	add_cfi(s, mini, ".eh_frame");
+	struct sw_elf_section idx, tab;
+	if (s->machine == EM_ARM && s->image && sw_elf_section(s->image, ".ARM.exidx", &idx) &&
+	    idx.type != SHT_NOBITS) {
+		s->has_exidx = true;
+		s->exidx.exidx = idx.data;
+		s->exidx.exidx_size = idx.size;
+		s->exidx.exidx_vaddr = idx.addr;
+		s->exidx.big_endian = s->big_endian;
+		if (sw_elf_section(s->image, ".ARM.extab", &tab) && tab.type != SHT_NOBITS) {
+			s->exidx.extab = tab.data;
+			s->exidx.extab_size = tab.size;
+			s->exidx.extab_vaddr = tab.addr;
+		}
+	}
+}
+
+bool sw_elf_symbols_has_cfi(struct sw_elf_symbols *s)
+{
+	build_cfi(s);
+	return s->ncfi > 0 || s->has_exidx;
+}
+
+/* ---- what is here ---- */
+
+static bool lookup_symbol(struct sw_elf_symbols *s, uint64_t vaddr, struct sw_elf_symbol *out)
+{
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
+	for (unsigned i = 0; i < n; i++)
+		if (sw_elf_symbol_at(images[i], vaddr, out))
+			return true;
+	return false;
+}
+
+static bool elf_lookup(void *self, uint64_t offset, struct sw_arena *a, struct sw_sym_info *out)
+{
+	struct sw_elf_symbols *s = self;
+	uint64_t vaddr = offset + s->file_vaddr;
+	memset(out, 0, sizeof *out);
+	struct sw_dwarf *d = dwarf(s);
+	if (d && sw_dwarf_lookup(d, vaddr, a, out) && out->function) {
+		/* DWARF speaks in ELF addresses, the walker in module offsets. */
+		out->function_offset -= s->file_vaddr;
+		if (out->file)
+			out->line_offset -= s->file_vaddr;
+		return true;
+	}
+	memset(out, 0, sizeof *out);
+	struct sw_elf_symbol sym;
+	if (!lookup_symbol(s, vaddr, &sym))
+		return false;
+	out->function = sw_demangle(sym.name, a);
+	if (!out->function)
+		return false;
+	out->function_offset = sym.addr - s->file_vaddr;
+	out->function_size = sym.size;
+	/* A symbol without a size is a bare address, as a PUBLIC record. */
+	out->is_public = sym.size == 0;
+	return true;
+}
+
+static bool elf_has_function(void *self, uint64_t offset)
+{
+	struct sw_elf_symbols *s = self;
+	uint64_t vaddr = offset + s->file_vaddr;
+	struct sw_elf_symbol sym;
+	if (lookup_symbol(s, vaddr, &sym))
+		return true;
+	build_cfi(s);
+	for (unsigned i = 0; i < s->ncfi; i++)
+		if (sw_cfi_covers(s->cfi[i], vaddr))
+			return true;
+	if (s->has_exidx && sw_exidx_covers(&s->exidx, vaddr))
+		return true;
+	/* A stripped file without unwind tables cannot say: Breakpad's rule
+	 * (inside the module) stands alone. */
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
+	for (unsigned i = 0; i < n; i++)
+		if (sw_elf_info(images[i])->has_symtab)
+			return false;
+	return s->ncfi == 0 && !s->has_exidx;
+}
+
+static bool elf_read_code(void *self, uint64_t offset, void *out, size_t n)
+{
+	struct sw_elf_symbols *s = self;
+	/* Only the binary holds code: a debug file's code sections are
+	 * SHT_NOBITS, and what lies at their file offsets is something else. */
+	if (!s->image || !sw_elf_read(s->image, offset + s->file_vaddr, out, n))
+		return false;
+	/* Code that reads as zeros is not code: a file whose .text was
+	 * blanked to save space (test and profiling corpora keep only the
+	 * unwind tables), or a zero-filled tail. Say "unknown", not "no call
+	 * here". */
+	const uint8_t *b = out;
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return true;
+	return false;
+}
+
+/* ---- how to reach the caller ---- */
+
+struct unwind_io_ctx {
+	const struct sw_unwind_env *env;
+};
+
+static bool io_read_reg(void *self, uint32_t dwarf_reg, uint64_t *value)
+{
+	const struct unwind_io_ctx *c = self;
+	int r = sw_arch_dwarf_reg(c->env->arch, dwarf_reg);
+	if (r < 0 || !sw_reg_valid(&c->env->callee->regs, (unsigned)r))
+		return false;
+	*value = c->env->callee->regs.v[r];
+	return true;
+}
+
+static bool io_read_mem(void *self, uint64_t addr, void *out, size_t n)
+{
+	const struct unwind_io_ctx *c = self;
+	return sw_walk_read(c->env->walk, addr, out, n);
+}
+
+/* The caller's registers in the arch's numbering: what the rules
+ * recovered, the callee's value of every callee-saved register the rules
+ * leave alone (the ABI's rule, DWARF 5 §6.4.1 leaves them to it), sp =
+ * the CFA unless a rule says otherwise, pc = the return-address column. */
+static enum sw_unwind_status to_caller(const struct sw_unwind_env *env,
+                                       const struct sw_unwind_result *r, bool from_exidx,
+                                       struct sw_caller *out)
+{
+	const struct sw_arch *arch = env->arch;
+	const struct sw_regs *callee = &env->callee->regs;
+	memset(out, 0, sizeof *out);
+	for (unsigned r_ours = 0; r_ours < arch->nregs; r_ours++)
+		if ((arch->callee_saved >> r_ours & 1) && sw_reg_valid(callee, r_ours))
+			sw_reg_set(&out->regs, r_ours, callee->v[r_ours]);
+	for (uint32_t col = 0; col < SW_CFI_MAX_COLUMNS; col++) {
+		int ours = sw_arch_dwarf_reg(arch, col);
+		if (ours < 0)
+			continue;
+		if (sw_unwind_known(r, col))
+			sw_reg_set(&out->regs, (unsigned)ours, r->v[col]);
+		else if (sw_unwind_undefined(r, col))
+			sw_reg_clear(&out->regs, (unsigned)ours);
+	}
+	/* EHABI's result holds the caller's pc itself (r15); DWARF's the
+	 * return address in its column. */
+	uint64_t pc;
+	if (from_exidx ? sw_unwind_known(r, 15) : sw_unwind_known(r, r->ra_column)) {
+		pc = r->v[from_exidx ? 15 : r->ra_column];
+	} else {
+		/* No rule for the return address: it is still where the callee
+		 * had it (a leaf's link register, DWARF's "same value"). */
+		int ra = sw_arch_dwarf_reg(arch, r->ra_column);
+		if (ra < 0 || !sw_reg_valid(callee, (unsigned)ra))
+			return SW_UNWIND_FAILED;
+		pc = callee->v[ra];
+	}
+	if (!from_exidx && sw_unwind_known(r, r->ra_column) && r->ra_signed)
+		pc = arch->strip_code_pointer(env->walk, pc);
+	sw_reg_set(&out->regs, arch->pc, pc);
+	int sp_col = -1;
+	for (uint32_t col = 0; col < SW_CFI_MAX_COLUMNS && sp_col < 0; col++)
+		if (sw_arch_dwarf_reg(arch, col) == arch->sp)
+			sp_col = (int)col;
+	if (from_exidx || sp_col < 0 || !sw_unwind_known(r, (uint32_t)sp_col))
+		sw_reg_set(&out->regs, arch->sp, from_exidx ? r->v[13] : r->cfa);
+	out->restored_context = r->signal_frame;
+	return SW_UNWIND_OK;
+}
+
+static enum sw_unwind_status elf_unwind(void *self, uint64_t offset,
+                                        const struct sw_unwind_env *env,
+                                        struct sw_caller *caller, enum sw_trust *trust)
+{
+	struct sw_elf_symbols *s = self;
+	uint64_t vaddr = offset + s->file_vaddr;
+	build_cfi(s);
+	struct unwind_io_ctx ctx = { env };
+	struct sw_unwind_io io = {
+		.self = &ctx,
+		.read_reg = io_read_reg,
+		.read_mem = io_read_mem,
+		.word_size = s->word_size,
+		.big_endian = s->big_endian,
+	};
+	struct sw_unwind_result r;
+	enum sw_unwind_status failed = SW_UNWIND_NO_RULE;
+	for (unsigned i = 0; i <= s->ncfi; i++) {
+		bool exidx = i == s->ncfi;
+		if (exidx && !s->has_exidx)
+			break;
+		memset(&r, 0, sizeof r);
+		enum sw_cfi_status st = exidx ? sw_exidx_unwind(&s->exidx, vaddr, &io, &r)
+		                              : sw_cfi_unwind(s->cfi[i], vaddr, &io, &r);
+		if (st == SW_CFI_END)
+			return SW_UNWIND_END;
+		if (st == SW_CFI_FAILED)
+			failed = SW_UNWIND_FAILED;
+		if (st != SW_CFI_OK)
+			continue;
+		if (to_caller(env, &r, exidx, caller) == SW_UNWIND_OK) {
+			*trust = SW_TRUST_CFI;
+			return SW_UNWIND_OK;
+		}
+		failed = SW_UNWIND_FAILED;
+	}
+	return failed;
+}
+
+const struct sw_symbols_ops sw_elf_symbols_ops = {
+	.lookup = elf_lookup,
+	.unwind = elf_unwind,
+	.has_function = elf_has_function,
+	.read_code = elf_read_code,
+};
