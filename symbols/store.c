@@ -15,12 +15,14 @@
 #include "breakpad_sym.h"
 #include "elf_locate.h"
 #include "elf_symbols.h"
+#include "macho_dsym.h"
 
 struct store_path {
 	char *path;
 	bool is_dir;
 	bool is_file;               /* a .sym or .sym.gz file */
 	bool is_elf;                /* an ELF file (or a gzipped one) */
+	bool is_macho;              /* a Mach-O file (a dSYM's DWARF file) */
 	/* Single files: the MODULE line's id and name, read on first need. */
 	bool header_read;
 	char *mod_id, *mod_name;
@@ -36,13 +38,14 @@ struct loaded_file {
 	bool refused;
 };
 
-/* A module with both a .sym file and ELF files: names and lines from
- * DWARF when the ELF has them, else from the .sym, else from the ELF
- * symbol tables; unwind rules from the ELF's CFI first (complete, where
- * dump_syms may have dropped some), then the .sym's. */
+/* A module with both a .sym file and ELF files or a dSYM: names and lines
+ * from DWARF when the other file has it, else from the .sym, else from the
+ * ELF symbol tables; unwind rules from the ELF's CFI first (complete,
+ * where dump_syms may have dropped some), then the .sym's. */
 struct combined {
 	struct sw_bsym *bsym;
-	struct sw_elf_symbols *elf;
+	struct sw_module_symbols other;
+	bool other_has_lines;
 };
 
 struct store_module {
@@ -50,7 +53,8 @@ struct store_module {
 	enum sw_symbols_status status;
 	int32_t file;               /* index into loaded, -1 none */
 	struct sw_elf_symbols *elf; /* its ELF/DWARF provider, or NULL */
-	char *elf_path;             /* the ELF file it came from (debug file first) */
+	struct sw_dsym *dsym;       /* its dSYM provider, or NULL */
+	char *elf_path;             /* the ELF or dSYM file it came from (debug file first) */
 	struct combined both;
 	struct sw_module_symbols ms;
 };
@@ -121,6 +125,18 @@ static bool is_elf_file(const char *path)
 	return n == 4 && memcmp(head, "\177ELF", 4) == 0;
 }
 
+/* A 64-bit Mach-O file (what a dSYM bundle holds)? */
+static bool is_macho_file(const char *path)
+{
+	uint8_t head[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	return n == 4 && head[0] == 0xcf && head[1] == 0xfa && head[2] == 0xed && head[3] == 0xfe;
+}
+
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
 {
 	s->locator.local_modules = on;
@@ -148,11 +164,13 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 		p->is_file = S_ISREG(st.st_mode) &&
 		             (ends_with(paths[i], ".sym") || ends_with(paths[i], ".sym.gz"));
 		p->is_elf = S_ISREG(st.st_mode) && !p->is_file && is_elf_file(paths[i]);
-		if (!p->is_dir && !p->is_file && !p->is_elf) {
+		p->is_macho = S_ISREG(st.st_mode) && !p->is_file && !p->is_elf &&
+		              is_macho_file(paths[i]);
+		if (!p->is_dir && !p->is_file && !p->is_elf && !p->is_macho) {
 			/* It exists, so it is no typo the CLI's existence check
 			 * would catch; most likely a dump given in the wrong place. */
 			store_warn(s, "%s: symbol path ignored: %s", paths[i],
-			           S_ISREG(st.st_mode) ? "not a .sym, .sym.gz or ELF file"
+			           S_ISREG(st.st_mode) ? "not a .sym, .sym.gz, ELF or Mach-O file"
 			                               : "not a directory or a regular file");
 			continue;
 		}
@@ -199,6 +217,7 @@ void sw_sym_store_free(struct sw_sym_store *s)
 	}
 	for (uint32_t i = 0; i < s->nmods; i++) {
 		sw_elf_symbols_free(s->mods[i].elf);
+		sw_dsym_free(s->mods[i].dsym);
 		free(s->mods[i].elf_path);
 	}
 	sw_elf_locator_free(&s->locator);
@@ -376,10 +395,10 @@ static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 static bool both_lookup(void *self, uint64_t offset, struct sw_arena *a, struct sw_sym_info *out)
 {
 	struct combined *c = self;
-	if (sw_elf_symbols_has_lines(c->elf))
-		return sw_elf_symbols_ops.lookup(c->elf, offset, a, out);
+	if (c->other_has_lines)
+		return c->other.ops->lookup(c->other.self, offset, a, out);
 	return sw_bsym_ops.lookup(c->bsym, offset, a, out) ||
-	       sw_elf_symbols_ops.lookup(c->elf, offset, a, out);
+	       c->other.ops->lookup(c->other.self, offset, a, out);
 }
 
 static enum sw_unwind_status both_unwind(void *self, uint64_t offset,
@@ -387,9 +406,12 @@ static enum sw_unwind_status both_unwind(void *self, uint64_t offset,
                                          struct sw_caller *caller, enum sw_trust *trust)
 {
 	struct combined *c = self;
-	enum sw_unwind_status st = sw_elf_symbols_ops.unwind(c->elf, offset, env, caller, trust);
-	if (st == SW_UNWIND_OK || st == SW_UNWIND_END)
-		return st;
+	if (c->other.ops->unwind) {
+		enum sw_unwind_status st =
+			c->other.ops->unwind(c->other.self, offset, env, caller, trust);
+		if (st == SW_UNWIND_OK || st == SW_UNWIND_END)
+			return st;
+	}
 	return sw_bsym_ops.unwind(c->bsym, offset, env, caller, trust);
 }
 
@@ -397,13 +419,13 @@ static bool both_has_function(void *self, uint64_t offset)
 {
 	struct combined *c = self;
 	return sw_bsym_ops.has_function(c->bsym, offset) ||
-	       sw_elf_symbols_ops.has_function(c->elf, offset);
+	       c->other.ops->has_function(c->other.self, offset);
 }
 
 static bool both_read_code(void *self, uint64_t offset, void *out, size_t n)
 {
 	struct combined *c = self;
-	return sw_elf_symbols_ops.read_code(c->elf, offset, out, n);
+	return c->other.ops->read_code && c->other.ops->read_code(c->other.self, offset, out, n);
 }
 
 static const struct sw_symbols_ops both_ops = {
@@ -441,6 +463,42 @@ static void find_elf(struct sw_sym_store *s, struct store_module *sm, const stru
 	}
 }
 
+/* An Apple module's dSYM: DIR/NAME.dSYM/Contents/Resources/DWARF/NAME in
+ * a symbol directory, the DWARF file of a symbol path that is a .dSYM
+ * bundle itself, or a Mach-O file given as a symbol path; its UUID must
+ * give the module's debug id. */
+static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const struct sw_module *m)
+{
+	enum sw_os os = s->snap->sys.os;
+	if ((os != SW_OS_MACOS && os != SW_OS_IOS) || !m->debug_id)
+		return;
+	const char *name = module_debug_name(m);
+	if (!name)
+		return;
+	char p[4096];
+	for (size_t i = 0; i < s->npaths && !sm->dsym; i++) {
+		const struct store_path *sp = &s->paths[i];
+		int w;
+		if (sp->is_macho)
+			w = snprintf(p, sizeof p, "%s", sp->path);
+		else if (sp->is_dir && ends_with(sp->path, ".dSYM"))
+			w = snprintf(p, sizeof p, "%s/Contents/Resources/DWARF/%s", sp->path, name);
+		else if (sp->is_dir)
+			w = snprintf(p, sizeof p, "%s/%s.dSYM/Contents/Resources/DWARF/%s", sp->path,
+			             name, name);
+		else
+			continue;
+		if (w <= 0 || (size_t)w >= sizeof p || !file_exists(p))
+			continue;
+		struct sw_err err = { 0 };
+		sm->dsym = sw_dsym_open(p, m->debug_id, &err);
+		if (sm->dsym)
+			sm->elf_path = strdup(p);
+		else if (!sp->is_macho || strstr(err.msg, "debug id") == NULL)
+			store_warn(s, "%s", err.msg);
+	}
+}
+
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
                                                         enum sw_symbols_status *status)
 {
@@ -472,14 +530,21 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 			}
 		}
 		find_elf(s, sm, m);
-		if (sm->elf && sm->ms.ops) {
+		if (!sm->elf)
+			find_dsym(s, sm, m);
+		struct sw_module_symbols other = { 0 };
+		if (sm->elf)
+			other = (struct sw_module_symbols){ &sw_elf_symbols_ops, sm->elf };
+		else if (sm->dsym)
+			other = (struct sw_module_symbols){ &sw_dsym_ops, sm->dsym };
+		if (other.ops && sm->ms.ops) {
 			sm->both.bsym = s->loaded[f].bsym;
-			sm->both.elf = sm->elf;
+			sm->both.other = other;
+			sm->both.other_has_lines = sm->dsym || sw_elf_symbols_has_lines(sm->elf);
 			sm->ms.ops = &both_ops;
 			sm->ms.self = &sm->both;
-		} else if (sm->elf) {
-			sm->ms.ops = &sw_elf_symbols_ops;
-			sm->ms.self = sm->elf;
+		} else if (other.ops) {
+			sm->ms = other;
 			sm->status = SW_SYMS_LOADED;
 		}
 	}

@@ -292,7 +292,7 @@ START_TEST(test_store_warns_about_a_symbol_path_that_is_not_symbols)
 	/* A missing path is the CLI's to report (before the store exists). */
 	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
 	ck_assert_ptr_nonnull(strstr(sw_sym_store_warning(st, 0),
-	                             "notes.txt: symbol path ignored: not a .sym, .sym.gz or ELF file"));
+	                             "notes.txt: symbol path ignored: not a .sym, .sym.gz, ELF or Mach-O file"));
 	ck_assert_ptr_null(sw_sym_store_warning(st, 1));
 	sw_sym_store_free(st);
 }
