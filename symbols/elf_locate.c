@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/build_id.h"
+
 enum { MAX_BUILD_ID = 64 };
 
 struct identity {
@@ -16,19 +18,6 @@ struct identity {
 	const char *debug_id;       /* Breakpad form, or NULL */
 	const char *name;           /* base name of the code file */
 };
-
-void sw_build_id_debug_id(const uint8_t *id, size_t n, char out[34])
-{
-	uint8_t g[16] = { 0 };
-	memcpy(g, id, n < 16 ? n : 16);
-	/* GUID fields Data1 (4 bytes), Data2, Data3 (2 each) are little-endian
-	 * integers; Data4's 8 bytes print as they are. */
-	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-	for (unsigned i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02X", g[order[i]]);
-	out[32] = '0';
-	out[33] = '\0';
-}
 
 static int hex_digit(int c)
 {
@@ -153,14 +142,19 @@ static bool same_build(struct sw_elf_locator *l, const struct identity *id, stru
 		return false;
 	}
 	if (info->build_id && id->debug_id) {
-		char did[34];
-		sw_build_id_debug_id(info->build_id, info->build_id_len, did);
-		if (strcasecmp(did, id->debug_id) == 0)
-			return true;
-		char why[200];
-		snprintf(why, sizeof why, "its debug id is %s, the module's is %s", did, id->debug_id);
-		refuse(l, path, "%s: ELF file not used: %s", why);
-		return false;
+		struct sw_arena scratch;
+		sw_arena_init(&scratch);
+		struct sw_span bid = { info->build_id, info->build_id_len, 0, false };
+		const char *did = sw_build_id_debug_id(&scratch, bid);
+		bool same = did && strcasecmp(did, id->debug_id) == 0;
+		if (!same) {
+			char why[200];
+			snprintf(why, sizeof why, "its debug id is %s, the module's is %s",
+			         did ? did : "unknown", id->debug_id);
+			refuse(l, path, "%s: ELF file not used: %s", why);
+		}
+		sw_arena_free(&scratch);
+		return same;
 	}
 	return !info->build_id;
 }

@@ -50,8 +50,4 @@ bool sw_elf_locate(struct sw_elf_locator *l, const struct sw_module *m, struct s
                    struct sw_elf **debug, char **image_path, char **debug_path);
 void sw_elf_locator_free(struct sw_elf_locator *l);
 
-/* Breakpad's debug id of an ELF build-id: its first 16 bytes (zero-padded)
- * read as a little-endian GUID, upper-case hex, then age 0 ("...0"). */
-void sw_build_id_debug_id(const uint8_t *id, size_t n, char out[34]);
-
 #endif
