@@ -304,7 +304,7 @@ START_TEST(test_elf_big_endian_object_with_compressed_dwarf)
 	 * both at 0; .debug_info 0xcd bytes compressed, 0x173 inflated. */
 	char path[1024];
 	struct sw_err err = { 0 };
-	struct sw_elf *e = sw_elf_open_file(testdata_path(path, sizeof path, "elf/tiny_ppc32_be.o"),
+	struct sw_elf *e = sw_elf_open_file(testdata_path(path, sizeof path, "elf/tiny_ppc32_be.rel"),
 	                                    0, &err);
 	ck_assert_msg(e != NULL, "%s", err.msg);
 	const struct sw_elf_info *in = sw_elf_info(e);
