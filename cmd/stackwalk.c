@@ -38,6 +38,7 @@ struct options {
 	const char *const *symbol_paths;
 	size_t nsymbol_paths;
 	bool local_modules;
+	const char *maps_file;     /* --maps FILE, or NULL */
 	/* SNAPSHOT and the symbol paths, in the order given (malloc'd: free). */
 	const char **positional;
 };
@@ -46,9 +47,9 @@ static void usage(FILE *f)
 {
 	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
 	      "\n"
-	      "Walks the stack of every thread in SNAPSHOT (a minidump, a microdump log, or\n"
-	      "an offline capture folder) and prints each frame's function, source line\n"
-	      "and how it was found.\n"
+	      "Walks the stack of every thread in SNAPSHOT (a minidump, an ELF core file, a\n"
+	      "microdump log, or an offline capture folder) and prints each frame's\n"
+	      "function, source line and how it was found.\n"
 	      "\n"
 	      "SYMBOL_PATH is a directory holding Breakpad symbols (NAME/DEBUG_ID/NAME.sym,\n"
 	      ".sym.gz also read) or ELF files (by .build-id/xx/rest[.debug], by NAME,\n"
@@ -64,6 +65,11 @@ static void usage(FILE *f)
 	      "  --no-scan         never guess frames by stack scanning\n"
 	      "  --local-modules   also read each module's ELF file at its own path on\n"
 	      "                    this machine (when the same build is installed here)\n"
+	      "  --maps=FILE       the crashed process's /proc/PID/maps: the module list of\n"
+	      "                    an ELF core that has none (no NT_FILE: qemu-user cores);\n"
+	      "                    without it such a core's modules are found through the\n"
+	      "                    dynamic loader, the executable and libraries being\n"
+	      "                    looked for in the SYMBOL_PATHs when the core lacks them\n"
 	      "  --help, -h        this text\n"
 	      "  --version, -V     the version\n"
 	      "\n"
@@ -114,7 +120,7 @@ static int bad_option(const struct option *longopts, const char *arg, int opt)
  * (GNU style), until "--"; --help and --version answer at once. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES };
+	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
@@ -122,6 +128,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
 		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
+		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -150,6 +157,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'm': machine = true; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
 		case OPT_LOCAL_MODULES: o->local_modules = true; break;
+		case OPT_MAPS: o->maps_file = optarg; break;
 		case OPT_MAX_FRAMES: {
 			/* Given twice, the last value counts (as for any GNU tool):
 			 * a script may append to a command line it was handed. */
@@ -246,8 +254,15 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 {
 	struct sw_err err = { 0 };
 	struct sw_snapshot snap;
+	/* An ELF core without NT_FILE finds its executable and libraries in
+	 * the symbol paths. */
+	struct sw_open_options open_opts = {
+		.search_paths = o->symbol_paths,
+		.nsearch_paths = o->nsymbol_paths,
+		.maps_file = o->maps_file,
+	};
 	enum sw_err_code rc = part ? sw_snapshot_open_part(o->snapshot, part, &snap, &err)
-	                           : sw_snapshot_open(o->snapshot, &snap, &err);
+	                           : sw_snapshot_open_with(o->snapshot, &open_opts, &snap, &err);
 	*more = snap.has_next;
 	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {

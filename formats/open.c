@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "elfcore.h"
 #include "microdump.h"
 #include "minidump.h"
 #include "offline.h"
@@ -83,8 +84,6 @@ static const struct refused_kind refused_kinds[] = {
 	  .what = "a Breakpad symbol file, not a snapshot: give it as a SYMBOL_PATH" },
 	{ MAGIC("BREAKPAD MICRODUMP"), .anywhere = true, .code = SW_ERR_UNSUPPORTED,
 	  .what = "a Breakpad microdump of a kind this version of stackwalk does not read" },
-	{ MAGIC(ELFMAG), .elf_type = ET_CORE, .code = SW_ERR_UNSUPPORTED,
-	  .what = "an ELF core file: ELF core files are not read yet (minidumps are)" },
 	{ MAGIC(ELFMAG), .elf_type = ET_EXEC, .code = SW_ERR_FORMAT,
 	  .what = "an ELF executable, not a snapshot (" NOT_SYMBOLS_YET ")" },
 	/* ET_DYN is a shared library or a position-independent executable. */
@@ -205,6 +204,12 @@ static enum sw_err_code read_head(const char *path, uint8_t *buf, size_t cap, si
 enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
                                   struct sw_err *err)
 {
+	return sw_snapshot_open_with(path, NULL, out, err);
+}
+
+enum sw_err_code sw_snapshot_open_with(const char *path, const struct sw_open_options *opts,
+                                       struct sw_snapshot *out, struct sw_err *err)
+{
 	sw_snapshot_init(out, path);
 	/* A folder holding regs.txt and maps.txt is an offline capture; other
 	 * folders are refused below. */
@@ -220,6 +225,8 @@ enum sw_err_code sw_snapshot_open(const char *path, struct sw_snapshot *out,
 		return sw_minidump_read(path, out, err);
 	if (sw_microdump_is(head, n))
 		return sw_microdump_read(path, NULL, out, err);
+	if (sw_elfcore_is(head, n))
+		return sw_elfcore_read(path, opts, out, err);
 	return refuse_unread_file(path, (struct sw_span){ head, n, 0, false }, err);
 }
 

@@ -428,6 +428,32 @@ static const char *linux_rust(const struct sw_crash *c, char *buf, size_t n)
 	return fmt(buf, n, "%s / 0x%08x", sig, c->flags);
 }
 
+/* ---- NetBSD ------------------------------------------------------------ */
+
+/* NetBSD's numbering (sys/sys/signal.h), which is not Linux's past 9. */
+static const char *const netbsd_signals[] = {
+	NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGEMT",
+	"SIGFPE", "SIGKILL", "SIGBUS", "SIGSEGV", "SIGSYS", "SIGPIPE", "SIGALRM",
+	"SIGTERM", "SIGURG", "SIGSTOP", "SIGTSTP", "SIGCONT", "SIGCHLD", "SIGTTIN",
+	"SIGTTOU", "SIGIO", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+	"SIGINFO", "SIGUSR1", "SIGUSR2", "SIGPWR",
+};
+
+/* The fault codes (sys/sys/siginfo.h) have the POSIX values Linux uses;
+ * SI_NOINFO (32767, what a core's procinfo holds when the signal carried
+ * none) and other codes leave the signal alone. */
+static const char *netbsd_reason(const struct sw_crash *c, char *buf, size_t n)
+{
+	const char *sig = PICK(netbsd_signals, c->code);
+	if (!sig)
+		return fmt(buf, n, "unknown 0x%08x / 0x%08x", c->code, c->flags);
+	uint32_t as_linux = c->code == 10 ? 7 : c->code; /* SIGBUS */
+	const char *code = c->code == 4 || c->code == 8 || c->code == 10 || c->code == 11
+	                           ? linux_si_code(as_linux, c->flags, SW_REASON_RUST)
+	                           : NULL;
+	return code ? fmt(buf, n, "%s / %s", sig, code) : fmt(buf, n, "%s", sig);
+}
+
 /* ---- macOS / iOS -------------------------------------------------------- */
 
 enum {
@@ -650,6 +676,7 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 		case SW_OS_WINDOWS: r = windows_breakpad(c, buf, n, NULL); break;
 		case SW_OS_LINUX: case SW_OS_ANDROID: r = linux_breakpad(c, buf, n, NULL); break;
 		case SW_OS_MACOS: case SW_OS_IOS: r = mac_breakpad(s, buf, n, NULL); break;
+		case SW_OS_NETBSD: r = netbsd_reason(c, buf, n); break;
 		default: break;
 		}
 		return r ? r : fmt(buf, n, "%s", fallback);
@@ -659,6 +686,7 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 	case SW_OS_WINDOWS: return windows_rust(c, buf, n);
 	case SW_OS_LINUX: case SW_OS_ANDROID: return linux_rust(c, buf, n);
 	case SW_OS_MACOS: case SW_OS_IOS: return mac_rust(s, buf, n);
+	case SW_OS_NETBSD: return netbsd_reason(c, buf, n);
 	default: break;
 	}
 	return fmt(buf, n, "unknown 0x%08x / 0x%08x", c->code, c->flags);

@@ -25,6 +25,7 @@ enum sw_os {
 	SW_OS_NACL,
 	SW_OS_FUCHSIA,
 	SW_OS_NONE, /* bare metal firmware */
+	SW_OS_NETBSD,
 };
 
 enum sw_cpu {
@@ -229,10 +230,11 @@ struct sw_snapshot {
 	const char *assertion;           /* Breakpad assertion stream, or NULL */
 
 	/* A scanned return address must be proven by the code before it:
-	 * the snapshot comes with its modules' own files (an offline
-	 * capture), so where their code cannot be read (blanked, missing)
-	 * nothing vouches for a stack word, and Breakpad's rule alone (inside
-	 * a module and a function) is not taken. */
+	 * the snapshot comes from a system whose modules' files are at hand
+	 * (an offline capture, an ELF core), so where their code cannot be
+	 * read (blanked, missing) nothing vouches for a stack word, and
+	 * Breakpad's rule alone (inside a module and a function) is not
+	 * taken. */
 	bool scans_need_code;
 
 	/* Built by sw_snapshot_finish: module indexes sorted by base. */

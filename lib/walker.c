@@ -373,13 +373,29 @@ static bool pc_in_stack(const struct sw_walk *w, uint64_t pc)
 	       sw_module_at(w->snap, pc) < 0;
 }
 
+/* A process's entry point: the kernel jumps there, nothing calls it, so
+ * whatever its frame holds above (a stale link register the dynamic
+ * loader left, argc and the auxiliary vector) is no caller, whatever rule
+ * or scan would say. The walk ends there. */
+static bool is_program_entry(const char *name)
+{
+	static const char *const names[] = { "_start", "__start", "___start", "_start_c" };
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Functions that nothing calls: process and thread entry points. When
  * their unwind rules give no usable caller, the walk ends there instead of
- * scanning past them into whatever the stack holds above. */
+ * scanning past them into whatever the stack holds above. (clone is not a
+ * program entry: in the thread that calls it, it has a caller.) */
 static bool is_outermost_function(const char *name)
 {
 	static const char *const names[] = {
-		"_start", "__start", "_start_c", "clone", "__clone", "__clone2", "clone3",
+		"_start", "__start", "___start", "_start_c", "clone", "__clone", "__clone2", "clone3",
 		"__clone3", "thread_start", "_pthread_start", "RtlUserThreadStart",
 		"_RtlUserThreadStart",
 	};
@@ -515,6 +531,10 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	bool found = false;
 
 	memset(caller, 0, sizeof *caller);
+	if (is_program_entry(st->callee->function)) {
+		*end = SW_END_OUTERMOST;
+		return STEP_END;
+	}
 	enum sw_unwind_status s = SW_UNWIND_NO_RULE;
 	/* A sigreturn trampoline's caller is the interrupted context itself;
 	 * when its code says so, no other rule is asked. Its pc is whatever

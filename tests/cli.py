@@ -106,7 +106,6 @@ with tempfile.TemporaryDirectory() as tmp:
              ("app.sym", sym, "a Breakpad symbol file, not a snapshot: give it as a SYMBOL_PATH"),
              ("app.sym.gz", gzip.compress(sym), "gzip-compressed Breakpad symbol file"),
              ("true", elf, "not a snapshot (symbols are read from Breakpad .sym files"),
-             ("core", core, "an ELF core file: ELF core files are not read yet"),
              ("notes.gz", gzip.compress(b"hello\n" * 100), "a gzip file"),
              ("crash.dmp.gz", gzip.compress(open(dump, "rb").read()), "a gzip-compressed minidump"),
              # Names a microdump but has no usable BEGIN line: not one the reader takes.
@@ -125,6 +124,14 @@ with tempfile.TemporaryDirectory() as tmp:
         check("refused %s -> exit 3, one line naming it and what it is" % name,
               code == 3 and out == "" and err.count("\n") == 1 and err.startswith("stackwalk: " + path + ": ")
               and says in err, "exit %d %r" % (code, err))
+    # An ELF core is read (formats/elfcore.c): one without a thread note is
+    # damaged, exit 1, one line naming it and what is missing.
+    path = os.path.join(tmp, "core")
+    open(path, "wb").write(core)
+    code, out, err = run(path)
+    check("core without threads -> exit 1, one line naming it",
+          code == 1 and err.count("\n") == 1 and err.startswith("stackwalk: " + path + ": ")
+          and "no thread note" in err, "exit %d %r" % (code, err))
     # A directory is read when it is an offline capture (regs.txt and
     # maps.txt, docs/offline-format.md); other directories are refused above.
     offline = os.path.join(tmp, "offline")
