@@ -320,10 +320,10 @@ enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw
 	 * function of a thread (its creator cleared ra before the call). */
 	if (ra == 0 && (f->saved & (1u << p->ra)))
 		return SW_UNWIND_END;
-	if (!sw_walk_is_return_address(w, ra))
-		return SW_UNWIND_NO_RULE;
 	sw_reg_set(&out->regs, w->arch->pc, ra);
 	sw_reg_set(&out->regs, p->sp, cfa);
+	if (!sw_walk_is_return_address(w, ra) && !sw_walk_is_signal_trampoline(s, out))
+		return SW_UNWIND_NO_RULE;
 	return SW_UNWIND_OK;
 }
 

@@ -420,6 +420,24 @@ static bool returns_to_another_stack(const struct sw_step *st, const struct sw_c
 	return from && to && from != to;
 }
 
+bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_caller *c)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	if (!arch->caller_of_signal_frame || !sw_reg_valid(&c->regs, arch->pc) ||
+	    !sw_reg_valid(&c->regs, arch->sp))
+		return false;
+	struct sw_frame tramp;
+	memset(&tramp, 0, sizeof tramp);
+	tramp.pc = tramp.lookup_pc = c->regs.v[arch->pc];
+	tramp.regs = c->regs;
+	tramp.trust = SW_TRUST_PROLOGUE;
+	tramp.module = tramp.unloaded_module = -1;
+	struct sw_step probe = { .walk = st->walk, .callee = &tramp, .callee_callee = st->callee };
+	struct sw_caller restored;
+	memset(&restored, 0, sizeof restored);
+	return arch->caller_of_signal_frame(&probe, &restored) == SW_UNWIND_OK;
+}
+
 /* The step contract: what the walker checks of every method's result
  * before it believes it. A failed check sends the walk to the next method;
  * it never ends the walk by itself. */

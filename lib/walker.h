@@ -115,6 +115,12 @@ bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *st
 /* Is addr plausibly a return address: inside a module, inside a function
  * when the module has symbols, and after a call instruction? */
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);
+/* Does caller c (pc and sp known) sit at a sigreturn trampoline, by the
+ * arch's signal-frame rule? A handler returns there, to code outside every
+ * module when the trampoline lives in a page of its own (qemu-user) or on
+ * the stack (older kernels), so the return-address checks cannot vouch
+ * for it. */
+bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_caller *c);
 /* Looks for a return address in the words from *slot upwards (at most
  * `words` of them); on success *slot is the word's address and *ra its
  * value. */

@@ -80,18 +80,11 @@ KNOWN_DIFFERENCES = {
 # but work still to do (issue 10), pinned here so that each shows as a gap,
 # counted neither passed nor failed, and a gap that closes fails until it
 # is taken off this list.
-_MIPS_NOUNWIND_SIGNAL = ("without unwind tables the handler (a leaf) returns through ra to "
-    "qemu's sigreturn trampoline, in a page of its own outside every module (ra 0x3f7bd000 in "
-    "mips-nounwind/signal); the MIPS leaf and prologue rules refuse a return address outside "
-    "a module before the signal-frame rule could look at its code")
 _MIPS_NOUNWIND_THREAD = ("glibc's start_thread has no unwind tables in Debian's MIPS libc "
     "and prologue analysis does not find its frame yet")
 _PPC64_SIGNAL = "no ppc64 sigreturn trampoline rule yet (qemu's trampoline in its own page)"
 KNOWN_GAPS = {}
 for _arch in ('mips', 'mipsel', 'mips64el'):
-    for _case in ('signal', 'sigspin'):
-        KNOWN_GAPS['%s-nounwind/%s' % (_arch, _case)] = _MIPS_NOUNWIND_SIGNAL
-        KNOWN_GAPS['%s-nounwind/%s nosyms' % (_arch, _case)] = _MIPS_NOUNWIND_SIGNAL
     KNOWN_GAPS['%s-nounwind/thread' % _arch] = _MIPS_NOUNWIND_THREAD
     KNOWN_GAPS['%s-nounwind/thread nosyms' % _arch] = _MIPS_NOUNWIND_THREAD
 for _label in ('ppc64le-O0/signal', 'ppc64le-O2fp/signal', 'ppc64le-O2fp/sigspin',
