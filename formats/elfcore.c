@@ -59,8 +59,7 @@ static bool read_ehdr(struct ec_reader *r, struct ec_ehdr *h)
 	bool is64 = r->word == 8;
 	uint64_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	if (!sw_span_has(f, 0, ehsize)) {
-		ec_problem(r, false, "%s: %llu bytes: shorter than an ELF header", r->path,
-		           (unsigned long long)f.size);
+		ec_problem(r, false, "%llu bytes: shorter than an ELF header", (unsigned long long)f.size);
 		return false;
 	}
 	r->machine = sw_u16(f, offsetof(Elf64_Ehdr, e_machine));
@@ -85,17 +84,16 @@ static bool read_ehdr(struct ec_reader *r, struct ec_ehdr *h)
 		uint64_t at = h->shoff + (is64 ? offsetof(Elf64_Shdr, sh_info)
 		                               : offsetof(Elf32_Shdr, sh_info));
 		if (h->shoff == 0 || !sw_span_has(f, at, 4)) {
-			ec_problem(r, false, "%s: e_phnum is PN_XNUM but section header 0 is not in "
-			                     "the file: no program header read",
-			           r->path);
+			ec_problem(r, false, "e_phnum is PN_XNUM but section header 0 is not in "
+			                     "the file: no program header read");
 			return false;
 		}
 		h->phnum = sw_u32(f, at);
 	}
 	uint64_t want = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	if (h->phentsize < want) {
-		ec_problem(r, false, "%s: e_phentsize %u is smaller than a program header (%llu)",
-		           r->path, h->phentsize, (unsigned long long)want);
+		ec_problem(r, false, "e_phentsize %u is smaller than a program header (%llu)",
+		           h->phentsize, (unsigned long long)want);
 		return false;
 	}
 	return true;
@@ -129,9 +127,9 @@ static void read_phdrs(struct ec_reader *r, const struct ec_ehdr *h, struct ec_l
 	uint64_t n = h->phnum;
 	uint64_t room = h->phoff <= r->file.size ? (r->file.size - h->phoff) / h->phentsize : 0;
 	if (n > room) {
-		ec_problem(r, false, "%s: %llu program headers at 0x%llx, but the file holds %llu: "
+		ec_problem(r, false, "%llu program headers at 0x%llx, but the file holds %llu: "
 		                     "the rest ignored",
-		           r->path, (unsigned long long)n, (unsigned long long)h->phoff,
+		           (unsigned long long)n, (unsigned long long)h->phoff,
 		           (unsigned long long)room);
 		n = room;
 	}
@@ -143,8 +141,7 @@ static void read_phdrs(struct ec_reader *r, const struct ec_ehdr *h, struct ec_l
 	r->loads = sw_arena_array(&s->arena, (size_t)n, sizeof *r->loads);
 	*notes = sw_arena_array(&s->arena, (size_t)n, sizeof **notes);
 	if (!r->loads || !*notes) {
-		ec_problem(r, false, "%s: out of memory for %llu program headers", r->path,
-		           (unsigned long long)n);
+		ec_problem(r, false, "out of memory for %llu program headers", (unsigned long long)n);
 		r->loads = NULL;
 		return;
 	}
@@ -171,7 +168,7 @@ static void read_memory(struct ec_reader *r)
 		return;
 	s->mem = sw_arena_array(&s->arena, r->nloads, sizeof *s->mem);
 	if (!s->mem) {
-		ec_problem(r, false, "%s: out of memory for %u memory segments", r->path, r->nloads);
+		ec_problem(r, false, "out of memory for %u memory segments", r->nloads);
 		return;
 	}
 	uint64_t top = r->word == 4 ? UINT32_MAX : UINT64_MAX;
@@ -181,24 +178,24 @@ static void read_memory(struct ec_reader *r)
 		if (len == 0)
 			continue;
 		if (len > l->memsz) {
-			ec_problem(r, true, "%s: PT_LOAD at 0x%llx: p_filesz 0x%llx exceeds p_memsz "
+			ec_problem(r, true, "PT_LOAD at 0x%llx: p_filesz 0x%llx exceeds p_memsz "
 			                    "0x%llx: cut to p_memsz",
-			           r->path, (unsigned long long)l->vaddr, (unsigned long long)len,
+			           (unsigned long long)l->vaddr, (unsigned long long)len,
 			           (unsigned long long)l->memsz);
 			len = l->memsz;
 		}
 		if (l->vaddr > top || len - 1 > top - l->vaddr) {
-			ec_problem(r, false, "%s: PT_LOAD at 0x%llx, 0x%llx bytes: runs past the end of "
+			ec_problem(r, false, "PT_LOAD at 0x%llx, 0x%llx bytes: runs past the end of "
 			                     "the address space: ignored",
-			           r->path, (unsigned long long)l->vaddr, (unsigned long long)len);
+			           (unsigned long long)l->vaddr, (unsigned long long)len);
 			continue;
 		}
 		struct sw_span seg = sw_span_clip(r->file, l->offset, len);
 		if (seg.size < len) {
-			ec_problem(r, false, "%s: PT_LOAD at 0x%llx: 0x%llx bytes at file offset 0x%llx, "
+			ec_problem(r, false, "PT_LOAD at 0x%llx: 0x%llx bytes at file offset 0x%llx, "
 			                     "but the file holds 0x%llx of them (a truncated core): "
 			                     "the rest is absent",
-			           r->path, (unsigned long long)l->vaddr, (unsigned long long)len,
+			           (unsigned long long)l->vaddr, (unsigned long long)len,
 			           (unsigned long long)l->offset, (unsigned long long)seg.size);
 		}
 		if (seg.size == 0)
@@ -332,7 +329,7 @@ enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options 
 	r.notes = notes;
 	r.nnotes = nnotes;
 	if (nnotes == 0)
-		ec_problem(&r, false, "%s: no PT_NOTE: no thread, no register", path);
+		ec_problem(&r, false, "no PT_NOTE: no thread, no register");
 	r.thread_cap = ec_count_threads(&r);
 	if (r.thread_cap) {
 		out->threads = sw_arena_array(&out->arena, r.thread_cap, sizeof *out->threads);
@@ -340,17 +337,17 @@ enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options 
 		if (!out->threads || !r.cursig) {
 			out->threads = NULL;
 			r.thread_cap = 0;
-			ec_problem(&r, false, "%s: out of memory for the threads", path);
+			ec_problem(&r, false, "out of memory for the threads");
 		}
 	}
 	ec_read_notes(&r);
 	if (out->nthreads == 0 && nnotes > 0)
-		ec_problem(&r, false, "%s: no thread note (NT_PRSTATUS): no register", path);
+		ec_problem(&r, false, "no thread note (NT_PRSTATUS): no register");
 	set_system_info(&r);
 	if (r.cpu == SW_CPU_UNKNOWN)
-		ec_problem(&r, true, "%s: %s: CPU not supported: %u thread(s) listed with no "
+		ec_problem(&r, true, "%s: CPU not supported: %u thread(s) listed with no "
 		                      "walkable context",
-		           path, r.cpu_name, out->nthreads);
+		           r.cpu_name, out->nthreads);
 	set_crash(&r);
 	ec_find_modules(&r);
 	sw_snapshot_finish(out);

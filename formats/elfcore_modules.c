@@ -465,9 +465,8 @@ static bool find_executable(struct ec_reader *r, uint32_t cap, struct ec_elf *e,
 {
 	const struct ec_auxv *a = &r->auxv;
 	if (!a->has_entry) {
-		ec_problem(r, true, "%s: no NT_FILE and no AT_ENTRY in NT_AUXV: the executable "
-		                    "cannot be placed: no module",
-		           r->path);
+		ec_problem(r, true, "no NT_FILE and no AT_ENTRY in NT_AUXV: the executable "
+		                    "cannot be placed: no module");
 		return false;
 	}
 	const char *name = a->has_execfn ? ec_mem_string(r, a->execfn, EC_MAX_PATH) : NULL;
@@ -487,18 +486,18 @@ static bool find_executable(struct ec_reader *r, uint32_t cap, struct ec_elf *e,
 		struct exe_ctx c = { a->entry, a->phnum, pg };
 		file = find_file(r, name, accept_exe, &c, e);
 		if (!file) {
-			ec_problem(r, true, "%s: no NT_FILE, and the executable's ELF header is neither "
+			ec_problem(r, true, "no NT_FILE, and the executable's ELF header is neither "
 			                    "in the core nor in the search paths (%s): no module; give "
 			                    "the executable as a symbol path, or --maps",
-			           r->path, name ? name : "name unknown");
+			           name ? name : "name unknown");
 			return false;
 		}
 	}
 	*bias = a->entry - e->entry;
 	if (found && hdr != *bias + e->file_vaddr)
-		ec_problem(r, true, "%s: the executable's header at 0x%llx does not match AT_ENTRY "
+		ec_problem(r, true, "the executable's header at 0x%llx does not match AT_ENTRY "
 		                    "0x%llx (entry 0x%llx)",
-		           r->path, (unsigned long long)hdr, (unsigned long long)a->entry,
+		           (unsigned long long)hdr, (unsigned long long)a->entry,
 		           (unsigned long long)e->entry);
 	struct sw_module *m = add_image(r, cap, *bias + e->file_vaddr, e, name ? name : file);
 	if (m && file)
@@ -548,9 +547,9 @@ static bool find_r_debug_in(struct ec_reader *r, uint64_t dyn, uint64_t n, uint6
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t at = dyn + i * 2 * w, tag, val;
 		if (!dyn_word(r, file, bias, at, &tag) || !dyn_word(r, file, bias, at + w, &val)) {
-			ec_problem(r, true, "%s: the executable's dynamic section (0x%llx) is not in the "
+			ec_problem(r, true, "the executable's dynamic section (0x%llx) is not in the "
 			                    "core: no shared library found",
-			           r->path, (unsigned long long)at);
+			           (unsigned long long)at);
 			return false;
 		}
 		if (tag == DT_NULL)
@@ -567,9 +566,8 @@ static bool find_r_debug_in(struct ec_reader *r, uint64_t dyn, uint64_t n, uint6
 				return true;
 		}
 	}
-	ec_problem(r, true, "%s: the executable's dynamic section holds no r_debug address "
-	                    "(DT_DEBUG is 0 before ld.so runs): no shared library found",
-	           r->path);
+	ec_problem(r, true, "the executable's dynamic section holds no r_debug address "
+	                    "(DT_DEBUG is 0 before ld.so runs): no shared library found");
 	return false;
 }
 
@@ -607,9 +605,9 @@ static void add_library(struct ec_reader *r, uint32_t cap, uint64_t l_addr, uint
 	uint64_t size = end > l_addr && end - l_addr < ((uint64_t)1 << 32) ? end - l_addr
 	                                                                   : page_size(r);
 	add_module(r, cap, l_addr, size, name);
-	ec_problem(r, true, "%s: %s: its ELF header is neither in the core nor in the search "
+	ec_problem(r, true, "%s: its ELF header is neither in the core nor in the search "
 	                    "paths: its extent is guessed and it has no build-id",
-	           r->path, name);
+	           name);
 }
 
 static bool seen_before(const uint64_t *seen, uint32_t n, uint64_t addr)
@@ -635,8 +633,8 @@ static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 	if (!find_r_debug(r, &exe, bias, exe_file, &rdebug))
 		return;
 	if (!mem_word(r, rdebug + w, &lm)) {
-		ec_problem(r, true, "%s: r_debug at 0x%llx is not in the core: no shared library found",
-		           r->path, (unsigned long long)rdebug);
+		ec_problem(r, true, "r_debug at 0x%llx is not in the core: no shared library found",
+		           (unsigned long long)rdebug);
 		return;
 	}
 	uint64_t *seen = malloc(EC_MAX_LINK_MAP * sizeof *seen);
@@ -650,23 +648,23 @@ static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 	uint64_t vdso = r->auxv.has_sysinfo_ehdr ? r->auxv.sysinfo_ehdr : 0;
 	while (lm != 0) {
 		if (seen_before(seen, n, lm)) {
-			ec_problem(r, false, "%s: the link_map chain comes back to 0x%llx: it loops; "
+			ec_problem(r, false, "the link_map chain comes back to 0x%llx: it loops; "
 			                     "cut there",
-			           r->path, (unsigned long long)lm);
+			           (unsigned long long)lm);
 			break;
 		}
 		if (n >= EC_MAX_LINK_MAP) {
-			ec_problem(r, false, "%s: the link_map chain is longer than %d entries: cut there",
-			           r->path, EC_MAX_LINK_MAP);
+			ec_problem(r, false, "the link_map chain is longer than %d entries: cut there",
+			           EC_MAX_LINK_MAP);
 			break;
 		}
 		seen[n] = lm;
 		uint64_t l_addr, l_name, l_ld, next;
 		if (!mem_word(r, lm, &l_addr) || !mem_word(r, lm + w, &l_name) ||
 		    !mem_word(r, lm + 2 * w, &l_ld) || !mem_word(r, lm + 3 * w, &next)) {
-			ec_problem(r, false, "%s: link_map entry 0x%llx is not in the core: the chain is "
+			ec_problem(r, false, "link_map entry 0x%llx is not in the core: the chain is "
 			                     "cut there",
-			           r->path, (unsigned long long)lm);
+			           (unsigned long long)lm);
 			break;
 		}
 		const char *name = ec_mem_string(r, l_name, EC_MAX_PATH);
@@ -699,8 +697,8 @@ static void add_vdso(struct ec_reader *r, uint32_t cap)
 	uint64_t at = r->auxv.sysinfo_ehdr;
 	struct ec_elf e;
 	if (!elf_in_memory(r, at, &e)) {
-		ec_problem(r, true, "%s: the vDSO at 0x%llx (AT_SYSINFO_EHDR) is not in the core",
-		           r->path, (unsigned long long)at);
+		ec_problem(r, true, "the vDSO at 0x%llx (AT_SYSINFO_EHDR) is not in the core",
+		           (unsigned long long)at);
 		return;
 	}
 	if (module_holding(s, at) >= 0)
@@ -747,7 +745,7 @@ void ec_find_modules(struct ec_reader *r)
 	uint32_t cap = (use_maps ? s->nmaps : EC_MAX_LINK_MAP + 1) + 1;
 	s->modules = sw_arena_array(&s->arena, cap, sizeof *s->modules);
 	if (!s->modules) {
-		ec_problem(r, false, "%s: out of memory for %u modules", r->path, cap);
+		ec_problem(r, false, "out of memory for %u modules", cap);
 		return;
 	}
 	s->main_module = -1;

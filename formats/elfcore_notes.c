@@ -67,17 +67,17 @@ static void each_note(struct ec_reader *r, bool report, note_fn fn)
 		const struct ec_load *p = &r->notes[i];
 		struct sw_span seg = sw_span_clip(r->file, p->offset, p->filesz);
 		if (seg.size < p->filesz && report)
-			ec_problem(r, false, "%s: PT_NOTE at file offset 0x%llx: 0x%llx bytes, but the "
+			ec_problem(r, false, "PT_NOTE at file offset 0x%llx: 0x%llx bytes, but the "
 			                     "file holds 0x%llx of them: notes cut there",
-			           r->path, (unsigned long long)p->offset, (unsigned long long)p->filesz,
+			           (unsigned long long)p->offset, (unsigned long long)p->filesz,
 			           (unsigned long long)seg.size);
 		uint64_t pos = 0;
 		while (pos < seg.size) {
 			if (!sw_span_has(seg, pos, 12)) {
 				if (report)
-					ec_problem(r, false, "%s: note at file offset 0x%llx: %llu bytes left, "
+					ec_problem(r, false, "note at file offset 0x%llx: %llu bytes left, "
 					                     "not a note header: ignored",
-					           r->path, (unsigned long long)(seg.off + pos),
+					           (unsigned long long)(seg.off + pos),
 					           (unsigned long long)(seg.size - pos));
 				break;
 			}
@@ -88,11 +88,11 @@ static void each_note(struct ec_reader *r, bool report, note_fn fn)
 			if (!sw_span_sub(seg, name_at, namesz, &n.name) ||
 			    !sw_span_sub(seg, desc_at, descsz, &n.desc)) {
 				if (report)
-					ec_problem(r, false, "%s: note at file offset 0x%llx (type 0x%x): its "
+					ec_problem(r, false, "note at file offset 0x%llx (type 0x%x): its "
 					                     "name (%llu bytes) or descriptor (%llu bytes) runs "
 					                     "past its segment: the segment's later notes are "
 					                     "lost",
-					           r->path, (unsigned long long)n.file_off, n.type,
+					           (unsigned long long)n.file_off, n.type,
 					           (unsigned long long)namesz, (unsigned long long)descsz);
 				break;
 			}
@@ -126,7 +126,7 @@ uint32_t ec_count_threads(struct ec_reader *r)
 	uint32_t n = r->nprstatus;
 	r->nprstatus = 0;
 	if (n > EC_MAX_THREADS) {
-		ec_problem(r, false, "%s: %u thread notes: only the first %d are read", r->path, n,
+		ec_problem(r, false, "%u thread notes: only the first %d are read", n,
 		           EC_MAX_THREADS);
 		n = EC_MAX_THREADS;
 	}
@@ -155,9 +155,9 @@ static void read_prstatus(struct ec_reader *r, const struct ec_note *n)
 {
 	uint64_t pid_at = r->word == 8 ? 32 : 24;
 	if (!sw_span_has(n->desc, pid_at, 4)) {
-		ec_problem(r, false, "%s: NT_PRSTATUS at file offset 0x%llx: %llu bytes, too short "
+		ec_problem(r, false, "NT_PRSTATUS at file offset 0x%llx: %llu bytes, too short "
 		                     "for a thread: ignored",
-		           r->path, (unsigned long long)n->file_off, (unsigned long long)n->desc.size);
+		           (unsigned long long)n->file_off, (unsigned long long)n->desc.size);
 		return;
 	}
 	struct sw_thread *t = new_thread(r, sw_u32(n->desc, pid_at));
@@ -190,8 +190,7 @@ static void read_prpsinfo(struct ec_reader *r, const struct ec_note *n)
 {
 	uint64_t size = n->desc.size;
 	if (size < PS_PID_FROM_END + 4) {
-		ec_problem(r, true, "%s: NT_PRPSINFO of %llu bytes: too short: ignored", r->path,
-		           (unsigned long long)size);
+		ec_problem(r, true, "NT_PRPSINFO of %llu bytes: too short: ignored", (unsigned long long)size);
 		return;
 	}
 	struct sw_snapshot *s = r->snap;
@@ -215,8 +214,7 @@ static void read_prpsinfo(struct ec_reader *r, const struct ec_note *n)
 static void read_siginfo(struct ec_reader *r, const struct ec_note *n)
 {
 	if (!sw_span_has(n->desc, 0, 12)) {
-		ec_problem(r, true, "%s: NT_SIGINFO of %llu bytes: too short: ignored", r->path,
-		           (unsigned long long)n->desc.size);
+		ec_problem(r, true, "NT_SIGINFO of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
 		return;
 	}
 	r->has_siginfo = true;
@@ -318,7 +316,7 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 {
 	struct sw_snapshot *s = r->snap;
 	if (r->has_nt_file) {
-		ec_problem(r, true, "%s: a second NT_FILE note: ignored", r->path);
+		ec_problem(r, true, "a second NT_FILE note: ignored");
 		return;
 	}
 	uint8_t w = r->word;
@@ -327,9 +325,9 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 		if (w == 4 && file_note_fits(n->desc, 8, &count, &page)) {
 			w = 8;
 		} else {
-			ec_problem(r, false, "%s: NT_FILE at file offset 0x%llx is malformed (count "
+			ec_problem(r, false, "NT_FILE at file offset 0x%llx is malformed (count "
 			                     "%llu, page size %llu, %llu bytes): no module map from it",
-			           r->path, (unsigned long long)n->file_off, (unsigned long long)count,
+			           (unsigned long long)n->file_off, (unsigned long long)count,
 			           (unsigned long long)page, (unsigned long long)n->desc.size);
 			return;
 		}
@@ -338,8 +336,8 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 	if (count == 0)
 		return;
 	if (count > EC_MAX_FILES) {
-		ec_problem(r, false, "%s: NT_FILE lists %llu mappings: only the first %d are read",
-		           r->path, (unsigned long long)count, EC_MAX_FILES);
+		ec_problem(r, false, "NT_FILE lists %llu mappings: only the first %d are read",
+		           (unsigned long long)count, EC_MAX_FILES);
 		count = EC_MAX_FILES;
 	}
 	s->maps = sw_arena_array(&s->arena, (size_t)count, sizeof *s->maps);
@@ -347,8 +345,7 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 	if (!s->maps || (r->nloads && !sorted)) {
 		free(sorted);
 		s->maps = NULL;
-		ec_problem(r, false, "%s: out of memory for %llu mappings", r->path,
-		           (unsigned long long)count);
+		ec_problem(r, false, "out of memory for %llu mappings", (unsigned long long)count);
 		return;
 	}
 	if (sorted) {
@@ -368,9 +365,9 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 		struct sw_span rest = sw_span_clip(names, pos, names.size);
 		const uint8_t *nul = rest.size ? memchr(rest.data, '\0', (size_t)rest.size) : NULL;
 		if (!nul) {
-			ec_problem(r, false, "%s: NT_FILE: the names end after %llu of %llu mappings: "
+			ec_problem(r, false, "NT_FILE: the names end after %llu of %llu mappings: "
 			                     "the rest ignored",
-			           r->path, (unsigned long long)i, (unsigned long long)count);
+			           (unsigned long long)i, (unsigned long long)count);
 			break;
 		}
 		uint64_t len = (uint64_t)(nul - rest.data);
@@ -390,8 +387,7 @@ static void read_netbsd_procinfo(struct ec_reader *r, const struct ec_note *n)
 {
 	struct sw_snapshot *s = r->snap;
 	if (!sw_span_has(n->desc, 0, NB_NAME + NB_NAME_LEN)) {
-		ec_problem(r, true, "%s: NetBSD procinfo of %llu bytes: too short: ignored", r->path,
-		           (unsigned long long)n->desc.size);
+		ec_problem(r, true, "NetBSD procinfo of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
 		return;
 	}
 	r->has_nb_proc = true;
@@ -426,9 +422,9 @@ static void read_netbsd_lwp(struct ec_reader *r, const struct ec_note *n)
 	struct sw_snapshot *s = r->snap;
 	uint32_t lwp;
 	if (!netbsd_lwp(n, &lwp)) {
-		ec_problem(r, false, "%s: note at file offset 0x%llx: an LWP note without an LWP "
+		ec_problem(r, false, "note at file offset 0x%llx: an LWP note without an LWP "
 		                     "number: ignored",
-		           r->path, (unsigned long long)n->file_off);
+		           (unsigned long long)n->file_off);
 		return;
 	}
 	/* An LWP's notes follow each other: a new id starts a thread. */
