@@ -38,6 +38,10 @@ struct ol_reader {
 	 * ELF, 0 when none was read. */
 	uint16_t *module_machine;
 	uint8_t *module_word_size;
+
+	/* links.txt's text (arena), read on the first file lookup. */
+	bool links_read;
+	struct sw_span links;
 };
 
 /* Records a problem (printf-style, without the "warning: " prefix); a

@@ -239,6 +239,44 @@ static bool usable_file(const char *path)
 	return true;
 }
 
+enum { OL_MAX_LINKS_BYTES = 1 << 20 };
+
+/* links.txt: "TARGET LINKNAME" lines, each saying that the file maps.txt
+ * calls LINKNAME is kept at TARGET (relative to the folder): captures that
+ * share files keep one copy of them (Android's libunwindstack test data
+ * links its cases to a common folder). The target of name (relative to
+ * the folder, or absolute), or name. */
+static const char *linked_name(struct ol_reader *r, const char *name)
+{
+	if (!r->links_read) {
+		r->links_read = true;
+		const char *path = sw_arena_printf(&r->snap->arena, "%s/links.txt", r->dir);
+		struct sw_mapped_file m;
+		struct sw_err err = { 0 };
+		if (path && usable_file(path) && sw_map_file(path, &m, &err) == SW_OK) {
+			if (m.size > OL_MAX_LINKS_BYTES)
+				ol_problem(r, true, "%s: over %d bytes: ignored", path, OL_MAX_LINKS_BYTES);
+			else if (m.size) {
+				char *copy = sw_arena_strndup(&r->snap->arena, (const char *)m.data, m.size);
+				if (copy)
+					r->links = (struct sw_span){ (const uint8_t *)copy, m.size, 0, false };
+			}
+			sw_unmap_file(&m);
+		}
+	}
+	uint64_t pos = 0;
+	struct sw_span line;
+	size_t n = strlen(name);
+	while (ol_next_line(r->links, &pos, &line)) {
+		struct sw_span rest = line;
+		struct sw_span target = ol_next_word(&rest);
+		struct sw_span link = ol_trim(rest);
+		if (target.size && link.size == n && memcmp(link.data, name, n) == 0)
+			return sw_arena_strndup(&r->snap->arena, (const char *)target.data, target.size);
+	}
+	return name;
+}
+
 static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
                       uint32_t *loads)
 {
@@ -256,8 +294,13 @@ static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
 	}
 	(*loads)++;
 	struct sw_arena *a = &r->snap->arena;
-	const char *plain = name[0] == '/' ? name : sw_arena_printf(a, "%s/%s", r->dir, name);
-	const char *gz = sw_arena_printf(a, "%s/%s.gz", r->dir, name);
+	const char *stored = name[0] == '/' ? name : linked_name(r, name);
+	if (!stored)
+		return;
+	/* A link's target is relative to the folder, or absolute. */
+	const char *plain = stored[0] == '/' ? stored : sw_arena_printf(a, "%s/%s", r->dir, stored);
+	const char *gz = stored[0] == '/' ? sw_arena_printf(a, "%s.gz", stored)
+	                                  : sw_arena_printf(a, "%s/%s.gz", r->dir, stored);
 	if (!plain || !gz)
 		return;
 	/* A relative name is looked up in the folder (the capture's copy of

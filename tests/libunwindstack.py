@@ -2,9 +2,9 @@
 """Conformance over Android libunwindstack's offline snapshots.
 
 Each case of ../shared/corpus/libunwindstack (registers, maps, stack bytes
-and the process's ELF files, captured by AOSP's unwinder tests) is prepared
-as the upstream harness prepares it (gunzip, links.txt symlinks, the extra
-process memory two cases add), walked with `stackwalk --json CASE_DIR`, and
+and the process's ELF files, captured by AOSP's unwinder tests) is walked
+straight from the corpus with `stackwalk --json CASE_DIR` (two cases get
+the extra process memory their upstream test adds), and
 compared frame by frame with the case's output.txt: the module, the
 module-relative pc (libunwindstack's REL_PC: the ELF virtual address of the
 pc, less the "pc adjustment" for callers), the function and its offset; and
@@ -230,40 +230,36 @@ def parse_output(path):
 
 
 def prepare(corpus, work, case, extra):
+    """The case folder as stackwalk reads it: straight from the corpus (the
+    reader inflates the .gz ELF files and follows links.txt into common/),
+    except for the two cases whose upstream test adds process memory."""
     src = os.path.join(corpus, 'libunwindstack', case)
+    if not extra.startswith('apk_memory='):
+        return src
+    # apk_memory=fake.apk@0x4000->0x7426d2d000+0x2000: the upstream test
+    # adds these bytes of the apk as process memory; a stackN.data file is
+    # how an offline folder holds process memory.
     dst = os.path.join(work, case)
     if os.path.isdir(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst, symlinks=True)
-    for root, _, files in os.walk(dst):
-        for name in files:
-            if name.endswith('.gz'):
-                p = os.path.join(root, name)
-                with gzip.open(p, 'rb') as g, open(p[:-3], 'wb') as out:
-                    shutil.copyfileobj(g, out)
-                os.remove(p)
     links = os.path.join(dst, 'links.txt')
     if os.path.isfile(links):
+        # Targets are relative to the case folder: make them absolute for
+        # the copy.
         with open(links) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2:
-                    target = os.path.normpath(os.path.join(src, parts[0]))
-                    data = load_file(target[:-3] if target.endswith('.gz') else target)
-                    with open(os.path.join(dst, parts[1]), 'wb') as out:
-                        out.write(data)
-    # apk_memory=fake.apk@0x4000->0x7426d2d000+0x2000: the upstream test
-    # adds these bytes of the apk as process memory; a stackN.data file is
-    # how an offline folder holds process memory.
-    if extra.startswith('apk_memory='):
-        spec = extra[len('apk_memory='):]
-        fname, rest = spec.split('@')
-        file_off, rest = rest.split('->')
-        addr, length = rest.split('+')
-        file_off, addr, length = int(file_off, 16), int(addr, 16), int(length, 16)
-        data = load_file(os.path.join(dst, fname))
-        with open(os.path.join(dst, 'stack9.data'), 'wb') as out:
-            out.write(struct.pack('<Q', addr) + data[file_off:file_off + length])
+            rows = [line.split() for line in f if len(line.split()) == 2]
+        with open(links, 'w') as f:
+            for target, name in rows:
+                f.write('%s %s\n' % (os.path.abspath(os.path.join(src, target)), name))
+    spec = extra[len('apk_memory='):]
+    fname, rest = spec.split('@')
+    file_off, rest = rest.split('->')
+    addr, length = rest.split('+')
+    file_off, addr, length = int(file_off, 16), int(addr, 16), int(length, 16)
+    data = load_file(os.path.join(dst, fname))
+    with open(os.path.join(dst, 'stack9.data'), 'wb') as out:
+        out.write(struct.pack('<Q', addr) + data[file_off:file_off + length])
     return dst
 
 

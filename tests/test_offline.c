@@ -280,10 +280,13 @@ static void check_apk_case(const char *name, uint64_t base, uint64_t size)
 	ck_assert_str_eq(m->debug_file, "libunwindstack_local.so");
 	ck_assert_ptr_nonnull(m->code_id);
 	ck_assert_uint_eq(strlen(m->debug_id), 33);
-	/* libc.so comes from links.txt, a harness step: absent here. */
+	/* libc.so is kept in the corpus's common/ folder, gzipped: links.txt
+	 * says so. */
 	const struct sw_module *libc = module_named(&s, "libc.so");
 	ck_assert_ptr_nonnull(libc);
-	ck_assert_ptr_null(libc->image_path);
+	ck_assert_ptr_nonnull(libc->image_path);
+	ck_assert(strstr(libc->image_path, "/../common/libc.so_") != NULL);
+	ck_assert(ends_with(libc->image_path, ".gz"));
 	sw_snapshot_free(&s);
 }
 
