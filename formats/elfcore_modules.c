@@ -37,7 +37,6 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "elfcore_internal.h"
 #include "lib/build_id.h"
@@ -243,22 +242,10 @@ static bool elf_in_memory(const struct ec_reader *r, uint64_t hdr, struct ec_elf
 /* Checks a candidate file for a module: true to take it. */
 typedef bool (*accept_fn)(const struct ec_reader *r, const struct ec_elf *e, const void *ctx);
 
-static bool is_regular(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool try_file(struct ec_reader *r, const char *path, accept_fn ok, const void *ctx,
                      struct ec_elf *e)
 {
-	if (!is_regular(path))
+	if (!sw_is_regular_file(path))
 		return false;
 	struct sw_mapped_file m = { 0 };
 	struct sw_err err = { 0 };
@@ -289,7 +276,7 @@ static const char *find_file(struct ec_reader *r, const char *name, accept_fn ok
 		const char *p = o->search_paths[i];
 		if (!p)
 			continue;
-		if (is_dir(p)) {
+		if (sw_is_directory(p)) {
 			if (!name)
 				continue;
 			const char *in_root = name[0] == '/' ? sw_arena_printf(a, "%s%s", p, name) : NULL;

@@ -74,3 +74,15 @@ void sw_unmap_file(struct sw_mapped_file *m)
 	m->data = NULL;
 	m->size = 0;
 }
+
+bool sw_is_regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool sw_is_directory(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

@@ -2,6 +2,7 @@
 #ifndef SW_MAPPED_FILE_H
 #define SW_MAPPED_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,10 @@ struct sw_mapped_file {
  * regular (S_IFDIR, S_IFIFO, ...), or *mode 0 and errno saying why stat or
  * open failed. */
 int sw_open_regular_file(const char *path, unsigned *mode);
+
+/* Does path name a regular file / a directory (stat follows links)? */
+bool sw_is_regular_file(const char *path);
+bool sw_is_directory(const char *path);
 
 /* Maps path. An empty file maps to data == NULL, size == 0. On failure sets
  * *err to a message naming the file and returns SW_ERR_IO. */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/build_id.h"
+#include "lib/mapped_file.h"
 
 enum { MAX_BUILD_ID = 64 };
 
@@ -58,18 +58,6 @@ static bool path_printf(char *out, size_t cap, const char *fmt, ...)
 	int n = vsnprintf(out, cap, fmt, ap);
 	va_end(ap);
 	return n >= 0 && (size_t)n < cap;
-}
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool already_refused(const struct sw_elf_locator *l, const char *path)
@@ -168,7 +156,7 @@ static struct sw_elf *open_candidate(struct sw_elf_locator *l, const struct iden
 	if (path_printf(gz, sizeof gz, "%s.gz", path))
 		tries[1] = gz;
 	for (int i = 0; i < 2; i++) {
-		if (!tries[i] || !is_file(tries[i]) || already_refused(l, tries[i]))
+		if (!tries[i] || !sw_is_regular_file(tries[i]) || already_refused(l, tries[i]))
 			continue;
 		struct sw_err err = { 0 };
 		struct sw_elf *e = sw_elf_open_file(tries[i], 0, &err);
@@ -320,9 +308,9 @@ static void follow_debuglink(struct sw_elf_locator *l, struct found *f)
 		else if (i == 2)
 			ok = path_printf(p, sizeof p, "/usr/lib/debug/%s/%s", bindir, info->debuglink);
 		else
-			ok = is_dir(l->paths[i - 3]) &&
+			ok = sw_is_directory(l->paths[i - 3]) &&
 			     path_printf(p, sizeof p, "%s/%s", l->paths[i - 3], info->debuglink);
-		if (!ok || !is_file(p) || already_refused(l, p) ||
+		if (!ok || !sw_is_regular_file(p) || already_refused(l, p) ||
 		    (f->image_path && strcmp(p, f->image_path) == 0))
 			continue;
 		uint32_t crc;
@@ -372,9 +360,9 @@ bool sw_elf_locate(struct sw_elf_locator *l, const struct sw_module *m, struct s
 	struct found f = { 0 };
 	snapshot_image(l, m, &f);
 	for (size_t i = 0; i < l->npaths && !complete(&f); i++) {
-		if (is_dir(l->paths[i]))
+		if (sw_is_directory(l->paths[i]))
 			search_directory(l, &id, &f, l->paths[i]);
-		else if (is_file(l->paths[i]))
+		else if (sw_is_regular_file(l->paths[i]))
 			try_single_file(l, &id, &f, l->paths[i]);
 	}
 	if (l->local_modules && m->code_file && m->code_file[0] == '/')

@@ -14,6 +14,7 @@
 
 #include "breakpad_sym.h"
 #include "elf_locate.h"
+#include "lib/mapped_file.h"
 #include "elf_symbols.h"
 #include "macho_dsym.h"
 
@@ -246,12 +247,6 @@ static const char *module_debug_name(const struct sw_module *m)
 	return n && *n ? n : NULL;
 }
 
-static bool file_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* Reads the first line of a .sym or .sym.gz: "MODULE os arch id name". */
 static void read_header(struct store_path *p)
 {
@@ -370,7 +365,7 @@ static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 			for (int k = 0; k < 2; k++) {
 				int w = snprintf(buf, sizeof buf, "%s/%s/%s/%.*s%s", p->path, name, id,
 				                 (int)stem_len, name, suffixes[k]);
-				if (w > 0 && (size_t)w < sizeof buf && file_exists(buf)) {
+				if (w > 0 && (size_t)w < sizeof buf && sw_is_regular_file(buf)) {
 					int32_t f = load_candidate(s, m, buf);
 					if (f >= 0)
 						return f;
@@ -488,7 +483,7 @@ static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const str
 			             name, name);
 		else
 			continue;
-		if (w <= 0 || (size_t)w >= sizeof p || !file_exists(p))
+		if (w <= 0 || (size_t)w >= sizeof p || !sw_is_regular_file(p))
 			continue;
 		struct sw_err err = { 0 };
 		sm->dsym = sw_dsym_open(p, m->debug_id, &err);
