@@ -264,6 +264,8 @@ static const char *linked_name(struct ol_reader *r, const char *name)
 			sw_unmap_file(&m);
 		}
 	}
+	if (!r->links.size)
+		return name; /* no links.txt (and no span over a NULL to cut) */
 	uint64_t pos = 0;
 	struct sw_span line;
 	size_t n = strlen(name);
