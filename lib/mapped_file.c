@@ -86,3 +86,16 @@ bool sw_is_directory(const char *path)
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n)
+{
+	const uint8_t *b = p;
+	if (!m || !m->data || !b || b < m->data || n > m->size ||
+	    (size_t)(b - m->data) > m->size - n)
+		return;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)b + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)b + (uintptr_t)n) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}

@@ -32,4 +32,12 @@ enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err);
 void sw_unmap_file(struct sw_mapped_file *m);
 
+/* Gives the whole pages of [p, p + n) that lie inside m back to the kernel
+ * (madvise MADV_DONTNEED): a reader done with a stretch of a big file
+ * (a DWARF unit once indexed) stops counting it in its resident memory.
+ * The mapping is private and never written, so a later read of those
+ * bytes finds the file's contents again (from the page cache). Nothing
+ * happens for bytes outside m. */
+void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n);
+
 #endif

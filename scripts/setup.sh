@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   meson ninja-build pkg-config gcc         # build
-  libelf-dev libdwarf-dev zlib1g-dev       # ELF, DWARF, .sym.gz
+  libelf-dev zlib1g-dev                    # ELF, .sym.gz
   liblzma-dev libiberty-dev                # MiniDebugInfo, demangling
   libc6-arm64-cross libc6-armhf-cross      # the C libraries testdata/cores ran with
   libc6-mips-cross libc6-mipsel-cross libc6-mips64el-cross libc6-ppc64el-cross

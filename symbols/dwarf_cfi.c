@@ -12,46 +12,7 @@
 #include "dwarf_cfi_internal.h"
 #include "lib/bsearch.h"
 
-/* ---- LEB128 and encoded pointers. */
-
-uint64_t sw_dcur_uleb(struct sw_dcur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	for (;;) {
-		if (!sw_span_has(c->s, c->pos, 1)) {
-			c->bad = true;
-			return 0;
-		}
-		uint8_t b = c->s.data[c->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-int64_t sw_dcur_sleb(struct sw_dcur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	for (;;) {
-		if (!sw_span_has(c->s, c->pos, 1)) {
-			c->bad = true;
-			return 0;
-		}
-		uint8_t b = c->s.data[c->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-}
+/* ---- Encoded pointers. */
 
 unsigned sw_pe_size(uint8_t enc, uint8_t address_size)
 {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_consts.h"
+#include "elf_image.h"
 #include "lib/bsearch.h"
 
 /* How many DW_AT_specification / DW_AT_abstract_origin links a name is
@@ -19,35 +21,41 @@ enum { MAX_NAME_HOPS = 8 };
 /* Deepest inline chain reported (Breakpad's processor keeps 64 too). */
 enum { MAX_INLINE_DEPTH = 64 };
 
-/* libdwarf's (exported, undeclared) hook; see sw_dwarf_open_fd. */
-extern void *_dwarf_get_elf_flags_func_ptr;
-
-static void drop_error(Dwarf_Debug dbg, Dwarf_Error e)
-{
-	if (e)
-		dwarf_dealloc_error(dbg, e);
-}
-
-static enum sw_err_code libdwarf_error(struct sw_err *err, Dwarf_Debug dbg, Dwarf_Error e,
-                                       const char *name, const char *what)
-{
-	enum sw_err_code c = sw_err_set(err, SW_ERR_CORRUPT, "%s: %s: libdwarf: %s", name, what,
-	                                e ? dwarf_errmsg(e) : "error");
-	drop_error(dbg, e);
-	return c;
-}
-
 /* ---- the unit index ----------------------------------------------------- */
 
 struct arange {
-	uint64_t unit_die, lo, hi;
+	uint64_t unit_off, lo, hi;
 };
+
+struct aranges {
+	struct arange *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void add_arange(void *ctx, uint64_t unit_off, uint64_t lo, uint64_t hi)
+{
+	struct aranges *ar = ctx;
+	if (ar->oom)
+		return;
+	if (ar->n == ar->cap) {
+		size_t ncap = ar->cap ? ar->cap * 2 : 64;
+		struct arange *nv = realloc(ar->v, ncap * sizeof *nv);
+		if (!nv) {
+			ar->oom = true;
+			return;
+		}
+		ar->v = nv;
+		ar->cap = ncap;
+	}
+	ar->v[ar->n++] = (struct arange){ .unit_off = unit_off, .lo = lo, .hi = hi };
+}
 
 static int cmp_arange(const void *a, const void *b)
 {
 	const struct arange *x = a, *y = b;
-	if (x->unit_die != y->unit_die)
-		return x->unit_die < y->unit_die ? -1 : 1;
+	if (x->unit_off != y->unit_off)
+		return x->unit_off < y->unit_off ? -1 : 1;
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
@@ -59,43 +67,9 @@ static int cmp_range(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/* .debug_aranges (DWARF 5 §6.1.2), sorted by unit; *n 0 when absent. */
-static struct arange *read_aranges(Dwarf_Debug dbg, size_t *n)
-{
-	Dwarf_Arange *ar = NULL;
-	Dwarf_Signed count = 0;
-	Dwarf_Error e = NULL;
-	*n = 0;
-	if (dwarf_get_aranges(dbg, &ar, &count, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return NULL;
-	}
-	struct arange *out = calloc(count > 0 ? (size_t)count : 1, sizeof *out);
-	size_t k = 0;
-	for (Dwarf_Signed i = 0; i < count; i++) {
-		Dwarf_Unsigned seg = 0, seg_size = 0, len = 0;
-		Dwarf_Addr start = 0;
-		Dwarf_Off die = 0;
-		if (out && dwarf_get_arange_info_b(ar[i], &seg, &seg_size, &start, &len, &die,
-		                                   &e) == DW_DLV_OK) {
-			if (len > 0 && start + len > start)
-				out[k++] = (struct arange){.unit_die = die, .lo = start, .hi = start + len};
-		} else {
-			drop_error(dbg, e);
-			e = NULL;
-		}
-		dwarf_dealloc(dbg, ar[i], DW_DLA_ARANGE);
-	}
-	dwarf_dealloc(dbg, ar, DW_DLA_LIST);
-	if (out)
-		qsort(out, k, sizeof *out, cmp_arange);
-	*n = k;
-	return out;
-}
-
 static uint64_t arange_unit_at(const void *set, size_t i)
 {
-	return ((const struct arange *)set)[i].unit_die;
+	return ((const struct arange *)set)[i].unit_off;
 }
 
 static bool push_range(struct sw_dwarf *d, size_t *cap, uint64_t lo, uint64_t hi,
@@ -117,26 +91,19 @@ static bool push_range(struct sw_dwarf *d, size_t *cap, uint64_t lo, uint64_t hi
 /* One unit's ranges: its .debug_aranges entries when it has some, else its
  * unit DIE's low/high pc or DW_AT_ranges. Reads nothing below the unit
  * DIE. */
-static bool index_unit(struct sw_dwarf *d, Dwarf_Die cu, size_t unit,
-                       const struct arange *ar, size_t nar, size_t *cap,
-                       struct dw_pairs *pairs)
+static bool index_unit(struct sw_dwarf *d, size_t unit, const struct dw_die *cu_die,
+                       const struct aranges *ar, size_t *cap, struct dw_pairs *pairs)
 {
-	uint64_t off = d->units[unit].die_off;
-	size_t i = sw_lower_bound(ar, nar, arange_unit_at, off);
-	if (i < nar && ar[i].unit_die == off) {
-		for (; i < nar && ar[i].unit_die == off; i++)
-			if (!push_range(d, cap, ar[i].lo, ar[i].hi, unit))
+	uint64_t off = d->units[unit].cu.off;
+	size_t i = sw_lower_bound(ar->v, ar->n, arange_unit_at, off);
+	if (i < ar->n && ar->v[i].unit_off == off) {
+		for (; i < ar->n && ar->v[i].unit_off == off; i++)
+			if (!push_range(d, cap, ar->v[i].lo, ar->v[i].hi, unit))
 				return false;
 		return true;
 	}
-	Dwarf_Error e = NULL;
-	Dwarf_Addr base = 0;
-	if (dwarf_lowpc(cu, &base, &e) != DW_DLV_OK) {
-		drop_error(d->dbg, e);
-		base = 0;
-	}
 	pairs->n = 0;
-	if (!dw_die_ranges(d->dbg, cu, d->units[unit].version, base, pairs))
+	if (!dw_die_ranges(&d->s, &d->units[unit].cu, cu_die, pairs))
 		return false;
 	for (size_t k = 0; k < pairs->n; k++)
 		if (!push_range(d, cap, pairs->v[2 * k], pairs->v[2 * k + 1], unit))
@@ -144,75 +111,61 @@ static bool index_unit(struct sw_dwarf *d, Dwarf_Die cu, size_t unit,
 	return true;
 }
 
-/* Walks the unit headers (each unit DIE, none of its children). */
+static bool is_code_unit(const struct dw_cu *cu, uint16_t tag)
+{
+	/* Type units hold no code; split units live in .dwo files. */
+	return (cu->unit_type == SW_DW_UT_compile || cu->unit_type == SW_DW_UT_partial ||
+	        cu->unit_type == SW_DW_UT_skeleton) &&
+	       (tag == SW_DW_TAG_compile_unit || tag == SW_DW_TAG_partial_unit ||
+	        tag == SW_DW_TAG_skeleton_unit);
+}
+
+/* Walks the unit headers (each unit DIE, none of its children). Units
+ * before a damaged header stay usable; none at all is an error. */
 static enum sw_err_code index_units(struct sw_dwarf *d, struct sw_err *err)
 {
-	size_t nar = 0, cap_units = 0, cap_ranges = 0;
-	struct arange *ar = read_aranges(d->dbg, &nar);
+	struct aranges ar = {0};
+	dw_aranges_each(&d->s, add_arange, &ar);
+	if (!ar.oom)
+		qsort(ar.v, ar.n, sizeof *ar.v, cmp_arange);
+	else
+		ar.n = 0;
+	size_t cap_units = 0, cap_ranges = 0;
 	struct dw_pairs pairs = {0};
 	enum sw_err_code rc = SW_OK;
-	for (;;) {
-		Dwarf_Unsigned len = 0, type_off = 0, next = 0;
-		Dwarf_Half version = 0, addr_size = 0, off_size = 0, ext_size = 0, ut = 0;
-		Dwarf_Off abbrev = 0;
-		Dwarf_Sig8 sig;
-		Dwarf_Error e = NULL;
-		int r = dwarf_next_cu_header_d(d->dbg, 1, &len, &version, &abbrev, &addr_size,
-		                               &off_size, &ext_size, &sig, &type_off, &next, &ut,
-		                               &e);
-		if (r == DW_DLV_NO_ENTRY)
-			break;
-		if (r == DW_DLV_ERROR) {
-			/* Units before the damage stay usable; none at all is an
-			 * error. */
-			if (d->nunits == 0)
-				rc = libdwarf_error(err, d->dbg, e, d->name, "reading .debug_info");
-			else
-				drop_error(d->dbg, e);
-			break;
-		}
-		Dwarf_Die cu = NULL;
-		if (dwarf_siblingof_b(d->dbg, NULL, 1, &cu, &e) != DW_DLV_OK) {
-			if (d->nunits == 0)
-				rc = libdwarf_error(err, d->dbg, e, d->name, "reading a unit DIE");
-			else
-				drop_error(d->dbg, e);
-			break;
-		}
-		Dwarf_Off die_off = 0;
-		Dwarf_Half tag = 0;
-		if (dwarf_dieoffset(cu, &die_off, &e) != DW_DLV_OK ||
-		    dwarf_tag(cu, &tag, &e) != DW_DLV_OK) {
-			drop_error(d->dbg, e);
-			dwarf_dealloc_die(cu);
-			continue;
-		}
-		if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit &&
-		    tag != DW_TAG_skeleton_unit) {
-			dwarf_dealloc_die(cu); /* type units hold no code */
-			continue;
-		}
+	struct dw_cu cu;
+	for (uint64_t off = 0; off < d->s.info.size && dw_cu_read(&d->s, off, &cu); off = cu.end) {
 		if (d->nunits == cap_units) {
 			size_t ncap = cap_units ? cap_units * 2 : 32;
 			void *p = realloc(d->units, ncap * sizeof *d->units);
 			if (!p) {
-				dwarf_dealloc_die(cu);
 				rc = sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", d->name);
 				break;
 			}
 			d->units = p;
 			cap_units = ncap;
 		}
-		d->units[d->nunits] = (struct dw_unit){.die_off = die_off, .version = version};
-		bool ok = index_unit(d, cu, d->nunits, ar, nar, &cap_ranges, &pairs);
+		struct dw_unit *u = &d->units[d->nunits];
+		*u = (struct dw_unit){ .cu = cu };
+		const struct dw_abbrevs *ab = dw_unit_abbrevs(d, u);
+		struct dw_die die;
+		if (!ab || !dw_die_read(&d->s, &u->cu, ab, u->cu.die_off, &die) ||
+		    !is_code_unit(&u->cu, die.tag)) {
+			dw_abbrevs_free(&u->abbrevs);
+			continue;
+		}
+		/* The unit's table is read again with the unit (most are never
+		 * read: kept, the tables of a big program would add up). */
+		dw_abbrevs_free(&u->abbrevs);
+		u->abbrevs_read = false;
+		bool ok = index_unit(d, d->nunits, &die, &ar, &cap_ranges, &pairs);
 		d->nunits++;
-		dwarf_dealloc_die(cu);
 		if (!ok) {
 			rc = sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", d->name);
 			break;
 		}
 	}
-	free(ar);
+	free(ar.v);
 	free(pairs.v);
 	if (rc != SW_OK)
 		return rc;
@@ -233,19 +186,22 @@ static enum sw_err_code index_units(struct sw_dwarf *d, struct sw_err *err)
 	return SW_OK;
 }
 
-static struct sw_dwarf *open_debug(Dwarf_Debug dbg, const char *name, struct sw_err *err)
+struct sw_dwarf *sw_dwarf_open_sections(const struct sw_dwarf_sections *sections,
+                                        const char *name, struct sw_err *err)
 {
+	if (!sections->info.size) {
+		sw_err_set(err, SW_ERR_FORMAT, "%s: no DWARF debug information", name);
+		return NULL;
+	}
 	struct sw_dwarf *d = calloc(1, sizeof *d);
 	char *n = strdup(name ? name : "?");
 	if (!d || !n) {
 		free(d);
 		free(n);
-		Dwarf_Error e = NULL;
-		dwarf_finish(dbg, &e);
 		sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
 		return NULL;
 	}
-	d->dbg = dbg;
+	d->s = *sections;
 	d->name = n;
 	if (index_units(d, err) != SW_OK) {
 		sw_dwarf_free(d);
@@ -254,65 +210,61 @@ static struct sw_dwarf *open_debug(Dwarf_Debug dbg, const char *name, struct sw_
 	return d;
 }
 
-static struct sw_dwarf *init_result(int rc, Dwarf_Debug dbg, Dwarf_Error e, const char *name,
-                                    struct sw_err *err)
+/* An ELF section as the DWARF reader takes it (inflated by the image when
+ * compressed); empty when absent. */
+static struct sw_span elf_section(struct sw_elf *e, const char *name)
 {
-	if (rc == DW_DLV_NO_ENTRY) {
-		sw_err_set(err, SW_ERR_FORMAT, "%s: no DWARF debug information", name);
-		return NULL;
+	struct sw_elf_section sec;
+	struct sw_span out = { NULL, 0, 0, sw_elf_info(e)->big_endian };
+	if (sw_elf_section(e, name, &sec)) {
+		out.data = sec.data;
+		out.size = sec.size;
 	}
-	if (rc != DW_DLV_OK) {
-		/* No Dwarf_Debug exists to own the error: freed with NULL. */
-		libdwarf_error(err, NULL, e, name, "opening");
-		return NULL;
-	}
-	return open_debug(dbg, name, err);
+	return out;
 }
 
-struct sw_dwarf *sw_dwarf_open(Elf *elf, const char *name, struct sw_err *err)
+struct sw_dwarf *sw_dwarf_open(struct sw_elf *e, const char *name, struct sw_err *err)
 {
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error e = NULL;
-	if (!elf) {
+	if (!e) {
 		sw_err_set(err, SW_ERR_FORMAT, "%s: not an ELF file", name);
 		return NULL;
 	}
-	/* No error handler: libdwarf's default one abort()s. */
-	int rc = dwarf_elf_init_b(elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &e);
-	return init_result(rc, dbg, e, name, err);
-}
-
-struct sw_dwarf *sw_dwarf_open_fd(int fd, const char *name, struct sw_err *err)
-{
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error e = NULL;
-	/* libdwarf 20210528: dwarf_elf_init_b leaves a global hook
-	 * (_dwarf_get_elf_flags_func_ptr, libelf's section flags) set, and a
-	 * later dwarf_init_b calls it on its own non-libelf object while
-	 * setting up sections: a Mach-O file then crashes in elf_getscn. The
-	 * hook is only used during that setup, so it is cleared around it
-	 * (not thread-safe, like the rest of libdwarf's initialisation). */
-	void *elf_hook = _dwarf_get_elf_flags_func_ptr;
-	_dwarf_get_elf_flags_func_ptr = NULL;
-	int rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &e);
-	_dwarf_get_elf_flags_func_ptr = elf_hook;
-	return init_result(rc, dbg, e, name, err);
+	struct sw_dwarf_sections s = {
+		.info = elf_section(e, ".debug_info"),
+		.abbrev = elf_section(e, ".debug_abbrev"),
+		.str = elf_section(e, ".debug_str"),
+		.line_str = elf_section(e, ".debug_line_str"),
+		.str_offsets = elf_section(e, ".debug_str_offsets"),
+		.addr = elf_section(e, ".debug_addr"),
+		.ranges = elf_section(e, ".debug_ranges"),
+		.rnglists = elf_section(e, ".debug_rnglists"),
+		.line = elf_section(e, ".debug_line"),
+		.aranges = elf_section(e, ".debug_aranges"),
+	};
+	struct sw_dwarf *d = sw_dwarf_open_sections(&s, name, err);
+	if (d)
+		sw_dwarf_release_read_pages(d, sw_elf_mapped_file(e));
+	return d;
 }
 
 void sw_dwarf_free(struct sw_dwarf *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nunits; i++)
+	for (size_t i = 0; i < d->nunits; i++) {
 		dw_unit_data_free(d->units[i].data);
+		dw_abbrevs_free(&d->units[i].abbrevs);
+	}
 	free(d->units);
 	free(d->ranges);
 	free(d->ranges_maxhi);
-	Dwarf_Error e = NULL;
-	if (d->dbg && dwarf_finish(d->dbg, &e) != DW_DLV_OK)
-		drop_error(NULL, e);
 	free(d->name);
 	free(d);
+}
+
+void sw_dwarf_release_read_pages(struct sw_dwarf *d, const struct sw_mapped_file *m)
+{
+	d->map = m;
 }
 
 size_t sw_dwarf_units_read(const struct sw_dwarf *d, size_t *nunits)
@@ -353,22 +305,25 @@ static uint32_t decl_name(struct sw_dwarf *d, struct dw_unit_data *ud, struct dw
 	if (dc->name != DW_NONE)
 		return dc->name;
 	uint32_t name = 0;
-	if (dc->linkage)
-		name = demangled(&ud->pool, ud->pool.buf + dc->linkage);
+	const char *linkage = dw_string(&d->s, dc->linkage);
+	if (linkage)
+		name = demangled(&ud->pool, linkage);
 	if (!name && dc->spec && hops > 0)
 		name = ref_name(d, ud, dc->spec, hops - 1);
 	if (!name && dc->origin && hops > 0)
 		name = ref_name(d, ud, dc->origin, hops - 1);
-	if (!name && dc->dname) {
-		/* Copied out first: the join may move the pool. */
-		char *own = strdup(ud->pool.buf + dc->dname);
-		name = own ? dw_pool_join(&ud->pool, dc->scope, own) : 0;
-		free(own);
-	}
-	if (!name && dc->linkage)
-		name = dc->linkage; /* not demangled: shown as it is */
+	const char *dname = name ? NULL : dw_string(&d->s, dc->dname);
+	if (!name && dname)
+		name = dw_pool_join(&ud->pool, dc->scope, dname);
+	if (!name && linkage) /* not demangled: shown as it is */
+		name = dw_pool_add(&ud->pool, linkage, strlen(linkage));
 	dc->name = name;
 	return name;
+}
+
+static uint64_t unit_off_at(const void *set, size_t i)
+{
+	return ((const struct dw_unit *)set)[i].cu.off;
 }
 
 /* A DIE of another unit (DW_FORM_ref_addr): its linkage or plain name,
@@ -376,28 +331,25 @@ static uint32_t decl_name(struct sw_dwarf *d, struct dw_unit_data *ud, struct dw
 static uint32_t foreign_name(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t off,
                              int hops)
 {
-	Dwarf_Die die = NULL;
-	Dwarf_Error e = NULL;
-	if (dwarf_offdie_b(d->dbg, off, 1, &die, &e) != DW_DLV_OK) {
-		drop_error(d->dbg, e);
+	size_t i = sw_upper_bound(d->units, d->nunits, unit_off_at, off);
+	if (i == 0)
 		return 0;
-	}
+	struct dw_unit *u = &d->units[i - 1];
+	const struct dw_abbrevs *ab = off >= u->cu.die_off && off < u->cu.end
+	                                      ? dw_unit_abbrevs(d, u) : NULL;
+	struct dw_die die;
+	if (!ab || !dw_die_read(&d->s, &u->cu, ab, off, &die) || die.tag == 0)
+		return 0;
 	uint32_t name = 0;
-	const char *s = dw_attr_string(d->dbg, die, DW_AT_linkage_name);
-	if (!s)
-		s = dw_attr_string(d->dbg, die, DW_AT_MIPS_linkage_name);
-	if (s)
-		name = demangled(&ud->pool, s);
-	uint64_t spec = dw_attr_ref(d->dbg, die, DW_AT_specification);
-	uint64_t origin = dw_attr_ref(d->dbg, die, DW_AT_abstract_origin);
-	const char *plain = dw_attr_string(d->dbg, die, DW_AT_name);
-	if (!name && spec && hops > 0)
-		name = ref_name(d, ud, spec, hops - 1);
-	if (!name && origin && hops > 0)
-		name = ref_name(d, ud, origin, hops - 1);
+	const char *linkage = dw_string(&d->s, die.linkage), *plain = dw_string(&d->s, die.name);
+	if (linkage)
+		name = demangled(&ud->pool, linkage);
+	if (!name && die.spec && hops > 0)
+		name = ref_name(d, ud, die.spec, hops - 1);
+	if (!name && die.origin && hops > 0)
+		name = ref_name(d, ud, die.origin, hops - 1);
 	if (!name && plain)
 		name = dw_pool_add(&ud->pool, plain, strlen(plain));
-	dwarf_dealloc_die(die);
 	return name;
 }
 
@@ -421,11 +373,6 @@ static uint64_t func_lo_at(const void *set, size_t i)
 	return ((const struct dw_func *)set)[i].lo;
 }
 
-static uint64_t line_addr_at(const void *set, size_t i)
-{
-	return ((const struct dw_line *)set)[i].addr;
-}
-
 static uint64_t range_lo_at(const void *set, size_t i)
 {
 	return ((const struct dw_unit_range *)set)[i].lo;
@@ -444,16 +391,6 @@ static const struct dw_func *covering_func(const struct dw_unit_data *ud, uint64
 			best = f;
 	}
 	return best;
-}
-
-/* The line-table row covering vaddr: the last row at or below it, unless
- * that row ends a sequence. */
-static const struct dw_line *covering_line(const struct dw_unit_data *ud, uint64_t vaddr)
-{
-	size_t i = sw_upper_bound(ud->lines, ud->nlines, line_addr_at, vaddr);
-	if (i == 0 || ud->lines[i - 1].file == DW_NONE)
-		return NULL;
-	return &ud->lines[i - 1];
 }
 
 /* The inline chain at vaddr the way Breakpad's processor builds it from
@@ -494,8 +431,9 @@ static bool lookup_in_unit(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t
                            struct sw_arena *a, struct sw_sym_info *out)
 {
 	const struct dw_func *f = covering_func(ud, vaddr);
-	const struct dw_line *l = covering_line(ud, vaddr);
-	if (!f && !l)
+	struct dw_row row;
+	bool has_row = dw_lines_find(&d->s, &ud->lines, vaddr, &row);
+	if (!f && !has_row)
 		return false;
 	if (f) {
 		uint32_t name = decl_name(d, ud, &ud->decls[f->decl], MAX_NAME_HOPS);
@@ -504,11 +442,12 @@ static bool lookup_in_unit(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t
 		out->function_size = f->hi - f->lo;
 		fill_inlines(d, ud, f, vaddr, a, out);
 	}
-	if (l) {
-		out->file = l->file ? sw_arena_strdup(a, ud->pool.buf + l->file) : NULL;
-		out->line = l->line;
+	if (has_row) {
+		uint32_t file = dw_lines_file(&ud->lines, row.file);
+		out->file = file ? sw_arena_strdup(a, ud->pool.buf + file) : NULL;
+		out->line = row.line;
 		/* dump_syms cuts line records at function starts. */
-		out->line_offset = f && l->addr < f->lo ? f->lo : l->addr;
+		out->line_offset = f && row.addr < f->lo ? f->lo : row.addr;
 	}
 	return true;
 }

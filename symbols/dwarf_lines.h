@@ -1,6 +1,7 @@
 /* Functions, source lines and inline chains from DWARF debug information
  * (.debug_info, .debug_line, .debug_ranges / .debug_rnglists, .debug_str /
- * .debug_line_str / .debug_str_offsets: DWARF 2 to 5), read with libdwarf.
+ * .debug_line_str / .debug_str_offsets: DWARF 2 to 5), read by our own reader
+ * (dwarf_info.c, dwarf_line_program.c: why in dwarf_info.h).
  *
  * Lazy: opening builds only an index of compilation-unit address ranges
  * (from .debug_aranges when it covers the units, else each unit's
@@ -13,24 +14,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libelf.h>
-
 #include "lib/arena.h"
+#include "lib/span.h"
 #include "lib/sw_err.h"
 #include "lib/symbols.h"
 
 struct sw_dwarf;
 
-/* Opens the DWARF of an ELF (libdwarf's dwarf_elf_init_b over libelf's
- * handle; SHF_COMPRESSED sections are inflated). NULL with *err set when
- * the ELF has no usable .debug_info, or libdwarf refuses it (its error
- * message, naming `name`, goes into err); never aborts (libdwarf's error
- * handler is not used: every call takes an error pointer). */
-struct sw_dwarf *sw_dwarf_open(Elf *elf, const char *name, struct sw_err *err);
-/* The same over an open file descriptor, with libdwarf's own object
- * reader (dwarf_init_b): ELF, and Mach-O (a .dSYM's DWARF file). The
- * caller keeps fd open until sw_dwarf_free and closes it after. */
-struct sw_dwarf *sw_dwarf_open_fd(int fd, const char *name, struct sw_err *err);
+/* The DWARF sections of one file, by their ELF names (Mach-O's __debug_*
+ * sections are the same). Absent ones are empty. The bytes must outlive
+ * the reader. */
+struct sw_dwarf_sections {
+	struct sw_span info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists, line,
+		aranges;
+};
+
+/* Opens DWARF over its sections: indexes the units' address ranges (from
+ * .debug_aranges where it covers a unit, else the unit DIE's). NULL with
+ * *err set, naming `name`, when there is no .debug_info or no unit in it. */
+struct sw_dwarf *sw_dwarf_open_sections(const struct sw_dwarf_sections *s, const char *name,
+                                        struct sw_err *err);
+/* The same over an ELF image's sections (inflated by the image when
+ * compressed); when the image is a mapped file, the pages of units once
+ * read are given back (sw_dwarf_release_read_pages). */
+struct sw_elf;
+struct sw_dwarf *sw_dwarf_open(struct sw_elf *e, const char *name, struct sw_err *err);
+/* The sections lie in the mapped file m (which outlives d): once a unit's
+ * DIEs and line program are read into d's arrays, their pages are given
+ * back (sw_mapped_release), so a walk's resident memory holds what it
+ * read, not the sections it read it from. */
+struct sw_mapped_file;
+void sw_dwarf_release_read_pages(struct sw_dwarf *d, const struct sw_mapped_file *m);
 void sw_dwarf_free(struct sw_dwarf *d);
 /* How many units lookups have read so far; *nunits (when non-NULL) gets
  * the number of units indexed. */

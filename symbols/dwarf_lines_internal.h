@@ -4,9 +4,7 @@
 #ifndef SW_DWARF_LINES_INTERNAL_H
 #define SW_DWARF_LINES_INTERNAL_H
 
-#include <libdwarf.h>
-#include <dwarf.h>
-
+#include "dwarf_info.h"
 #include "dwarf_lines.h"
 
 #define DW_NONE UINT32_MAX
@@ -24,7 +22,8 @@ struct dw_pool {
 struct dw_decl {
 	uint64_t off;
 	uint64_t spec, origin;     /* global DIE offsets, 0: none */
-	uint32_t scope, dname, linkage;
+	uint64_t dname, linkage;   /* string references (dw_string), 0: none */
+	uint32_t scope;
 	uint32_t name;
 };
 
@@ -47,13 +46,6 @@ struct dw_inline {
 	uint32_t depth;
 };
 
-/* A line-table row; file DW_NONE ends a sequence. */
-struct dw_line {
-	uint64_t addr;
-	uint32_t file;             /* pool offset of the path */
-	uint32_t line;
-};
-
 /* Everything read from one unit, arrays sorted by address (decls by
  * offset). */
 struct dw_unit_data {
@@ -65,16 +57,16 @@ struct dw_unit_data {
 	size_t nfuncs;
 	struct dw_inline *inlines;
 	size_t ninlines;
-	struct dw_line *lines;
-	size_t nlines;
+	struct dw_lines lines;
 };
 
 enum dw_unit_state { DW_UNIT_UNREAD = 0, DW_UNIT_READ, DW_UNIT_FAILED };
 
 struct dw_unit {
-	uint64_t die_off;          /* global offset of the unit DIE */
-	uint16_t version;
+	struct dw_cu cu;
 	uint8_t state;
+	bool abbrevs_read;
+	struct dw_abbrevs abbrevs; /* read with the unit, or by a name lookup */
 	struct dw_unit_data *data;
 };
 
@@ -85,9 +77,10 @@ struct dw_unit_range {
 };
 
 struct sw_dwarf {
-	Dwarf_Debug dbg;
+	struct sw_dwarf_sections s;
+	const struct sw_mapped_file *map; /* pages to give back, or NULL */
 	char *name;
-	struct dw_unit *units;
+	struct dw_unit *units;     /* sorted by offset */
 	size_t nunits;
 	size_t units_read;
 	struct dw_unit_range *ranges; /* sorted by lo */
@@ -103,29 +96,12 @@ uint32_t dw_pool_add(struct dw_pool *p, const char *s, size_t n);
 /* scope "::" name, scope being a pool offset (0: none, then name alone). */
 uint32_t dw_pool_join(struct dw_pool *p, uint32_t scope, const char *name);
 
-/* Address ranges of a DIE (DW_AT_low_pc/high_pc, or DW_AT_ranges in
- * .debug_ranges (version <= 4) or .debug_rnglists (5)), appended to *out
- * as [lo, hi) pairs (out grows by realloc). base is the unit's base
- * address (its DW_AT_low_pc) for .debug_ranges entries. Empty ranges are
- * dropped. Returns false only when out of memory. */
-struct dw_pairs {
-	uint64_t *v;               /* lo, hi, lo, hi ... */
-	size_t n, cap;             /* in pairs */
-};
-bool dw_die_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint16_t version, uint64_t base,
-                   struct dw_pairs *out);
-
-/* A udata or reference-valued attribute (DW_AT_call_line, DW_AT_ranges'
- * section offset ...). False when absent or of another form. */
-bool dw_attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, uint64_t *out);
-/* A reference attribute (DW_AT_abstract_origin, DW_AT_specification) as a
- * global .debug_info offset; 0 when absent. */
-uint64_t dw_attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at);
-/* A string attribute (pointer into the section), NULL when absent. */
-const char *dw_attr_string(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at);
+/* The unit's abbreviation table, read on first use; NULL when damaged. */
+const struct dw_abbrevs *dw_unit_abbrevs(struct sw_dwarf *d, struct dw_unit *u);
 
 /* Reads the unit at u (its DIE tree and line table) into u->data; false
- * (u->state DW_UNIT_FAILED) when libdwarf refuses it. */
+ * (u->state DW_UNIT_FAILED) when it is damaged before its first DIE or
+ * out of memory. */
 bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u);
 void dw_unit_data_free(struct dw_unit_data *ud);
 

@@ -1,23 +1,19 @@
 /* Reading one compilation unit, the first time a lookup lands in it: its
  * DIE tree (functions with their address ranges, inlined calls, the
- * declarations their names come from) and its line table, into compact
- * arrays sorted by address. libdwarf's DIEs are released as the walk
- * leaves them; nothing of libdwarf's is kept. */
+ * declarations their names come from) into compact arrays sorted by
+ * address, and its line table's sequences and checkpoints. */
 #include "dwarf_lines_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_consts.h"
+#include "lib/mapped_file.h"
+
 /* Deeper DIE nesting than this is not walked (a hostile file could nest
  * without end; real code nests namespaces, classes, blocks and inlined
  * calls a few dozen levels at most). */
 enum { MAX_DIE_NESTING = 200 };
-
-static void drop_error(Dwarf_Debug dbg, Dwarf_Error e)
-{
-	if (e)
-		dwarf_dealloc_error(dbg, e);
-}
 
 /* ---- growing arrays and the string pool --------------------------------- */
 
@@ -86,296 +82,74 @@ uint32_t dw_pool_join(struct dw_pool *p, uint32_t scope, const char *name)
 	return off;
 }
 
-/* ---- attributes --------------------------------------------------------- */
-
-bool dw_attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, uint64_t *out)
-{
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error e = NULL;
-	int rc = dwarf_attr(die, at, &a, &e);
-	if (rc != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return false;
-	}
-	Dwarf_Half form = 0;
-	bool ok = false;
-	if (dwarf_whatform(a, &form, &e) == DW_DLV_OK) {
-		Dwarf_Unsigned v = 0;
-		Dwarf_Off o = 0;
-		if (form == DW_FORM_sec_offset) {
-			ok = dwarf_global_formref(a, &o, &e) == DW_DLV_OK;
-			v = o;
-		} else {
-			ok = dwarf_formudata(a, &v, &e) == DW_DLV_OK;
-		}
-		if (ok)
-			*out = v;
-	}
-	drop_error(dbg, e);
-	dwarf_dealloc_attribute(a);
-	return ok;
-}
-
-uint64_t dw_attr_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
-{
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error e = NULL;
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return 0;
-	}
-	Dwarf_Off o = 0;
-	if (dwarf_global_formref(a, &o, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		o = 0;
-	}
-	dwarf_dealloc_attribute(a);
-	return o;
-}
-
-const char *dw_attr_string(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
-{
-	Dwarf_Attribute a = NULL;
-	Dwarf_Error e = NULL;
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return NULL;
-	}
-	char *s = NULL;
-	if (dwarf_formstring(a, &s, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		s = NULL;
-	}
-	dwarf_dealloc_attribute(a);
-	return s && *s ? s : NULL;
-}
-
-static bool flag_set(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at)
-{
-	Dwarf_Bool has = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_hasattr(die, at, &has, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return false;
-	}
-	return has != 0;
-}
-
-/* ---- address ranges (DWARF 5 §2.17) ------------------------------------- */
-
-static bool push_pair(struct dw_pairs *out, uint64_t lo, uint64_t hi)
-{
-	if (hi <= lo)
-		return true; /* empty (or reversed): covers nothing */
-	if (!grow((void **)&out->v, &out->cap, out->n, 2 * sizeof *out->v))
-		return false;
-	out->v[2 * out->n] = lo;
-	out->v[2 * out->n + 1] = hi;
-	out->n++;
-	return true;
-}
-
-/* DWARF <= 4 (§2.17.3): .debug_ranges pairs relative to a base address,
- * the unit's low pc until a base-address-selection entry changes it. */
-static bool ranges_v4(Dwarf_Debug dbg, Dwarf_Die die, uint64_t off, uint64_t base,
-                      struct dw_pairs *out)
-{
-	Dwarf_Ranges *r = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Unsigned bytes = 0;
-	Dwarf_Off real = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_get_ranges_b(dbg, off, die, &real, &r, &n, &bytes, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return true;
-	}
-	bool ok = true;
-	for (Dwarf_Signed i = 0; i < n && ok; i++) {
-		switch (r[i].dwr_type) {
-		case DW_RANGES_ENTRY:
-			ok = push_pair(out, base + r[i].dwr_addr1, base + r[i].dwr_addr2);
-			break;
-		case DW_RANGES_ADDRESS_SELECTION:
-			base = r[i].dwr_addr2;
-			break;
-		default:
-			i = n; /* DW_RANGES_END */
-			break;
-		}
-	}
-	dwarf_ranges_dealloc(dbg, r, n);
-	return ok;
-}
-
-/* DWARF 5 (§2.17.3): .debug_rnglists, by offset or DW_FORM_rnglistx index;
- * libdwarf "cooks" every entry kind into final addresses. */
-static bool ranges_v5(Dwarf_Debug dbg, Dwarf_Attribute a, Dwarf_Half form, uint64_t value,
-                      struct dw_pairs *out)
-{
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Unsigned n = 0, global = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_rnglists_get_rle_head(a, form, value, &head, &n, &global, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return true;
-	}
-	bool ok = true;
-	for (Dwarf_Unsigned i = 0; i < n && ok; i++) {
-		unsigned len = 0, code = 0;
-		Dwarf_Unsigned raw1 = 0, raw2 = 0, lo = 0, hi = 0;
-		Dwarf_Bool no_addr = 0;
-		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2, &no_addr,
-		                                      &lo, &hi, &e) != DW_DLV_OK) {
-			drop_error(dbg, e);
-			e = NULL;
-			break;
-		}
-		if (no_addr)
-			continue;
-		switch (code) {
-		case DW_RLE_offset_pair:
-		case DW_RLE_startx_endx:
-		case DW_RLE_startx_length:
-		case DW_RLE_start_end:
-		case DW_RLE_start_length:
-			ok = push_pair(out, lo, hi);
-			break;
-		default:
-			break; /* base address, end of list */
-		}
-	}
-	dwarf_dealloc_rnglists_head(head);
-	return ok;
-}
-
-bool dw_die_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint16_t version, uint64_t base,
-                   struct dw_pairs *out)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Addr lo = 0, hi = 0;
-	Dwarf_Half form = 0;
-	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
-	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK) {
-		if (dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
-			/* DWARF 4 §2.17.2: a constant high pc is the length. */
-			if (cls == DW_FORM_CLASS_CONSTANT)
-				hi += lo;
-			return push_pair(out, lo, hi);
-		}
-	}
-	drop_error(dbg, e);
-	e = NULL;
-
-	Dwarf_Attribute a = NULL;
-	if (dwarf_attr(die, DW_AT_ranges, &a, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-		return true;
-	}
-	bool ok = true;
-	Dwarf_Off off = 0;
-	Dwarf_Unsigned idx = 0;
-	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK) {
-		drop_error(dbg, e);
-	} else if (form == DW_FORM_rnglistx) {
-		if (dwarf_formudata(a, &idx, &e) == DW_DLV_OK)
-			ok = ranges_v5(dbg, a, form, idx, out);
-		else
-			drop_error(dbg, e);
-	} else if (form == DW_FORM_sec_offset ? dwarf_global_formref(a, &off, &e) == DW_DLV_OK
-	                                      : dwarf_formudata(a, &idx, &e) == DW_DLV_OK) {
-		if (form != DW_FORM_sec_offset)
-			off = idx;
-		ok = version >= 5 ? ranges_v5(dbg, a, form, off, out)
-		                  : ranges_v4(dbg, die, off, base, out);
-	} else {
-		drop_error(dbg, e);
-	}
-	dwarf_dealloc_attribute(a);
-	return ok;
-}
-
 /* ---- the DIE walk ------------------------------------------------------- */
 
 struct unit_reader {
-	Dwarf_Debug dbg;
+	struct sw_dwarf *d;
 	struct dw_unit *u;
+	const struct dw_abbrevs *ab;
 	struct dw_unit_data *ud;
-	uint64_t base;               /* the unit's low pc */
-	uint32_t *files;             /* pool offsets, by line-table file index */
-	size_t nfiles;
-	bool files_from_zero;        /* DWARF 5 §6.2.4: file 0 is the primary file */
 	size_t cap_decls, cap_funcs, cap_inlines;
 	struct dw_pairs pairs;       /* scratch */
-	bool oom;
+	bool oom, damaged;
 };
 
-static uint32_t file_of(const struct unit_reader *r, uint64_t raw)
-{
-	/* DWARF <= 4 numbers files from 1 (0: none); 5 from 0. libdwarf's
-	 * dwarf_srcfiles list follows the same numbering, shifted to 0. */
-	if (!r->files_from_zero) {
-		if (raw == 0)
-			return 0;
-		raw--;
-	}
-	return raw < r->nfiles ? r->files[raw] : 0;
-}
+static uint64_t walk_children(struct unit_reader *r, uint64_t off, uint32_t scope,
+                              bool in_func, uint32_t depth, int level);
 
-static void walk_children(struct unit_reader *r, Dwarf_Die parent, uint32_t scope,
-                          bool in_func, uint32_t depth, int level);
-
-static uint32_t add_decl(struct unit_reader *r, Dwarf_Die die, uint32_t scope)
+static uint32_t add_decl(struct unit_reader *r, const struct dw_die *die, uint32_t scope)
 {
 	struct dw_unit_data *ud = r->ud;
-	Dwarf_Off off = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
-		drop_error(r->dbg, e);
-		return DW_NONE;
-	}
 	if (!grow((void **)&ud->decls, &r->cap_decls, ud->ndecls, sizeof *ud->decls)) {
 		r->oom = true;
 		return DW_NONE;
 	}
 	struct dw_decl *dc = &ud->decls[ud->ndecls];
 	memset(dc, 0, sizeof *dc);
-	dc->off = off;
+	dc->off = die->off;
 	dc->scope = scope;
 	dc->name = DW_NONE;
-	dc->spec = dw_attr_ref(r->dbg, die, DW_AT_specification);
-	dc->origin = dw_attr_ref(r->dbg, die, DW_AT_abstract_origin);
-	const char *s = dw_attr_string(r->dbg, die, DW_AT_name);
-	if (s)
-		dc->dname = dw_pool_add(&ud->pool, s, strlen(s));
-	s = dw_attr_string(r->dbg, die, DW_AT_linkage_name);
-	if (!s)
-		s = dw_attr_string(r->dbg, die, DW_AT_MIPS_linkage_name);
-	if (s)
-		dc->linkage = dw_pool_add(&ud->pool, s, strlen(s));
+	dc->spec = die->spec;
+	dc->origin = die->origin;
+	/* Kept as references into the sections: most are never printed. */
+	dc->dname = die->name;
+	dc->linkage = die->linkage;
 	return (uint32_t)ud->ndecls++;
 }
 
-static void visit_subprogram(struct unit_reader *r, Dwarf_Die die, uint32_t scope,
-                             int level)
+/* Walks (or skips) the children of `die`; the offset after them. */
+static uint64_t after_children(struct unit_reader *r, const struct dw_die *die, bool visit,
+                               uint32_t scope, bool in_func, uint32_t depth, int level)
+{
+	if (!die->children)
+		return die->next;
+	if (visit)
+		return walk_children(r, die->next, scope, in_func, depth, level + 1);
+	/* A sibling link past the subtree saves reading it. */
+	if (die->sibling > die->off && die->sibling < r->u->cu.end)
+		return die->sibling;
+	return dw_skip_children(&r->d->s, &r->u->cu, r->ab, die->next,
+	                        MAX_DIE_NESTING - level);
+}
+
+static uint64_t visit_subprogram(struct unit_reader *r, const struct dw_die *die,
+                                 uint32_t scope, int level)
 {
 	struct dw_unit_data *ud = r->ud;
 	uint32_t decl = add_decl(r, die, scope);
-	if (decl == DW_NONE || flag_set(r->dbg, die, DW_AT_declaration))
-		return;
 	r->pairs.n = 0;
-	if (!dw_die_ranges(r->dbg, die, r->u->version, r->base, &r->pairs)) {
+	if (decl != DW_NONE && !(die->has & DW_HAS_DECLARATION) &&
+	    !dw_die_ranges(&r->d->s, &r->u->cu, die, &r->pairs))
 		r->oom = true;
-		return;
-	}
-	if (r->pairs.n == 0)
-		return; /* an abstract instance (DW_AT_inline) or unused */
+	if (decl == DW_NONE || (die->has & DW_HAS_DECLARATION) || r->pairs.n == 0 || r->oom)
+		return after_children(r, die, false, scope, false, 0, level);
 	/* One record per range (dump_syms writes one FUNC per range); their
 	 * inlined calls are those the walk below appends. */
 	size_t first = ud->nfuncs;
 	for (size_t i = 0; i < r->pairs.n; i++) {
 		if (!grow((void **)&ud->funcs, &r->cap_funcs, ud->nfuncs, sizeof *ud->funcs)) {
 			r->oom = true;
-			return;
+			return 0;
 		}
 		ud->funcs[ud->nfuncs++] = (struct dw_func){
 			.lo = r->pairs.v[2 * i], .hi = r->pairs.v[2 * i + 1], .decl = decl,
@@ -383,56 +157,47 @@ static void visit_subprogram(struct unit_reader *r, Dwarf_Die die, uint32_t scop
 		};
 	}
 	size_t last = ud->nfuncs;
-	walk_children(r, die, scope, true, 0, level + 1);
+	uint64_t next = after_children(r, die, true, scope, true, 0, level);
 	for (size_t i = first; i < last; i++)
 		ud->funcs[i].inl_end = (uint32_t)ud->ninlines;
+	return next;
 }
 
-static void visit_inline(struct unit_reader *r, Dwarf_Die die, uint32_t scope,
-                         uint32_t depth, int level)
+static uint64_t visit_inline(struct unit_reader *r, const struct dw_die *die, uint32_t scope,
+                             uint32_t depth, int level)
 {
 	struct dw_unit_data *ud = r->ud;
-	uint64_t origin = dw_attr_ref(r->dbg, die, DW_AT_abstract_origin);
-	uint64_t file = 0, line = 0;
-	uint32_t call_file = 0;
-	if (dw_attr_udata(r->dbg, die, DW_AT_call_file, &file))
-		call_file = file_of(r, file);
-	if (!dw_attr_udata(r->dbg, die, DW_AT_call_line, &line) || line > UINT32_MAX)
-		line = 0;
+	uint32_t call_file = (die->has & DW_HAS_CALL_FILE) ? dw_lines_file(&r->ud->lines, die->call_file) : 0;
+	uint64_t line = (die->has & DW_HAS_CALL_LINE) && die->call_line <= UINT32_MAX
+	                        ? die->call_line : 0;
 	r->pairs.n = 0;
-	if (!dw_die_ranges(r->dbg, die, r->u->version, r->base, &r->pairs)) {
+	if (!dw_die_ranges(&r->d->s, &r->u->cu, die, &r->pairs)) {
 		r->oom = true;
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < r->pairs.n; i++) {
 		if (!grow((void **)&ud->inlines, &r->cap_inlines, ud->ninlines,
 		          sizeof *ud->inlines)) {
 			r->oom = true;
-			return;
+			return 0;
 		}
 		ud->inlines[ud->ninlines++] = (struct dw_inline){
-			.lo = r->pairs.v[2 * i], .hi = r->pairs.v[2 * i + 1], .origin = origin,
+			.lo = r->pairs.v[2 * i], .hi = r->pairs.v[2 * i + 1], .origin = die->origin,
 			.call_file = call_file, .call_line = (uint32_t)line, .depth = depth,
 		};
 	}
-	walk_children(r, die, scope, true, depth + 1, level + 1);
+	return after_children(r, die, true, scope, true, depth + 1, level);
 }
 
-static void visit(struct unit_reader *r, Dwarf_Die die, uint32_t scope, bool in_func,
-                  uint32_t depth, int level)
+static uint64_t visit(struct unit_reader *r, const struct dw_die *die, uint32_t scope,
+                      bool in_func, uint32_t depth, int level)
 {
-	Dwarf_Half tag = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
-		drop_error(r->dbg, e);
-		return;
-	}
-	switch (tag) {
-	case DW_TAG_namespace:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-	case DW_TAG_interface_type: {
+	switch (die->tag) {
+	case SW_DW_TAG_namespace:
+	case SW_DW_TAG_class_type:
+	case SW_DW_TAG_structure_type:
+	case SW_DW_TAG_union_type:
+	case SW_DW_TAG_interface_type: {
 		/* Scopes that qualify the names of the functions declared in
 		 * them. An unnamed one qualifies as the empty name, as in
 		 * dump_syms (DwarfCUToModule::ComputeQualifiedName gives a DIE
@@ -441,201 +206,45 @@ static void visit(struct unit_reader *r, Dwarf_Die die, uint32_t scope, bool in_
 		 * without a linkage name is printed unqualified ("callback", not
 		 * "a::(anonymous namespace)::callback"); checked against
 		 * crash_linux.sym in tests/test_dwarf_lines.c. */
-		const char *n = dw_attr_string(r->dbg, die, DW_AT_name);
-		uint32_t inner = n ? dw_pool_join(&r->ud->pool, scope, n) : 0;
-		walk_children(r, die, inner, in_func, depth, level + 1);
-		break;
+		const char *name = dw_string(&r->d->s, die->name);
+		uint32_t inner = name ? dw_pool_join(&r->ud->pool, scope, name) : 0;
+		return after_children(r, die, true, inner, in_func, depth, level);
 	}
-	case DW_TAG_subprogram:
-		visit_subprogram(r, die, scope, level);
-		break;
-	case DW_TAG_inlined_subroutine:
+	case SW_DW_TAG_subprogram:
+		return visit_subprogram(r, die, scope, level);
+	case SW_DW_TAG_inlined_subroutine:
 		if (in_func)
-			visit_inline(r, die, scope, depth, level);
-		break;
-	case DW_TAG_lexical_block:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-		if (in_func)
-			walk_children(r, die, scope, in_func, depth, level + 1);
-		break;
+			return visit_inline(r, die, scope, depth, level);
+		return after_children(r, die, false, scope, in_func, depth, level);
+	case SW_DW_TAG_lexical_block:
+	case SW_DW_TAG_try_block:
+	case SW_DW_TAG_catch_block:
+		return after_children(r, die, in_func, scope, in_func, depth, level);
 	default:
-		break;
+		return after_children(r, die, false, scope, in_func, depth, level);
 	}
 }
 
-static void walk_children(struct unit_reader *r, Dwarf_Die parent, uint32_t scope,
-                          bool in_func, uint32_t depth, int level)
+/* Visits the DIEs from `off` to their null entry; the offset after it, 0
+ * when the unit is damaged there or out of memory (what was read stays). */
+static uint64_t walk_children(struct unit_reader *r, uint64_t off, uint32_t scope,
+                              bool in_func, uint32_t depth, int level)
 {
-	if (level > MAX_DIE_NESTING || r->oom)
-		return;
-	Dwarf_Error e = NULL;
-	Dwarf_Die child = NULL;
-	int rc = dwarf_child(parent, &child, &e);
-	while (rc == DW_DLV_OK && !r->oom) {
-		visit(r, child, scope, in_func, depth, level);
-		Dwarf_Die next = NULL;
-		rc = dwarf_siblingof_b(r->dbg, child, 1, &next, &e);
-		dwarf_dealloc_die(child);
-		child = next;
+	if (level > MAX_DIE_NESTING) {
+		r->damaged = true;
+		return 0;
 	}
-	if (rc == DW_DLV_OK)
-		dwarf_dealloc_die(child);
-	drop_error(r->dbg, e);
-}
-
-/* ---- the line table (DWARF 5 §6.2) -------------------------------------- */
-
-struct raw_row {
-	uint64_t addr;
-	uint32_t file, line;
-	size_t pos;
-};
-
-struct seq {
-	uint64_t start;
-	size_t begin, end, order;
-};
-
-static int cmp_seq(const void *a, const void *b)
-{
-	const struct seq *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct raw_row *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Rows, sequence by sequence in address order, so that the row covering an
- * address is the last one at or below it (an end-of-sequence row at the
- * start of the next sequence sorts before it). Sequences at address 0 are
- * code the linker discarded (dump_syms drops them too). */
-static bool read_rows(struct unit_reader *r, Dwarf_Line *lines, Dwarf_Signed n)
-{
-	struct raw_row *rows = calloc((size_t)n, sizeof *rows);
-	struct seq *seqs = calloc((size_t)n, sizeof *seqs);
-	struct dw_unit_data *ud = r->ud;
-	bool ok = rows && seqs;
-	size_t nrows = 0, nseqs = 0, seq_begin = 0;
-	Dwarf_Error e = NULL;
-	for (Dwarf_Signed i = 0; ok && i < n; i++) {
-		Dwarf_Addr addr = 0;
-		Dwarf_Unsigned line = 0, file = 0;
-		Dwarf_Bool end = 0;
-		if (dwarf_lineaddr(lines[i], &addr, &e) != DW_DLV_OK ||
-		    dwarf_lineendsequence(lines[i], &end, &e) != DW_DLV_OK) {
-			drop_error(r->dbg, e);
-			e = NULL;
-			continue;
+	while (!r->oom && off) {
+		struct dw_die die;
+		if (!dw_die_read(&r->d->s, &r->u->cu, r->ab, off, &die)) {
+			r->damaged = true;
+			return 0;
 		}
-		if (dwarf_lineno(lines[i], &line, &e) != DW_DLV_OK || line > UINT32_MAX) {
-			drop_error(r->dbg, e);
-			e = NULL;
-			line = 0;
-		}
-		if (dwarf_line_srcfileno(lines[i], &file, &e) != DW_DLV_OK) {
-			drop_error(r->dbg, e);
-			e = NULL;
-			file = 0;
-		}
-		rows[nrows] = (struct raw_row){
-			.addr = addr, .line = (uint32_t)line,
-			.file = end ? DW_NONE : file_of(r, file),
-		};
-		nrows++;
-		if (end) {
-			seqs[nseqs] = (struct seq){.start = rows[seq_begin].addr, .begin = seq_begin,
-			                           .end = nrows, .order = nseqs};
-			nseqs++;
-			seq_begin = nrows;
-		}
+		if (die.tag == 0)
+			return die.next;
+		off = visit(r, &die, scope, in_func, depth, level);
 	}
-	if (ok) {
-		qsort(seqs, nseqs, sizeof *seqs, cmp_seq);
-		ud->lines = malloc((nrows ? nrows : 1) * sizeof *ud->lines);
-		ok = ud->lines != NULL;
-	}
-	struct raw_row *sorted_rows = ok ? calloc(nrows ? nrows : 1, sizeof *sorted_rows) : NULL;
-	ok = ok && sorted_rows;
-	if (ok) {
-		size_t k = 0;
-		bool sorted = true;
-		for (size_t s = 0; s < nseqs; s++) {
-			if (seqs[s].start == 0)
-				continue;
-			for (size_t i = seqs[s].begin; i < seqs[s].end; i++) {
-				struct raw_row row = rows[i];
-				row.pos = k;
-				if (k > 0 && row.addr < sorted_rows[k - 1].addr)
-					sorted = false;
-				sorted_rows[k++] = row;
-			}
-		}
-		/* Overlapping sequences (malformed, or sections not relocated):
-		 * still give the binary search a sorted array. */
-		if (!sorted)
-			qsort(sorted_rows, k, sizeof *sorted_rows, cmp_row);
-		for (size_t i = 0; i < k; i++)
-			ud->lines[i] = (struct dw_line){.addr = sorted_rows[i].addr,
-			                                .file = sorted_rows[i].file,
-			                                .line = sorted_rows[i].line};
-		ud->nlines = k;
-	}
-	free(sorted_rows);
-	free(rows);
-	free(seqs);
-	return ok;
-}
-
-/* The unit's file list (full paths, as libdwarf joins DW_AT_comp_dir, the
- * include directory and the name) and its line table. */
-static bool read_line_table(struct unit_reader *r, Dwarf_Die cu)
-{
-	Dwarf_Error e = NULL;
-	char **names = NULL;
-	Dwarf_Signed nnames = 0;
-	bool ok = true;
-	Dwarf_Unsigned lversion = 0;
-	Dwarf_Small tables = 0;
-	Dwarf_Line_Context ctx = NULL;
-	int rc = dwarf_srclines_b(cu, &lversion, &tables, &ctx, &e);
-	if (rc != DW_DLV_OK) {
-		drop_error(r->dbg, e);
-		return true; /* no line table */
-	}
-	r->files_from_zero = lversion >= 5;
-	if (dwarf_srcfiles(cu, &names, &nnames, &e) == DW_DLV_OK) {
-		r->files = calloc(nnames > 0 ? (size_t)nnames : 1, sizeof *r->files);
-		ok = r->files != NULL;
-		for (Dwarf_Signed i = 0; i < nnames; i++) {
-			if (ok)
-				r->files[i] = dw_pool_add(&r->ud->pool, names[i], strlen(names[i]));
-			dwarf_dealloc(r->dbg, names[i], DW_DLA_STRING);
-		}
-		dwarf_dealloc(r->dbg, names, DW_DLA_LIST);
-		r->nfiles = ok ? (size_t)nnames : 0;
-	} else {
-		drop_error(r->dbg, e);
-		e = NULL;
-	}
-	Dwarf_Line *lines = NULL;
-	Dwarf_Signed nlines = 0;
-	if (ok && tables > 0 &&
-	    dwarf_srclines_from_linecontext(ctx, &lines, &nlines, &e) == DW_DLV_OK) {
-		if (nlines > 0)
-			ok = read_rows(r, lines, nlines);
-	} else {
-		drop_error(r->dbg, e);
-	}
-	dwarf_srclines_dealloc_b(ctx);
-	return ok;
+	return 0;
 }
 
 /* ---- the unit ----------------------------------------------------------- */
@@ -657,38 +266,60 @@ void dw_unit_data_free(struct dw_unit_data *ud)
 	free(ud->funcs);
 	free(ud->funcs_maxhi);
 	free(ud->inlines);
-	free(ud->lines);
+	dw_lines_free(&ud->lines);
 	free(ud);
+}
+
+/* A unit's arrays grew by doubling; kept for the whole walk, they are cut
+ * to their size. */
+static void *fit(void *p, size_t n, size_t elem)
+{
+	void *q = n ? realloc(p, n * elem) : NULL;
+	return q ? q : p;
+}
+
+static void shrink_to_fit(struct dw_unit_data *ud)
+{
+	ud->decls = fit(ud->decls, ud->ndecls, sizeof *ud->decls);
+	ud->funcs = fit(ud->funcs, ud->nfuncs, sizeof *ud->funcs);
+	ud->inlines = fit(ud->inlines, ud->ninlines, sizeof *ud->inlines);
+	ud->pool.buf = fit(ud->pool.buf, ud->pool.len, 1);
+	ud->pool.cap = ud->pool.buf ? ud->pool.len : 0;
+	ud->lines.ckpts = fit(ud->lines.ckpts, ud->lines.nckpts, sizeof *ud->lines.ckpts);
+	ud->lines.seqs = fit(ud->lines.seqs, ud->lines.nseqs, sizeof *ud->lines.seqs);
+}
+
+const struct dw_abbrevs *dw_unit_abbrevs(struct sw_dwarf *d, struct dw_unit *u)
+{
+	if (!u->abbrevs_read) {
+		u->abbrevs_read = true;
+		if (!dw_abbrevs_read(&d->s, u->cu.abbrev_off, &u->abbrevs))
+			memset(&u->abbrevs, 0, sizeof u->abbrevs);
+	}
+	return u->abbrevs.decls ? &u->abbrevs : NULL;
 }
 
 bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u)
 {
-	struct unit_reader r = {.dbg = d->dbg, .u = u};
-	Dwarf_Error e = NULL;
-	Dwarf_Die cu = NULL;
+	struct unit_reader r = { .d = d, .u = u };
 	u->state = DW_UNIT_FAILED;
-	if (dwarf_offdie_b(d->dbg, u->die_off, 1, &cu, &e) != DW_DLV_OK) {
-		drop_error(d->dbg, e);
+	r.ab = dw_unit_abbrevs(d, u);
+	struct dw_die cu;
+	if (!r.ab || !dw_die_read(&d->s, &u->cu, r.ab, u->cu.die_off, &cu) || cu.tag == 0)
 		return false;
-	}
 	r.ud = calloc(1, sizeof *r.ud);
-	if (!r.ud) {
-		dwarf_dealloc_die(cu);
+	if (!r.ud)
 		return false;
-	}
-	Dwarf_Addr base = 0;
-	if (dwarf_lowpc(cu, &base, &e) == DW_DLV_OK)
-		r.base = base;
-	drop_error(d->dbg, e);
 	dw_pool_add(&r.ud->pool, "", 0);
 
-	bool ok = read_line_table(&r, cu);
-	if (ok) {
-		walk_children(&r, cu, 0, false, 0, 0);
-		ok = !r.oom;
+	bool ok = true;
+	if (cu.has & DW_HAS_STMT_LIST)
+		ok = dw_lines_read(&d->s, cu.stmt_list, dw_string(&d->s, cu.comp_dir),
+		                   &r.ud->pool, &r.ud->lines);
+	if (ok && cu.children) {
+		walk_children(&r, cu.next, 0, false, 0, 0);
+		ok = !r.oom; /* a damaged unit keeps what was read before the damage */
 	}
-	dwarf_dealloc_die(cu);
-	free(r.files);
 	free(r.pairs.v);
 
 	struct dw_unit_data *ud = r.ud;
@@ -705,6 +336,13 @@ bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u)
 	if (!ok) {
 		dw_unit_data_free(ud);
 		return false;
+	}
+	shrink_to_fit(ud);
+	if (d->map) {
+		sw_mapped_release(d->map, d->s.info.data + u->cu.off, u->cu.end - u->cu.off);
+		if (ud->lines.h.end > cu.stmt_list)
+			sw_mapped_release(d->map, d->s.line.data + cu.stmt_list,
+			                  ud->lines.h.end - cu.stmt_list);
 	}
 	u->data = ud;
 	u->state = DW_UNIT_READ;

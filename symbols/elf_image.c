@@ -564,6 +564,11 @@ const char *sw_elf_name(const struct sw_elf *e)
 	return e->name;
 }
 
+const struct sw_mapped_file *sw_elf_mapped_file(const struct sw_elf *e)
+{
+	return e->map.data ? &e->map : NULL;
+}
+
 /* libelf reads the same bytes in place (ELF_C_READ_MMAP semantics of
  * elf_memory): callers must only read through it. It never writes unless
  * asked to (elf_compress, elf_update); SHF_COMPRESSED sections are
@@ -581,12 +586,16 @@ Elf *sw_elf_libelf(struct sw_elf *e)
 
 /* The part of a non-writable PT_LOAD's file-backed bytes holding vaddr:
  * what the process held unchanged (a writable segment may differ, and the
- * bytes past p_filesz are zero-fill that the file does not hold). */
+ * bytes past p_filesz are zero-fill that the file does not hold). A
+ * segment both writable and executable is code too: firmware links its
+ * RAM-resident code so (ESP-IDF's IRAM segment is RWX), and code is not
+ * rewritten as it runs. */
 static bool readonly_bytes_at(const struct sw_elf *e, uint64_t vaddr, struct sw_span *out)
 {
 	for (size_t i = 0; i < e->phnum; i++) {
 		const struct elf_phdr *p = &e->phdrs[i];
-		if (p->type != PT_LOAD || (p->flags & PF_W) || vaddr < p->vaddr ||
+		bool code = !(p->flags & PF_W) || (p->flags & PF_X);
+		if (p->type != PT_LOAD || !code || vaddr < p->vaddr ||
 		    vaddr - p->vaddr >= p->filesz)
 			continue;
 		uint64_t into = vaddr - p->vaddr;

@@ -112,7 +112,12 @@ bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n);
  * use and owned by e; NULL when absent or unreadable. */
 struct sw_elf *sw_elf_debugdata(struct sw_elf *e);
 
-/* The libelf handle (for libdwarf). */
+struct sw_mapped_file;
+/* The file the image was mapped from (its bytes read in place), NULL when
+ * it lives in memory (inflated, read from a snapshot). */
+const struct sw_mapped_file *sw_elf_mapped_file(const struct sw_elf *e);
+
+/* The libelf handle. */
 Elf *sw_elf_libelf(struct sw_elf *e);
 
 /* The demangled form of an ELF symbol name (Itanium C++ ABI, Rust legacy

@@ -192,7 +192,7 @@ def test_mixed(sw, corpus, work):
 
 def test_macos_dsym(sw, corpus, work):
     """symbolic/macos/mini.dmp walked with crash.dSYM (DWARF in Mach-O, read
-    by libdwarf) against the walk with crash.sym: the same physical frames,
+    by our DWARF reader) against the walk with crash.sym: the same physical frames,
     functions and trust; the dSYM adds the inline frames the .sym lacks."""
     d = os.path.join(corpus, 'symbolic', 'macos')
     dump = os.path.join(d, 'mini.dmp')

@@ -14,7 +14,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/mapped_file.h"
 #include "symbols/dwarf_lines.h"
+#include "symbols/elf_image.h"
+#include "symbols/macho_dsym.h"
 #include "testutil.h"
 
 /* ---- inputs ------------------------------------------------------------- */
@@ -68,40 +71,35 @@ static void *gunzip(const char *path, size_t *n)
 	return out;
 }
 
-/* An ELF file opened with libelf, and what must outlive the Elf. */
+/* An ELF image as the provider opens it, and its libelf handle. */
 struct elf_file {
-	int fd;
-	void *mem;
+	struct sw_elf *img;
 	Elf *elf;
 };
 
 static void elf_file_open(struct elf_file *f, const char *rel)
 {
 	char path[4096];
-	elf_version(EV_CURRENT);
-	memset(f, 0, sizeof *f);
-	f->fd = open(corpus_path(path, sizeof path, rel), O_RDONLY);
-	ck_assert_msg(f->fd >= 0, "%s", path);
-	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
+	struct sw_err err = {0};
+	f->img = sw_elf_open_file(corpus_path(path, sizeof path, rel), 0, &err);
+	ck_assert_msg(f->img != NULL, "%s", err.msg);
+	f->elf = sw_elf_libelf(f->img);
 	ck_assert_ptr_nonnull(f->elf);
 }
 
+/* Takes mem (malloc'd), which the image frees. */
 static void elf_file_memory(struct elf_file *f, void *mem, size_t n)
 {
-	elf_version(EV_CURRENT);
-	memset(f, 0, sizeof *f);
-	f->fd = -1;
-	f->mem = mem;
-	f->elf = elf_memory(mem, n);
+	struct sw_err err = {0};
+	f->img = sw_elf_open_bytes(mem, n, true, "memory", &err);
+	ck_assert_msg(f->img != NULL, "%s", err.msg);
+	f->elf = sw_elf_libelf(f->img);
 	ck_assert_ptr_nonnull(f->elf);
 }
 
 static void elf_file_close(struct elf_file *f)
 {
-	elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
-	free(f->mem);
+	sw_elf_free(f->img);
 }
 
 /* dump_syms's module base: the lowest PT_LOAD address. */
@@ -389,7 +387,7 @@ START_TEST(test_dwarf_matches_dump_syms_for_crash_linux)
 	struct elf_file ef;
 	elf_file_open(&ef, "symbolic/py-tests/crash_linux");
 	struct sw_err err = {0};
-	struct sw_dwarf *d = sw_dwarf_open(ef.elf, "crash_linux", &err);
+	struct sw_dwarf *d = sw_dwarf_open(ef.img, "crash_linux", &err);
 	ck_assert_msg(d != NULL, "%s", err.msg);
 	struct sym s;
 	sym_load(&s, "symbolic/symbols-derived/crash_linux/D2554CDB926136C4B9766A086583B9B50/"
@@ -405,23 +403,25 @@ START_TEST(test_dwarf_matches_dump_syms_for_crash_linux)
 }
 END_TEST
 
-/* The macOS fixture's dSYM (Apple clang, DWARF 2/4 in Mach-O) through
- * libdwarf's own object reader, against dump_syms's .sym for it (its
+/* The macOS fixture's dSYM (Apple clang, DWARF 2/4 in Mach-O), its
+ * __DWARF sections read in place, against dump_syms's .sym for it (its
  * addresses are relative to __TEXT at 0x100000000). */
 START_TEST(test_dwarf_matches_dump_syms_for_macos_dsym)
 {
 	char path[4096];
-	int fd = open(corpus_path(path, sizeof path,
-	                          "symbolic/macos/crash.dSYM/Contents/Resources/DWARF/crash"),
-	              O_RDONLY);
-	ck_assert_int_ge(fd, 0);
-	/* An ELF opened first (libdwarf's elf hook set: see sw_dwarf_open_fd). */
+	struct sw_mapped_file m;
+	struct sw_err err = {0};
+	ck_assert_int_eq(sw_map_file(corpus_path(path, sizeof path,
+	                                         "symbolic/macos/crash.dSYM/Contents/Resources/DWARF/crash"),
+	                             &m, &err), SW_OK);
+	/* An ELF opened first: the two readers share nothing. */
 	struct elf_file ef;
 	elf_file_open(&ef, "symbolic/linux/crash.debug");
-	struct sw_err err = {0};
-	struct sw_dwarf *elf_d = sw_dwarf_open(ef.elf, "crash.debug", &err);
+	struct sw_dwarf *elf_d = sw_dwarf_open(ef.img, "crash.debug", &err);
 	ck_assert_msg(elf_d != NULL, "%s", err.msg);
-	struct sw_dwarf *d = sw_dwarf_open_fd(fd, "crash.dSYM", &err);
+	struct sw_dwarf_sections sections;
+	sw_macho_dwarf_sections(m.data, m.size, &sections);
+	struct sw_dwarf *d = sw_dwarf_open_sections(&sections, "crash.dSYM", &err);
 	ck_assert_msg(d != NULL, "%s", err.msg);
 	struct sym s;
 	sym_load(&s, "symbolic/symbols/crash/67E9247C814E392BA027DBDE6748FCBF0/crash.sym");
@@ -432,7 +432,7 @@ START_TEST(test_dwarf_matches_dump_syms_for_macos_dsym)
 	ck_assert_uint_eq(t.line_ok, t.compared);
 	sym_free(&s);
 	sw_dwarf_free(d);
-	close(fd);
+	sw_unmap_file(&m);
 	sw_dwarf_free(elf_d);
 	elf_file_close(&ef);
 }
@@ -468,7 +468,7 @@ START_TEST(test_dwarf_inline_chain_in_unwind_test64)
 	struct elf_file ef;
 	elf_file_memory(&ef, mem, n);
 	struct sw_err err = {0};
-	struct sw_dwarf *d = sw_dwarf_open(ef.elf, "unwind_test64", &err);
+	struct sw_dwarf *d = sw_dwarf_open(ef.img, "unwind_test64", &err);
 	ck_assert_msg(d != NULL, "%s", err.msg);
 	struct sw_arena a;
 	sw_arena_init(&a);
@@ -515,7 +515,7 @@ START_TEST(test_dwarf_reads_32_bit_waiter)
 	struct elf_file ef;
 	elf_file_memory(&ef, mem, n);
 	struct sw_err err = {0};
-	struct sw_dwarf *d = sw_dwarf_open(ef.elf, "waiter", &err);
+	struct sw_dwarf *d = sw_dwarf_open(ef.img, "waiter", &err);
 	ck_assert_msg(d != NULL, "%s", err.msg);
 	struct sw_arena a;
 	sw_arena_init(&a);
@@ -540,7 +540,7 @@ START_TEST(test_dwarf_open_refuses_elf_without_debug_info)
 	struct elf_file ef;
 	elf_file_open(&ef, "symbolic/linux/crash");
 	struct sw_err err = {0};
-	ck_assert_ptr_null(sw_dwarf_open(ef.elf, "crash", &err));
+	ck_assert_ptr_null(sw_dwarf_open(ef.img, "crash", &err));
 	ck_assert_int_eq(err.code, SW_ERR_FORMAT);
 	ck_assert_msg(strstr(err.msg, "crash") != NULL, "%s", err.msg);
 	elf_file_close(&ef);
@@ -578,7 +578,7 @@ static struct sw_dwarf *open_cut(size_t keep, struct elf_file *ef, struct sw_err
 	memcpy(mem + eh.e_shoff + idx * eh.e_shentsize + offsetof(Elf64_Shdr, sh_size), &size,
 	       sizeof size);
 	elf_file_memory(ef, mem, n);
-	return sw_dwarf_open(ef->elf, "crash.debug (cut)", err);
+	return sw_dwarf_open(ef->img, "crash.debug (cut)", err);
 }
 
 START_TEST(test_dwarf_truncated_debug_info_is_an_error_not_a_crash)
@@ -627,7 +627,7 @@ START_TEST(test_dwarf_crash_debug_publics_and_laziness)
 	elf_file_open(&ef, "symbolic/linux/crash.debug");
 	struct sw_err err = {0};
 	double t0 = now();
-	struct sw_dwarf *d = sw_dwarf_open(ef.elf, "crash.debug", &err);
+	struct sw_dwarf *d = sw_dwarf_open(ef.img, "crash.debug", &err);
 	ck_assert_msg(d != NULL, "%s", err.msg);
 	double t1 = now();
 	struct sw_arena a;

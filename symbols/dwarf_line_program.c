@@ -1,0 +1,527 @@
+/* A unit's line table (DWARF 5 §6.2): the program header with its
+ * directory and file tables, and the line number program run once to find
+ * its sequences and to leave a checkpoint every DW_CKPT_EVERY rows; a
+ * lookup restarts the program at the checkpoint below its address (see
+ * dwarf_info.h). */
+#include "dwarf_info.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_consts.h"
+#include "dwarf_lines_internal.h"
+#include "lib/bsearch.h"
+
+/* Opcodes one lookup may run from a checkpoint (DW_CKPT_EVERY rows and
+ * whatever non-row opcodes lie between them, in a sane program). */
+enum { MAX_LOOKUP_OPS = 4096 };
+
+/* ---- the header (§6.2.4) ------------------------------------------------ */
+
+struct entry {
+	const char *path;
+	uint64_t dir;
+};
+
+struct table {
+	struct entry *v;
+	size_t n;
+};
+
+static const char *string_at(struct sw_span sec, uint64_t off)
+{
+	if (off >= sec.size)
+		return NULL;
+	const char *p = (const char *)sec.data + off;
+	return memchr(p, '\0', (size_t)(sec.size - off)) ? p : NULL;
+}
+
+static const char *inline_string(struct sw_dcur *c)
+{
+	if (c->pos >= c->s.size) {
+		c->bad = true;
+		return NULL;
+	}
+	const char *p = (const char *)c->s.data + c->pos;
+	const char *nul = memchr(p, '\0', (size_t)(c->s.size - c->pos));
+	if (!nul) {
+		c->bad = true;
+		return NULL;
+	}
+	c->pos += (uint64_t)(nul - p) + 1;
+	return p;
+}
+
+/* One field of a DWARF 5 directory or file entry (§6.2.4.1 lists the forms
+ * each content type may use). False on an unknown form. */
+static bool entry_field(const struct sw_dwarf_sections *s, struct sw_dcur *c, uint8_t offset_size,
+                        uint64_t type, uint64_t form, struct entry *e)
+{
+	const char *str = NULL;
+	uint64_t u = 0;
+	switch (form) {
+	case SW_DW_FORM_string:
+		str = inline_string(c);
+		break;
+	case SW_DW_FORM_line_strp:
+		str = string_at(s->line_str, sw_dcur_uint(c, offset_size));
+		break;
+	case SW_DW_FORM_strp:
+		str = string_at(s->str, sw_dcur_uint(c, offset_size));
+		break;
+	case SW_DW_FORM_strp_sup:
+		sw_dcur_uint(c, offset_size);
+		break;
+	case SW_DW_FORM_udata:
+		u = sw_dcur_uleb(c);
+		break;
+	case SW_DW_FORM_data1:
+		u = sw_dcur_u8(c);
+		break;
+	case SW_DW_FORM_data2:
+		u = sw_dcur_uint(c, 2);
+		break;
+	case SW_DW_FORM_data4:
+		u = sw_dcur_uint(c, 4);
+		break;
+	case SW_DW_FORM_data8:
+		u = sw_dcur_uint(c, 8);
+		break;
+	case SW_DW_FORM_data16:
+		sw_dcur_skip(c, 16);
+		break;
+	case SW_DW_FORM_block:
+		sw_dcur_skip(c, sw_dcur_uleb(c));
+		break;
+	default:
+		return false;
+	}
+	if (type == SW_DW_LNCT_path)
+		e->path = str;
+	else if (type == SW_DW_LNCT_directory_index)
+		e->dir = u;
+	return !c->bad;
+}
+
+/* A DWARF 5 entry table: its format, its count, its entries. */
+static bool read_table_v5(const struct sw_dwarf_sections *s, struct sw_dcur *c, uint8_t offset_size,
+                          struct table *t)
+{
+	uint8_t nformat = sw_dcur_u8(c);
+	uint64_t format[2 * 255];
+	for (unsigned i = 0; i < nformat; i++) {
+		format[2 * i] = sw_dcur_uleb(c);
+		format[2 * i + 1] = sw_dcur_uleb(c);
+	}
+	uint64_t count = sw_dcur_uleb(c);
+	/* Every entry takes at least one byte when it has a field. */
+	if (c->bad || (nformat > 0 && count > c->s.size - c->pos) || (nformat == 0 && count > 0))
+		return false;
+	t->v = calloc(count ? count : 1, sizeof *t->v);
+	if (!t->v)
+		return false;
+	for (uint64_t k = 0; k < count; k++) {
+		for (unsigned i = 0; i < nformat; i++)
+			if (!entry_field(s, c, offset_size, format[2 * i], format[2 * i + 1], &t->v[k]))
+				return false;
+		t->n++;
+	}
+	return true;
+}
+
+/* DWARF 2-4: NUL-terminated lists; directories are numbered from 1 and
+ * files' directory 0 is the compilation directory, so entry i of the
+ * directory table is stored at i + 1 with slot 0 left for it. */
+static bool read_dirs_v4(struct sw_dcur *c, struct table *t)
+{
+	size_t cap = 8;
+	t->v = calloc(cap, sizeof *t->v);
+	if (!t->v)
+		return false;
+	t->n = 1;
+	for (;;) {
+		const char *p = inline_string(c);
+		if (!p)
+			return false;
+		if (!*p)
+			return true;
+		if (t->n == cap) {
+			struct entry *nv = realloc(t->v, 2 * cap * sizeof *nv);
+			if (!nv)
+				return false;
+			t->v = nv;
+			cap *= 2;
+		}
+		t->v[t->n++] = (struct entry){ .path = p };
+	}
+}
+
+static bool read_files_v4(struct sw_dcur *c, struct table *t)
+{
+	size_t cap = 16;
+	t->v = calloc(cap, sizeof *t->v);
+	if (!t->v)
+		return false;
+	for (;;) {
+		const char *p = inline_string(c);
+		if (!p)
+			return false;
+		if (!*p)
+			return true;
+		uint64_t dir = sw_dcur_uleb(c);
+		sw_dcur_uleb(c); /* modification time */
+		sw_dcur_uleb(c); /* length */
+		if (c->bad)
+			return false;
+		if (t->n == cap) {
+			struct entry *nv = realloc(t->v, 2 * cap * sizeof *nv);
+			if (!nv)
+				return false;
+			t->v = nv;
+			cap *= 2;
+		}
+		t->v[t->n++] = (struct entry){ .path = p, .dir = dir };
+	}
+}
+
+/* dir/name, as dump_syms joins them: an absolute name stands alone, and a
+ * relative directory is taken from the compilation directory. */
+static uint32_t full_path(struct dw_pool *pool, const char *comp_dir, const char *dir,
+                          const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	if (name[0] == '/' || !dir || !*dir)
+		return dw_pool_add(pool, name, strlen(name));
+	size_t nc = 0;
+	if (dir[0] != '/' && comp_dir && *comp_dir)
+		nc = strlen(comp_dir);
+	size_t nd = strlen(dir), nn = strlen(name);
+	char *buf = malloc(nc + 1 + nd + 1 + nn + 1);
+	if (!buf)
+		return 0;
+	size_t k = 0;
+	if (nc) {
+		memcpy(buf, comp_dir, nc);
+		k = nc;
+		if (buf[k - 1] != '/')
+			buf[k++] = '/';
+	}
+	memcpy(buf + k, dir, nd);
+	k += nd;
+	if (buf[k - 1] != '/')
+		buf[k++] = '/';
+	memcpy(buf + k, name, nn);
+	k += nn;
+	uint32_t off = dw_pool_add(pool, buf, k);
+	free(buf);
+	return off;
+}
+
+static bool read_header(const struct sw_dwarf_sections *s, uint64_t off, const char *comp_dir,
+                        struct dw_pool *pool, struct dw_lines *out)
+{
+	struct dw_line_header *h = &out->h;
+	struct sw_dcur c = { s->line, off, false };
+	uint64_t len = sw_dcur_uint(&c, 4);
+	uint8_t offset_size = 4;
+	if (len == 0xffffffff) {
+		len = sw_dcur_uint(&c, 8);
+		offset_size = 8;
+	}
+	if (c.bad || len == 0 || !sw_span_has(s->line, c.pos, len))
+		return false;
+	h->end = c.pos + len;
+	c.s = sw_span_clip(s->line, 0, h->end);
+	h->version = (uint16_t)sw_dcur_uint(&c, 2);
+	if (h->version < 2 || h->version > 5)
+		return false;
+	h->addr_size = 0; /* from DW_LNE_set_address's length before DWARF 5 */
+	if (h->version >= 5) {
+		h->addr_size = sw_dcur_u8(&c);
+		sw_dcur_u8(&c); /* segment selector size */
+	}
+	uint64_t header_length = sw_dcur_uint(&c, offset_size);
+	if (c.bad || header_length > h->end - c.pos)
+		return false;
+	h->program = c.pos + header_length;
+	h->min_inst_length = sw_dcur_u8(&c);
+	if (h->version >= 4)
+		sw_dcur_u8(&c); /* maximum_operations_per_instruction: VLIW only */
+	h->default_is_stmt = sw_dcur_u8(&c);
+	h->line_base = (int8_t)sw_dcur_u8(&c);
+	h->line_range = sw_dcur_u8(&c);
+	h->opcode_base = sw_dcur_u8(&c);
+	h->std_lengths = c.pos;
+	if (c.bad || h->line_range == 0 || h->opcode_base == 0 ||
+	    !sw_dcur_skip(&c, h->opcode_base - 1u))
+		return false;
+
+	struct table dirs = {0}, files = {0};
+	bool ok;
+	if (h->version >= 5) {
+		ok = read_table_v5(s, &c, offset_size, &dirs) &&
+		     read_table_v5(s, &c, offset_size, &files);
+	} else {
+		ok = read_dirs_v4(&c, &dirs) && read_files_v4(&c, &files);
+		if (ok) /* directory 0: the compilation directory */
+			dirs.v[0].path = comp_dir;
+	}
+	out->files_from_zero = h->version >= 5;
+	if (ok && files.n > 0) {
+		out->files = calloc(files.n, sizeof *out->files);
+		ok = out->files != NULL;
+		for (size_t i = 0; ok && i < files.n; i++) {
+			const struct entry *f = &files.v[i];
+			const char *dir = f->dir < dirs.n ? dirs.v[f->dir].path : NULL;
+			/* DWARF 5: directory 0 is the compilation directory itself. */
+			out->files[i] = full_path(pool, comp_dir, dir, f->path);
+		}
+		out->nfiles = ok ? files.n : 0;
+	}
+	free(dirs.v);
+	free(files.v);
+	return ok;
+}
+
+/* ---- the program (§6.2.5) ----------------------------------------------- */
+
+/* The state machine's registers that rows are made of. */
+struct state {
+	uint64_t addr;
+	uint32_t file, line;
+};
+
+/* Runs opcodes from c until one emits a row (true, *end_seq set for
+ * DW_LNE_end_sequence, st holding the row, c after the opcode) or the
+ * program ends or is damaged (false). The state is reset after an end of
+ * sequence by the caller. */
+static bool next_row(const struct sw_dwarf_sections *s, const struct dw_line_header *h,
+                     struct sw_dcur *c, struct state *st, bool *end_seq)
+{
+	*end_seq = false;
+	while (c->pos < c->s.size && !c->bad) {
+		uint8_t op = sw_dcur_u8(c);
+		if (op >= h->opcode_base) {
+			/* Special opcode (§6.2.5.1). */
+			unsigned adj = op - h->opcode_base;
+			st->addr += (uint64_t)h->min_inst_length * (adj / h->line_range);
+			st->line += (uint32_t)(h->line_base + (int)(adj % h->line_range));
+			return true;
+		}
+		switch (op) {
+		case 0: { /* extended (§6.2.5.3) */
+			uint64_t len = sw_dcur_uleb(c);
+			if (c->bad || len == 0 || len > c->s.size - c->pos)
+				return false;
+			uint64_t next = c->pos + len;
+			uint8_t sub = sw_dcur_u8(c);
+			if (sub == SW_DW_LNE_end_sequence) {
+				c->pos = next;
+				*end_seq = true;
+				return true;
+			}
+			if (sub == SW_DW_LNE_set_address && len - 1 >= 1 && len - 1 <= 8)
+				st->addr = sw_dcur_uint(c, (unsigned)(len - 1));
+			c->pos = next;
+			break;
+		}
+		case SW_DW_LNS_copy:
+			return true;
+		case SW_DW_LNS_advance_pc:
+			st->addr += sw_dcur_uleb(c) * h->min_inst_length;
+			break;
+		case SW_DW_LNS_advance_line:
+			st->line += (uint32_t)sw_dcur_sleb(c);
+			break;
+		case SW_DW_LNS_set_file:
+			st->file = (uint32_t)sw_dcur_uleb(c);
+			break;
+		case SW_DW_LNS_const_add_pc:
+			st->addr += (uint64_t)h->min_inst_length *
+			            ((255u - h->opcode_base) / h->line_range);
+			break;
+		case SW_DW_LNS_fixed_advance_pc:
+			st->addr += sw_dcur_uint(c, 2);
+			break;
+		default: {
+			/* Any other standard opcode: skip the number of ULEB128
+			 * operands the header gives it. */
+			uint8_t n = sw_u8(s->line, h->std_lengths + op - 1u);
+			for (uint8_t i = 0; i < n; i++)
+				sw_dcur_uleb(c);
+			break;
+		}
+		}
+	}
+	return false;
+}
+
+static void initial_state(struct state *st)
+{
+	*st = (struct state){ .addr = 0, .file = 1, .line = 1 };
+}
+
+static bool push_ckpt(struct dw_lines *l, size_t *cap, const struct state *st, uint64_t pos)
+{
+	if (l->nckpts == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct dw_ckpt *n = realloc(l->ckpts, ncap * sizeof *n);
+		if (!n)
+			return false;
+		l->ckpts = n;
+		*cap = ncap;
+	}
+	l->ckpts[l->nckpts++] = (struct dw_ckpt){ .addr = st->addr, .pos = pos,
+	                                          .file = st->file, .line = st->line };
+	return true;
+}
+
+static bool push_seq(struct dw_lines *l, size_t *cap, const struct dw_seq *q)
+{
+	if (l->nseqs == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct dw_seq *n = realloc(l->seqs, ncap * sizeof *n);
+		if (!n)
+			return false;
+		l->seqs = n;
+		*cap = ncap;
+	}
+	l->seqs[l->nseqs++] = *q;
+	return true;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct dw_seq *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Runs the whole program once. Rows of a sequence must not go backwards
+ * (§6.2.5); a sequence that does is cut there, as its rows could not be
+ * searched. */
+static bool index_program(const struct sw_dwarf_sections *s, struct dw_lines *l)
+{
+	const struct dw_line_header *h = &l->h;
+	struct sw_dcur c = { sw_span_clip(s->line, 0, h->end), h->program, false };
+	size_t cap_ckpts = 0, cap_seqs = 0;
+	struct state st;
+	initial_state(&st);
+	bool in_seq = false, broken = false;
+	struct dw_seq q = {0};
+	uint64_t last = 0, rows = 0;
+	bool end_seq;
+	while (next_row(s, h, &c, &st, &end_seq)) {
+		if (end_seq) {
+			if (in_seq && !broken && st.addr >= last) {
+				q.hi = st.addr;
+				q.count = (uint32_t)(l->nckpts - q.first);
+				/* Code at 0: discarded by the linker (dump_syms drops
+				 * it too). */
+				if (q.lo != 0 && q.hi > q.lo && !push_seq(l, &cap_seqs, &q))
+					return false;
+			} else if (in_seq) {
+				l->nckpts = q.first;
+			}
+			in_seq = broken = false;
+			initial_state(&st);
+			continue;
+		}
+		if (broken)
+			continue;
+		if (!in_seq) {
+			in_seq = true;
+			rows = 0;
+			q = (struct dw_seq){ .lo = st.addr, .first = (uint32_t)l->nckpts };
+		} else if (st.addr < last) {
+			broken = true;
+			continue;
+		}
+		last = st.addr;
+		if (rows++ % DW_CKPT_EVERY == 0 && !push_ckpt(l, &cap_ckpts, &st, c.pos))
+			return false;
+		if (l->nckpts > UINT32_MAX)
+			return false;
+	}
+	if (in_seq)
+		l->nckpts = q.first; /* a sequence the program never ended */
+	qsort(l->seqs, l->nseqs, sizeof *l->seqs, cmp_seq);
+	return true;
+}
+
+void dw_lines_free(struct dw_lines *l)
+{
+	free(l->files);
+	free(l->seqs);
+	free(l->ckpts);
+	memset(l, 0, sizeof *l);
+}
+
+bool dw_lines_read(const struct sw_dwarf_sections *s, uint64_t off, const char *comp_dir,
+                   struct dw_pool *pool, struct dw_lines *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!read_header(s, off, comp_dir, pool, out)) {
+		/* A damaged header: no line table, not a failed unit. */
+		dw_lines_free(out);
+		return true;
+	}
+	if (!index_program(s, out)) {
+		dw_lines_free(out);
+		return false;
+	}
+	return true;
+}
+
+uint32_t dw_lines_file(const struct dw_lines *l, uint64_t raw)
+{
+	if (!l->files_from_zero) {
+		if (raw == 0)
+			return 0;
+		raw--;
+	}
+	return raw < l->nfiles ? l->files[raw] : 0;
+}
+
+static uint64_t seq_lo_at(const void *set, size_t i)
+{
+	return ((const struct dw_seq *)set)[i].lo;
+}
+
+static uint64_t ckpt_addr_at(const void *set, size_t i)
+{
+	return ((const struct dw_ckpt *)set)[i].addr;
+}
+
+bool dw_lines_find(const struct sw_dwarf_sections *s, const struct dw_lines *l, uint64_t vaddr,
+                   struct dw_row *out)
+{
+	/* The sequence starting nearest below vaddr that holds it. */
+	size_t i = sw_upper_bound(l->seqs, l->nseqs, seq_lo_at, vaddr);
+	const struct dw_seq *q = NULL;
+	while (i-- > 0) {
+		if (l->seqs[i].hi > vaddr) {
+			q = &l->seqs[i];
+			break;
+		}
+	}
+	if (!q)
+		return false;
+	const struct dw_ckpt *ck = l->ckpts + q->first;
+	size_t k = sw_upper_bound(ck, q->count, ckpt_addr_at, vaddr);
+	if (k == 0)
+		return false;
+	const struct dw_ckpt *from = &ck[k - 1];
+	struct state st = { .addr = from->addr, .file = from->file, .line = from->line };
+	*out = (struct dw_row){ .addr = st.addr, .file = st.file, .line = st.line };
+	struct sw_dcur c = { sw_span_clip(s->line, 0, l->h.end), from->pos, false };
+	bool end_seq;
+	for (int n = 0; n < MAX_LOOKUP_OPS && next_row(s, &l->h, &c, &st, &end_seq); n++) {
+		if (end_seq || st.addr > vaddr)
+			break;
+		*out = (struct dw_row){ .addr = st.addr, .file = st.file, .line = st.line };
+	}
+	return true;
+}
