@@ -447,7 +447,8 @@ static bool index_program(const struct sw_dwarf_sections *s, struct dw_lines *l)
 	}
 	if (in_seq)
 		l->nckpts = q.first; /* a sequence the program never ended */
-	qsort(l->seqs, l->nseqs, sizeof *l->seqs, cmp_seq);
+	if (l->nseqs > 1)
+		qsort(l->seqs, l->nseqs, sizeof *l->seqs, cmp_seq);
 	return true;
 }
 

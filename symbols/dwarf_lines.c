@@ -126,10 +126,10 @@ static enum sw_err_code index_units(struct sw_dwarf *d, struct sw_err *err)
 {
 	struct aranges ar = {0};
 	dw_aranges_each(&d->s, add_arange, &ar);
-	if (!ar.oom)
-		qsort(ar.v, ar.n, sizeof *ar.v, cmp_arange);
-	else
+	if (ar.oom)
 		ar.n = 0;
+	else if (ar.n > 0)
+		qsort(ar.v, ar.n, sizeof *ar.v, cmp_arange);
 	size_t cap_units = 0, cap_ranges = 0;
 	struct dw_pairs pairs = {0};
 	enum sw_err_code rc = SW_OK;
