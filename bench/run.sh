@@ -35,6 +35,7 @@
 #   ELF_MAX_FRAMES      --max-frames values of the laziness check (default
 #                       "1 5 50"; empty: none)
 #   NO_ELF=1            skip the ELF/DWARF workload
+#   NO_CORE=1           skip the ELF core workload (gen48k_core)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sw=${1:-$here/../build/cmd/stackwalk}
@@ -191,4 +192,62 @@ print(len({(f["module"], f["file"]) for t in d.get("threads") or [] for f in t.g
     fi
     if [ -s "$tmp/eerr.$i" ]; then sed -n "1,3s|^|$l: stderr: |p" "$tmp/eerr.$i"; fi
   done
+fi
+
+# ---- ELF core: gen48k_core beside eu-stack and gdb ----
+# The gen48k crash as gdb's gcore wrote it (BENCH_DIR/gen48k_core: core,
+# bin/ with the program's three ELF files, DWARF 5 inside). stackwalk gets
+# bin/ and this machine's libc directory as symbol paths; eu-stack and gdb
+# open the files at the paths the core names (/tmp/g48/src, where the
+# program ran), linked to bin/ when missing. Each walks every thread
+# (eu-stack -n 1000: its default stops at 256 frames); the chains are
+# checked against the ground truth.
+cdir="$bench/gen48k_core"
+if [ -z "${NO_CORE:-}" ] && [ -f "$cdir/core" ]; then
+  core="$cdir/core" bin="$cdir/bin"
+  if [ ! -e /tmp/g48/src ]; then mkdir -p /tmp/g48 && ln -s "$bin" /tmp/g48/src; fi
+  clabels=(stackwalk) cargv=("$sw $core $bin /lib/x86_64-linux-gnu")
+  if command -v eu-stack >/dev/null; then
+    clabels+=(eu-stack); cargv+=("eu-stack -n 1000 --core $core -e /tmp/g48/src/gen48k")
+  fi
+  if command -v gdb >/dev/null; then
+    clabels+=(gdb); cargv+=("gdb -nx -batch -ex set\ pagination\ off -ex thread\ apply\ all\ bt /tmp/g48/src/gen48k $core")
+  fi
+  echo
+  printf 'ELF core: gen48k_core (%s bytes, 9 threads); load average: %s\n' \
+    "$(stat -c %s "$core")" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '%-16s %-10s %24s %28s %8s\n' workload tool "wall s median (min-max)" "peak RSS KiB median (min-max)" frames
+  run_core() { eval "${cargv[$1]}"; }
+  for i in "${!clabels[@]}"; do run_core "$i" >/dev/null 2>&1 || true; : > "$tmp/ctimes.$i"; done
+  for _ in $(seq "$rounds"); do
+    for i in "${!clabels[@]}"; do
+      # shellcheck disable=SC2046
+      /usr/bin/time -f '%e %M' -a -o "$tmp/ctimes.$i" bash -c "$(declare -p cargv); eval \"\${cargv[$i]}\"" >/dev/null 2>&1 || true
+    done
+  done
+  for i in "${!clabels[@]}"; do
+    t="$tmp/ctimes.$i"
+    read -r wmed wmin wmax < <(sort -n "$t" | awk '{w[NR]=$1} END{print w[int((NR+1)/2)], w[1], w[NR]}')
+    read -r mmed mmin mmax < <(sort -k2,2n "$t" | awk '{m[NR]=$2} END{print m[int((NR+1)/2)], m[1], m[NR]}')
+    run_core "$i" > "$tmp/cout.$i" 2>/dev/null || true
+    case ${clabels[$i]} in
+      stackwalk) frames=$(grep -cE '^ *[0-9]+  ' "$tmp/cout.$i" || true) ;;
+      eu-stack) frames=$(grep -cE '^#[0-9]+ ' "$tmp/cout.$i" || true) ;;
+      gdb) frames=$(grep -cE '^#[0-9]+ ' "$tmp/cout.$i" || true) ;;
+    esac
+    printf '%-16s %-10s %8s (%s-%s) %14s (%s-%s) %8s\n' gen48k_core "${clabels[$i]}" \
+      "$wmed" "$wmin" "$wmax" "$mmed" "$mmin" "$mmax" "$frames"
+    echo "$wmed $mmed" > "$tmp/cmedian.$i"
+  done
+  for i in "${!clabels[@]}"; do
+    [ "$i" -eq 0 ] && continue
+    read -r w0 m0 < "$tmp/cmedian.0"
+    read -r wi mi < "$tmp/cmedian.$i"
+    awk -v n="${clabels[$i]}" -v a="$wi" -v b="$w0" -v c="$mi" -v d="$m0" 'BEGIN{
+      printf "%-16s stackwalk vs %s: %.2fx the speed, %.0f%% of the memory\n", "", n, (b > 0 ? a / b : 0), (c > 0 ? 100 * d / c : 0) }'
+  done
+  if [ -f "$bench/gen48k_depth500/expected_chains.txt" ]; then
+    python3 "$here/check_gen48k.py" "$bench/gen48k_depth500/expected_chains.txt" "$tmp/cout.0" | tail -1 |
+      sed 's|^|gen48k_core stackwalk: ground truth: |' || true
+  fi
 fi
