@@ -210,7 +210,10 @@ static void offer(struct found *f, struct sw_elf *e, char *path)
 		f->image_path = path;
 		return;
 	}
-	if (!f->debug && holds_debug(e) && !holds_code(e)) {
+	/* A debug file holds no code; but when the image is stripped (the
+	 * file an offline capture keeps as the process ran it), an
+	 * unstripped copy of the same build is where its symbols are. */
+	if (!f->debug && holds_debug(e) && (!holds_code(e) || (f->image && !holds_debug(f->image)))) {
 		f->debug = e;
 		f->debug_path = path;
 		return;

@@ -12,6 +12,8 @@
 #include <zlib.h>
 
 #include "symbols/elf_image.h"
+#include "symbols/elf_locate.h"
+#include "symbols/elf_symbols.h"
 #include "tests/testutil.h"
 
 static struct sw_elf *open_corpus(const char *rel, uint64_t offset)
@@ -162,6 +164,81 @@ START_TEST(test_elf_read_returns_code_bytes_only)
 	ck_assert(!sw_elf_read(e, 0x4fff, b, 1));
 	ck_assert(!sw_elf_read(e, UINT64_MAX, b, 4));
 	sw_elf_free(e);
+}
+END_TEST
+
+/* A file of testdata/, from SW_TESTDATA. */
+static struct sw_elf *open_testdata(const char *rel)
+{
+	char path[1024];
+	const char *root = getenv("SW_TESTDATA");
+	snprintf(path, sizeof path, "%s/%s", root ? root : "testdata", rel);
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
+	ck_assert_msg(e != NULL, "%s: %s", rel, err.msg);
+	return e;
+}
+
+START_TEST(test_elf_has_function_trusts_only_unwind_tables_that_cover_the_code)
+{
+	/* The x86 vDSO has no .symtab; its FDEs cover 37 of its 52 code
+	 * bytes: between __kernel_rt_sigreturn (0xffffe410, 8 bytes, FDE
+	 * 0xffffe40f..0xffffe417) and __kernel_vsyscall (0xffffe420) lies
+	 * padding, in no function. */
+	struct sw_elf *e = open_testdata("elf/vdso_x86.so");
+	uint64_t base = sw_elf_info(e)->file_vaddr;
+	struct sw_elf_symbols *s = sw_elf_symbols_create(e, NULL);
+	ck_assert(sw_elf_symbols_ops.has_function(s, 0xffffe412 - base));
+	ck_assert(!sw_elf_symbols_ops.has_function(s, 0xffffe41a - base));
+	sw_elf_symbols_free(s);
+
+	/* riscv64, built without unwind tables and stripped: one FDE, crt1.o's
+	 * _start (0xcc8..0xcea); it says nothing of alloca_frame (0xec0, in
+	 * symbols/crash only), which is code all the same. */
+	e = open_testdata("cores/riscv64-nounwind/crash");
+	ck_assert(!sw_elf_info(e)->has_symtab);
+	base = sw_elf_info(e)->file_vaddr;
+	s = sw_elf_symbols_create(e, NULL);
+	ck_assert(sw_elf_symbols_has_cfi(s));
+	ck_assert(sw_elf_symbols_ops.has_function(s, 0xcd0 - base));
+	ck_assert(sw_elf_symbols_ops.has_function(s, 0xed0 - base));
+	sw_elf_symbols_free(s);
+}
+END_TEST
+
+START_TEST(test_elf_locate_takes_symbols_of_a_stripped_image_from_its_unstripped_copy)
+{
+	/* An offline capture keeps the program as it ran (stripped); the
+	 * symbol path holds the unstripped build of it (same build-id), code
+	 * and .symtab: where the image's function names are. */
+	char image[1024], syms[1024];
+	const char *root = getenv("SW_TESTDATA");
+	snprintf(image, sizeof image, "%s/cores/riscv64-nounwind/crash", root ? root : "testdata");
+	snprintf(syms, sizeof syms, "%s/cores/riscv64-nounwind/symbols", root ? root : "testdata");
+	struct sw_module m = {
+		.code_file = "crash",
+		.code_id = "0620e021ece8777ea8c6059a9e12d908b6de66bf",
+		.image_path = image,
+	};
+	const char *paths[] = { syms };
+	struct sw_elf_locator l = { .paths = paths, .npaths = 1 };
+	struct sw_elf *img = NULL, *dbg = NULL;
+	char *img_path = NULL, *dbg_path = NULL;
+	ck_assert(sw_elf_locate(&l, &m, &img, &dbg, &img_path, &dbg_path));
+	ck_assert_ptr_nonnull(img);
+	ck_assert(!sw_elf_info(img)->has_symtab);
+	ck_assert_str_eq(img_path, image);
+	ck_assert_ptr_nonnull(dbg);
+	ck_assert(sw_elf_info(dbg)->has_symtab);
+	ck_assert_ptr_nonnull(strstr(dbg_path, "/symbols/crash"));
+	struct sw_elf_symbol sym;
+	ck_assert(sw_elf_symbol_at(dbg, 0xed0, &sym));
+	ck_assert_str_eq(sym.name, "alloca_frame");
+	sw_elf_free(img);
+	sw_elf_free(dbg);
+	free(img_path);
+	free(dbg_path);
+	sw_elf_locator_free(&l);
 }
 END_TEST
 
@@ -856,6 +933,8 @@ Suite *test_suite(void)
 	tcase_add_test(info, test_elf_soname_past_the_section_headers_of_an_embedded_library);
 	tcase_add_test(info, test_elf_open_names_the_file_in_errors);
 	tcase_add_test(info, test_elf_read_returns_code_bytes_only);
+	tcase_add_test(info, test_elf_has_function_trusts_only_unwind_tables_that_cover_the_code);
+	tcase_add_test(info, test_elf_locate_takes_symbols_of_a_stripped_image_from_its_unstripped_copy);
 	suite_add_tcase(s, info);
 
 	TCase *content = tcase_create("content");

@@ -18,7 +18,11 @@
 # gdb-multiarch 13.1; x86_64 runs natively (the kernel's
 # core_pattern must be a plain file name such as `core`), the others under
 # qemu-user, which writes qemu_<prog>_<date>_<pid>.core into the current
-# directory. riscv64 is not generated: qemu-user 7.2 writes no riscv cores.
+# directory. qemu-user 7.2 writes no riscv cores: riscv64 ($OFFLINE_ARCHES)
+# is captured instead as an offline snapshot folder (docs/offline-format.md)
+# through qemu's gdb stub, stopped at the fatal signal: offline_capture.py
+# writes the crashing thread's registers, the modules' maps from the
+# loader's link_map and the stack, into WORK/<arch>-<flavour>/<case>/.
 #
 # Flavours:
 #   O0        -O0 -g
@@ -37,13 +41,16 @@
 # /nonexistent, so gdb reads no separate debug files (libc6-dbg).
 set -euo pipefail
 
-ALL_ARCHES="x86_64 i386 aarch64 arm mips mipsel mips64el ppc64le"
+ALL_ARCHES="x86_64 i386 aarch64 arm mips mipsel mips64el ppc64le riscv64"
+# CPUs whose qemu-user writes no core: captured as offline folders.
+OFFLINE_ARCHES="riscv64"
 ALL_FLAVOURS="O0 O2fp O2nofp nounwind"
 ALL_CASES="chain leaf alloca recurse qsort nullcall abort signal sigspin thread"
 # The compact subset committed as fixtures: ARCH-FLAVOUR:CASE,CASE... or :all.
 # i386 is generated but not committed: gdb 13.1 through qemu-i386 7.2's stub
 # relocates nothing (no program symbols, "No shared libraries loaded"), so
-# there is no reference answer (README.md).
+# there is no reference answer (README.md). riscv64's offline folders are
+# 7-14 KB each (no core): every case of every flavour is committed.
 FIXTURES="
 x86_64-O0:chain,signal
 x86_64-O2fp:chain,signal,sigspin
@@ -69,6 +76,10 @@ mips64el-nounwind:all
 ppc64le-O0:chain,signal
 ppc64le-O2fp:chain,signal,sigspin
 ppc64le-O2nofp:all
+riscv64-O0:all
+riscv64-O2fp:all
+riscv64-O2nofp:all
+riscv64-nounwind:all
 "
 
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -110,6 +121,7 @@ arch_info() {
     mipsel)   echo "mipsel-linux-gnu-gcc qemu-mipsel /usr/mipsel-linux-gnu" ;;
     mips64el) echo "mips64el-linux-gnuabi64-gcc qemu-mips64el /usr/mips64el-linux-gnuabi64" ;;
     ppc64le)  echo "powerpc64le-linux-gnu-gcc qemu-ppc64le /usr/powerpc64le-linux-gnu" ;;
+    riscv64)  echo "riscv64-linux-gnu-gcc qemu-riscv64 /usr/riscv64-linux-gnu" ;;
     *) echo "gen_cores.sh: unknown CPU $1" >&2; return 1 ;;
     esac
 }
@@ -155,7 +167,23 @@ GDB_COMMON=(-nx -batch -ex 'set debug-file-directory /nonexistent'
 GDB_REPORT=(-ex 'echo === crashing thread: bt\n' -ex 'bt'
             -ex 'echo === all threads: thread apply all bt\n' -ex 'thread apply all bt')
 
-# run_case ARCH FLAVOUR CASE PORT: WORK/ARCH-FLAVOUR/CASE/{core,gdb.txt,run.txt}
+is_offline() {
+    case " $OFFLINE_ARCHES " in *" $1 "*) return 0 ;; esac
+    return 1
+}
+
+# wait_for_port PORT: until qemu's gdb stub listens (5 s at most).
+wait_for_port() {
+    for _ in $(seq 50); do
+        ss -ltn 2>/dev/null | grep -q ":$1 " && return 0
+        sleep 0.1
+    done
+    return 0
+}
+
+# run_case ARCH FLAVOUR CASE PORT: WORK/ARCH-FLAVOUR/CASE/{core,gdb.txt,run.txt},
+# or for $OFFLINE_ARCHES the offline folder (regs.txt, maps.txt, links.txt,
+# stack*.data) with gdb.txt and run.txt in it.
 run_case() {
     local arch=$1 flavour=$2 case=$3 port=$4 cc qemu sysroot
     read -r cc qemu sysroot < <(arch_info "$arch")
@@ -177,6 +205,24 @@ run_case() {
             [ -n "$core" ] && [ "$core" != core ] && mv "$core" core
             gdb "${GDB_COMMON[@]}" -ex "file $prog" -ex 'core-file core' \
                 "${GDB_REPORT[@]}" >gdb.txt 2>&1 || true
+        elif is_offline "$arch"; then
+            # No core: one run under the stub, stopped at the fatal signal
+            # (SIGUSR1 passed to the handler), captured there by
+            # offline_capture.py from the live process (the program as it
+            # ran, stripped or not), then gdb's answer on the same stop.
+            env -i "${qcmd[@]}" -L "$sysroot" -g "$port" "$dir/bin/crash" "$case" \
+                >run.txt 2>&1 &
+            local qpid=$!
+            wait_for_port "$port"
+            timeout 120 gdb-multiarch "${GDB_COMMON[@]}" -ex "set sysroot $sysroot" \
+                -ex "set solib-search-path $libdir" -ex "file $prog" \
+                -ex 'handle SIGUSR1 nostop noprint pass' \
+                -ex "target remote :$port" -ex continue \
+                -ex "source $SRC/offline_capture.py" -ex "offline-capture $out $dir/bin/crash" \
+                "${GDB_REPORT[@]}" -ex kill >gdb.txt 2>&1 || true
+            kill "$qpid" 2>/dev/null || true
+            wait "$qpid" 2>/dev/null || true
+            rm -f core.[0-9]*
         else
             timeout 120 env -i "${qcmd[@]}" -L "$sysroot" "$dir/bin/crash" "$case" >run.txt 2>&1 && true
             echo "exit $?" >>run.txt
@@ -189,10 +235,7 @@ run_case() {
             env -i "${qcmd[@]}" -L "$sysroot" -g "$port" "$dir/bin/crash" "$case" \
                 >stub-run.txt 2>&1 &
             local qpid=$!
-            for _ in $(seq 50); do
-                ss -ltn 2>/dev/null | grep -q ":$port " && break
-                sleep 0.1
-            done
+            wait_for_port "$port"
             timeout 120 gdb-multiarch "${GDB_COMMON[@]}" -ex "set sysroot $sysroot" \
                 -ex "set solib-search-path $libdir" -ex "file $prog" \
                 -ex 'handle SIGUSR1 nostop noprint pass' \
@@ -202,7 +245,12 @@ run_case() {
             wait "$qpid" 2>/dev/null || true
             rm -f stub-run.txt qemu_crash_*.core core.[0-9]*
         fi
-        [ -f core ] || echo "gen_cores.sh: $arch-$flavour/$case: no core" >&2
+        if is_offline "$arch"; then
+            [ -f regs.txt ] && [ -f stack.data ] ||
+                echo "gen_cores.sh: $arch-$flavour/$case: no offline capture" >&2
+        else
+            [ -f core ] || echo "gen_cores.sh: $arch-$flavour/$case: no core" >&2
+        fi
     )
 }
 
@@ -246,7 +294,11 @@ done >"$WORK/summary.txt" && cat "$WORK/summary.txt"
 [ -n "$dest" ] || exit 0
 
 # Install the fixture subset: per ARCH-FLAVOUR the program and library (as
-# run), symbols/ (nounwind), and per case core.gz and gdb.txt.
+# run), symbols/ (nounwind), and per case core.gz and gdb.txt; for
+# $OFFLINE_ARCHES the case folder is the offline snapshot (regs.txt,
+# maps.txt, stack*.data uncompressed: the reader takes memory files as they
+# are; a few KiB each), with links.txt sending the program and library to
+# ARCH-FLAVOUR/ (../) and the C library to the cross sysroot.
 for spec in $FIXTURES; do
     af=${spec%%:*}
     src=$WORK/$af
@@ -258,9 +310,17 @@ for spec in $FIXTURES; do
     fixture_cases=${spec#*:}
     [ "$fixture_cases" = all ] && fixture_cases=${ALL_CASES// /,}
     for c in ${fixture_cases//,/ }; do
-        [ -f "$src/$c/core" ] || { echo "gen_cores.sh: $af/$c: no core, not installed" >&2; continue; }
-        mkdir -p "$dest/$af/$c"
-        gzip -9 -n -c "$src/$c/core" >"$dest/$af/$c/core.gz"
+        if is_offline "${af%-*}"; then
+            [ -f "$src/$c/regs.txt" ] ||
+                { echo "gen_cores.sh: $af/$c: no offline capture, not installed" >&2; continue; }
+            mkdir -p "$dest/$af/$c"
+            cp "$src/$c/regs.txt" "$src/$c/maps.txt" "$src/$c"/stack*.data "$dest/$af/$c/"
+            sed "s#^$WORK/$af/bin/#../#" "$src/$c/links.txt" >"$dest/$af/$c/links.txt"
+        else
+            [ -f "$src/$c/core" ] || { echo "gen_cores.sh: $af/$c: no core, not installed" >&2; continue; }
+            mkdir -p "$dest/$af/$c"
+            gzip -9 -n -c "$src/$c/core" >"$dest/$af/$c/core.gz"
+        fi
         # Paths of this machine's scratch directory are not fixtures' business.
         sed "s#$WORK/$af/bin/#BIN/#g; s#$WORK/$af/symbols/#SYMBOLS/#g; s#$WORK/$af/$c#CASE#g" \
             "$src/$c/gdb.txt" >"$dest/$af/$c/gdb.txt"
