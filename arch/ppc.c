@@ -16,8 +16,9 @@
 
 #include "lib/walker.h"
 #include "same_function.h"
+#include "signal_frame.h"
 
-enum { PPC_SP = 1, PPC_SRR0 = 32, PPC_LR = 33, PPC_CTR = 34, PPC_NREGS = 37 };
+enum { PPC_SP = 1, PPC_SRR0 = 32, PPC_LR = 33, PPC_CTR = 34, PPC_CR = 35, PPC_XER = 36, PPC_NREGS = 37 };
 
 static const char *const ppc_reg_names[PPC_NREGS] = {
 	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
@@ -220,6 +221,130 @@ static void ppc_after_scan(const struct sw_step *s, uint64_t slot, struct sw_cal
 	sw_reg_set(&out->regs, PPC_SP, slot - ppc_lr_save_offset(s->walk));
 }
 
+/* ---- signal frames ------------------------------------------------------
+ *
+ * Linux's restorers (arch/powerpc/kernel/vdso/sigtramp32.S and
+ * sigtramp64.S; the older kernels' trampoline on the stack, and qemu-user's
+ * in a page of its own, setup_sigtramp in linux-user/ppc/signal.c) are
+ *   li r0, NR     0x38000000 | NR: 119 sigreturn, 172 rt_sigreturn
+ *   sc            0x44000002
+ * Since Linux 5.11 the 64-bit vDSO calls the handler itself, which returns
+ * to __kernel_sigtramp_rt64 one instruction earlier:
+ *   addi r1, r1, __SIGNAL_FRAMESIZE (128)   0x38210080
+ * The handler returns with r1 where the kernel left it, __SIGNAL_FRAMESIZE
+ * below the frame (plus 16 for 32-bit rt frames, signal_32.c), and each
+ * frame holds a pointer to the saved registers, the one the vDSO's CFI
+ * follows (its PTREGS), at
+ *   ppc64 rt_sigframe { ucontext uc (its sigcontext at +168); ... }:
+ *       r1 + 128 + 168 + 56, sigcontext.regs (signal_64.c)
+ *   ppc32 rt_sigframe { siginfo (128 bytes); ucontext uc; ... }:
+ *       r1 + 64 + 16 + 128 + 48, uc.uc_regs
+ *   ppc32 sigframe { sigcontext sctx; mcontext mctx; ... }:
+ *       r1 + 64 + 28, sctx.regs
+ * qemu-user 7.2 places the ppc64 frame 16 bytes higher, as its ppc32 one
+ * (seen in testdata/cores/ppc64le-*: sigcontext.regs at r1 + 368).
+ *
+ * The pointer must point where the layout puts the registers: to
+ * sigcontext.gp_regs, the word after it, on ppc64; to uc.uc_mcontext
+ * (uc + 192) or to sctx's mcontext (sctx + 32) on ppc32. That it does is
+ * the proof of the layout. The register block is a pt_regs (asm/ptrace.h,
+ * uapi): gpr[32], nip, msr, orig_gpr3, ctr, link, xer, ccr, one word
+ * each.
+ *
+ * The vDSO's own CFI describes the same frame (CIE augmentation "zRS",
+ * the return address in column 67, "ap", every register an expression
+ * through PTREGS): the walker's CFI path reads the pc from that column
+ * though it is none of our registers. This rule is asked first and
+ * restores more (ctr and xer, which that CFI leaves out), and it also
+ * covers the trampolines no CFI describes (qemu's page, the stack). */
+enum {
+	PPC_INSN_LI_R0 = 0x38000000u,
+	PPC_INSN_SC = 0x44000002u,
+	PPC_INSN_ADDI_R1_128 = 0x38210080u,
+	PPC_NR_SIGRETURN = 119,
+	PPC_NR_RT_SIGRETURN = 172,
+	PPC64_SIGNAL_FRAMESIZE = 128,
+	PPC64_RT_REGS_PTR = PPC64_SIGNAL_FRAMESIZE + 168 + 56,
+	PPC64_QEMU_SHIFT = 16,
+	PPC32_RT_UC = 64 + 16 + 128,
+	PPC32_RT_REGS_PTR = PPC32_RT_UC + 48,
+	PPC32_RT_MCONTEXT = PPC32_RT_UC + 192,
+	PPC32_SIG_REGS_PTR = 64 + 28,
+	PPC32_SIG_MCONTEXT = 64 + 32,
+	PT_NIP = 32, PT_CTR = 35, PT_LNK = 36, PT_XER = 37, PT_CCR = 38,
+};
+
+static const struct sw_sigframe_slot ppc_pt_regs_slots[] = {
+	{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 }, { 7, 7 },
+	{ 8, 8 }, { 9, 9 }, { 10, 10 }, { 11, 11 }, { 12, 12 }, { 13, 13 }, { 14, 14 },
+	{ 15, 15 }, { 16, 16 }, { 17, 17 }, { 18, 18 }, { 19, 19 }, { 20, 20 }, { 21, 21 },
+	{ 22, 22 }, { 23, 23 }, { 24, 24 }, { 25, 25 }, { 26, 26 }, { 27, 27 }, { 28, 28 },
+	{ 29, 29 }, { 30, 30 }, { 31, 31 },
+	{ PPC_SRR0, PT_NIP }, { PPC_CTR, PT_CTR }, { PPC_LR, PT_LNK }, { PPC_XER, PT_XER },
+	{ PPC_CR, PT_CCR },
+};
+
+/* The word at addr (a pointer of the frame) when it equals want. */
+static bool ppc_regs_pointer_is(const struct sw_walk *w, uint64_t addr, uint64_t want)
+{
+	uint64_t v;
+	return sw_sigframe_read_fields(w, addr, w->arch->word_size, w->snap->sys.big_endian, 1,
+	                               &v) &&
+	       v == want;
+}
+
+static enum sw_unwind_status ppc_caller_of_signal_frame(const struct sw_step *s,
+                                                        struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_regs *r = &s->callee->regs;
+	const unsigned ws = w->arch->word_size;
+	const bool be = w->snap->sys.big_endian;
+	uint64_t pc = ppc_strip(w, s->callee->pc), code[2], before = 0;
+	if (!sw_reg_valid(r, PPC_SP) || (pc & 3) != 0 ||
+	    !sw_sigframe_read_fields(w, pc, 4, be, 2, code))
+		return SW_UNWIND_NO_RULE;
+	uint64_t sp = r->v[PPC_SP];
+	/* At the vDSO's addi, r1 is still the handler's (where the handler
+	 * returns to); a live context stopped at the li just after it has r1
+	 * at the frame already. */
+	if (ws == 8 && code[0] == PPC_INSN_ADDI_R1_128) {
+		if (pc > UINT64_MAX - 12 || !sw_sigframe_read_fields(w, pc + 4, 4, be, 2, code))
+			return SW_UNWIND_NO_RULE;
+	} else if (ws == 8 && sw_frame_has_live_context(s->callee) && pc >= 4 &&
+	           sw_sigframe_read_fields(w, pc - 4, 4, be, 1, &before) &&
+	           before == PPC_INSN_ADDI_R1_128) {
+		sp -= PPC64_SIGNAL_FRAMESIZE;
+	}
+	if ((code[0] & 0xffff0000u) != PPC_INSN_LI_R0 || code[1] != PPC_INSN_SC)
+		return SW_UNWIND_NO_RULE;
+	const unsigned nr = (unsigned)(code[0] & 0xffffu);
+	if (sp > UINT64_MAX - 4096)
+		return SW_UNWIND_FAILED;
+	uint64_t regs;
+	if (ws == 8 && nr == PPC_NR_RT_SIGRETURN) {
+		uint64_t at = sp + PPC64_RT_REGS_PTR;
+		if (!ppc_regs_pointer_is(w, at, at + 8)) {
+			at += PPC64_QEMU_SHIFT;
+			if (!ppc_regs_pointer_is(w, at, at + 8))
+				return SW_UNWIND_NO_RULE;
+		}
+		regs = at + 8;
+	} else if (ws == 4 && nr == PPC_NR_RT_SIGRETURN) {
+		if (!ppc_regs_pointer_is(w, sp + PPC32_RT_REGS_PTR, sp + PPC32_RT_MCONTEXT))
+			return SW_UNWIND_NO_RULE;
+		regs = sp + PPC32_RT_MCONTEXT;
+	} else if (ws == 4 && nr == PPC_NR_SIGRETURN) {
+		if (!ppc_regs_pointer_is(w, sp + PPC32_SIG_REGS_PTR, sp + PPC32_SIG_MCONTEXT))
+			return SW_UNWIND_NO_RULE;
+		regs = sp + PPC32_SIG_MCONTEXT;
+	} else {
+		return SW_UNWIND_NO_RULE;
+	}
+	return sw_sigframe_restore(w, regs, ws, ppc_pt_regs_slots,
+	                           sizeof ppc_pt_regs_slots / sizeof ppc_pt_regs_slots[0], out);
+}
+
 /* SysV ABI: r1 and r14-r31 are non-volatile. */
 #define PPC_CALLEE_SAVED ((1ull << PPC_SP) | (0x3ffffull << 14))
 
@@ -242,6 +367,7 @@ const struct sw_arch sw_arch_ppc = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = ppc_strip,
 	.pc_is_plausible = ppc32_pc_plausible,
+	.caller_of_signal_frame = ppc_caller_of_signal_frame,
 	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
 	.caller_by_scan = ppc_caller_by_scan,
 	.call_precedes = ppc_call_precedes,
@@ -267,6 +393,7 @@ const struct sw_arch sw_arch_ppc64 = {
 	.printed_address = sw_frame_call_site_address,
 	.strip_code_pointer = ppc_strip,
 	.pc_is_plausible = ppc64_pc_plausible,
+	.caller_of_signal_frame = ppc_caller_of_signal_frame,
 	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
 	.caller_by_scan = ppc_caller_by_scan,
 	.call_precedes = ppc_call_precedes,

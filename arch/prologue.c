@@ -283,7 +283,7 @@ enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw
 		cfa &= 0xffffffffu;
 
 	memset(out, 0, sizeof *out);
-	bool have_ra = false;
+	bool have_ra = false, ra_from_slot = false;
 	uint64_t ra = 0;
 	for (unsigned i = 0; i < SW_PRO_NREGS; i++) {
 		uint32_t b = 1u << i;
@@ -310,6 +310,7 @@ enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw
 		if (i == p->ra) {
 			ra = v;
 			have_ra = true;
+			ra_from_slot = (f->saved & b) && in_frame;
 		} else {
 			sw_reg_set(&out->regs, i, v);
 		}
@@ -322,7 +323,14 @@ enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw
 		return SW_UNWIND_END;
 	sw_reg_set(&out->regs, w->arch->pc, ra);
 	sw_reg_set(&out->regs, p->sp, cfa);
-	if (!sw_walk_is_return_address(w, ra) && !sw_walk_is_signal_trampoline(s, out))
+	/* The return address must follow a call. Read from the slot the
+	 * prologue stored it in, the slot itself is proven; then the call's
+	 * code bytes suffice, wherever the module's symbols and unwind tables
+	 * leave gaps (Debian's MIPS libc: start_thread has neither a symbol
+	 * nor an FDE, yet thread_main's saved ra returns into it). */
+	if (!sw_walk_is_return_address(w, ra) &&
+	    !(ra_from_slot && sw_walk_follows_proven_call(w, ra)) &&
+	    !sw_walk_is_signal_trampoline(s, out))
 		return SW_UNWIND_NO_RULE;
 	return SW_UNWIND_OK;
 }

@@ -187,6 +187,53 @@ static bool riscv_call_precedes(const struct sw_walk *w, uint64_t ra, bool *know
 	return !have32;
 }
 
+static int64_t sext(uint64_t v, unsigned bits);
+
+/* The target of a direct call ending at ra (ISA manual, "Unconditional
+ * Jumps" and "Control Transfer Instructions" of the C extension):
+ *   jal ra, off                 ra - 4 + off (J-immediate)
+ *   auipc rX, hi; jalr ra, lo(rX)  ra - 8 + (hi << 12) + lo (the `call`
+ *                               pseudo-instruction, any rX)
+ *   c.jal off (RV32)            ra - 2 + off (CJ-immediate)
+ * A jalr through a register that no auipc just set, and c.jalr, are
+ * indirect: no target. */
+static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint32_t i, hi;
+	uint16_t h;
+	uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (ra >= 4 && read32(&c, ra - 4, &i)) {
+		if ((i & 0xfff) == 0x0ef) { /* jal ra */
+			int64_t off = sext((uint64_t)(i >> 31) << 20 | (uint64_t)(i >> 12 & 0xff) << 12 |
+			                   (uint64_t)(i >> 20 & 1) << 11 | (uint64_t)(i >> 21 & 0x3ff) << 1,
+			                   21);
+			*target = (ra - 4 + (uint64_t)off) & mask;
+			return true;
+		}
+		unsigned rs1 = i >> 15 & 31;
+		if ((i & 0x7fff) == 0x00e7 && rs1 != 0 && ra >= 8 && read32(&c, ra - 8, &hi) &&
+		    (hi & 0x7f) == 0x17 && (hi >> 7 & 31) == rs1) { /* auipc rX; jalr ra, lo(rX) */
+			int64_t off = sext(hi & 0xfffff000u, 32) + sext(i >> 20, 12);
+			*target = (ra - 8 + (uint64_t)off) & mask;
+			return true;
+		}
+		if (is_call32(i))
+			return false; /* jalr through a register: indirect */
+	}
+	if (w->arch->word_size == 4 && ra >= 2 && read16(&c, ra - 2, &h) && (h & 0xe003) == 0x2001) {
+		int64_t off = sext((uint64_t)(h >> 12 & 1) << 11 | (uint64_t)(h >> 11 & 1) << 4 |
+		                   (uint64_t)(h >> 9 & 3) << 8 | (uint64_t)(h >> 8 & 1) << 10 |
+		                   (uint64_t)(h >> 7 & 1) << 6 | (uint64_t)(h >> 6 & 1) << 7 |
+		                   (uint64_t)(h >> 3 & 7) << 1 | (uint64_t)(h >> 2 & 1) << 5,
+		                   12);
+		*target = (ra - 2 + (uint64_t)off) & mask;
+		return true;
+	}
+	return false;
+}
+
 /* ---- prologue analysis ----
  *
  * GCC and LLVM open a RISC-V function (psABI "Procedure Calling
@@ -757,6 +804,7 @@ const struct sw_arch sw_arch_riscv32 = {
 	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
 	.caller_by_prologue = riscv_caller_by_prologue,
 	.call_precedes = riscv_call_precedes,
+	.call_target = riscv_call_target,
 };
 
 const struct sw_arch sw_arch_riscv64 = {
@@ -784,4 +832,5 @@ const struct sw_arch sw_arch_riscv64 = {
 	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
 	.caller_by_prologue = riscv_caller_by_prologue,
 	.call_precedes = riscv_call_precedes,
+	.call_target = riscv_call_target,
 };

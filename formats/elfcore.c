@@ -288,9 +288,9 @@ static enum sw_err_code verdict(const struct ec_reader *r, struct sw_err *err)
 	if (strncmp(first, r->path, n) == 0 && strncmp(first + n, ": ", 2) == 0)
 		first += n + 2;
 	if (r->damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged ELF core: %s", r->path, first);
-	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged ELF core: %s (and %u more problems)",
-	                  r->path, first, r->damage - 1);
+		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s", r->path, r->what, first);
+	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s (and %u more problems)",
+	                  r->path, r->what, first, r->damage - 1);
 }
 
 enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options *opts,
@@ -308,12 +308,21 @@ enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options 
 	enum sw_err_code rc = sw_map_file(path, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
-	if (!sw_elfcore_is(out->file.data, out->file.size))
-		return sw_err_set(err, SW_ERR_FORMAT, "%s: not an ELF core file", path);
-	struct ec_reader r = { .snap = out, .opts = opts, .path = path };
-	r.file = (struct sw_span){ out->file.data, out->file.size, 0,
-	                           out->file.data[EI_DATA] == ELFDATA2MSB };
-	r.word = out->file.data[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	struct sw_span core = { out->file.data, out->file.size, 0, false };
+	return sw_elfcore_read_image(path, opts, core, NULL, out, err);
+}
+
+enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_options *opts,
+                                       struct sw_span core, const struct sw_elfcore_outer *outer,
+                                       struct sw_snapshot *out, struct sw_err *err)
+{
+	const char *what = outer && outer->what ? outer->what : "ELF core";
+	if (!sw_elfcore_is(core.data, (size_t)core.size))
+		return sw_err_set(err, SW_ERR_FORMAT, "%s: %s: not an ELF core", path, what);
+	struct ec_reader r = { .snap = out, .opts = opts, .path = path, .what = what,
+	                       .outer = outer, .damage = outer ? outer->damage : 0 };
+	r.file = (struct sw_span){ core.data, core.size, 0, core.data[EI_DATA] == ELFDATA2MSB };
+	r.word = core.data[EI_CLASS] == ELFCLASS64 ? 8 : 4;
 
 	struct ec_ehdr h;
 	if (!read_ehdr(&r, &h))
@@ -348,8 +357,13 @@ enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options 
 		ec_problem(&r, true, "%s: CPU not supported: %u thread(s) listed with no "
 		                      "walkable context",
 		           r.cpu_name, out->nthreads);
-	set_crash(&r);
-	ec_find_modules(&r);
+	/* An ESP-IDF image's core is one even when its notes were cut off. */
+	if (r.esp.present || (outer && outer->has_esp_version)) {
+		ec_esp_finish(&r);
+	} else {
+		set_crash(&r);
+		ec_find_modules(&r);
+	}
 	sw_snapshot_finish(out);
 	return verdict(&r, err);
 }

@@ -13,7 +13,11 @@
  * Modules come from NT_FILE; without it (qemu-user cores, gdb cores) from
  * the dynamic loader's link_map chain found through the auxiliary vector
  * (see elfcore_modules.c), or from a /proc/PID/maps file. The vDSO is read
- * from the core's own memory. */
+ * from the core's own memory.
+ *
+ * An ESP-IDF core (ESP_* notes: a FreeRTOS firmware's task list, see
+ * elfcore_esp.c) has tasks for threads, its panic for the crash, and the
+ * firmware ELF from the symbol paths for its module. */
 #ifndef SW_FORMATS_ELFCORE_H
 #define SW_FORMATS_ELFCORE_H
 
@@ -22,6 +26,7 @@
 #include <stdint.h>
 
 #include "lib/snapshot.h"
+#include "lib/span.h"
 #include "lib/sw_err.h"
 
 struct sw_open_options;
@@ -37,5 +42,24 @@ bool sw_elfcore_is(const uint8_t *data, size_t size);
  * SW_ERR_FORMAT when nothing could be read. */
 enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options *opts,
                                  struct sw_snapshot *out, struct sw_err *err);
+
+/* What the container of an ELF core says about it: an ESP-IDF core dump
+ * image (formats/espcore.h) holds one after its header. */
+struct sw_elfcore_outer {
+	const char *what;         /* the input's kind in messages: "ESP-IDF core dump" */
+	uint32_t damage;          /* problems already in out->problems that are not warnings */
+	bool has_esp_version;     /* the image header's ver (chip id, dump version) */
+	uint32_t esp_version;
+	bool has_chip_rev;        /* the header's chip_rev */
+	uint32_t chip_rev;
+};
+
+/* Reads the ELF core in `core`, bytes that live as long as *out (a part
+ * of out->file, or of out->arena), the snapshot already initialised by
+ * the caller (format, file). Returns as sw_elfcore_read; the message of
+ * *err names path and outer->what. */
+enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_options *opts,
+                                       struct sw_span core, const struct sw_elfcore_outer *outer,
+                                       struct sw_snapshot *out, struct sw_err *err);
 
 #endif

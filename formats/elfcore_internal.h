@@ -1,14 +1,16 @@
-/* Shared between the ELF core reader's four files: elfcore.c reads the
+/* Shared between the ELF core reader's files: elfcore.c reads the
  * file and program headers, the memory and the verdict; elfcore_notes.c
  * the notes; elfcore_regs.c each CPU's register set; elfcore_modules.c
  * the module list (NT_FILE, a maps file, or the dynamic loader's
- * link_map chain) and the vDSO. Not a public API. */
+ * link_map chain) and the vDSO; elfcore_esp.c what an ESP-IDF core's
+ * notes, tasks and firmware add. Not a public API. */
 #ifndef SW_FORMATS_ELFCORE_INTERNAL_H
 #define SW_FORMATS_ELFCORE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elfcore.h"
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
@@ -43,10 +45,26 @@ struct ec_auxv {
 	bool has_entry, has_phdr, has_sysinfo_ehdr, has_execfn, has_platform;
 };
 
+/* What ESP-IDF's notes say (elfcore_esp.c). */
+struct ec_esp {
+	bool present;             /* an ESP note was seen: a FreeRTOS firmware's core */
+	bool has_info;            /* ESP_CORE_DUMP_INFO */
+	uint32_t info_version;    /* its version word: the image header's ver */
+	char sha_prefix[65];      /* the firmware ELF's SHA-256, as many hex digits as kept */
+	bool has_chip_rev;        /* ESP_CHIP_REV (esp-coredump --save-core), or the header */
+	uint32_t chip_rev;
+	bool has_crashed_tcb;     /* ESP_EXTRA_INFO */
+	uint32_t crashed_tcb;
+	bool in_isr;
+	const char *panic;        /* ESP_PANIC_DETAILS (arena), or NULL */
+};
+
 struct ec_reader {
 	struct sw_snapshot *snap;
 	const struct sw_open_options *opts;
 	const char *path;
+	const char *what;         /* "ELF core", or the container's kind */
+	const struct sw_elfcore_outer *outer;  /* NULL: a core file */
 	uint32_t damage;          /* problems that are not warnings */
 
 	struct sw_span file;      /* the whole core, in its byte order */
@@ -80,6 +98,8 @@ struct ec_reader {
 
 	struct ec_auxv auxv;
 	bool has_nt_file;
+
+	struct ec_esp esp;
 };
 
 /* Records a problem (printf-style, without the "warning: " prefix); a
@@ -106,6 +126,16 @@ enum sw_cpu ec_cpu_of(uint16_t machine, uint8_t word, const char **name);
 bool ec_prstatus_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *out);
 /* A NetBSD PT_GETREGS note's registers (struct reg of the CPU). */
 bool ec_netbsd_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *out);
+
+/* ---- elfcore_esp.c ---- */
+
+/* An ESP-IDF note (owner ESP_CORE_DUMP_INFO, ESP_CHIP_REV, ESP_EXTRA_INFO
+ * or EXTRA_INFO, ESP_PANIC_DETAILS) into r->esp; false: not one. */
+bool ec_esp_read_note(struct ec_reader *r, struct sw_span name, uint32_t type,
+                      struct sw_span desc);
+/* After the notes of an ESP-IDF core: the system, the tasks' names, the
+ * crash and the firmware module. */
+void ec_esp_finish(struct ec_reader *r);
 
 /* ---- elfcore_modules.c ---- */
 

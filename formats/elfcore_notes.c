@@ -462,6 +462,8 @@ static void read_note(struct ec_reader *r, const struct ec_note *n)
 			read_auxv(r, n->desc, r->word);
 	} else if (name_starts(n, "NetBSD-CORE@")) {
 		read_netbsd_lwp(r, n);
+	} else {
+		ec_esp_read_note(r, n->name, n->type, n->desc);
 	}
 }
 

@@ -295,9 +295,11 @@ static void read_crash_reason(struct mc_reader *r, struct sw_span rest)
 	struct sw_crash *c = &r->snap->crash;
 	c->code = (uint32_t)sig;
 	c->address = address;
-	/* The writer names the number (GetCrashSignalString) and the outputs
-	 * name it the same way; a name that disagrees is worth a word. */
-	const char *known = sw_linux_signal_name(c->code);
+	/* The writer names the number (GetCrashSignalString, with the
+	 * device's own numbering: MIPS differs) and the outputs name it the
+	 * same way; a name that disagrees is worth a word. The O line, which
+	 * names the CPU, comes first. */
+	const char *known = sw_linux_cpu_signal_name(r->snap->sys.cpu, c->code);
 	if (known && !word_is(name, known))
 		mc_problem(r, true, "R line: signal %u is %s, not '%s'", c->code, known,
 		           shown(name, buf, sizeof buf));

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "elfcore.h"
+#include "espcore.h"
 #include "microdump.h"
 #include "minidump.h"
 #include "offline.h"
@@ -104,6 +105,10 @@ static const struct refused_kind refused_kinds[] = {
 	  .what = "a Windows kernel memory dump, not a user-mode minidump" },
 	{ MAGIC("PAGEDUMP"), .code = SW_ERR_UNSUPPORTED,
 	  .what = "a Windows kernel memory dump, not a user-mode minidump" },
+	/* An ESP32's core dump partition read from flash when no dump was
+	 * written to it: erased flash reads as 0xFF. */
+	{ MAGIC("\xff\xff\xff\xff\xff\xff\xff\xff"), .code = SW_ERR_FORMAT,
+	  .what = "erased flash (0xFF bytes): an empty core dump partition, no core dump" },
 };
 
 #undef MAGIC
@@ -147,6 +152,19 @@ static size_t gz_peek(struct sw_span head, uint8_t *out, size_t cap)
 	return got;
 }
 
+/* The first row of the table that names what head is, or NULL. */
+static const struct refused_kind *refused_kind_of(struct sw_span head)
+{
+	uint8_t inner[OPEN_GZ_PEEK];
+	struct sw_span gz = { inner, gz_peek(head, inner, sizeof inner), 0, false };
+	for (size_t i = 0; i < sizeof refused_kinds / sizeof *refused_kinds; i++) {
+		const struct refused_kind *k = &refused_kinds[i];
+		if (refused_kind_matches(k, k->in_gzip ? gz : head))
+			return k;
+	}
+	return NULL;
+}
+
 /* The one-line refusal of a file no reader takes: what it is, by the table;
  * else its first bytes. */
 static enum sw_err_code refuse_unread_file(const char *path, struct sw_span head,
@@ -154,13 +172,9 @@ static enum sw_err_code refuse_unread_file(const char *path, struct sw_span head
 {
 	if (head.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a snapshot", path);
-	uint8_t inner[OPEN_GZ_PEEK];
-	struct sw_span gz = { inner, gz_peek(head, inner, sizeof inner), 0, false };
-	for (size_t i = 0; i < sizeof refused_kinds / sizeof *refused_kinds; i++) {
-		const struct refused_kind *k = &refused_kinds[i];
-		if (refused_kind_matches(k, k->in_gzip ? gz : head))
-			return sw_err_set(err, k->code, "%s: %s", path, k->what);
-	}
+	const struct refused_kind *k = refused_kind_of(head);
+	if (k)
+		return sw_err_set(err, k->code, "%s: %s", path, k->what);
 	char hex[4 * 3 + 1] = "";
 	size_t len = 0;
 	for (unsigned i = 0; i < 4 && i < head.size; i++)
@@ -227,7 +241,16 @@ enum sw_err_code sw_snapshot_open_with(const char *path, const struct sw_open_op
 		return sw_microdump_read(path, NULL, out, err);
 	if (sw_elfcore_is(head, n))
 		return sw_elfcore_read(path, opts, out, err);
-	return refuse_unread_file(path, (struct sw_span){ head, n, 0, false }, err);
+	if (sw_espcore_is(head, n))
+		return sw_espcore_read(path, opts, out, err);
+	/* Text that holds no other snapshot and is no known other kind (a
+	 * .sym file): an ESP32's console log may print its core dump after
+	 * kilobytes of boot messages. */
+	struct sw_span h = { head, n, 0, false };
+	if (n > 0 && !memchr(head, '\0', n) && !refused_kind_of(h) &&
+	    sw_espcore_text_holds_dump(path))
+		return sw_espcore_read(path, opts, out, err);
+	return refuse_unread_file(path, h, err);
 }
 
 enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_part *part,

@@ -128,6 +128,12 @@ struct sw_arch {
 	/* After a scan found return address ra in stack slot `slot`, fill in
 	 * what else the arch can tell (x86: the frame pointer). May be NULL. */
 	void (*after_scan)(const struct sw_step *s, uint64_t slot, struct sw_caller *out);
+	/* Where the call that ends just before return address ra jumps, when
+	 * the instruction names it (a direct call): true and *target. False
+	 * for an indirect call or code that cannot be read. Lets a scan refuse
+	 * a stale return address whose call went elsewhere than the code it
+	 * scans from (lib/walker.c, call_may_reach). May be NULL. */
+	bool (*call_target)(const struct sw_walk *w, uint64_t ra, uint64_t *target);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or

@@ -334,6 +334,47 @@ const char *sw_linux_signal_name(uint32_t sig)
 	return NULL;
 }
 
+/* MIPS Linux keeps IRIX's numbers from 7 on (arch/mips/include/uapi/asm/
+ * signal.h): SIGEMT 7, SIGBUS 10, SIGSYS 12, SIGUSR1 16, SIGCHLD 18, ...
+ * Cores, minidumps and microdumps of MIPS processes record the signal as
+ * the kernel numbered it (Breakpad's processor names it with the generic
+ * table, which says SIGUSR1 for a MIPS SIGBUS). sparc and alpha number
+ * their own way too; no walker of ours runs there. */
+static const char *const mips_linux_signals[] = {
+	NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+	"SIGEMT", "SIGFPE", "SIGKILL", "SIGBUS", "SIGSEGV", "SIGSYS", "SIGPIPE",
+	"SIGALRM", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGCHLD", "SIGPWR",
+	"SIGWINCH", "SIGURG", "SIGIO", "SIGSTOP", "SIGTSTP", "SIGCONT",
+	"SIGTTIN", "SIGTTOU", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGXFSZ",
+};
+
+static bool cpu_is_mips(enum sw_cpu cpu)
+{
+	return cpu == SW_CPU_MIPS || cpu == SW_CPU_MIPS64;
+}
+
+const char *sw_linux_cpu_signal_name(enum sw_cpu cpu, uint32_t sig)
+{
+	if (cpu_is_mips(cpu) && sig < sizeof mips_linux_signals / sizeof mips_linux_signals[0])
+		return mips_linux_signals[sig];
+	return sw_linux_signal_name(sig);
+}
+
+/* The asm-generic number of the signals whose si_code has names of its
+ * own (SIGILL 4, SIGTRAP 5, SIGBUS 7, SIGFPE 8, SIGSEGV 11, SIGSYS 31);
+ * 0 for every other signal of a MIPS process. */
+static uint32_t generic_fault_signal(enum sw_cpu cpu, uint32_t sig)
+{
+	if (!cpu_is_mips(cpu))
+		return sig;
+	switch (sig) {
+	case 4: case 5: case 8: case 11: return sig;
+	case 10: return 7;  /* SIGBUS */
+	case 12: return 31; /* SIGSYS */
+	default: return 0;
+	}
+}
+
 /* si_code names per signal, <asm-generic/siginfo.h>. */
 static const char *const sigill_codes[] = {
 	NULL, "ILL_ILLOPC", "ILL_ILLOPN", "ILL_ILLADR", "ILL_ILLTRP",
@@ -377,17 +418,18 @@ static const char *linux_si_code(uint32_t sig, uint32_t code, enum sw_reason_sty
 	return NULL;
 }
 
-static const char *linux_breakpad(const struct sw_crash *c, char *buf, size_t n,
-                                  const char *fallback)
+static const char *linux_breakpad(const struct sw_crash *c, enum sw_cpu cpu, char *buf,
+                                  size_t n, const char *fallback)
 {
-	const char *sig = sw_linux_signal_name(c->code);
+	const char *sig = sw_linux_cpu_signal_name(cpu, c->code);
 	if (!sig)
 		return fallback;
-	switch (c->code) {
+	uint32_t generic = generic_fault_signal(cpu, c->code);
+	switch (generic) {
 	case 4: case 7: case 8: case 11: {
-		const char *code = linux_si_code(c->code, c->flags, SW_REASON_BREAKPAD);
+		const char *code = linux_si_code(generic, c->flags, SW_REASON_BREAKPAD);
 		/* Breakpad writes "SIGSEGV /" without the space the others have. */
-		const char *sep = c->code == 11 ? " /" : " / ";
+		const char *sep = generic == 11 ? " /" : " / ";
 		if (code)
 			return fmt(buf, n, "%s%s%s", sig, sep, code);
 		return fmt(buf, n, "%s%s0x%08x", sig, sep, c->flags);
@@ -396,9 +438,13 @@ static const char *linux_breakpad(const struct sw_crash *c, char *buf, size_t n,
 	return fmt(buf, n, "%s", sig);
 }
 
-/* Generic si_code values (SI_USER, SI_KERNEL, ...), <asm-generic/siginfo.h>. */
-static const char *linux_generic_si_code(int32_t code)
+/* Generic si_code values (SI_USER, SI_KERNEL, ...), <asm-generic/siginfo.h>;
+ * MIPS orders three of them as IRIX did (arch/mips/include/uapi/asm/
+ * siginfo.h: SI_ASYNCIO -2, SI_TIMER -3, SI_MESGQ -4). */
+static const char *linux_generic_si_code(enum sw_cpu cpu, int32_t code)
 {
+	if (cpu_is_mips(cpu) && code >= -4 && code <= -2)
+		code = code == -2 ? -4 : code == -4 ? -3 : -2;
 	switch (code) {
 	case 0x80: return "SI_KERNEL";
 	case -1: return "SI_QUEUE";
@@ -413,17 +459,18 @@ static const char *linux_generic_si_code(int32_t code)
 	return NULL;
 }
 
-static const char *linux_rust(const struct sw_crash *c, char *buf, size_t n)
+static const char *linux_rust(const struct sw_crash *c, enum sw_cpu cpu, char *buf, size_t n)
 {
-	const char *sig = sw_linux_signal_name(c->code);
+	const char *sig = sw_linux_cpu_signal_name(cpu, c->code);
 	if (!sig)
 		return fmt(buf, n, "unknown 0x%08x / 0x%08x", c->code, c->flags);
-	const char *code = linux_si_code(c->code, c->flags, SW_REASON_RUST);
+	const char *code = linux_si_code(generic_fault_signal(cpu, c->code), c->flags,
+	                                 SW_REASON_RUST);
 	if (code)
 		return fmt(buf, n, "%s / %s", sig, code);
 	if (c->flags == 0) /* SI_USER: sent by kill() */
 		return fmt(buf, n, "%s", sig);
-	if ((code = linux_generic_si_code((int32_t)c->flags)))
+	if ((code = linux_generic_si_code(cpu, (int32_t)c->flags)))
 		return fmt(buf, n, "%s / %s", sig, code);
 	return fmt(buf, n, "%s / 0x%08x", sig, c->flags);
 }
@@ -643,6 +690,44 @@ static const char *mac_rust(const struct sw_snapshot *s, char *buf, size_t n)
 	return fmt(buf, n, "%s / 0x%08x", exc, c->flags);
 }
 
+/* ---- bare-metal RISC-V -------------------------------------------------- */
+
+/* A firmware crash (SW_OS_NONE) on RISC-V: code is the trap's mcause
+ * (RISC-V privileged ISA, "Machine Cause Register": bit XLEN-1 set for
+ * interrupts, else the exception code of the table below). */
+static const char *const riscv_exception_names[] = {
+	[0] = "Instruction address misaligned",
+	[1] = "Instruction access fault",
+	[2] = "Illegal instruction",
+	[3] = "Breakpoint",
+	[4] = "Load address misaligned",
+	[5] = "Load access fault",
+	[6] = "Store/AMO address misaligned",
+	[7] = "Store/AMO access fault",
+	[8] = "Environment call from U-mode",
+	[9] = "Environment call from S-mode",
+	[11] = "Environment call from M-mode",
+	[12] = "Instruction page fault",
+	[13] = "Load page fault",
+	[15] = "Store/AMO page fault",
+};
+
+static const char *riscv_mcause(const struct sw_crash *c, char *buf, size_t n)
+{
+	if (c->code & 0x80000000u)
+		return fmt(buf, n, "Interrupt %u", c->code & 0x7fffffffu);
+	if (c->code < sizeof riscv_exception_names / sizeof riscv_exception_names[0] &&
+	    riscv_exception_names[c->code])
+		return fmt(buf, n, "%s", riscv_exception_names[c->code]);
+	return fmt(buf, n, "mcause 0x%08x", c->code);
+}
+
+static bool is_bare_riscv(const struct sw_snapshot *s)
+{
+	return s->sys.os == SW_OS_NONE &&
+	       (s->sys.cpu == SW_CPU_RISCV32 || s->sys.cpu == SW_CPU_RISCV64);
+}
+
 /* ---- entry points -------------------------------------------------------- */
 
 static bool is_microdump(const struct sw_snapshot *s)
@@ -659,11 +744,16 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 	const struct sw_crash *c = &s->crash;
 	if (!c->present)
 		return buf;
+	/* The snapshot's own words (an ESP-IDF panic) say more than a code. */
+	if (c->reason && *c->reason)
+		return fmt(buf, n, "%s", c->reason);
+	if (is_bare_riscv(s))
+		return riscv_mcause(c, buf, n);
 
 	/* A microdump's reason is its "R <signo> <NAME> <addr>" line; without
 	 * one Breakpad reports a crash with an empty reason. */
 	if (is_microdump(s)) {
-		const char *sig = c->code ? sw_linux_signal_name(c->code) : NULL;
+		const char *sig = c->code ? sw_linux_cpu_signal_name(s->sys.cpu, c->code) : NULL;
 		return fmt(buf, n, "%s", sig ? sig : "");
 	}
 
@@ -674,7 +764,9 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 		const char *r = NULL;
 		switch (s->sys.os) {
 		case SW_OS_WINDOWS: r = windows_breakpad(c, buf, n, NULL); break;
-		case SW_OS_LINUX: case SW_OS_ANDROID: r = linux_breakpad(c, buf, n, NULL); break;
+		case SW_OS_LINUX: case SW_OS_ANDROID:
+			r = linux_breakpad(c, s->sys.cpu, buf, n, NULL);
+			break;
 		case SW_OS_MACOS: case SW_OS_IOS: r = mac_breakpad(s, buf, n, NULL); break;
 		case SW_OS_NETBSD: r = netbsd_reason(c, buf, n); break;
 		default: break;
@@ -684,7 +776,7 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 
 	switch (s->sys.os) {
 	case SW_OS_WINDOWS: return windows_rust(c, buf, n);
-	case SW_OS_LINUX: case SW_OS_ANDROID: return linux_rust(c, buf, n);
+	case SW_OS_LINUX: case SW_OS_ANDROID: return linux_rust(c, s->sys.cpu, buf, n);
 	case SW_OS_MACOS: case SW_OS_IOS: return mac_rust(s, buf, n);
 	case SW_OS_NETBSD: return netbsd_reason(c, buf, n);
 	default: break;

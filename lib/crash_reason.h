@@ -29,6 +29,8 @@ uint64_t sw_crash_address(const struct sw_snapshot *s, enum sw_reason_style styl
 /* Name tables, exposed for tests and the JSON last_error_value: NULL when
  * the value has no name. */
 const char *sw_linux_signal_name(uint32_t sig);
+/* The same, as Linux numbers signals on cpu (MIPS differs from 7 on). */
+const char *sw_linux_cpu_signal_name(enum sw_cpu cpu, uint32_t sig);
 const char *sw_windows_fast_fail_name(uint64_t code);
 const char *sw_windows_ntstatus_name(uint32_t code);
 const char *sw_windows_error_name(uint32_t code);

@@ -148,7 +148,12 @@ void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 	fprintf(f, "CPU: %s\n", str(sys->cpu_name));
 	if (sys->cpu_info && *sys->cpu_info)
 		fprintf(f, "     %s\n", sys->cpu_info);
-	fprintf(f, "     %" PRIu32 " CPU%s\n", sys->cpu_count, sys->cpu_count != 1 ? "s" : "");
+	/* Breakpad prints the count the minidump records. An input that
+	 * records none (an ELF core: no note holds it) leaves 0, which is no
+	 * count: the line is left out, as the optional cpu_info line is. */
+	if (sys->cpu_count > 0)
+		fprintf(f, "     %" PRIu32 " CPU%s\n", sys->cpu_count,
+		        sys->cpu_count != 1 ? "s" : "");
 	fputs("\n", f);
 	/* Breakpad prints the three GL strings (a microdump's G line) one per
 	 * line, or UNKNOWN when all are empty. */

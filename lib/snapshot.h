@@ -123,6 +123,11 @@ struct sw_crash {
 	uint32_t nparams;
 	uint64_t params[15];      /* ExceptionInformation */
 	struct sw_regs ctx;       /* ctx.valid == 0: none */
+	/* The reason in the snapshot's own words (an ESP-IDF panic's
+	 * ESP_PANIC_DETAILS: "abort() was called at PC 0x42009351 on core
+	 * 0"): every output prints it as the crash reason instead of one
+	 * decoded from code. NULL: none. */
+	const char *reason;
 };
 
 /* Crashpad / Breakpad annotations: module == -1 for process-wide ones. */

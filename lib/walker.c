@@ -147,15 +147,30 @@ bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *st
 }
 
 static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code);
+static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool require_code,
+                              bool require_function);
 
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t raw)
 {
 	return return_address_checked(w, raw, false);
 }
 
+bool sw_walk_follows_proven_call(const struct sw_walk *w, uint64_t raw)
+{
+	return call_site_checked(w, raw, true, false);
+}
+
 /* require_code: only a candidate whose call instruction the snapshot's
  * code bytes show counts (Breakpad's rule alone is not enough). */
 static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code)
+{
+	return call_site_checked(w, raw, require_code, true);
+}
+
+/* require_function: the module's symbols, when they can say, must place
+ * the call inside a function (Breakpad's InstructionAddressSeemsValid). */
+static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool require_code,
+                              bool require_function)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t addr = arch->strip_code_pointer(w, raw);
@@ -169,7 +184,7 @@ static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool r
 	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, call, &m);
 	if (m < 0)
 		return false;
-	if (syms && syms->ops->has_function &&
+	if (require_function && syms && syms->ops->has_function &&
 	    !syms->ops->has_function(syms->self, module_offset(w, m, call)))
 		return false;
 	bool known = false;
@@ -179,16 +194,38 @@ static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool r
 }
 
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
-                                    uint32_t words, bool require_code);
+                                    uint32_t words, bool require_code,
+                                    const struct sw_frame *callee);
 
 bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
                                      uint64_t *ra, uint32_t words)
 {
-	return scan_for_return_address(w, slot, ra, words, false);
+	return scan_for_return_address(w, slot, ra, words, false, NULL);
+}
+
+/* A direct call names its target. Scanning up from a frame whose code
+ * lies outside every module (a chip's mask ROM, JIT code), a return
+ * address whose call went to a function of a module is stale: that call
+ * entered the module, and code outside it could only be reached from
+ * there by a call, which would have left its own return address in the
+ * module, nearer the callee (what an ESP32's ROM printf frames hold above
+ * them: a heap_caps_malloc return from long before). Only a tail call out
+ * of the module would make it true, which nothing shows: refused. Where
+ * the callee is in a module no such rule holds (tail calls inside a
+ * module are common). */
+static bool call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t target, start;
+	if (!callee || !arch->call_target || sw_module_at(w->snap, callee->lookup_pc) >= 0 ||
+	    !arch->call_target(w, arch->strip_code_pointer(w, ra), &target))
+		return true;
+	return !sw_walk_function_start(w, target, &start);
 }
 
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
-                                    uint32_t words, bool require_code)
+                                    uint32_t words, bool require_code,
+                                    const struct sw_frame *callee)
 {
 	const unsigned ws = w->arch->word_size;
 	uint64_t at = *slot;
@@ -197,7 +234,7 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 		uint64_t value;
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
-		if (return_address_checked(w, value, require_code)) {
+		if (return_address_checked(w, value, require_code) && call_may_reach(w, value, callee)) {
 			*slot = at;
 			*ra = value;
 			return true;
@@ -329,7 +366,7 @@ enum sw_unwind_status sw_walk_caller_by_scan(const struct sw_step *st, const uin
 	 * code bytes can validate a candidate). */
 	uint32_t words = callee->trust == SW_TRUST_CONTEXT ? SCAN_WORDS_CONTEXT : SCAN_WORDS;
 	bool require_code = st->scan_needs_code || w->snap->scans_need_code;
-	if (!scan_for_return_address(w, &slot, &ra, words, require_code))
+	if (!scan_for_return_address(w, &slot, &ra, words, require_code, callee))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, arch->pc, ra);
@@ -578,13 +615,16 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		found = restored_context_is_plausible(st, &c);
 	} else if (s == SW_UNWIND_OK && !found) {
 		/* A CFI rule giving a NULL return address with a sane stack is an
-		 * intact chain's end (thread entries push 0); one that gives an
+		 * intact chain's end (thread entries push 0; the first unwind may
+		 * keep sp: a thread stopped at its entry with ra 0, as a FreeRTOS
+		 * task that never ran is saved); one that gives an
 		 * implausible caller is a failed rule for this step: the
 		 * frame pointer, prologue and a validated scan still get their
 		 * turn from the callee's frame (a rule computing a stack address
 		 * past _start, JIT code, a wrong .sym). */
+		uint64_t csp = c.regs.v[arch->sp], sp0 = st->callee->regs.v[arch->sp];
 		if (sw_reg_valid(&c.regs, arch->pc) && sw_reg_valid(&c.regs, arch->sp) &&
-		    c.regs.v[arch->pc] == 0 && c.regs.v[arch->sp] > st->callee->regs.v[arch->sp]) {
+		    c.regs.v[arch->pc] == 0 && (csp > sp0 || (first_unwind && csp == sp0))) {
 			*end = SW_END_NULL_RETURN;
 			return STEP_END;
 		}

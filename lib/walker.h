@@ -115,6 +115,14 @@ bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *st
 /* Is addr plausibly a return address: inside a module, inside a function
  * when the module has symbols, and after a call instruction? */
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);
+/* Is addr a plausible pc inside a module whose code bytes (the snapshot's
+ * or the module file's) show a call instruction just before it? Unlike
+ * sw_walk_is_return_address, the module's symbols are not asked whether a
+ * function covers the call: for a return address read from a slot that
+ * decoding proved (prologue analysis), code outside every symbol and FDE
+ * (a static function of a stripped library with partial unwind tables) is
+ * still code, and the call bytes are the proof. */
+bool sw_walk_follows_proven_call(const struct sw_walk *w, uint64_t addr);
 /* Does caller c (pc and sp known) sit at a sigreturn trampoline, by the
  * arch's signal-frame rule? A handler returns there, to code outside every
  * module when the trampoline lives in a page of its own (qemu-user) or on

@@ -709,9 +709,13 @@ void dw_aranges_each(const struct sw_dwarf_sections *s,
 		uint64_t tuple = 2u * addr_size;
 		uint64_t rel = c.pos - off;
 		c.pos = off + (rel + tuple - 1) / tuple * tuple;
-		for (;;) {
+		/* A (0, 0) pair ends the set (§6.1.2), but linkers leave such
+		 * pairs for discarded functions before the real ones (ESP-IDF's
+		 * firmware: port.c's ranges follow two of them): the set is read
+		 * to its length, empty pairs skipped. */
+		while (c.pos < end) {
 			uint64_t lo = sw_dcur_uint(&c, addr_size), n = sw_dcur_uint(&c, addr_size);
-			if (c.bad || (lo == 0 && n == 0))
+			if (c.bad)
 				break;
 			if (n > 0 && lo + n > lo)
 				fn(ctx, unit, lo, lo + n);

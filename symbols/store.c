@@ -58,6 +58,7 @@ struct store_module {
 	char *elf_path;             /* the ELF or dSYM file it came from (debug file first) */
 	struct combined both;
 	struct sw_module_symbols ms;
+	bool shared;                /* ms is another module's (not freed here) */
 };
 
 struct sw_sym_store {
@@ -494,6 +495,26 @@ static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const str
 	}
 }
 
+/* Another module already loaded from the same image at the same place:
+ * a firmware's segments are modules of their own (formats/elfcore_esp.c)
+ * whose offsets all map to the file's addresses alike, so one provider
+ * serves them all. -1: none. */
+static int32_t image_twin(const struct sw_sym_store *s, uint32_t module)
+{
+	const struct sw_module *m = &s->snap->modules[module];
+	if (!m->image_path)
+		return -1;
+	for (uint32_t j = 0; j < s->nmods; j++) {
+		const struct sw_module *o = &s->snap->modules[j];
+		if (j != module && s->mods[j].looked && !s->mods[j].shared && s->mods[j].ms.ops &&
+		    o->image_path && strcmp(o->image_path, m->image_path) == 0 &&
+		    o->image_offset == m->image_offset &&
+		    o->base + o->load_bias == m->base + m->load_bias)
+			return (int32_t)j;
+	}
+	return -1;
+}
+
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
                                                         enum sw_symbols_status *status)
 {
@@ -512,6 +533,16 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 		return NULL;
 	}
 	struct store_module *sm = &s->mods[module];
+	int32_t twin = sm->looked ? -1 : image_twin(s, module);
+	if (twin >= 0) {
+		const struct store_module *t = &s->mods[twin];
+		sm->looked = true;
+		sm->shared = true;
+		sm->status = t->status;
+		sm->file = t->file;
+		sm->ms = t->ms;
+		sm->elf_path = t->elf_path ? strdup(t->elf_path) : NULL;
+	}
 	if (!sm->looked) {
 		sm->looked = true;
 		sm->status = SW_SYMS_MISSING;

@@ -141,6 +141,34 @@ START_TEST(test_linux_signals)
 }
 END_TEST
 
+/* MIPS Linux numbers signals as IRIX did from 7 on (arch/mips/include/
+ * uapi/asm/signal.h): 10 is SIGBUS there, with its si_code names, not
+ * SIGUSR1; 7 is SIGEMT, 16 SIGUSR1, 12 SIGSYS; and SI_TIMER is -3. */
+START_TEST(test_mips_linux_signal_numbers)
+{
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS, 10, 2, 0x45);
+	REASONS("SIGBUS / BUS_ADRERR", "SIGBUS / BUS_ADRERR");
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS64, 16, 0, 0);
+	REASONS("SIGUSR1", "SIGUSR1");
+	setup_crash(SW_OS_ANDROID, SW_CPU_MIPS, 7, 0, 0);
+	REASONS("SIGEMT", "SIGEMT");
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS, 12, 1, 0);
+	REASONS("SIGSYS", "SIGSYS / SYS_SECCOMP");
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS, 14, (uint32_t)-3, 0);
+	REASONS("SIGALRM", "SIGALRM / SI_TIMER");
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS, 11, 1, 0);
+	REASONS("SIGSEGV /SEGV_MAPERR", "SIGSEGV / SEGV_MAPERR");
+	/* Numbers past MIPS's table: as every CPU names them. */
+	setup_crash(SW_OS_LINUX, SW_CPU_MIPS, 0xffffffff, 0, 0);
+	REASONS("DUMP_REQUESTED", "DUMP_REQUESTED");
+	/* The generic numbering elsewhere. */
+	setup_crash(SW_OS_LINUX, SW_CPU_AMD64, 10, 0, 0);
+	REASONS("SIGUSR1", "SIGUSR1");
+	ck_assert_str_eq(sw_linux_cpu_signal_name(SW_CPU_MIPS64, 18), "SIGCHLD");
+	ck_assert_str_eq(sw_linux_cpu_signal_name(SW_CPU_ARM64, 17), "SIGCHLD");
+}
+END_TEST
+
 /* pipeline-inlines-macos-segv.dmp, simple-crashpad.dmp,
  * minidump_crashpad_annotation.dmp (iOS 'CPnx'). */
 START_TEST(test_mac_exceptions)
@@ -219,6 +247,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_windows_other_codes);
 	tcase_add_test(tc, test_windows_in_page_error);
 	tcase_add_test(tc, test_linux_signals);
+	tcase_add_test(tc, test_mips_linux_signal_numbers);
 	tcase_add_test(tc, test_mac_exceptions);
 	tcase_add_test(tc, test_microdump_reason);
 	tcase_add_test(tc, test_no_crash_is_empty);

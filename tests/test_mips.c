@@ -168,6 +168,82 @@ START_TEST(test_walk_prologue_leaf_then_frames_then_null_return)
 }
 END_TEST
 
+/* Symbols of the fixture that know nothing of one function (`hidden`):
+ * a static function of a stripped library that has unwind tables for
+ * others but no FDE for it (start_thread in Debian's MIPS libc). */
+struct hiding_symbols {
+	const struct pro_fixture *f;
+	const struct pf_func *hidden;
+};
+
+static bool hiding_covers(const struct hiding_symbols *h, uint64_t off)
+{
+	uint64_t a = h->f->text_addr + off;
+	return a >= h->hidden->addr && a < h->hidden->addr + h->hidden->size;
+}
+
+static bool hiding_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	const struct hiding_symbols *h = self;
+	return !hiding_covers(h, off) && pf_lookup((void *)h->f, off, a, out);
+}
+
+static bool hiding_has_function(void *self, uint64_t off)
+{
+	const struct hiding_symbols *h = self;
+	return !hiding_covers(h, off) && pf_has_function((void *)h->f, off);
+}
+
+static const struct sw_symbols_ops hiding_ops = {
+	.lookup = hiding_lookup,
+	.has_function = hiding_has_function,
+};
+
+static const struct sw_module_symbols *hiding_for_module(void *self, uint32_t m,
+                                                         enum sw_symbols_status *st)
+{
+	(void)m;
+	*st = SW_SYMS_LOADED;
+	return self;
+}
+
+/* A return address read from the slot a decoded prologue stored it in is
+ * the caller's even where the module's symbols name no function (the
+ * code bytes show the call before it): entry's frame is found, though a
+ * scan would refuse the same word. */
+START_TEST(test_prologue_slot_return_into_code_no_symbol_covers)
+{
+	struct pro_fixture f;
+	pro_fixture_load("mipsel-o32-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, true);
+	const struct pf_func *ext = pf_func_named(&f, "ext"), *nonleaf = pf_func_named(&f, "nonleaf"),
+	                     *entry = pf_func_named(&f, "entry");
+	struct hiding_symbols h = { &f, entry };
+	struct sw_module_symbols syms = { &hiding_ops, &h };
+	struct sw_symbol_source src = { &syms, hiding_for_module };
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
+	const struct pf_row *row1 = cfi_at(&f, ra1);
+	uint64_t sp0 = PF_CFA - 0x1000, cfa1 = sp0 + (uint64_t)row1->cfa_off;
+	pf_put(&pm, cfa1 + (uint64_t)saved_at(row1, RA), ra2, 4);
+	sw_reg_set(&pm.thread.ctx, PC, ext->addr);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, RA, ra1);
+	pm.walk.symbols = &src;
+	ck_assert(!sw_walk_is_return_address(&pm.walk, ra2));
+	ck_assert(sw_walk_follows_proven_call(&pm.walk, ra2));
+	const struct sw_stack *st = pf_walk(&pm, &src);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_str_eq(st->frames[1].function, "nonleaf");
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].regs.v[SP], cfa1);
+	ck_assert_ptr_null(st->frames[2].function);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
 /* A frame suspended at a call (not a live context) in a function that
  * never stores ra cannot be below another frame: no rule. The same code
  * as a context frame (a leaf) returns through ra. */
@@ -386,6 +462,7 @@ Suite *test_suite(void)
 	TCase *walk = tcase_create("walk");
 	tcase_add_loop_test(walk, test_walk_prologue_leaf_then_frames_then_null_return, 0, 2);
 	tcase_add_test(walk, test_prologue_live_ra_only_for_context_frames);
+	tcase_add_test(walk, test_prologue_slot_return_into_code_no_symbol_covers);
 	tcase_add_test(walk, test_walk_cfi_with_dump_syms_register_names);
 	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);
 	tcase_add_test(walk, test_scan_mips64_skips_no_argument_words);

@@ -895,6 +895,28 @@ START_TEST(test_text_without_arch)
 }
 END_TEST
 
+/* An input that records no processor count (an ELF core) prints no
+ * "0 CPUs" line in the text; the machine and JSON formats keep their
+ * numeric field, 0. */
+START_TEST(test_unknown_cpu_count_is_not_printed)
+{
+	build_x86();
+	fx.s.sys.cpu_count = 0;
+	char *got = render(TEXT, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got,
+		"CPU: x86\n     GenuineIntel family 6 model 13 stepping 8\n\nGPU: UNKNOWN\n"));
+	ck_assert_ptr_null(strstr(got, "CPUs"));
+	free(got);
+	got = render(MACHINE, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "CPU|x86|GenuineIntel family 6 model 13 stepping 8|0\n"));
+	free(got);
+	got = render(JSON_COMPACT, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "\"cpu_count\":0,"));
+	free(got);
+	teardown();
+}
+END_TEST
+
 /* Breakpad removes '|' and newlines from machine fields. */
 START_TEST(test_machine_strips_separators)
 {
@@ -938,6 +960,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_json_string_escaping);
 	tcase_add_test(tc, test_no_crash_and_problems);
 	tcase_add_test(tc, test_text_without_arch);
+	tcase_add_test(tc, test_unknown_cpu_count_is_not_printed);
 	tcase_add_test(tc, test_machine_strips_separators);
 	tcase_add_test(tc, test_text_corrupt_symbols_warning);
 	suite_add_tcase(s, tc);

@@ -9,6 +9,7 @@
 #include "arch/registry.h"
 #include "lib/walker.h"
 #include "prologue_fixture.h"
+#include "synthetic_snapshot.h"
 #include "symbols/breakpad_sym.h"
 
 enum { RA = 1, SP = 2, S0 = 8, S1 = 9, PC = 32 };
@@ -485,6 +486,72 @@ START_TEST(test_dwarf_register_map_and_names)
 }
 END_TEST
 
+/* ---- scanning up from code outside every module ---- */
+
+/* Module 0's functions (module-relative): A [0x100, 0x180), B [0x200,
+ * 0x280), C [0x300, 0x380). */
+static bool abc_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	(void)self;
+	(void)a;
+	static const char *const names[] = { "A", "B", "C" };
+	if (off < 0x100 || off >= 0x380 || (off & 0xff) >= 0x80)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->function = names[off / 0x100 - 1];
+	out->function_offset = off & ~(uint64_t)0xff;
+	out->function_size = 0x80;
+	return true;
+}
+
+static bool abc_has_function(void *self, uint64_t off)
+{
+	struct sw_sym_info info;
+	return abc_lookup(self, off, NULL, &info);
+}
+
+static const struct sw_symbols_ops abc_ops = {
+	.lookup = abc_lookup,
+	.has_function = abc_has_function,
+};
+
+/* An ESP32's mask ROM calls back into the firmware and the firmware
+ * called the ROM: scanning up from a ROM frame (no module), the first word
+ * after a call, 0x42000214, follows `jal ra, A`, a direct call into a
+ * function of the module: stale (A's frame, had it led to the ROM, would
+ * lie nearer). The next, 0x42000318, follows `auipc ra; jalr ra` to the
+ * ROM's 0x40000040: the caller. */
+START_TEST(test_scan_from_rom_refuses_a_call_into_the_module)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "rom.dmp", .cpu = SW_CPU_RISCV32, .os = SW_OS_NONE, .word_size = 4,
+		.code = { 0x42000000, 0x1000 }, .stack = { 0x3fc80000, 0x100 },
+		.fill = 0x0001, .fill_size = 2, /* c.nop */
+		.thread_id = 0x3fc8ec30, .nmodules = 1,
+		.modules = { { .base = 0x42000000, .size = 0x1000, .code_file = "fw.elf" } },
+	});
+	syn_put_code(&fx, 0x42000210, 0xef1ff0ef, 4);      /* jal ra, A (0x42000100) */
+	syn_put_code(&fx, 0x42000310, 0xfe000097, 4);      /* auipc ra, -0x20000 */
+	syn_put_code(&fx, 0x42000314, 0xd30080e7, 4);      /* jalr ra, -0x2d0(ra): 0x40000040 */
+	put_u32(&fx, 0x3fc80000, 0x42000214);
+	put_u32(&fx, 0x3fc80004, 0x42000318);
+	sw_reg_set(&fx.thread.ctx, PC, 0x40048000);
+	sw_reg_set(&fx.thread.ctx, SP, 0x3fc80000);
+	sw_reg_set(&fx.thread.ctx, RA, 0);
+	fx.snap.scans_need_code = true;
+	struct sw_module_symbols ms = { &abc_ops, NULL };
+	struct sw_symbol_source src = { &ms, syn_module0_symbols };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv32, &src, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, 0x42000318);
+	ck_assert_str_eq(st->frames[1].function, "C");
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].regs.v[SP], 0x3fc80008);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("riscv");
@@ -505,6 +572,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_scan_when_nothing_else_applies);
 	tcase_add_test(walk, test_c_jal_is_a_call_on_rv32_only);
 	tcase_add_test(walk, test_dwarf_register_map_and_names);
+	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
 	suite_add_tcase(s, walk);
 	return s;
 }

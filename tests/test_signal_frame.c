@@ -547,6 +547,164 @@ START_TEST(test_mips64_o32_call_is_no_trampoline)
 }
 END_TEST
 
+/* ---- PowerPC ---- */
+
+enum { PPC_R1 = 1, PPC_R2 = 2, PPC_R31 = 31, PPC_SRR0 = 32, PPC_LR = 33, PPC_CTR = 34,
+       PPC_CR = 35, PPC_XER = 36 };
+enum { INSN_LI_R0 = 0x38000000u, INSN_SC = 0x44000002u, INSN_ADDI_R1_128 = 0x38210080u };
+
+/* A PowerPC signal frame: the pointer the layout names at sp + ptr_off,
+ * pointing to sp + regs_off, where a pt_regs (gpr[32], nip, msr,
+ * orig_gpr3, ctr, link, xer, ccr; one word each) holds the interrupted
+ * context. The trampoline's n code words at TRAMPOLINE, the handler's
+ * context at code word `at` with r1 = sp. */
+struct ppc_layout {
+	enum sw_cpu cpu;
+	const struct sw_arch *arch;
+	unsigned ws;
+	bool big_endian;
+	uint32_t code[3];
+	unsigned ncode, at;
+	uint64_t sp_at, ptr_off, regs_off, ptr_value_off;
+};
+
+static const struct sw_stack *ppc_signal_walk(struct fixture *fx, const struct ppc_layout *l)
+{
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic-signal", .cpu = l->cpu, .os = SW_OS_LINUX,
+		.word_size = l->ws, .big_endian = l->big_endian,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = 0, .fill_size = 1, .thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/lib/libc.so" } },
+		.nmodules = 1 });
+	for (unsigned i = 0; i < l->ncode; i++)
+		syn_put_code(fx, TRAMPOLINE + 4 * i, l->code[i], 4);
+	put_field(fx, HANDLER_SP + l->ptr_off, HANDLER_SP + l->ptr_value_off, l->ws);
+	uint64_t regs = HANDLER_SP + l->regs_off;
+	for (unsigned i = 0; i < 32; i++)
+		put_field(fx, regs + l->ws * i, 0x7000 + i, l->ws);
+	put_field(fx, regs + l->ws * PPC_R1, INTERRUPTED_SP, l->ws);
+	put_field(fx, regs + l->ws * 32, INTERRUPTED_PC, l->ws);  /* nip */
+	put_field(fx, regs + l->ws * 33, 0x8000f033, l->ws);      /* msr */
+	put_field(fx, regs + l->ws * 35, 0x7123, l->ws);          /* ctr */
+	put_field(fx, regs + l->ws * 36, INTERRUPTED_LR, l->ws);  /* link */
+	put_field(fx, regs + l->ws * 37, 0x20000000, l->ws);      /* xer */
+	put_field(fx, regs + l->ws * 38, 0x42024402, l->ws);      /* ccr */
+	sw_reg_set(&fx->thread.ctx, PPC_SRR0, TRAMPOLINE + 4 * l->at);
+	sw_reg_set(&fx->thread.ctx, PPC_R1, HANDLER_SP + l->sp_at);
+	sw_reg_set(&fx->thread.ctx, PPC_LR, TRAMPOLINE);
+	return syn_walk(fx, l->arch, NULL, NULL);
+}
+
+static void ppc_signal_frame_test(const struct ppc_layout *l)
+{
+	struct fixture fx;
+	const struct sw_frame *f = restored_frame(ppc_signal_walk(&fx, l));
+	ck_assert_uint_eq(f->regs.v[PPC_R1], INTERRUPTED_SP);
+	ck_assert_uint_eq(f->regs.v[PPC_LR], INTERRUPTED_LR);
+	ck_assert_uint_eq(f->regs.v[0], 0x7000);
+	ck_assert_uint_eq(f->regs.v[PPC_R2], 0x7000 + PPC_R2);
+	ck_assert_uint_eq(f->regs.v[PPC_R31], 0x7000 + PPC_R31);
+	ck_assert_uint_eq(f->regs.v[PPC_CTR], 0x7123);
+	ck_assert_uint_eq(f->regs.v[PPC_XER], 0x20000000);
+	ck_assert_uint_eq(f->regs.v[PPC_CR], 0x42024402);
+	for (unsigned i = 0; i <= PPC_XER; i++)
+		ck_assert_msg(sw_reg_valid(&f->regs, i), "register %u not restored", i);
+	fixture_free(&fx);
+}
+
+/* ppc64 rt_sigreturn (172), as the kernel's stack or older vDSO
+ * trampoline runs it: r1 is __SIGNAL_FRAMESIZE (128) below the
+ * rt_sigframe, whose ucontext's sigcontext (at +168) holds the regs
+ * pointer at +56, pointing at gp_regs right after it. */
+START_TEST(test_ppc64_rt_sigreturn_restores_the_interrupted_context)
+{
+	ppc_signal_frame_test(&(struct ppc_layout){
+		.cpu = SW_CPU_PPC64, .arch = &sw_arch_ppc64, .ws = 8, .big_endian = false,
+		.code = { INSN_LI_R0 | 172, INSN_SC }, .ncode = 2,
+		.ptr_off = 128 + 168 + 56, .regs_off = 128 + 168 + 64,
+		.ptr_value_off = 128 + 168 + 64 });
+}
+END_TEST
+
+/* Linux 5.11's vDSO: the handler returns to `addi r1, r1, 128` before
+ * li/sc (r1 still the handler's); a frame stopped on the li after it has
+ * r1 at the rt_sigframe already. Big-endian, in ELFv1's byte order. */
+START_TEST(test_ppc64_vdso_trampoline_with_addi)
+{
+	struct ppc_layout l = {
+		.cpu = SW_CPU_PPC64, .arch = &sw_arch_ppc64, .ws = 8, .big_endian = true,
+		.code = { INSN_ADDI_R1_128, INSN_LI_R0 | 172, INSN_SC }, .ncode = 3,
+		.ptr_off = 128 + 168 + 56, .regs_off = 128 + 168 + 64,
+		.ptr_value_off = 128 + 168 + 64 };
+	ppc_signal_frame_test(&l);
+	l.at = 1;
+	l.sp_at = 128;
+	ppc_signal_frame_test(&l);
+}
+END_TEST
+
+/* qemu-user 7.2 puts the ppc64 frame 16 bytes higher (its 32-bit
+ * layout's gap): the regs pointer at r1 + 368, still pointing at the word
+ * after it. */
+START_TEST(test_ppc64_qemu_rt_sigframe_16_bytes_higher)
+{
+	ppc_signal_frame_test(&(struct ppc_layout){
+		.cpu = SW_CPU_PPC64, .arch = &sw_arch_ppc64, .ws = 8, .big_endian = false,
+		.code = { INSN_LI_R0 | 172, INSN_SC }, .ncode = 2,
+		.ptr_off = 16 + 128 + 168 + 56, .regs_off = 16 + 128 + 168 + 64,
+		.ptr_value_off = 16 + 128 + 168 + 64 });
+}
+END_TEST
+
+/* ppc32 rt_sigreturn: r1 + 64 + 16 is the rt_sigframe { siginfo (128);
+ * ucontext }, uc_regs (uc + 48) points to uc_mcontext (uc + 192). */
+START_TEST(test_ppc32_rt_sigreturn_restores_the_interrupted_context)
+{
+	ppc_signal_frame_test(&(struct ppc_layout){
+		.cpu = SW_CPU_PPC, .arch = &sw_arch_ppc, .ws = 4, .big_endian = true,
+		.code = { INSN_LI_R0 | 172, INSN_SC }, .ncode = 2,
+		.ptr_off = 64 + 16 + 128 + 48, .regs_off = 64 + 16 + 128 + 192,
+		.ptr_value_off = 64 + 16 + 128 + 192 });
+}
+END_TEST
+
+/* ppc32 sigreturn (119): r1 + 64 is the sigframe { sigcontext (regs at
+ * +28); mcontext at +32 }. */
+START_TEST(test_ppc32_sigreturn_restores_the_interrupted_context)
+{
+	ppc_signal_frame_test(&(struct ppc_layout){
+		.cpu = SW_CPU_PPC, .arch = &sw_arch_ppc, .ws = 4, .big_endian = true,
+		.code = { INSN_LI_R0 | 119, INSN_SC }, .ncode = 2,
+		.ptr_off = 64 + 28, .regs_off = 64 + 32, .ptr_value_off = 64 + 32 });
+}
+END_TEST
+
+/* The trampoline's code, but a regs pointer that does not point where the
+ * layout puts the registers (the frame is not the one assumed): no
+ * restored context is made up from it. Nor is one from a 32-bit
+ * sigreturn in a 64-bit process, which has none. */
+START_TEST(test_ppc64_frame_without_its_regs_pointer_is_no_signal_frame)
+{
+	struct ppc_layout l = {
+		.cpu = SW_CPU_PPC64, .arch = &sw_arch_ppc64, .ws = 8, .big_endian = false,
+		.code = { INSN_LI_R0 | 172, INSN_SC }, .ncode = 2,
+		.ptr_off = 128 + 168 + 56, .regs_off = 128 + 168 + 64,
+		.ptr_value_off = 128 + 168 + 72 };
+	for (int k = 0; k < 2; k++) {
+		struct fixture fx;
+		const struct sw_stack *st = ppc_signal_walk(&fx, &l);
+		for (uint32_t i = 1; i < st->nframes; i++) {
+			ck_assert(!st->frames[i].restored_context);
+			ck_assert_uint_ne(st->frames[i].pc, INTERRUPTED_PC);
+		}
+		fixture_free(&fx);
+		l.code[0] = INSN_LI_R0 | 119;
+		l.ptr_value_off = l.regs_off;
+	}
+}
+END_TEST
+
 /* ---- RISC-V ---- */
 
 enum { RV_RA = 1, RV_SP = 2, RV_S0 = 8, RV_A0 = 10, RV_T6 = 31, RV_PC = 32 };
@@ -637,6 +795,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_mips_o32_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_mips_n64_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_mips64_o32_call_is_no_trampoline);
+	tcase_add_test(tc, test_ppc64_rt_sigreturn_restores_the_interrupted_context);
+	tcase_add_test(tc, test_ppc64_vdso_trampoline_with_addi);
+	tcase_add_test(tc, test_ppc64_qemu_rt_sigframe_16_bytes_higher);
+	tcase_add_test(tc, test_ppc32_rt_sigreturn_restores_the_interrupted_context);
+	tcase_add_test(tc, test_ppc32_sigreturn_restores_the_interrupted_context);
+	tcase_add_test(tc, test_ppc64_frame_without_its_regs_pointer_is_no_signal_frame);
 	tcase_add_test(tc, test_riscv64_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_riscv32_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_riscv_dwarf_csr_vlenb_has_a_register);
