@@ -129,6 +129,19 @@ static bool read_table_v5(const struct sw_dwarf_sections *s, struct sw_dcur *c, 
 	return true;
 }
 
+static bool push_entry(struct table *t, size_t *cap, struct entry e)
+{
+	if (t->n == *cap) {
+		struct entry *nv = realloc(t->v, 2 * *cap * sizeof *nv);
+		if (!nv)
+			return false;
+		t->v = nv;
+		*cap *= 2;
+	}
+	t->v[t->n++] = e;
+	return true;
+}
+
 /* DWARF 2-4: NUL-terminated lists; directories are numbered from 1 and
  * files' directory 0 is the compilation directory, so entry i of the
  * directory table is stored at i + 1 with slot 0 left for it. */
@@ -145,14 +158,8 @@ static bool read_dirs_v4(struct sw_dcur *c, struct table *t)
 			return false;
 		if (!*p)
 			return true;
-		if (t->n == cap) {
-			struct entry *nv = realloc(t->v, 2 * cap * sizeof *nv);
-			if (!nv)
-				return false;
-			t->v = nv;
-			cap *= 2;
-		}
-		t->v[t->n++] = (struct entry){ .path = p };
+		if (!push_entry(t, &cap, (struct entry){ .path = p }))
+			return false;
 	}
 }
 
@@ -173,14 +180,8 @@ static bool read_files_v4(struct sw_dcur *c, struct table *t)
 		sw_dcur_uleb(c); /* length */
 		if (c->bad)
 			return false;
-		if (t->n == cap) {
-			struct entry *nv = realloc(t->v, 2 * cap * sizeof *nv);
-			if (!nv)
-				return false;
-			t->v = nv;
-			cap *= 2;
-		}
-		t->v[t->n++] = (struct entry){ .path = p, .dir = dir };
+		if (!push_entry(t, &cap, (struct entry){ .path = p, .dir = dir }))
+			return false;
 	}
 }
 
