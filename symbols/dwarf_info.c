@@ -18,9 +18,7 @@ enum { MAX_INDIRECT = 4 };
 
 /* ---- unit headers (§7.5.1) ---------------------------------------------- */
 
-/* The initial length (§7.4): 32-bit, or 0xffffffff then 64-bit. Sets
- * *offset_size; 0 when damaged or a reserved value. */
-static uint64_t initial_length(struct sw_dcur *c, uint8_t *offset_size)
+uint64_t dw_initial_length(struct sw_dcur *c, uint8_t *offset_size)
 {
 	uint64_t len = sw_dcur_uint(c, 4);
 	*offset_size = 4;
@@ -38,7 +36,7 @@ bool dw_cu_read(const struct sw_dwarf_sections *s, uint64_t off, struct dw_cu *c
 	struct sw_dcur c = { s->info, off, false };
 	memset(cu, 0, sizeof *cu);
 	cu->off = off;
-	uint64_t len = initial_length(&c, &cu->offset_size);
+	uint64_t len = dw_initial_length(&c, &cu->offset_size);
 	if (len == 0 || !sw_span_has(s->info, c.pos, len))
 		return false;
 	cu->end = c.pos + len;
@@ -161,16 +159,30 @@ static const struct dw_abbrev *abbrev_of(const struct dw_abbrevs *ab, uint64_t c
 
 /* ---- attribute values (§7.5.5) ------------------------------------------ */
 
-/* A NUL-terminated string at `off` of section `sec`, NULL when it runs
- * past the section or is empty. */
-static const char *section_string(struct sw_span sec, uint64_t off)
+const char *dw_section_string(struct sw_span sec, uint64_t off)
 {
 	if (off >= sec.size)
 		return NULL;
 	const char *p = (const char *)sec.data + off;
-	if (!memchr(p, '\0', (size_t)(sec.size - off)))
+	return memchr(p, '\0', (size_t)(sec.size - off)) ? p : NULL;
+}
+
+const char *dw_inline_string(struct sw_dcur *c)
+{
+	const char *p = dw_section_string(c->s, c->pos);
+	if (!p) {
+		c->bad = true;
 		return NULL;
-	return *p ? p : NULL;
+	}
+	c->pos += strlen(p) + 1;
+	return p;
+}
+
+/* A non-empty string of a section, NULL otherwise. */
+static const char *section_string(struct sw_span sec, uint64_t off)
+{
+	const char *p = dw_section_string(sec, off);
+	return p && *p ? p : NULL;
 }
 
 /* A string reference (see struct dw_die): the section in the top two
@@ -312,18 +324,9 @@ static bool read_value(const struct dw_cu *cu, struct sw_dcur *c, uint16_t form,
 			break;
 		case SW_DW_FORM_string: {
 			v->kind = V_STRING;
-			if (c->pos >= c->s.size) {
-				c->bad = true;
-				break;
-			}
-			const char *p = (const char *)c->s.data + c->pos;
-			const char *nul = memchr(p, '\0', (size_t)(c->s.size - c->pos));
-			if (!nul) {
-				c->bad = true;
-				break;
-			}
-			v->u = *p ? string_ref(REF_INFO, c->pos) : 0;
-			c->pos += (uint64_t)(nul - p) + 1;
+			uint64_t at = c->pos;
+			const char *p = dw_inline_string(c);
+			v->u = p && *p ? string_ref(REF_INFO, at) : 0;
 			break;
 		}
 		case SW_DW_FORM_strx:
@@ -694,7 +697,7 @@ void dw_aranges_each(const struct sw_dwarf_sections *s,
 	while (off < s->aranges.size) {
 		struct sw_dcur c = { s->aranges, off, false };
 		uint8_t offset_size;
-		uint64_t len = initial_length(&c, &offset_size);
+		uint64_t len = dw_initial_length(&c, &offset_size);
 		if (len == 0 || !sw_span_has(s->aranges, c.pos, len))
 			return;
 		uint64_t end = c.pos + len;

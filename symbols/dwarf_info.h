@@ -37,6 +37,16 @@ struct dw_cu {
 	uint64_t base;             /* the unit's DW_AT_low_pc: base of its ranges */
 };
 
+/* The initial length of a unit or table (§7.4): 32-bit, or 0xffffffff
+ * then 64-bit. Sets *offset_size; 0 when damaged or a reserved value. */
+uint64_t dw_initial_length(struct sw_dcur *c, uint8_t *offset_size);
+/* The NUL-terminated string at `off` of sec (possibly empty); NULL when it
+ * runs past the section. */
+const char *dw_section_string(struct sw_span sec, uint64_t off);
+/* The string at the cursor (DW_FORM_string), the cursor moved past its
+ * NUL; NULL and `bad` when it runs past the span. */
+const char *dw_inline_string(struct sw_dcur *c);
+
 /* Reads the unit header at `off`; false when it is not a whole, known
  * header (version 2-5, address size 1-8) inside .debug_info. The bases
  * are those DWARF 5 assumes until the unit DIE is read (§7.27: a

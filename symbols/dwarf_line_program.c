@@ -28,30 +28,6 @@ struct table {
 	size_t n;
 };
 
-static const char *string_at(struct sw_span sec, uint64_t off)
-{
-	if (off >= sec.size)
-		return NULL;
-	const char *p = (const char *)sec.data + off;
-	return memchr(p, '\0', (size_t)(sec.size - off)) ? p : NULL;
-}
-
-static const char *inline_string(struct sw_dcur *c)
-{
-	if (c->pos >= c->s.size) {
-		c->bad = true;
-		return NULL;
-	}
-	const char *p = (const char *)c->s.data + c->pos;
-	const char *nul = memchr(p, '\0', (size_t)(c->s.size - c->pos));
-	if (!nul) {
-		c->bad = true;
-		return NULL;
-	}
-	c->pos += (uint64_t)(nul - p) + 1;
-	return p;
-}
-
 /* One field of a DWARF 5 directory or file entry (§6.2.4.1 lists the forms
  * each content type may use). False on an unknown form. */
 static bool entry_field(const struct sw_dwarf_sections *s, struct sw_dcur *c, uint8_t offset_size,
@@ -61,13 +37,13 @@ static bool entry_field(const struct sw_dwarf_sections *s, struct sw_dcur *c, ui
 	uint64_t u = 0;
 	switch (form) {
 	case SW_DW_FORM_string:
-		str = inline_string(c);
+		str = dw_inline_string(c);
 		break;
 	case SW_DW_FORM_line_strp:
-		str = string_at(s->line_str, sw_dcur_uint(c, offset_size));
+		str = dw_section_string(s->line_str, sw_dcur_uint(c, offset_size));
 		break;
 	case SW_DW_FORM_strp:
-		str = string_at(s->str, sw_dcur_uint(c, offset_size));
+		str = dw_section_string(s->str, sw_dcur_uint(c, offset_size));
 		break;
 	case SW_DW_FORM_strp_sup:
 		sw_dcur_uint(c, offset_size);
@@ -153,7 +129,7 @@ static bool read_dirs_v4(struct sw_dcur *c, struct table *t)
 		return false;
 	t->n = 1;
 	for (;;) {
-		const char *p = inline_string(c);
+		const char *p = dw_inline_string(c);
 		if (!p)
 			return false;
 		if (!*p)
@@ -170,7 +146,7 @@ static bool read_files_v4(struct sw_dcur *c, struct table *t)
 	if (!t->v)
 		return false;
 	for (;;) {
-		const char *p = inline_string(c);
+		const char *p = dw_inline_string(c);
 		if (!p)
 			return false;
 		if (!*p)
@@ -224,13 +200,9 @@ static bool read_header(const struct sw_dwarf_sections *s, uint64_t off, const c
 {
 	struct dw_line_header *h = &out->h;
 	struct sw_dcur c = { s->line, off, false };
-	uint64_t len = sw_dcur_uint(&c, 4);
-	uint8_t offset_size = 4;
-	if (len == 0xffffffff) {
-		len = sw_dcur_uint(&c, 8);
-		offset_size = 8;
-	}
-	if (c.bad || len == 0 || !sw_span_has(s->line, c.pos, len))
+	uint8_t offset_size;
+	uint64_t len = dw_initial_length(&c, &offset_size);
+	if (len == 0 || !sw_span_has(s->line, c.pos, len))
 		return false;
 	h->end = c.pos + len;
 	c.s = sw_span_clip(s->line, 0, h->end);
