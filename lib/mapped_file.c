@@ -34,11 +34,17 @@ int sw_open_regular_file(const char *path, unsigned *mode)
 	return fd;
 }
 
+/* Descriptors kept open for sw_mapped_peek: a bound well under the usual
+ * limit of 1,024 open files, which a dump of hundreds of modules with
+ * their debug files would otherwise reach. Past it files are mapped
+ * without one (peeks then read through the mapping). */
+enum { MAX_KEPT_DESCRIPTORS = 256 };
+static unsigned kept_descriptors;
+
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err)
 {
-	out->data = NULL;
-	out->size = 0;
+	*out = (struct sw_mapped_file){ .fd = -1 };
 	unsigned mode;
 	int fd = sw_open_regular_file(path, &mode);
 	if (fd < 0 && S_ISDIR(mode))
@@ -62,6 +68,12 @@ enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
 		}
 		out->data = p;
 		out->size = (size_t)st.st_size;
+		if (kept_descriptors < MAX_KEPT_DESCRIPTORS) {
+			kept_descriptors++;
+			out->fd = fd;
+			out->has_fd = true;
+			return SW_OK;
+		}
 	}
 	close(fd);
 	return SW_OK;
@@ -71,8 +83,11 @@ void sw_unmap_file(struct sw_mapped_file *m)
 {
 	if (m->data)
 		munmap((void *)m->data, m->size);
-	m->data = NULL;
-	m->size = 0;
+	if (m->has_fd) {
+		close(m->fd);
+		kept_descriptors--;
+	}
+	*m = (struct sw_mapped_file){ .fd = -1 };
 }
 
 bool sw_is_regular_file(const char *path)
@@ -98,4 +113,16 @@ void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n
 	uintptr_t hi = ((uintptr_t)b + (uintptr_t)n) & ~(page - 1);
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void sw_mapped_peek(const struct sw_mapped_file *m, const void *p, size_t n, void *out)
+{
+	const uint8_t *b = p;
+	if (m && m->has_fd && b >= m->data && n <= m->size &&
+	    (size_t)(b - m->data) <= m->size - n) {
+		ssize_t got = pread(m->fd, out, n, (off_t)(b - m->data));
+		if (got == (ssize_t)n)
+			return;
+	}
+	memcpy(out, p, n);
 }

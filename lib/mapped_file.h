@@ -11,6 +11,9 @@
 struct sw_mapped_file {
 	const uint8_t *data;
 	size_t size;
+	/* The open file, kept for sw_mapped_peek while few are (has_fd). */
+	int fd;
+	bool has_fd;
 };
 
 /* Opens path read-only, but only if it is a regular file: the type is
@@ -39,5 +42,14 @@ void sw_unmap_file(struct sw_mapped_file *m);
  * bytes finds the file's contents again (from the page cache). Nothing
  * happens for bytes outside m. */
 void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n);
+
+/* Copies the n bytes at p, which the caller may read, to out. When they
+ * lie in m's mapping and m kept its descriptor, they are read from the
+ * file (pread) instead of through the mapping: a read through a file
+ * mapping maps the kernel's whole fault-around window (64 KiB on Linux)
+ * around the page it needs, and a few thousand small reads at random
+ * places of a big file (code bytes before return addresses, a line table
+ * from a checkpoint) would keep most of the file resident. */
+void sw_mapped_peek(const struct sw_mapped_file *m, const void *p, size_t n, void *out);
 
 #endif

@@ -115,16 +115,29 @@ const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t ad
 	return addr - r->base < r->size ? r : NULL;
 }
 
-bool sw_mem_read(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n)
+static const uint8_t *mem_at(const struct sw_snapshot *s, uint64_t addr, size_t n)
 {
 	const struct sw_mem_region *r = sw_mem_find(s, addr);
 	if (!r || !r->data)
-		return false;
+		return NULL;
 	uint64_t off = addr - r->base;
-	if (n > r->size - off)
-		return false;
-	memcpy(out, r->data + off, n);
-	return true;
+	return n <= r->size - off ? r->data + off : NULL;
+}
+
+bool sw_mem_read(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n)
+{
+	const uint8_t *p = mem_at(s, addr, n);
+	if (p)
+		memcpy(out, p, n);
+	return p != NULL;
+}
+
+bool sw_mem_peek(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n)
+{
+	const uint8_t *p = mem_at(s, addr, n);
+	if (p)
+		sw_mapped_peek(&s->file, p, n, out);
+	return p != NULL;
 }
 
 static uint64_t load_uint(const uint8_t *b, unsigned n, bool big_endian)

@@ -274,6 +274,9 @@ void sw_snapshot_finish(struct sw_snapshot *s);
 /* The one checked accessor for captured memory: copies n bytes at addr into
  * out. False when any byte is not captured. */
 bool sw_mem_read(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n);
+/* sw_mem_read for bytes read once at a random place (code bytes): from the
+ * input file without mapping its pages in (sw_mapped_peek). */
+bool sw_mem_peek(const struct sw_snapshot *s, uint64_t addr, void *out, size_t n);
 /* Reads a word of the snapshot's word size and byte order. */
 bool sw_mem_read_word(const struct sw_snapshot *s, uint64_t addr, uint64_t *out);
 bool sw_mem_read_u32(const struct sw_snapshot *s, uint64_t addr, uint32_t *out);

@@ -65,7 +65,7 @@ static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
  * stacks but no code, are then validated by decoding. */
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
 {
-	if (sw_mem_read(w->snap, addr, out, n))
+	if (sw_mem_peek(w->snap, addr, out, n))
 		return true;
 	int32_t m = sw_module_at(w->snap, addr);
 	if (m < 0 || n > w->snap->modules[m].base + w->snap->modules[m].size - addr)

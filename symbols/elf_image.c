@@ -615,7 +615,7 @@ bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n)
 		if (!readonly_bytes_at(e, vaddr, &s))
 			return false;
 		size_t chunk = s.size < n ? (size_t)s.size : n;
-		memcpy(dst, s.data, chunk);
+		sw_mapped_peek(&e->map, s.data, chunk, dst);
 		dst += chunk;
 		n -= chunk;
 		if (vaddr > UINT64_MAX - chunk && n > 0)
