@@ -126,3 +126,23 @@ void sw_mapped_peek(const struct sw_mapped_file *m, const void *p, size_t n, voi
 	}
 	memcpy(out, p, n);
 }
+
+size_t sw_mapped_strnlen(const struct sw_mapped_file *m, const char *p, size_t max)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	if (!m || !m->has_fd || b < m->data || max > m->size ||
+	    (size_t)(b - m->data) > m->size - max)
+		return strnlen(p, max);
+	/* Names are mostly short: one read of a chunk finds most ends. */
+	char chunk[256];
+	size_t len = 0;
+	while (len < max) {
+		size_t n = max - len < sizeof chunk ? max - len : sizeof chunk;
+		sw_mapped_peek(m, p + len, n, chunk);
+		const char *nul = memchr(chunk, '\0', n);
+		if (nul)
+			return len + (size_t)(nul - chunk);
+		len += n;
+	}
+	return max;
+}

@@ -52,4 +52,9 @@ void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n
  * from a checkpoint) would keep most of the file resident. */
 void sw_mapped_peek(const struct sw_mapped_file *m, const void *p, size_t n, void *out);
 
+/* strnlen(p, max) read the way sw_mapped_peek reads (max: the bytes that
+ * may be read at p); then sw_mapped_peek(m, p, len, buf) copies the
+ * string. */
+size_t sw_mapped_strnlen(const struct sw_mapped_file *m, const char *p, size_t max);
+
 #endif
