@@ -74,7 +74,7 @@ struct sw_arch {
 	 * minidump's `instruction`): NULL prints the pc (x86 and amd64, whose
 	 * Breakpad frames print their return address); link-register CPUs print
 	 * a caller's call site (sw_frame_call_site_address). */
-	uint64_t (*printed_address)(const struct sw_frame *f);
+	uint64_t (*printed_address)(const struct sw_stack_frame *f);
 	/* Removes pointer-authentication bits from a code address (ARM keeps
 	 * its Thumb bit: Breakpad prints and symbolizes the raw pc). The
 	 * walk gives the snapshot's pointer-authentication mask and the highest
@@ -143,7 +143,7 @@ int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len);
 int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n);
 /* A caller's call site, the context frame's (or a restored context's) pc:
  * what Breakpad prints on every CPU but x86 and amd64. */
-static inline uint64_t sw_frame_call_site_address(const struct sw_frame *f)
+static inline uint64_t sw_frame_call_site_address(const struct sw_stack_frame *f)
 {
 	return f->trust == SW_TRUST_CONTEXT || f->restored_context ? f->pc : f->lookup_pc;
 }

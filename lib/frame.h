@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "regs.h"
 
 /* How a frame was found, from least to most trustworthy (Breakpad's
@@ -49,5 +50,47 @@ struct sw_frame {
 	 * frame knows how many precede it. */
 	uint16_t ninlines;
 };
+
+/* Registers as a walked stack keeps them: the values of the known ones
+ * only, in register order. A struct sw_regs is 528 bytes and a frame found
+ * by CFI knows a handful of them: the 4,542 frames of a deep core held
+ * 2.8 MB of unknown registers. */
+struct sw_packed_regs {
+	const uint64_t *v;        /* popcount(valid) values */
+	uint64_t valid;           /* bit i: register i is known */
+	uint32_t context_flags;
+};
+
+/* A frame as struct sw_stack keeps it: struct sw_frame with its
+ * registers packed (the walk works on struct sw_frame). */
+struct sw_stack_frame {
+	uint64_t pc;
+	uint64_t lookup_pc;
+	struct sw_packed_regs regs;
+	enum sw_trust trust;
+	int32_t module;
+	int32_t unloaded_module;
+	const char *function;
+	uint64_t function_base;
+	const char *file;
+	uint32_t line;
+	uint64_t line_base;
+	bool function_is_public;
+	bool restored_context;
+	uint16_t ninlines;
+};
+
+/* f as a stack keeps it, its register values copied to a; false when out
+ * of memory. */
+bool sw_stack_frame_store(const struct sw_frame *f, struct sw_arena *a,
+                          struct sw_stack_frame *out);
+/* The frame's registers, unpacked. */
+void sw_stack_frame_regs(const struct sw_stack_frame *f, struct sw_regs *out);
+/* Register i of the frame, 0 when unknown. */
+uint64_t sw_stack_frame_reg(const struct sw_stack_frame *f, unsigned i);
+static inline bool sw_stack_frame_reg_valid(const struct sw_stack_frame *f, unsigned i)
+{
+	return i < SW_MAX_REGS && (f->regs.valid >> i) & 1;
+}
 
 #endif

@@ -126,7 +126,7 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
 	return n;
 }
 
-uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_frame *fr)
+uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr)
 {
 	if (fr->trust == SW_TRUST_INLINE)
 		return fr->lookup_pc;

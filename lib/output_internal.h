@@ -33,7 +33,7 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
 /* The address printed for frame fr of stack st, from which function and
  * line offsets are measured: an inline frame's call site, else what the
  * stack's arch prints (struct sw_arch.printed_address). */
-uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_frame *fr);
+uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr);
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);

@@ -426,7 +426,7 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
                         const struct sw_stack *st, uint32_t first, uint32_t phys,
                         uint32_t index, bool registers)
 {
-	const struct sw_frame *fr = &st->frames[phys];
+	const struct sw_stack_frame *fr = &st->frames[phys];
 	bool has_module = module_valid(s, fr->module);
 	const struct sw_module *m = has_module ? &s->modules[fr->module] : NULL;
 	uint64_t addr = fr->lookup_pc;
@@ -444,7 +444,7 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 	if (phys > first) {
 		arr(j);
 		for (uint32_t i = first; i < phys; i++) {
-			const struct sw_frame *in = &st->frames[i];
+			const struct sw_stack_frame *in = &st->frames[i];
 			obj(j);
 			k_str(j, "file", in->file);
 			k_str(j, "function", in->function);
@@ -472,8 +472,11 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 	else
 		v_null(j);
 	k_hex(j, "offset", addr);
-	if (registers)
-		write_registers(j, st->arch ? st->arch : arch, &fr->regs);
+	if (registers) {
+		struct sw_regs r;
+		sw_stack_frame_regs(fr, &r);
+		write_registers(j, st->arch ? st->arch : arch, &r);
+	}
 	k_str(j, "trust", sw_trust_name(fr->trust));
 	if (m)
 		k_null(j, "unloaded_modules");

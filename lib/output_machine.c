@@ -33,7 +33,7 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 	if (!st)
 		return;
 	for (uint32_t i = 0; i < st->nframes; i++) {
-		const struct sw_frame *fr = &st->frames[i];
+		const struct sw_stack_frame *fr = &st->frames[i];
 		fprintf(f, "%" PRIu32 "|%" PRIu32 "|", thread, i);
 		uint64_t pc = sw_out_frame_address(st, fr);
 		if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {

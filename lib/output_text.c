@@ -68,7 +68,7 @@ static void print_registers(FILE *f, const struct sw_arch *arch, const struct sw
 
 /* " 0  module!function [file : line + 0xoff]" without the newline. */
 static void print_frame_header(FILE *f, const struct sw_snapshot *s, const struct sw_stack *st,
-                               const struct sw_frame *fr, unsigned index)
+                               const struct sw_stack_frame *fr, unsigned index)
 {
 	fprintf(f, "%2u  ", index);
 	uint64_t pc = sw_out_frame_address(st, fr);
@@ -98,11 +98,14 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 		return;
 	}
 	for (uint32_t i = 0; i < st->nframes; i++) {
-		const struct sw_frame *fr = &st->frames[i];
+		const struct sw_stack_frame *fr = &st->frames[i];
 		print_frame_header(f, s, st, fr, i);
 		fputs("\n ", f);
-		if (fr->trust != SW_TRUST_INLINE)
-			print_registers(f, st->arch ? st->arch : arch, &fr->regs);
+		if (fr->trust != SW_TRUST_INLINE) {
+			struct sw_regs r;
+			sw_stack_frame_regs(fr, &r);
+			print_registers(f, st->arch ? st->arch : arch, &r);
+		}
 		fprintf(f, "\n    Found by: %s\n", sw_trust_description(fr->trust));
 	}
 	/* Breakpad cuts long walks without a word; a reader must know. */

@@ -813,11 +813,14 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	out->scanned = w->scanned;
 	if (l->n) {
 		out->frames = sw_arena_array(w->arena, l->n, sizeof *out->frames);
-		if (!out->frames) {
+		bool stored = out->frames != NULL;
+		for (uint32_t i = 0; stored && i < l->n; i++)
+			stored = sw_stack_frame_store(&l->v[i], w->arena, &out->frames[i]);
+		if (!stored) {
+			out->frames = NULL;
 			out->end = SW_END_ERROR;
 			return false;
 		}
-		memcpy(out->frames, l->v, l->n * sizeof *out->frames);
 	}
 	out->nframes = l->n;
 	return true;

@@ -55,7 +55,7 @@ const char *sw_walk_end_description(enum sw_walk_end e);
 /* The frames of one thread. */
 struct sw_stack {
 	uint32_t thread;           /* index into snapshot threads */
-	struct sw_frame *frames;   /* inline frames precede their physical frame */
+	struct sw_stack_frame *frames; /* inline frames precede their physical frame */
 	uint32_t nframes;
 	bool truncated;            /* stopped at a frame limit or budget */
 	enum sw_walk_end end;      /* why the walk ended */

@@ -308,10 +308,10 @@ START_TEST(test_cfi_caller_keeps_thumb_bit)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x201);
-	ck_assert_uint_eq(st->frames[1].regs.v[PC], LIB_BASE + 0x201);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], PC), LIB_BASE + 0x201);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB_BASE + 0x1ff);
 	ck_assert_uint_eq(sw_arch_arm.printed_address(&st->frames[1]), LIB_BASE + 0x1ff);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 8);
 	ck_assert_str_eq(st->frames[0].function, "crashing");
 	fixture_free(&fx);
 }
@@ -340,11 +340,11 @@ START_TEST(test_r11_chain_gcc_layout)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 2);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 4);
-	ck_assert_uint_eq(st->frames[1].regs.v[R11], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1 + 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R11), fp2);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp2 + 4);
-	ck_assert_uint_eq(st->frames[2].regs.v[R11], 0);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp2 + 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R11), 0);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
 	fixture_free(&fx);
 }
@@ -370,8 +370,8 @@ START_TEST(test_r11_chain_apcs_layout)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 4);
-	ck_assert_uint_eq(st->frames[1].regs.v[R11], 0);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1 + 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R11), 0);
 	fixture_free(&fx);
 }
 END_TEST
@@ -395,9 +395,9 @@ START_TEST(test_r11_chain_aapcs_layout)
 	const struct sw_stack *st = walk_opt(&fx, NULL, &opt);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1 + 8);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp2 + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp2 + 8);
 	fixture_free(&fx);
 }
 END_TEST
@@ -422,10 +422,10 @@ START_TEST(test_r11_gcc_leaf_returns_through_lr)
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp0 + 4);
-	ck_assert_uint_eq(st->frames[1].regs.v[R11], fp1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp0 + 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R11), fp1);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1 + 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp1 + 4);
 	fixture_free(&fx);
 }
 END_TEST
@@ -450,12 +450,12 @@ START_TEST(test_r7_chain_on_ios)
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
-	ck_assert_uint_eq(st->frames[1].regs.v[R7], fp1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R7), fp1);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1 + 8);
-	ck_assert_uint_eq(st->frames[2].regs.v[R7], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp1 + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R7), fp2);
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	fixture_free(&fx);
 }
@@ -478,7 +478,7 @@ START_TEST(test_r7_chain_ends_after_null_saved_r7)
 	const struct sw_stack *st = walk(&fx, NULL);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1 + 8);
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	fixture_free(&fx);
 }
@@ -500,7 +500,7 @@ START_TEST(test_thumb_r7_not_followed_on_linux)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], r7 + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), r7 + 8);
 	fixture_free(&fx);
 }
 END_TEST
@@ -532,7 +532,7 @@ START_TEST(test_arm_thumb_interworking)
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[2].pc, arm_ra);
 	ck_assert_uint_eq(st->frames[2].lookup_pc, arm_ra - 2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], STACK_BASE + 0x124);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), STACK_BASE + 0x124);
 	fixture_free(&fx);
 }
 END_TEST
@@ -561,9 +561,9 @@ START_TEST(test_scan_validates_by_instruction_set)
 	ck_assert_uint_ge(st->nframes, 4);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, thumb_blx | 1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 16);
 	ck_assert_uint_eq(st->frames[2].pc, arm_blx);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp + 44);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 44);
 	ck_assert_uint_eq(st->frames[3].pc, ra);
 	fixture_free(&fx);
 }
@@ -585,7 +585,7 @@ START_TEST(test_context_lr_taken_when_symbols_show_a_leaf)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
 	ck_assert_str_eq(st->frames[1].function, "caller");
 	fixture_free(&fx);
 }
@@ -749,7 +749,7 @@ START_TEST(test_walk_stops_when_stack_does_not_grow)
 	const struct sw_stack *st = walk_opt(&fx, &fs.source, &opt);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
 	fixture_free(&fx);
 }

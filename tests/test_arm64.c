@@ -87,10 +87,10 @@ START_TEST(test_context_leaf_returns_through_link_register)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 4);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp + 16);
-	ck_assert_uint_eq(st->frames[2].regs.v[FP], 0);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], FP), 0);
 	/* The record's saved x29 of 0 marks the chain's end. */
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	fixture_free(&fx);
@@ -111,7 +111,7 @@ START_TEST(test_context_with_own_record_uses_the_record)
 	const struct sw_stack *st = walk(&fx);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp + 16);
 	fixture_free(&fx);
 }
 END_TEST
@@ -134,7 +134,7 @@ START_TEST(test_pointer_authentication_bits_are_stripped)
 	const struct sw_stack *st = walk(&fx);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[FP], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], FP), fp2);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
 	fixture_free(&fx);
 }
@@ -209,7 +209,7 @@ START_TEST(test_scan_takes_only_words_after_a_call)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, ra);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp + 0x20);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 0x20);
 	fixture_free(&fx);
 }
 END_TEST

@@ -154,13 +154,13 @@ START_TEST(test_walk_prologue_leaf_then_frames_then_null_return)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 8); /* the call, before its delay slot */
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0);
-	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x7777); /* the leaf left it alone */
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), 0x7777); /* the leaf left it alone */
 	ck_assert_str_eq(st->frames[1].function, "nonleaf");
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], cfa1);
-	ck_assert_uint_eq(st->frames[2].regs.v[S0], 0x5000);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), cfa1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], S0), 0x5000);
 	ck_assert_str_eq(st->frames[2].function, "entry");
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	pf_machine_free(&pm);
@@ -237,7 +237,7 @@ START_TEST(test_prologue_slot_return_into_code_no_symbol_covers)
 	ck_assert_str_eq(st->frames[1].function, "nonleaf");
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], cfa1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), cfa1);
 	ck_assert_ptr_null(st->frames[2].function);
 	pf_machine_free(&pm);
 	pro_fixture_free(&f);
@@ -313,8 +313,8 @@ START_TEST(test_walk_cfi_with_dump_syms_register_names)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, ra2);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 32);
-	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x5000);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0 + 32);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), 0x5000);
 	ck_assert_str_eq(st->frames[1].function, "entry");
 	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
 	sw_bsym_free(bs.b);
@@ -367,13 +367,13 @@ START_TEST(test_scan_follows_breakpad_mips_rule)
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp1);
-	ck_assert_uint_eq(st->frames[1].regs.v[FP], sp0 + 0x40);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], FP), sp0 + 0x40);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB + 0x200 - 8);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x500);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp1 + 0x34);
-	ck_assert_uint_eq(st->frames[2].regs.v[FP], sp1 + 0x80);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp1 + 0x34);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], FP), sp1 + 0x80);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
 	pf_machine_free(&pm);
 }
@@ -396,7 +396,7 @@ START_TEST(test_scan_mips64_skips_no_argument_words)
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
 	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x300);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], sp1 + 0x10);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp1 + 0x10);
 	pf_machine_free(&pm);
 }
 END_TEST

@@ -45,13 +45,24 @@ struct fixture {
 	struct sw_snapshot s;
 	struct sw_walk_result w;
 	struct sw_stack stacks[2];
-	struct sw_frame frames[8];
+	struct sw_frame frames[8];        /* as the walk makes them */
+	struct sw_stack_frame stored[8];  /* as a stack keeps them */
+	struct sw_arena arena;            /* their register values */
 	struct sw_thread threads[2];
 	struct sw_module modules[3];
 	enum sw_symbols_status status[3];
 };
 
 static struct fixture fx;
+
+/* The first n fixture frames as a stack keeps them. */
+static struct sw_stack_frame *stored_frames(uint32_t n)
+{
+	sw_arena_init(&fx.arena);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert(sw_stack_frame_store(&fx.frames[i], &fx.arena, &fx.stored[i]));
+	return fx.stored;
+}
 
 static void set(struct sw_regs *r, unsigned i, uint64_t v)
 {
@@ -143,7 +154,7 @@ static void build_x86(void)
 	set(&f[3].regs, EIP, 0x10000); set(&f[3].regs, ESP, 0x12ffd0);
 	set(&f[3].regs, EBP, 0x12fff0);
 
-	fx.stacks[0] = (struct sw_stack){ .thread = 0, .frames = f, .nframes = 4 };
+	fx.stacks[0] = (struct sw_stack){ .thread = 0, .frames = stored_frames(4), .nframes = 4 };
 	fx.stacks[1] = (struct sw_stack){ .thread = 1, .frames = NULL, .nframes = 0 };
 	fx.w = (struct sw_walk_result){
 		.stacks = fx.stacks, .nstacks = 2, .crashing = 0, .module_status = fx.status,
@@ -201,7 +212,7 @@ static void build_amd64(void)
 		.file = "/src/main.c", .line = 40, .line_base = 0x401eb8,
 	};
 	set(&f[2].regs, RIP, 0x401ec0); set(&f[2].regs, RSP, 0x7fff5ae4ab00);
-	fx.stacks[0] = (struct sw_stack){ .thread = 0, .frames = f, .nframes = 3 };
+	fx.stacks[0] = (struct sw_stack){ .thread = 0, .frames = stored_frames(3), .nframes = 3 };
 	fx.w = (struct sw_walk_result){
 		.stacks = fx.stacks, .nstacks = 1, .crashing = 0, .module_status = fx.status,
 	};
@@ -231,6 +242,7 @@ static void teardown(void)
 	fx.s.modules = NULL;
 	fx.s.threads = NULL;
 	sw_snapshot_free(&fx.s);
+	sw_arena_free(&fx.arena);
 }
 
 #define ASSERT_OUTPUT(kind, arch, expected) do { \
@@ -921,7 +933,7 @@ END_TEST
 START_TEST(test_machine_strips_separators)
 {
 	build_x86();
-	fx.frames[1].function = "operator|\nfoo";
+	fx.stored[1].function = "operator|\nfoo";
 	char *got = render(MACHINE, &test_x86);
 	ck_assert_ptr_nonnull(strstr(got, "0|1|test_app.exe|operatorfoo|||0x50\n"));
 	free(got);

@@ -243,9 +243,9 @@ START_TEST(test_back_chain_ppc32)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 4);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	fixture_free(&fx);
 }
@@ -268,9 +268,9 @@ START_TEST(test_back_chain_ppc64le)
 	const struct sw_stack *st = walk(&fx, NULL);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	fixture_free(&fx);
 }
@@ -316,7 +316,7 @@ START_TEST(test_cfi_caller)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 	ck_assert_str_eq(st->frames[0].function, "crashing");
 	fixture_free(&fx);
 }
@@ -342,10 +342,10 @@ START_TEST(test_context_lr_of_leaf_without_frame)
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 	ck_assert_str_eq(st->frames[1].function, "caller");
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
 	fixture_free(&fx);
 }
 END_TEST
@@ -368,9 +368,9 @@ START_TEST(test_context_lr_of_leaf_with_frame)
 	const struct sw_stack *st = walk(&fx, NULL);
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[R1], s2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
 	fixture_free(&fx);
 }
 END_TEST
@@ -395,7 +395,7 @@ START_TEST(test_context_lr_left_over_is_not_taken)
 		const struct sw_stack *st = walk(&fx, with_symbols ? &fs.source : NULL);
 		ck_assert_uint_ge(st->nframes, 2);
 		ck_assert_uint_eq(st->frames[1].pc, ra1);
-		ck_assert_uint_eq(st->frames[1].regs.v[R1], s1);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
 		fixture_free(&fx);
 	}
 }
@@ -419,7 +419,7 @@ START_TEST(test_scan_above_header_sets_sp_from_the_slot)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s0 + 0x70 - 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s0 + 0x70 - 16);
 	fixture_free(&fx);
 }
 END_TEST
@@ -438,7 +438,7 @@ START_TEST(test_null_back_chain_after_scan_is_no_definite_end)
 	set_context(&fx, CODE_BASE + 0x10, s0, 0);
 	const struct sw_stack *st = walk(&fx, NULL);
 	ck_assert_uint_eq(st->nframes, 2);
-	ck_assert_uint_eq(st->frames[1].regs.v[R1], s0 + 0x40);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s0 + 0x40);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
 	fixture_free(&fx);
 }

@@ -233,12 +233,12 @@ START_TEST(test_walk_frame_pointer_chain_on_real_code)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, ra1 - 2); /* inside the call */
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1 - 32);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1 - 32);
 	ck_assert_str_eq(st->frames[1].function, "nonleaf");
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp1);
-	ck_assert_uint_eq(st->frames[2].regs.v[S0], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], S0), fp2);
 	ck_assert_str_eq(st->frames[2].function, "entry");
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	pf_machine_free(&pm);
@@ -274,8 +274,8 @@ START_TEST(test_walk_prologue_on_real_code)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(st->frames[1].pc, ra2);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], cfa);
-	ck_assert_uint_eq(st->frames[1].regs.v[S0], 0x5000);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), cfa);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), 0x5000);
 	ck_assert_str_eq(st->frames[1].function, "entry");
 	pf_machine_free(&pm);
 	pro_fixture_free(&f);
@@ -321,8 +321,8 @@ START_TEST(test_frame_pointer_chain_without_code)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x100);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], fp1);
-	ck_assert_uint_eq(st->frames[1].regs.v[S0], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), fp2);
 	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
 	pf_machine_free(&pm);
 }
@@ -344,7 +344,7 @@ START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x300);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 0x20);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0 + 0x20);
 	/* Misaligned s0: refused too. */
 	pf_machine_free(&pm);
 	lib_machine(&pm, &f, true);
@@ -380,11 +380,11 @@ START_TEST(test_context_leaf_without_code_returns_through_ra)
 	const struct sw_stack *st = &pm.result.stacks[0];
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0);
-	ck_assert_uint_eq(st->frames[1].regs.v[S0], fp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), fp);
 	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x400);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
-	ck_assert_uint_eq(st->frames[2].regs.v[SP], fp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp);
 	pf_machine_free(&pm);
 }
 END_TEST
@@ -422,8 +422,8 @@ START_TEST(test_walk_cfi_from_breakpad_symbols)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, ra2);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 32);
-	ck_assert_uint_eq(st->frames[1].regs.v[S1], 0x5000);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0 + 32);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S1), 0x5000);
 	ck_assert_int_eq(st->end, SW_END_OUTERMOST);
 	sw_bsym_free(bs.b);
 	pf_machine_free(&pm);
@@ -445,7 +445,7 @@ START_TEST(test_scan_when_nothing_else_applies)
 	const struct sw_stack *st = pf_walk(&pm, NULL);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], sp0 + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp0 + 16);
 	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
 	pf_machine_free(&pm);
 }
@@ -547,7 +547,7 @@ START_TEST(test_scan_from_rom_refuses_a_call_into_the_module)
 	ck_assert_uint_eq(st->frames[1].pc, 0x42000318);
 	ck_assert_str_eq(st->frames[1].function, "C");
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
-	ck_assert_uint_eq(st->frames[1].regs.v[SP], 0x3fc80008);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), 0x3fc80008);
 	fixture_free(&fx);
 }
 END_TEST

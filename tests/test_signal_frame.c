@@ -52,16 +52,18 @@ static void put_field(struct fixture *fx, uint64_t addr, uint64_t v, unsigned si
 }
 
 /* Frame 1 is the interrupted context: its pc as found, trusted as a
- * context, symbolized at the pc itself. */
-static const struct sw_frame *restored_frame(const struct sw_stack *st)
+ * context, symbolized at the pc itself. Its registers, unpacked. */
+static struct sw_regs restored_frame(const struct sw_stack *st)
 {
 	ck_assert_uint_ge(st->nframes, 2);
-	const struct sw_frame *f = &st->frames[1];
+	const struct sw_stack_frame *f = &st->frames[1];
 	ck_assert_int_eq(f->trust, SW_TRUST_CONTEXT);
 	ck_assert(f->restored_context);
 	ck_assert_uint_eq(f->pc, INTERRUPTED_PC);
 	ck_assert_uint_eq(f->lookup_pc, INTERRUPTED_PC);
-	return f;
+	struct sw_regs r;
+	sw_stack_frame_regs(f, &r);
+	return r;
 }
 
 /* ---- arm64 ---- */
@@ -100,16 +102,16 @@ START_TEST(test_arm64_rt_sigreturn_restores_the_interrupted_context)
 	syn_put_code(&fx, TRAMPOLINE + 4, INSN_SVC_0, 4);
 	arm64_signal_frame(&fx, HANDLER_SP);
 	arm64_context(&fx, HANDLER_SP);
-	const struct sw_frame *f = restored_frame(syn_walk(&fx, &sw_arch_arm64, NULL, NULL));
-	ck_assert_uint_eq(f->regs.v[A64_SP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[A64_FP], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[A64_LR], INTERRUPTED_LR);
-	ck_assert_uint_eq(f->regs.v[0], 0x1000);
-	ck_assert_uint_eq(f->regs.v[19], 0x1000 + 19);
-	ck_assert_uint_eq(f->regs.v[28], 0x1000 + 28);
-	ck_assert_uint_eq(f->regs.v[A64_CPSR], 0x60000000);
+	const struct sw_regs regs = restored_frame(syn_walk(&fx, &sw_arch_arm64, NULL, NULL));
+	ck_assert_uint_eq(regs.v[A64_SP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[A64_FP], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[A64_LR], INTERRUPTED_LR);
+	ck_assert_uint_eq(regs.v[0], 0x1000);
+	ck_assert_uint_eq(regs.v[19], 0x1000 + 19);
+	ck_assert_uint_eq(regs.v[28], 0x1000 + 28);
+	ck_assert_uint_eq(regs.v[A64_CPSR], 0x60000000);
 	for (unsigned i = 0; i <= A64_CPSR; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "x%u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "x%u not restored", i);
 	fixture_free(&fx);
 }
 END_TEST
@@ -180,16 +182,16 @@ static void arm_context(struct fixture *fx, uint64_t pc, bool thumb)
 
 static void check_arm_restored(const struct sw_stack *st, uint32_t cpsr)
 {
-	const struct sw_frame *f = restored_frame(st);
-	ck_assert_uint_eq(f->regs.v[ARM_SP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[ARM_FP], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[ARM_LR], INTERRUPTED_LR);
-	ck_assert_uint_eq(f->regs.v[0], 0x2000);
-	ck_assert_uint_eq(f->regs.v[7], 0x2007);
-	ck_assert_uint_eq(f->regs.v[12], 0x200c);
-	ck_assert_uint_eq(f->regs.v[ARM_CPSR], cpsr);
+	const struct sw_regs regs = restored_frame(st);
+	ck_assert_uint_eq(regs.v[ARM_SP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[ARM_FP], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[ARM_LR], INTERRUPTED_LR);
+	ck_assert_uint_eq(regs.v[0], 0x2000);
+	ck_assert_uint_eq(regs.v[7], 0x2007);
+	ck_assert_uint_eq(regs.v[12], 0x200c);
+	ck_assert_uint_eq(regs.v[ARM_CPSR], cpsr);
 	for (unsigned i = 0; i <= ARM_CPSR; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "r%u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "r%u not restored", i);
 }
 
 /* __restore in ARM code: `mov r7, #0x77; svc 0` with the frame that marks
@@ -290,16 +292,16 @@ static void x86_sigcontext(struct fixture *fx, uint64_t sc)
 
 static void check_x86_restored(const struct sw_stack *st)
 {
-	const struct sw_frame *f = restored_frame(st);
-	ck_assert_uint_eq(f->regs.v[X86_ESP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[X86_EBP], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[X86_EAX], 0x3000);
-	ck_assert_uint_eq(f->regs.v[X86_ECX], 0x3001);
-	ck_assert_uint_eq(f->regs.v[X86_EDX], 0x3002);
-	ck_assert_uint_eq(f->regs.v[X86_EBX], 0x3003);
-	ck_assert_uint_eq(f->regs.v[X86_ESI], 0x3006);
-	ck_assert_uint_eq(f->regs.v[X86_EDI], 0x3007);
-	ck_assert_uint_eq(f->regs.v[X86_EFLAGS], 0x246);
+	const struct sw_regs regs = restored_frame(st);
+	ck_assert_uint_eq(regs.v[X86_ESP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[X86_EBP], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[X86_EAX], 0x3000);
+	ck_assert_uint_eq(regs.v[X86_ECX], 0x3001);
+	ck_assert_uint_eq(regs.v[X86_EDX], 0x3002);
+	ck_assert_uint_eq(regs.v[X86_EBX], 0x3003);
+	ck_assert_uint_eq(regs.v[X86_ESI], 0x3006);
+	ck_assert_uint_eq(regs.v[X86_EDI], 0x3007);
+	ck_assert_uint_eq(regs.v[X86_EFLAGS], 0x246);
 }
 
 static void x86_context(struct fixture *fx)
@@ -383,20 +385,20 @@ START_TEST(test_amd64_rt_sigreturn_restores_the_interrupted_context)
 	put_code_bytes(&fx, TRAMPOLINE, amd64_restore_rt, sizeof amd64_restore_rt);
 	amd64_signal_frame(&fx, HANDLER_SP);
 	amd64_context(&fx);
-	const struct sw_frame *f = restored_frame(syn_walk(&fx, &sw_arch_amd64, NULL, NULL));
-	ck_assert_uint_eq(f->regs.v[RSP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[RBP], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[RAX], 0x4000);
-	ck_assert_uint_eq(f->regs.v[RDX], 0x4001);
-	ck_assert_uint_eq(f->regs.v[RCX], 0x4002);
-	ck_assert_uint_eq(f->regs.v[RBX], 0x4003);
-	ck_assert_uint_eq(f->regs.v[RSI], 0x4004);
-	ck_assert_uint_eq(f->regs.v[RDI], 0x4005);
-	ck_assert_uint_eq(f->regs.v[R8], 0x4008);
-	ck_assert_uint_eq(f->regs.v[R15], 0x400f);
-	ck_assert_uint_eq(f->regs.v[RFLAGS], 0x202);
+	const struct sw_regs regs = restored_frame(syn_walk(&fx, &sw_arch_amd64, NULL, NULL));
+	ck_assert_uint_eq(regs.v[RSP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[RBP], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[RAX], 0x4000);
+	ck_assert_uint_eq(regs.v[RDX], 0x4001);
+	ck_assert_uint_eq(regs.v[RCX], 0x4002);
+	ck_assert_uint_eq(regs.v[RBX], 0x4003);
+	ck_assert_uint_eq(regs.v[RSI], 0x4004);
+	ck_assert_uint_eq(regs.v[RDI], 0x4005);
+	ck_assert_uint_eq(regs.v[R8], 0x4008);
+	ck_assert_uint_eq(regs.v[R15], 0x400f);
+	ck_assert_uint_eq(regs.v[RFLAGS], 0x202);
 	for (unsigned i = 0; i <= RFLAGS; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "register %u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "register %u not restored", i);
 	fixture_free(&fx);
 }
 END_TEST
@@ -477,18 +479,18 @@ static void mips_signal_frame_test(const struct mips_layout *l)
 	sw_reg_set(&fx.thread.ctx, MIPS_PC, TRAMPOLINE);
 	sw_reg_set(&fx.thread.ctx, MIPS_SP, HANDLER_SP);
 	sw_reg_set(&fx.thread.ctx, MIPS_RA, TRAMPOLINE);
-	const struct sw_frame *f = restored_frame(syn_walk(&fx, l->arch, NULL, NULL));
-	ck_assert_uint_eq(f->regs.v[MIPS_SP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[MIPS_FP], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[MIPS_RA], INTERRUPTED_LR);
+	const struct sw_regs regs = restored_frame(syn_walk(&fx, l->arch, NULL, NULL));
+	ck_assert_uint_eq(regs.v[MIPS_SP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[MIPS_FP], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[MIPS_RA], INTERRUPTED_LR);
 	uint64_t keep = l->word_size == 4 ? 0xffffffffu : UINT64_MAX;
-	ck_assert_uint_eq(f->regs.v[MIPS_V0], (ext | 0x80006002u) & keep);
-	ck_assert_uint_eq(f->regs.v[MIPS_S0], (ext | 0x80006010u) & keep);
-	ck_assert_uint_eq(f->regs.v[MIPS_GP], (ext | 0x8000601cu) & keep);
-	ck_assert_uint_eq(f->regs.v[MIPS_HI], 0x6100);
-	ck_assert_uint_eq(f->regs.v[MIPS_LO], 0x6200);
+	ck_assert_uint_eq(regs.v[MIPS_V0], (ext | 0x80006002u) & keep);
+	ck_assert_uint_eq(regs.v[MIPS_S0], (ext | 0x80006010u) & keep);
+	ck_assert_uint_eq(regs.v[MIPS_GP], (ext | 0x8000601cu) & keep);
+	ck_assert_uint_eq(regs.v[MIPS_HI], 0x6100);
+	ck_assert_uint_eq(regs.v[MIPS_LO], 0x6200);
 	for (unsigned i = 0; i <= MIPS_PC; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "register %u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "register %u not restored", i);
 	fixture_free(&fx);
 }
 
@@ -599,17 +601,17 @@ static const struct sw_stack *ppc_signal_walk(struct fixture *fx, const struct p
 static void ppc_signal_frame_test(const struct ppc_layout *l)
 {
 	struct fixture fx;
-	const struct sw_frame *f = restored_frame(ppc_signal_walk(&fx, l));
-	ck_assert_uint_eq(f->regs.v[PPC_R1], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[PPC_LR], INTERRUPTED_LR);
-	ck_assert_uint_eq(f->regs.v[0], 0x7000);
-	ck_assert_uint_eq(f->regs.v[PPC_R2], 0x7000 + PPC_R2);
-	ck_assert_uint_eq(f->regs.v[PPC_R31], 0x7000 + PPC_R31);
-	ck_assert_uint_eq(f->regs.v[PPC_CTR], 0x7123);
-	ck_assert_uint_eq(f->regs.v[PPC_XER], 0x20000000);
-	ck_assert_uint_eq(f->regs.v[PPC_CR], 0x42024402);
+	const struct sw_regs regs = restored_frame(ppc_signal_walk(&fx, l));
+	ck_assert_uint_eq(regs.v[PPC_R1], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[PPC_LR], INTERRUPTED_LR);
+	ck_assert_uint_eq(regs.v[0], 0x7000);
+	ck_assert_uint_eq(regs.v[PPC_R2], 0x7000 + PPC_R2);
+	ck_assert_uint_eq(regs.v[PPC_R31], 0x7000 + PPC_R31);
+	ck_assert_uint_eq(regs.v[PPC_CTR], 0x7123);
+	ck_assert_uint_eq(regs.v[PPC_XER], 0x20000000);
+	ck_assert_uint_eq(regs.v[PPC_CR], 0x42024402);
 	for (unsigned i = 0; i <= PPC_XER; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "register %u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "register %u not restored", i);
 	fixture_free(&fx);
 }
 
@@ -728,14 +730,14 @@ static void riscv_signal_frame_test(enum sw_cpu cpu, const struct sw_arch *arch,
 	sw_reg_set(&fx.thread.ctx, RV_PC, TRAMPOLINE);
 	sw_reg_set(&fx.thread.ctx, RV_SP, HANDLER_SP);
 	sw_reg_set(&fx.thread.ctx, RV_RA, TRAMPOLINE);
-	const struct sw_frame *f = restored_frame(syn_walk(&fx, arch, NULL, NULL));
-	ck_assert_uint_eq(f->regs.v[RV_SP], INTERRUPTED_SP);
-	ck_assert_uint_eq(f->regs.v[RV_S0], INTERRUPTED_FP);
-	ck_assert_uint_eq(f->regs.v[RV_RA], INTERRUPTED_LR);
-	ck_assert_uint_eq(f->regs.v[RV_A0], 0x5000 + RV_A0);
-	ck_assert_uint_eq(f->regs.v[RV_T6], 0x5000 + RV_T6);
+	const struct sw_regs regs = restored_frame(syn_walk(&fx, arch, NULL, NULL));
+	ck_assert_uint_eq(regs.v[RV_SP], INTERRUPTED_SP);
+	ck_assert_uint_eq(regs.v[RV_S0], INTERRUPTED_FP);
+	ck_assert_uint_eq(regs.v[RV_RA], INTERRUPTED_LR);
+	ck_assert_uint_eq(regs.v[RV_A0], 0x5000 + RV_A0);
+	ck_assert_uint_eq(regs.v[RV_T6], 0x5000 + RV_T6);
 	for (unsigned i = 0; i <= RV_PC; i++)
-		ck_assert_msg(sw_reg_valid(&f->regs, i), "x%u not restored", i);
+		ck_assert_msg(sw_reg_valid(&regs, i), "x%u not restored", i);
 	fixture_free(&fx);
 }
 

@@ -182,7 +182,7 @@ START_TEST(test_walk_cfi_caller)
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x1234);
 	ck_assert_uint_eq(st->frames[1].lookup_pc, LIB_BASE + 0x1233);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 16);
 	ck_assert_int_eq(st->frames[1].module, 1);
 	ck_assert_str_eq(st->frames[0].function, "func");
 	ck_assert_int_eq(fx.result.module_status[0], SW_SYMS_LOADED);
@@ -227,8 +227,8 @@ START_TEST(test_walk_frame_pointer_chain)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], fp1 + 16);
-	ck_assert_uint_eq(st->frames[1].regs.v[RBP], fp2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), fp1 + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBP), fp2);
 	/* fp2's saved rbp is 0 < fp2: the chain ends there (stack must grow). */
 	fixture_free(&fx);
 }
@@ -247,7 +247,7 @@ START_TEST(test_frame_pointer_chain_not_followed_on_windows)
 	/* Found anyway, but by scanning: the slot at fp1 + 8 is the only one. */
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], fp1 + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), fp1 + 16);
 	fixture_free(&fx);
 }
 END_TEST
@@ -266,7 +266,7 @@ START_TEST(test_scan_accepts_address_after_call)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 24);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 24);
 	fixture_free(&fx);
 }
 END_TEST
@@ -393,7 +393,7 @@ START_TEST(test_cfi_pc_on_the_stack_falls_through_to_scan)
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
 	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x800);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], sp + 0x28);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x28);
 	fixture_free(&fx);
 }
 END_TEST
@@ -433,7 +433,7 @@ START_TEST(test_cfi_sp_not_growing_falls_through_to_frame_pointer)
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x900);
-	ck_assert_uint_eq(st->frames[1].regs.v[RSP], rbp + 16);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), rbp + 16);
 	fixture_free(&fx);
 }
 END_TEST
@@ -640,8 +640,8 @@ START_TEST(test_x86_frame_pointer_then_scan)
 	const struct sw_stack *st = &fx.result.stacks[0];
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
-	ck_assert_uint_eq(st->frames[1].regs.v[X86_ESP], ebp + 8);
-	ck_assert_uint_eq(st->frames[1].regs.v[X86_EIP], CODE_BASE + 0x300);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_ESP), ebp + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_EIP), CODE_BASE + 0x300);
 	fixture_free(&fx);
 }
 END_TEST
