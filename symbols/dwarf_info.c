@@ -9,12 +9,18 @@
 #include <string.h>
 
 #include "dwarf_consts.h"
+#include "lib/mapped_file.h"
 
 /* Abbreviation codes up to this get a direct index (GCC and clang number
  * them 1..n; a table is a few hundred at most). */
 enum { MAX_INDEXED_CODE = 1 << 16 };
 /* DW_FORM_indirect may name another indirect form: followed this often. */
 enum { MAX_INDIRECT = 4 };
+/* dw_die_peek's first read (most DIEs are a few dozen bytes), and its
+ * last. */
+enum { DIE_WINDOW = 256, MAX_DIE_WINDOW = 64 << 10 };
+/* dw_section_string_dup's first read: most names are shorter. */
+enum { STRING_CHUNK = 256 };
 
 /* ---- unit headers (§7.5.1) ---------------------------------------------- */
 
@@ -178,13 +184,6 @@ const char *dw_inline_string(struct sw_dcur *c)
 	return p;
 }
 
-/* A non-empty string of a section, NULL otherwise. */
-static const char *section_string(struct sw_span sec, uint64_t off)
-{
-	const char *p = dw_section_string(sec, off);
-	return p && *p ? p : NULL;
-}
-
 /* A string reference (see struct dw_die): the section in the top two
  * bits, the offset in the rest. */
 enum { REF_INFO = 1, REF_STR = 2, REF_LINE_STR = 3 };
@@ -193,43 +192,79 @@ static uint64_t string_ref(unsigned sec, uint64_t off)
 	return off >> 62 ? 0 : (uint64_t)sec << 62 | off;
 }
 
-const char *dw_string(const struct sw_dwarf_sections *s, uint64_t ref)
+char *dw_section_string_dup(struct sw_span sec, const struct sw_mapped_file *m, uint64_t off)
+{
+	if (off >= sec.size)
+		return NULL;
+	const char *p = (const char *)sec.data + off;
+	size_t max = (size_t)(sec.size - off);
+	/* Most names fit in one read; a longer one is measured first. */
+	char chunk[STRING_CHUNK];
+	size_t n = max < sizeof chunk ? max : sizeof chunk;
+	sw_mapped_peek(m, p, n, chunk);
+	const char *nul = memchr(chunk, '\0', n);
+	size_t len = nul ? (size_t)(nul - chunk) : sw_mapped_strnlen(m, p, max);
+	if (len == 0 || len == max)
+		return NULL; /* empty, or no NUL before the section's end */
+	char *out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	if (nul)
+		memcpy(out, chunk, len);
+	else
+		sw_mapped_peek(m, p, len, out);
+	out[len] = '\0';
+	return out;
+}
+
+char *dw_string_dup(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                    uint64_t ref)
 {
 	uint64_t off = ref & (((uint64_t)1 << 62) - 1);
 	switch (ref >> 62) {
 	case REF_INFO:
-		return section_string(s->info, off);
+		return dw_section_string_dup(s->info, m, off);
 	case REF_STR:
-		return section_string(s->str, off);
+		return dw_section_string_dup(s->str, m, off);
 	case REF_LINE_STR:
-		return section_string(s->line_str, off);
+		return dw_section_string_dup(s->line_str, m, off);
 	default:
 		return NULL;
 	}
 }
 
+/* The n-byte integer at `at` of sec (the caller checked it is there),
+ * read from the file when m is given (see dw_die_peek). */
+static uint64_t section_uint(const struct sw_mapped_file *m, struct sw_span sec, uint64_t at,
+                             unsigned n)
+{
+	uint8_t b[8];
+	sw_mapped_peek(m, sec.data + at, n, b);
+	return sw_uint((struct sw_span){ b, n, 0, sec.big_endian }, 0, n);
+}
+
 /* §7.26: entry idx of the unit's .debug_str_offsets contribution. */
-static uint64_t indexed_string(const struct sw_dwarf_sections *s, const struct dw_cu *cu,
-                               uint64_t idx)
+static uint64_t indexed_string(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                               const struct dw_cu *cu, uint64_t idx)
 {
 	if (idx > (UINT64_MAX - cu->str_offsets_base) / cu->offset_size)
 		return 0;
 	uint64_t at = cu->str_offsets_base + idx * cu->offset_size;
 	if (!sw_span_has(s->str_offsets, at, cu->offset_size))
 		return 0;
-	return string_ref(REF_STR, sw_uint(s->str_offsets, at, cu->offset_size));
+	return string_ref(REF_STR, section_uint(m, s->str_offsets, at, cu->offset_size));
 }
 
 /* §7.27: entry idx of the unit's .debug_addr contribution. */
-static bool indexed_address(const struct sw_dwarf_sections *s, const struct dw_cu *cu, uint64_t idx,
-                            uint64_t *out)
+static bool indexed_address(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                            const struct dw_cu *cu, uint64_t idx, uint64_t *out)
 {
 	if (idx > (UINT64_MAX - cu->addr_base) / cu->addr_size)
 		return false;
 	uint64_t at = cu->addr_base + idx * cu->addr_size;
 	if (!sw_span_has(s->addr, at, cu->addr_size))
 		return false;
-	*out = sw_uint(s->addr, at, cu->addr_size);
+	*out = section_uint(m, s->addr, at, cu->addr_size);
 	return true;
 }
 
@@ -241,9 +276,10 @@ struct value {
 	uint64_t u;                  /* V_STRING: a string reference */
 };
 
-/* Reads (or skips) one value of `form`. False when the form is unknown or
+/* Reads (or skips) one value of `form` at c, whose bytes are those of
+ * .debug_info from offset `base` on. False when the form is unknown or
  * its bytes are not there: the rest of the unit cannot be parsed. */
-static bool read_value(const struct dw_cu *cu, struct sw_dcur *c, uint16_t form,
+static bool read_value(const struct dw_cu *cu, struct sw_dcur *c, uint64_t base, uint16_t form,
                        int64_t implicit_const, struct value *v)
 {
 	v->kind = V_UINT;
@@ -326,7 +362,7 @@ static bool read_value(const struct dw_cu *cu, struct sw_dcur *c, uint16_t form,
 			v->kind = V_STRING;
 			uint64_t at = c->pos;
 			const char *p = dw_inline_string(c);
-			v->u = p && *p ? string_ref(REF_INFO, at) : 0;
+			v->u = p && *p ? string_ref(REF_INFO, base + at) : 0;
 			break;
 		}
 		case SW_DW_FORM_strx:
@@ -412,38 +448,42 @@ struct pending {
 	uint16_t high_form;
 };
 
-static uint64_t resolve_string(const struct sw_dwarf_sections *s, const struct dw_cu *cu,
-                               const struct value *v)
+static uint64_t resolve_string(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                               const struct dw_cu *cu, const struct value *v)
 {
 	if (v->kind == V_STRING)
 		return v->u;
 	if (v->kind == V_STRX)
-		return indexed_string(s, cu, v->u);
+		return indexed_string(s, m, cu, v->u);
 	return 0;
 }
 
-static bool resolve_address(const struct sw_dwarf_sections *s, const struct dw_cu *cu,
-                            const struct value *v, uint64_t *out)
+static bool resolve_address(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                            const struct dw_cu *cu, const struct value *v, uint64_t *out)
 {
 	if (v->kind == V_ADDR) {
 		*out = v->u;
 		return true;
 	}
 	if (v->kind == V_ADDRX)
-		return indexed_address(s, cu, v->u, out);
+		return indexed_address(s, m, cu, v->u, out);
 	return false;
 }
 
-bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const struct dw_abbrevs *ab,
-                 uint64_t off, struct dw_die *die)
+/* Reads the DIE at c, whose bytes are those of .debug_info from offset
+ * `base` on (the section itself, or a copy of a part of it); indexed
+ * strings and addresses are read from the file when m is given. False
+ * when damaged, or (c->bad) when its bytes run past c's end. */
+static bool read_die(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                     struct dw_cu *cu, const struct dw_abbrevs *ab, struct sw_dcur *c,
+                     uint64_t base, struct dw_die *die)
 {
 	memset(die, 0, sizeof *die);
-	die->off = off;
-	struct sw_dcur c = { sw_span_clip(s->info, 0, cu->end), off, false };
-	uint64_t code = sw_dcur_uleb(&c);
-	if (c.bad)
+	die->off = base + c->pos;
+	uint64_t code = sw_dcur_uleb(c);
+	if (c->bad)
 		return false;
-	die->next = c.pos;
+	die->next = base + c->pos;
 	if (code == 0)
 		return true;
 	const struct dw_abbrev *a = abbrev_of(ab, code);
@@ -457,7 +497,7 @@ bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const stru
 	for (uint32_t i = 0; i < a->count; i++) {
 		const struct dw_attr_spec *sp = &ab->specs[a->first + i];
 		struct value v;
-		if (!read_value(cu, &c, sp->form, sp->implicit_const, &v))
+		if (!read_value(cu, c, base, sp->form, sp->implicit_const, &v))
 			return false;
 		switch (sp->name) {
 		case SW_DW_AT_low_pc:
@@ -531,8 +571,8 @@ bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const stru
 			break;
 		}
 	}
-	die->next = c.pos;
-	if (resolve_address(s, cu, &p.low, &die->low_pc))
+	die->next = base + c->pos;
+	if (resolve_address(s, m, cu, &p.low, &die->low_pc))
 		die->has |= DW_HAS_LOW_PC;
 	if (p.high.kind != V_NONE && p.high_form) {
 		/* DWARF 4 §2.17.2: a constant high pc is the length. */
@@ -541,16 +581,51 @@ bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const stru
 				die->high_pc = die->low_pc + p.high.u;
 				die->has |= DW_HAS_HIGH_PC;
 			}
-		} else if (resolve_address(s, cu, &p.high, &die->high_pc)) {
+		} else if (resolve_address(s, m, cu, &p.high, &die->high_pc)) {
 			die->has |= DW_HAS_HIGH_PC;
 		}
 	}
-	die->name = resolve_string(s, cu, &p.name);
-	die->linkage = resolve_string(s, cu, &p.linkage);
-	die->comp_dir = resolve_string(s, cu, &p.comp_dir);
+	die->name = resolve_string(s, m, cu, &p.name);
+	die->linkage = resolve_string(s, m, cu, &p.linkage);
+	die->comp_dir = resolve_string(s, m, cu, &p.comp_dir);
 	if (unit_die && (die->has & DW_HAS_LOW_PC))
 		cu->base = die->low_pc;
 	return true;
+}
+
+bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const struct dw_abbrevs *ab,
+                 uint64_t off, struct dw_die *die)
+{
+	struct sw_dcur c = { sw_span_clip(s->info, 0, cu->end), off, false };
+	return read_die(s, NULL, cu, ab, &c, 0, die);
+}
+
+bool dw_die_peek(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                 struct dw_cu *cu, const struct dw_abbrevs *ab, uint64_t off, struct dw_die *die)
+{
+	uint64_t end = cu->end < s->info.size ? cu->end : s->info.size;
+	if (off >= end)
+		return dw_die_read(s, cu, ab, off, die);
+	/* A DIE's size is known only once it is read: a small window first,
+	 * wider ones (up to the unit's end) while its bytes run past. (With
+	 * m NULL the windows are copies of the section's bytes: one path, the
+	 * one the fuzzer runs.) */
+	uint8_t small[DIE_WINDOW];
+	for (uint64_t want = sizeof small; want <= MAX_DIE_WINDOW; want *= 16) {
+		uint64_t n = want < end - off ? want : end - off;
+		uint8_t *buf = n <= sizeof small ? small : malloc((size_t)n);
+		if (!buf)
+			return false;
+		sw_mapped_peek(m, s->info.data + off, (size_t)n, buf);
+		struct sw_dcur c = { { buf, n, 0, s->info.big_endian }, 0, false };
+		bool ok = read_die(s, m, cu, ab, &c, off, die);
+		if (buf != small)
+			free(buf);
+		if (ok || !c.bad || n == end - off)
+			return ok;
+	}
+	/* Longer still (a block of many KiB, or damage): read in place. */
+	return dw_die_read(s, cu, ab, off, die);
 }
 
 uint64_t dw_skip_children(const struct sw_dwarf_sections *s, struct dw_cu *cu,
@@ -630,15 +705,15 @@ static bool ranges_v5(const struct sw_dwarf_sections *s, const struct dw_cu *cu,
 		case SW_DW_RLE_end_of_list:
 			return true;
 		case SW_DW_RLE_base_addressx:
-			if (indexed_address(s, cu, sw_dcur_uleb(&c), &a))
+			if (indexed_address(s, NULL, cu, sw_dcur_uleb(&c), &a))
 				base = a;
 			continue;
 		case SW_DW_RLE_startx_endx:
-			ok = indexed_address(s, cu, sw_dcur_uleb(&c), &a);
-			ok = indexed_address(s, cu, sw_dcur_uleb(&c), &b) && ok;
+			ok = indexed_address(s, NULL, cu, sw_dcur_uleb(&c), &a);
+			ok = indexed_address(s, NULL, cu, sw_dcur_uleb(&c), &b) && ok;
 			break;
 		case SW_DW_RLE_startx_length:
-			ok = indexed_address(s, cu, sw_dcur_uleb(&c), &a);
+			ok = indexed_address(s, NULL, cu, sw_dcur_uleb(&c), &a);
 			b = a + sw_dcur_uleb(&c);
 			break;
 		case SW_DW_RLE_offset_pair:

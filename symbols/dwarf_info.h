@@ -46,6 +46,16 @@ const char *dw_section_string(struct sw_span sec, uint64_t off);
 /* The string at the cursor (DW_FORM_string), the cursor moved past its
  * NUL; NULL and `bad` when it runs past the span. */
 const char *dw_inline_string(struct sw_dcur *c);
+/* A copy (malloc) of the string at `off` of sec; NULL when it is empty,
+ * runs past the section, or out of memory. When m (the file the section
+ * lies in, or NULL) is given, the string is read from the file
+ * (sw_mapped_strnlen, sw_mapped_peek), not through the mapping: strings
+ * are read one at a time at places all over .debug_str, and reading them
+ * through the mapping would keep most of the section resident (the
+ * kernel maps a 64 KiB window around every page read; around a small
+ * section such as .debug_line_str, the sections next to it). */
+struct sw_mapped_file;
+char *dw_section_string_dup(struct sw_span sec, const struct sw_mapped_file *m, uint64_t off);
 
 /* Reads the unit header at `off`; false when it is not a whole, known
  * header (version 2-5, address size 1-8) inside .debug_info. The bases
@@ -99,14 +109,15 @@ struct dw_die {
 	uint64_t call_file, call_line, stmt_list;
 	uint64_t sibling;          /* global offset, 0: none */
 	uint64_t spec, origin;     /* global offsets, 0: none */
-	/* Strings as references (section and offset), read with dw_string
-	 * only when used: most DIEs' names never are. 0: none. */
+	/* Strings as references (section and offset), read with
+	 * dw_string_dup only when used: most DIEs' names never are. 0: none. */
 	uint64_t name, linkage, comp_dir;
 };
 
-/* The NUL-terminated string a reference names; NULL when it is none or
- * runs past its section. */
-const char *dw_string(const struct sw_dwarf_sections *s, uint64_t ref);
+/* A copy of the string a reference names (dw_section_string_dup); NULL
+ * when it is none, empty, runs past its section, or out of memory. */
+char *dw_string_dup(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                    uint64_t ref);
 
 /* Reads the DIE at global offset `off` of unit cu. A unit DIE's
  * DW_AT_str_offsets_base, DW_AT_addr_base and DW_AT_rnglists_base are
@@ -115,6 +126,12 @@ const char *dw_string(const struct sw_dwarf_sections *s, uint64_t ref);
  * unit). */
 bool dw_die_read(const struct sw_dwarf_sections *s, struct dw_cu *cu, const struct dw_abbrevs *ab,
                  uint64_t off, struct dw_die *die);
+/* The same, for one DIE read again at lookup time, long after its unit's
+ * pages were given back: its bytes (and indexed strings and addresses)
+ * are read from the file m (sw_mapped_peek), which does not map them
+ * again; m NULL: copied from the sections. */
+bool dw_die_peek(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                 struct dw_cu *cu, const struct dw_abbrevs *ab, uint64_t off, struct dw_die *die);
 
 /* Skips the children of a DIE whose children start at `off`: the offset
  * past their null entry, 0 when damaged. */
@@ -149,7 +166,7 @@ struct dw_line_header {
 	int8_t line_base;
 	uint8_t line_range;
 	uint8_t opcode_base;
-	uint64_t std_lengths;      /* standard_opcode_lengths, in .debug_line */
+	uint8_t *std_lengths;      /* standard_opcode_lengths (opcode_base - 1), a copy */
 	uint8_t addr_size;
 	uint16_t version;
 };
@@ -171,9 +188,11 @@ struct dw_ckpt {
 };
 
 /* A sequence (§6.2.2): rows at increasing addresses in [lo, hi), its
- * checkpoints ckpts[first, first + count) (the first is its first row). */
+ * checkpoints ckpts[first, first + count) (the first is its first row),
+ * `end` the offset past its DW_LNE_end_sequence. */
 struct dw_seq {
 	uint64_t lo, hi;
+	uint64_t end;
 	uint32_t first, count;
 };
 
@@ -181,9 +200,11 @@ struct dw_seq {
  * file of its file table (pool offsets of `pool`), its sequences sorted by
  * lo, and a checkpoint every DW_CKPT_EVERY rows, so that a lookup runs at
  * most that many rows instead of keeping all of them (a 1.3 MB
- * .debug_line holds ~420,000 rows: 6.7 MB as an array, 0.3 MB as
- * checkpoints). */
-enum { DW_CKPT_EVERY = 32 };
+ * .debug_line holds ~420,000 rows: 6.7 MB as an array, 0.16 MB as
+ * checkpoints). A lookup decodes a copy of the ~200 bytes between two
+ * checkpoints: 64 rows cost it no measurable time, and halve the
+ * checkpoints of 32 (gen48k: 0.47 MB less). */
+enum { DW_CKPT_EVERY = 64 };
 struct dw_lines {
 	struct dw_line_header h;
 	uint32_t *files;           /* pool offsets, 0: unknown */
@@ -197,19 +218,25 @@ struct dw_lines {
 
 struct dw_pool;
 /* Reads the line table at `off` of .debug_line; comp_dir (may be NULL)
- * makes relative directories whole, as dump_syms does. Sequences at
- * address 0 (code the linker discarded) are dropped. False when out of
- * memory; a damaged program keeps the sequences before the damage. */
-bool dw_lines_read(const struct sw_dwarf_sections *s, uint64_t off, const char *comp_dir,
-                   struct dw_pool *pool, struct dw_lines *out);
+ * makes relative directories whole, as dump_syms does. Paths in
+ * .debug_line_str or .debug_str are read from the file m when given
+ * (dw_section_string_dup). Sequences at address 0 (code the linker
+ * discarded) are dropped. False when out of memory; a damaged program
+ * keeps the sequences before the damage. */
+bool dw_lines_read(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m, uint64_t off,
+                   const char *comp_dir, struct dw_pool *pool, struct dw_lines *out);
 void dw_lines_free(struct dw_lines *l);
 /* The pool offset of the path of file `raw` of the program's file table
  * (DWARF <= 4 numbers files from 1, 0 meaning none; 5 from 0); 0 when
  * unknown. */
 uint32_t dw_lines_file(const struct dw_lines *l, uint64_t raw);
 /* The row covering vaddr: the last one at or below it in the sequence
- * that holds vaddr. False when no sequence holds it. */
-bool dw_lines_find(const struct sw_dwarf_sections *s, const struct dw_lines *l, uint64_t vaddr,
-                   struct dw_row *out);
+ * that holds vaddr. False when no sequence holds it. The program is run
+ * from the checkpoint below vaddr over a copy of its bytes up to the next
+ * checkpoint, read from the file m when given (sw_mapped_peek): a few
+ * thousand lookups at places all over .debug_line would otherwise map
+ * most of it again (64 KiB around every page read). */
+bool dw_lines_find(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                   const struct dw_lines *l, uint64_t vaddr, struct dw_row *out);
 
 #endif

@@ -11,16 +11,26 @@
 #include "dwarf_consts.h"
 #include "dwarf_lines_internal.h"
 #include "lib/bsearch.h"
+#include "lib/mapped_file.h"
 
 /* Opcodes one lookup may run from a checkpoint (DW_CKPT_EVERY rows and
  * whatever non-row opcodes lie between them, in a sane program). */
 enum { MAX_LOOKUP_OPS = 4096 };
+/* The bytes between two checkpoints a lookup copies onto its stack
+ * (DW_CKPT_EVERY = 64 rows: 150-200 bytes on average, at most 410, in the
+ * GCC and clang programs of tests/test_dwarf_lines.c and the gen48k
+ * bench); more go to the heap. */
+enum { LOOKUP_WINDOW = 1024 };
 
 /* ---- the header (§6.2.4) ------------------------------------------------ */
 
+/* A directory or file entry. path points into the line program's header,
+ * or to `copy`, a path read from .debug_line_str or .debug_str (freed with
+ * the table). */
 struct entry {
 	const char *path;
 	uint64_t dir;
+	char *copy;
 };
 
 struct table {
@@ -28,22 +38,49 @@ struct table {
 	size_t n;
 };
 
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; t->v && i < t->n; i++)
+		free(t->v[i].copy);
+	free(t->v);
+}
+
+/* A path of a string section, read from the file m when given (see
+ * dw_section_string_dup), kept in e. */
+static void copy_path(struct sw_span sec, const struct sw_mapped_file *m, uint64_t off,
+                      struct entry *e)
+{
+	free(e->copy);
+	e->path = e->copy = dw_section_string_dup(sec, m, off);
+}
+
 /* One field of a DWARF 5 directory or file entry (§6.2.4.1 lists the forms
  * each content type may use). False on an unknown form. */
-static bool entry_field(const struct sw_dwarf_sections *s, struct sw_dcur *c, uint8_t offset_size,
-                        uint64_t type, uint64_t form, struct entry *e)
+static bool entry_field(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                        struct sw_dcur *c, uint8_t offset_size, uint64_t type, uint64_t form,
+                        struct entry *e)
 {
-	const char *str = NULL;
+	bool path = type == SW_DW_LNCT_path;
 	uint64_t u = 0;
 	switch (form) {
-	case SW_DW_FORM_string:
-		str = dw_inline_string(c);
+	case SW_DW_FORM_string: {
+		const char *str = dw_inline_string(c);
+		if (path && str) {
+			free(e->copy);
+			e->copy = NULL;
+			e->path = str;
+		}
 		break;
+	}
 	case SW_DW_FORM_line_strp:
-		str = dw_section_string(s->line_str, sw_dcur_uint(c, offset_size));
+		u = sw_dcur_uint(c, offset_size);
+		if (path && !c->bad)
+			copy_path(s->line_str, m, u, e);
 		break;
 	case SW_DW_FORM_strp:
-		str = dw_section_string(s->str, sw_dcur_uint(c, offset_size));
+		u = sw_dcur_uint(c, offset_size);
+		if (path && !c->bad)
+			copy_path(s->str, m, u, e);
 		break;
 	case SW_DW_FORM_strp_sup:
 		sw_dcur_uint(c, offset_size);
@@ -72,16 +109,14 @@ static bool entry_field(const struct sw_dwarf_sections *s, struct sw_dcur *c, ui
 	default:
 		return false;
 	}
-	if (type == SW_DW_LNCT_path)
-		e->path = str;
-	else if (type == SW_DW_LNCT_directory_index)
+	if (type == SW_DW_LNCT_directory_index)
 		e->dir = u;
 	return !c->bad;
 }
 
 /* A DWARF 5 entry table: its format, its count, its entries. */
-static bool read_table_v5(const struct sw_dwarf_sections *s, struct sw_dcur *c, uint8_t offset_size,
-                          struct table *t)
+static bool read_table_v5(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                          struct sw_dcur *c, uint8_t offset_size, struct table *t)
 {
 	uint8_t nformat = sw_dcur_u8(c);
 	uint64_t format[2 * 255];
@@ -97,10 +132,11 @@ static bool read_table_v5(const struct sw_dwarf_sections *s, struct sw_dcur *c, 
 	if (!t->v)
 		return false;
 	for (uint64_t k = 0; k < count; k++) {
+		t->n++; /* freed with the table from its first field on */
 		for (unsigned i = 0; i < nformat; i++)
-			if (!entry_field(s, c, offset_size, format[2 * i], format[2 * i + 1], &t->v[k]))
+			if (!entry_field(s, m, c, offset_size, format[2 * i], format[2 * i + 1],
+			                 &t->v[k]))
 				return false;
-		t->n++;
 	}
 	return true;
 }
@@ -195,8 +231,9 @@ static uint32_t full_path(struct dw_pool *pool, const char *comp_dir, const char
 	return off;
 }
 
-static bool read_header(const struct sw_dwarf_sections *s, uint64_t off, const char *comp_dir,
-                        struct dw_pool *pool, struct dw_lines *out)
+static bool read_header(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                        uint64_t off, const char *comp_dir, struct dw_pool *pool,
+                        struct dw_lines *out)
 {
 	struct dw_line_header *h = &out->h;
 	struct sw_dcur c = { s->line, off, false };
@@ -225,16 +262,21 @@ static bool read_header(const struct sw_dwarf_sections *s, uint64_t off, const c
 	h->line_base = (int8_t)sw_dcur_u8(&c);
 	h->line_range = sw_dcur_u8(&c);
 	h->opcode_base = sw_dcur_u8(&c);
-	h->std_lengths = c.pos;
+	uint64_t lengths = c.pos;
 	if (c.bad || h->line_range == 0 || h->opcode_base == 0 ||
 	    !sw_dcur_skip(&c, h->opcode_base - 1u))
 		return false;
+	/* Kept (a dozen bytes), so that lookups need not read the header. */
+	h->std_lengths = malloc(h->opcode_base);
+	if (!h->std_lengths)
+		return false;
+	memcpy(h->std_lengths, c.s.data + lengths, h->opcode_base - 1u);
 
 	struct table dirs = {0}, files = {0};
 	bool ok;
 	if (h->version >= 5) {
-		ok = read_table_v5(s, &c, offset_size, &dirs) &&
-		     read_table_v5(s, &c, offset_size, &files);
+		ok = read_table_v5(s, m, &c, offset_size, &dirs) &&
+		     read_table_v5(s, m, &c, offset_size, &files);
 	} else {
 		ok = read_dirs_v4(&c, &dirs) && read_files_v4(&c, &files);
 		if (ok) /* directory 0: the compilation directory */
@@ -252,8 +294,8 @@ static bool read_header(const struct sw_dwarf_sections *s, uint64_t off, const c
 		}
 		out->nfiles = ok ? files.n : 0;
 	}
-	free(dirs.v);
-	free(files.v);
+	table_free(&dirs);
+	table_free(&files);
 	return ok;
 }
 
@@ -269,8 +311,8 @@ struct state {
  * DW_LNE_end_sequence, st holding the row, c after the opcode) or the
  * program ends or is damaged (false). The state is reset after an end of
  * sequence by the caller. */
-static bool next_row(const struct sw_dwarf_sections *s, const struct dw_line_header *h,
-                     struct sw_dcur *c, struct state *st, bool *end_seq)
+static bool next_row(const struct dw_line_header *h, struct sw_dcur *c, struct state *st,
+                     bool *end_seq)
 {
 	*end_seq = false;
 	while (c->pos < c->s.size && !c->bad) {
@@ -320,7 +362,7 @@ static bool next_row(const struct sw_dwarf_sections *s, const struct dw_line_hea
 		default: {
 			/* Any other standard opcode: skip the number of ULEB128
 			 * operands the header gives it. */
-			uint8_t n = sw_u8(s->line, h->std_lengths + op - 1u);
+			uint8_t n = h->std_lengths[op - 1u]; /* 1 <= op < opcode_base */
 			for (uint8_t i = 0; i < n; i++)
 				sw_dcur_uleb(c);
 			break;
@@ -386,10 +428,11 @@ static bool index_program(const struct sw_dwarf_sections *s, struct dw_lines *l)
 	struct dw_seq q = {0};
 	uint64_t last = 0, rows = 0;
 	bool end_seq;
-	while (next_row(s, h, &c, &st, &end_seq)) {
+	while (next_row(h, &c, &st, &end_seq)) {
 		if (end_seq) {
 			if (in_seq && !broken && st.addr >= last) {
 				q.hi = st.addr;
+				q.end = c.pos;
 				q.count = (uint32_t)(l->nckpts - q.first);
 				/* Code at 0: discarded by the linker (dump_syms drops
 				 * it too). */
@@ -427,17 +470,18 @@ static bool index_program(const struct sw_dwarf_sections *s, struct dw_lines *l)
 
 void dw_lines_free(struct dw_lines *l)
 {
+	free(l->h.std_lengths);
 	free(l->files);
 	free(l->seqs);
 	free(l->ckpts);
 	memset(l, 0, sizeof *l);
 }
 
-bool dw_lines_read(const struct sw_dwarf_sections *s, uint64_t off, const char *comp_dir,
-                   struct dw_pool *pool, struct dw_lines *out)
+bool dw_lines_read(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m, uint64_t off,
+                   const char *comp_dir, struct dw_pool *pool, struct dw_lines *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!read_header(s, off, comp_dir, pool, out)) {
+	if (!read_header(s, m, off, comp_dir, pool, out)) {
 		/* A damaged header: no line table, not a failed unit. */
 		dw_lines_free(out);
 		return true;
@@ -469,8 +513,24 @@ static uint64_t ckpt_addr_at(const void *set, size_t i)
 	return ((const struct dw_ckpt *)set)[i].addr;
 }
 
-bool dw_lines_find(const struct sw_dwarf_sections *s, const struct dw_lines *l, uint64_t vaddr,
-                   struct dw_row *out)
+/* A copy of the bytes of `part` (a part of sec), read from the file m when
+ * given: into buf when they fit its `cap` bytes, else onto the heap
+ * (*owned, for the caller to free); the mapped bytes themselves when out
+ * of memory. */
+static struct sw_span copy_of(const struct sw_mapped_file *m, struct sw_span part, uint8_t *buf,
+                              size_t cap, uint8_t **owned)
+{
+	*owned = NULL;
+	uint8_t *dst = buf;
+	if (part.size > cap && !(dst = *owned = malloc((size_t)part.size)))
+		return part;
+	sw_mapped_peek(m, part.data, (size_t)part.size, dst);
+	part.data = dst;
+	return part;
+}
+
+bool dw_lines_find(const struct sw_dwarf_sections *s, const struct sw_mapped_file *m,
+                   const struct dw_lines *l, uint64_t vaddr, struct dw_row *out)
 {
 	/* The sequence starting nearest below vaddr that holds it. */
 	size_t i = sw_upper_bound(l->seqs, l->nseqs, seq_lo_at, vaddr);
@@ -490,12 +550,19 @@ bool dw_lines_find(const struct sw_dwarf_sections *s, const struct dw_lines *l, 
 	const struct dw_ckpt *from = &ck[k - 1];
 	struct state st = { .addr = from->addr, .file = from->file, .line = from->line };
 	*out = (struct dw_row){ .addr = st.addr, .file = st.file, .line = st.line };
-	struct sw_dcur c = { sw_span_clip(s->line, 0, l->h.end), from->pos, false };
+	/* The rows after `from` that can lie at or below vaddr: those up to
+	 * the next checkpoint (which lies above it), or to the sequence's
+	 * end. */
+	uint64_t to = k < q->count ? ck[k].pos : q->end;
+	struct sw_span part = sw_span_clip(s->line, from->pos, to > from->pos ? to - from->pos : 0);
+	uint8_t window[LOOKUP_WINDOW], *owned;
+	struct sw_dcur c = { copy_of(m, part, window, sizeof window, &owned), 0, false };
 	bool end_seq;
-	for (int n = 0; n < MAX_LOOKUP_OPS && next_row(s, &l->h, &c, &st, &end_seq); n++) {
+	for (int n = 0; n < MAX_LOOKUP_OPS && next_row(&l->h, &c, &st, &end_seq); n++) {
 		if (end_seq || st.addr > vaddr)
 			break;
 		*out = (struct dw_row){ .addr = st.addr, .file = st.file, .line = st.line };
 	}
+	free(owned);
 	return true;
 }

@@ -288,36 +288,32 @@ static uint32_t demangled(struct dw_pool *p, const char *mangled)
 	return off;
 }
 
-static uint64_t decl_off_at(const void *set, size_t i)
-{
-	return ((const struct dw_decl *)set)[i].off;
-}
-
-static uint32_t ref_name(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t off, int hops);
+static uint32_t ref_name(struct sw_dwarf *d, struct dw_unit *u, uint64_t off, int hops);
 
 /* The qualified name of a function DIE, in the order dump_syms takes it
  * (Breakpad's DwarfCUToModule: its own demangled linkage name, else its
  * specification's name, else its abstract origin's, else DW_AT_name in its
- * enclosing namespaces and classes). Cached in dc->name. */
-static uint32_t decl_name(struct sw_dwarf *d, struct dw_unit_data *ud, struct dw_decl *dc,
-                          int hops)
+ * enclosing namespaces and classes `scope`, else its linkage name as it
+ * is). Strings are read from the file (dw_string_dup): see dwarf_info.h. */
+static uint32_t die_name(struct sw_dwarf *d, struct dw_unit *u, const struct dw_die *die,
+                         uint32_t scope, int hops)
 {
-	if (dc->name != DW_NONE)
-		return dc->name;
-	uint32_t name = 0;
-	const char *linkage = dw_string(&d->s, dc->linkage);
-	if (linkage)
-		name = demangled(&ud->pool, linkage);
-	if (!name && dc->spec && hops > 0)
-		name = ref_name(d, ud, dc->spec, hops - 1);
-	if (!name && dc->origin && hops > 0)
-		name = ref_name(d, ud, dc->origin, hops - 1);
-	const char *dname = name ? NULL : dw_string(&d->s, dc->dname);
-	if (!name && dname)
-		name = dw_pool_join(&ud->pool, dc->scope, dname);
+	struct dw_pool *pool = &u->data->pool;
+	char *linkage = dw_string_dup(&d->s, d->map, die->linkage);
+	uint32_t name = linkage ? demangled(pool, linkage) : 0;
+	if (!name && die->spec && hops > 0)
+		name = ref_name(d, u, die->spec, hops - 1);
+	if (!name && die->origin && hops > 0)
+		name = ref_name(d, u, die->origin, hops - 1);
+	if (!name) {
+		char *plain = dw_string_dup(&d->s, d->map, die->name);
+		if (plain)
+			name = dw_pool_join(pool, scope, plain);
+		free(plain);
+	}
 	if (!name && linkage) /* not demangled: shown as it is */
-		name = dw_pool_add(&ud->pool, linkage, strlen(linkage));
-	dc->name = name;
+		name = dw_pool_add(pool, linkage, strlen(linkage));
+	free(linkage);
 	return name;
 }
 
@@ -326,39 +322,87 @@ static uint64_t unit_off_at(const void *set, size_t i)
 	return ((const struct dw_unit *)set)[i].cu.off;
 }
 
-/* A DIE of another unit (DW_FORM_ref_addr): its linkage or plain name,
- * without the scopes this unit's walk did not see. */
-static uint32_t foreign_name(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t off,
-                             int hops)
+/* Reads the DIE at global offset off again, from the file (its unit's
+ * pages were given back); false when no unit holds it or it is damaged. */
+static bool reread_die(struct sw_dwarf *d, uint64_t off, struct dw_die *die)
 {
 	size_t i = sw_upper_bound(d->units, d->nunits, unit_off_at, off);
 	if (i == 0)
-		return 0;
+		return false;
 	struct dw_unit *u = &d->units[i - 1];
 	const struct dw_abbrevs *ab = off >= u->cu.die_off && off < u->cu.end
 	                                      ? dw_unit_abbrevs(d, u) : NULL;
-	struct dw_die die;
-	if (!ab || !dw_die_read(&d->s, &u->cu, ab, off, &die) || die.tag == 0)
-		return 0;
-	uint32_t name = 0;
-	const char *linkage = dw_string(&d->s, die.linkage), *plain = dw_string(&d->s, die.name);
-	if (linkage)
-		name = demangled(&ud->pool, linkage);
-	if (!name && die.spec && hops > 0)
-		name = ref_name(d, ud, die.spec, hops - 1);
-	if (!name && die.origin && hops > 0)
-		name = ref_name(d, ud, die.origin, hops - 1);
-	if (!name && plain)
-		name = dw_pool_add(&ud->pool, plain, strlen(plain));
-	return name;
+	return ab && dw_die_peek(&d->s, d->map, &u->cu, ab, off, die) && die->tag != 0;
 }
 
-static uint32_t ref_name(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t off, int hops)
+/* A function of u's table, named once (cached in dc->name; its DIE read
+ * well when u was read, so only running out of memory can fail it, and
+ * that is not cached). */
+static uint32_t decl_name(struct sw_dwarf *d, struct dw_unit *u, struct dw_decl *dc, int hops)
 {
-	size_t i = sw_lower_bound(ud->decls, ud->ndecls, decl_off_at, off);
-	if (i < ud->ndecls && ud->decls[i].off == off)
-		return decl_name(d, ud, &ud->decls[i], hops);
-	return foreign_name(d, ud, off, hops);
+	if (dc->name != DW_NONE)
+		return dc->name;
+	struct dw_die die;
+	if (!reread_die(d, u->cu.off + dc->off, &die))
+		return 0;
+	dc->name = die_name(d, u, &die, dc->scope, hops);
+	return dc->name;
+}
+
+static uint64_t decl_off_at(const void *set, size_t i)
+{
+	return ((const struct dw_decl *)set)[i].off;
+}
+
+static uint64_t named_off_at(const void *set, size_t i)
+{
+	return ((const struct dw_named *)set)[i].off;
+}
+
+/* Caches the name of the DIE at off (when the cache cannot grow, the
+ * name is just not remembered). A name found again (a reference cycle
+ * named it on the way) is replaced, as decl_name's cache is. */
+static void remember_name(struct dw_unit_data *ud, uint64_t off, uint32_t name)
+{
+	size_t i = sw_lower_bound(ud->named, ud->nnamed, named_off_at, off);
+	if (i < ud->nnamed && ud->named[i].off == off) {
+		ud->named[i].name = name;
+		return;
+	}
+	if (ud->nnamed == ud->cap_named) {
+		size_t ncap = ud->cap_named ? ud->cap_named * 2 : 16;
+		struct dw_named *nv = realloc(ud->named, ncap * sizeof *nv);
+		if (!nv)
+			return;
+		ud->named = nv;
+		ud->cap_named = ncap;
+	}
+	memmove(&ud->named[i + 1], &ud->named[i], (ud->nnamed - i) * sizeof *ud->named);
+	ud->named[i] = (struct dw_named){ .off = off, .name = name };
+	ud->nnamed++;
+}
+
+/* The name of the DIE a DW_AT_specification or DW_AT_abstract_origin
+ * refers to: a function of u's table, else the DIE read again and named
+ * without scopes. Such a DIE is a top-level one (whose scope is empty),
+ * or one of another unit (DW_FORM_ref_addr) or of a subtree u's walk
+ * skipped, whose scopes the walk did not see. */
+static uint32_t ref_name(struct sw_dwarf *d, struct dw_unit *u, uint64_t off, int hops)
+{
+	struct dw_unit_data *ud = u->data;
+	if (off >= u->cu.off && off - u->cu.off <= UINT32_MAX) {
+		uint64_t rel = off - u->cu.off;
+		size_t i = sw_lower_bound(ud->decls, ud->ndecls, decl_off_at, rel);
+		if (i < ud->ndecls && ud->decls[i].off == rel)
+			return decl_name(d, u, &ud->decls[i], hops);
+	}
+	size_t i = sw_lower_bound(ud->named, ud->nnamed, named_off_at, off);
+	if (i < ud->nnamed && ud->named[i].off == off)
+		return ud->named[i].name;
+	struct dw_die die;
+	uint32_t name = reread_die(d, off, &die) ? die_name(d, u, &die, 0, hops) : 0;
+	remember_name(ud, off, name);
+	return name;
 }
 
 static const char *pool_str(struct dw_unit_data *ud, uint32_t off, struct sw_arena *a)
@@ -385,7 +429,9 @@ static const struct dw_func *covering_func(const struct dw_unit_data *ud, uint64
 {
 	const struct dw_func *best = NULL;
 	size_t i = sw_upper_bound(ud->funcs, ud->nfuncs, func_lo_at, vaddr);
-	while (i-- > 0 && ud->funcs_maxhi[i] > vaddr) {
+	/* Below a block whose running maximum is at or below vaddr, none
+	 * covers it. */
+	while (i-- > 0 && ud->funcs_maxhi[i / DW_FUNC_BLOCK] > vaddr) {
 		const struct dw_func *f = &ud->funcs[i];
 		if (f->hi > vaddr && (!best || f->hi - f->lo < best->hi - best->lo))
 			best = f;
@@ -396,9 +442,10 @@ static const struct dw_func *covering_func(const struct dw_unit_data *ud, uint64
 /* The inline chain at vaddr the way Breakpad's processor builds it from
  * INLINE records: walking the function's inlined calls in DIE order, one
  * covering vaddr at depth k becomes level k when levels 0..k-1 are set. */
-static void fill_inlines(struct sw_dwarf *d, struct dw_unit_data *ud, const struct dw_func *f,
+static void fill_inlines(struct sw_dwarf *d, struct dw_unit *u, const struct dw_func *f,
                          uint64_t vaddr, struct sw_arena *a, struct sw_sym_info *out)
 {
+	struct dw_unit_data *ud = u->data;
 	const struct dw_inline *chain[MAX_INLINE_DEPTH];
 	size_t n = 0;
 	for (uint32_t i = f->inl_begin; i < f->inl_end; i++) {
@@ -415,7 +462,7 @@ static void fill_inlines(struct sw_dwarf *d, struct dw_unit_data *ud, const stru
 	if (!levels)
 		return;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t name = chain[k]->origin ? ref_name(d, ud, chain[k]->origin, MAX_NAME_HOPS)
+		uint32_t name = chain[k]->origin ? ref_name(d, u, chain[k]->origin, MAX_NAME_HOPS)
 		                                 : 0;
 		levels[k].function = pool_str(ud, name, a);
 		levels[k].call_file =
@@ -427,20 +474,21 @@ static void fill_inlines(struct sw_dwarf *d, struct dw_unit_data *ud, const stru
 	out->ninlines = (uint32_t)n;
 }
 
-static bool lookup_in_unit(struct sw_dwarf *d, struct dw_unit_data *ud, uint64_t vaddr,
+static bool lookup_in_unit(struct sw_dwarf *d, struct dw_unit *u, uint64_t vaddr,
                            struct sw_arena *a, struct sw_sym_info *out)
 {
+	struct dw_unit_data *ud = u->data;
 	const struct dw_func *f = covering_func(ud, vaddr);
 	struct dw_row row;
-	bool has_row = dw_lines_find(&d->s, &ud->lines, vaddr, &row);
+	bool has_row = dw_lines_find(&d->s, d->map, &ud->lines, vaddr, &row);
 	if (!f && !has_row)
 		return false;
 	if (f) {
-		uint32_t name = decl_name(d, ud, &ud->decls[f->decl], MAX_NAME_HOPS);
+		uint32_t name = decl_name(d, u, &ud->decls[f->decl], MAX_NAME_HOPS);
 		out->function = pool_str(ud, name, a);
 		out->function_offset = f->lo;
 		out->function_size = f->hi - f->lo;
-		fill_inlines(d, ud, f, vaddr, a, out);
+		fill_inlines(d, u, f, vaddr, a, out);
 	}
 	if (has_row) {
 		uint32_t file = dw_lines_file(&ud->lines, row.file);
@@ -467,7 +515,7 @@ bool sw_dwarf_lookup(struct sw_dwarf *d, uint64_t vaddr, struct sw_arena *a,
 			dw_unit_read(d, u);
 		if (u->state != DW_UNIT_READ)
 			continue;
-		if (lookup_in_unit(d, u->data, vaddr, a, out))
+		if (lookup_in_unit(d, u, vaddr, a, out))
 			return true;
 		memset(out, 0, sizeof *out);
 	}

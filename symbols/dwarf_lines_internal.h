@@ -8,6 +8,7 @@
 #include "dwarf_lines.h"
 
 #define DW_NONE UINT32_MAX
+enum { DW_FUNC_BLOCK = 16 };
 
 /* A string in a unit's pool: offset; 0 is the empty string. */
 struct dw_pool {
@@ -15,15 +16,27 @@ struct dw_pool {
 	size_t len, cap;
 };
 
-/* A DW_TAG_subprogram of the unit (definition or declaration): what names
- * it, and the DIEs it refers to for its name. scope is the qualified name
- * of its enclosing namespaces and classes. `name` caches the resolved
- * qualified name (DW_NONE: not resolved yet). */
+/* A DW_TAG_subprogram of the unit that has code, or that lies in a named
+ * scope: its DIE's offset from the unit's start (what names it is read
+ * again from there when a lookup needs it), scope the qualified name of
+ * its enclosing namespaces and classes (which reading the DIE alone
+ * cannot give), `name` the resolved qualified name (DW_NONE: not resolved
+ * yet). A subprogram without code at the top level (a declaration of a
+ * function of another unit, an abstract instance root) is not kept: most
+ * are never named, and one that a lookup names is read again (see
+ * dw_named). */
 struct dw_decl {
-	uint64_t off;
-	uint64_t spec, origin;     /* global DIE offsets, 0: none */
-	uint64_t dname, linkage;   /* string references (dw_string), 0: none */
+	uint32_t off;
 	uint32_t scope;
+	uint32_t name;
+};
+
+/* A DIE not in the decls that a lookup named (a DW_AT_specification or
+ * DW_AT_abstract_origin target read again): its global offset and its
+ * name, cached so that naming it again reads nothing and adds nothing to
+ * the pool. */
+struct dw_named {
+	uint64_t off;
 	uint32_t name;
 };
 
@@ -46,14 +59,20 @@ struct dw_inline {
 	uint32_t depth;
 };
 
-/* Everything read from one unit, arrays sorted by address (decls by
- * offset). */
+/* Everything read from one unit, arrays sorted by address (decls and
+ * named by offset). */
 struct dw_unit_data {
 	struct dw_pool pool;
 	struct dw_decl *decls;
 	size_t ndecls;
+	struct dw_named *named;    /* grows as lookups name DIEs */
+	size_t nnamed, cap_named;
 	struct dw_func *funcs;     /* sorted by lo */
-	uint64_t *funcs_maxhi;     /* running max of hi over funcs[0..i] */
+	/* A coarse index for finding the functions that cover an address:
+	 * entry b is the highest hi of funcs[0 .. end of block b], blocks
+	 * being DW_FUNC_BLOCK functions (a running maximum per function
+	 * would cost as much as a quarter of funcs). */
+	uint64_t *funcs_maxhi;
 	size_t nfuncs;
 	struct dw_inline *inlines;
 	size_t ninlines;
@@ -78,7 +97,9 @@ struct dw_unit_range {
 
 struct sw_dwarf {
 	struct sw_dwarf_sections s;
-	const struct sw_mapped_file *map; /* pages to give back, or NULL */
+	/* The file the sections lie in, or NULL: the pages of units once read
+	 * are given back, and lookups read from it (sw_mapped_peek). */
+	const struct sw_mapped_file *map;
 	char *name;
 	struct dw_unit *units;     /* sorted by offset */
 	size_t nunits;
@@ -100,8 +121,8 @@ uint32_t dw_pool_join(struct dw_pool *p, uint32_t scope, const char *name);
 const struct dw_abbrevs *dw_unit_abbrevs(struct sw_dwarf *d, struct dw_unit *u);
 
 /* Reads the unit at u (its DIE tree and line table) into u->data; false
- * (u->state DW_UNIT_FAILED) when it is damaged before its first DIE or
- * out of memory. */
+ * (u->state DW_UNIT_FAILED) when it is damaged before its first DIE, out
+ * of memory, or 4 GiB or more long (decls hold 32-bit offsets in it). */
 bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u);
 void dw_unit_data_free(struct dw_unit_data *ud);
 

@@ -104,16 +104,9 @@ static uint32_t add_decl(struct unit_reader *r, const struct dw_die *die, uint32
 		r->oom = true;
 		return DW_NONE;
 	}
-	struct dw_decl *dc = &ud->decls[ud->ndecls];
-	memset(dc, 0, sizeof *dc);
-	dc->off = die->off;
-	dc->scope = scope;
-	dc->name = DW_NONE;
-	dc->spec = die->spec;
-	dc->origin = die->origin;
-	/* Kept as references into the sections: most are never printed. */
-	dc->dname = die->name;
-	dc->linkage = die->linkage;
+	ud->decls[ud->ndecls] = (struct dw_decl){
+		.off = (uint32_t)(die->off - r->u->cu.off), .scope = scope, .name = DW_NONE,
+	};
 	return (uint32_t)ud->ndecls++;
 }
 
@@ -136,12 +129,19 @@ static uint64_t visit_subprogram(struct unit_reader *r, const struct dw_die *die
                                  uint32_t scope, int level)
 {
 	struct dw_unit_data *ud = r->ud;
-	uint32_t decl = add_decl(r, die, scope);
 	r->pairs.n = 0;
-	if (decl != DW_NONE && !(die->has & DW_HAS_DECLARATION) &&
-	    !dw_die_ranges(&r->d->s, &r->u->cu, die, &r->pairs))
+	if (!(die->has & DW_HAS_DECLARATION) &&
+	    !dw_die_ranges(&r->d->s, &r->u->cu, die, &r->pairs)) {
 		r->oom = true;
-	if (decl == DW_NONE || (die->has & DW_HAS_DECLARATION) || r->pairs.n == 0 || r->oom)
+		return 0;
+	}
+	bool has_code = r->pairs.n > 0;
+	/* Without code at the top level: read again if ever named (see
+	 * struct dw_decl). */
+	uint32_t decl = has_code || scope != 0 ? add_decl(r, die, scope) : DW_NONE;
+	if (r->oom)
+		return 0;
+	if (!has_code)
 		return after_children(r, die, false, scope, false, 0, level);
 	/* One record per range (dump_syms writes one FUNC per range); their
 	 * inlined calls are those the walk below appends. */
@@ -206,8 +206,9 @@ static uint64_t visit(struct unit_reader *r, const struct dw_die *die, uint32_t 
 		 * without a linkage name is printed unqualified ("callback", not
 		 * "a::(anonymous namespace)::callback"); checked against
 		 * crash_linux.sym in tests/test_dwarf_lines.c. */
-		const char *name = dw_string(&r->d->s, die->name);
+		char *name = dw_string_dup(&r->d->s, r->d->map, die->name);
 		uint32_t inner = name ? dw_pool_join(&r->ud->pool, scope, name) : 0;
+		free(name);
 		return after_children(r, die, true, inner, in_func, depth, level);
 	}
 	case SW_DW_TAG_subprogram:
@@ -263,6 +264,7 @@ void dw_unit_data_free(struct dw_unit_data *ud)
 		return;
 	free(ud->pool.buf);
 	free(ud->decls);
+	free(ud->named);
 	free(ud->funcs);
 	free(ud->funcs_maxhi);
 	free(ud->inlines);
@@ -303,6 +305,8 @@ bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u)
 {
 	struct unit_reader r = { .d = d, .u = u };
 	u->state = DW_UNIT_FAILED;
+	if (u->cu.end - u->cu.off > UINT32_MAX)
+		return false;
 	r.ab = dw_unit_abbrevs(d, u);
 	struct dw_die cu;
 	if (!r.ab || !dw_die_read(&d->s, &u->cu, r.ab, u->cu.die_off, &cu) || cu.tag == 0)
@@ -313,9 +317,12 @@ bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u)
 	dw_pool_add(&r.ud->pool, "", 0);
 
 	bool ok = true;
-	if (cu.has & DW_HAS_STMT_LIST)
-		ok = dw_lines_read(&d->s, cu.stmt_list, dw_string(&d->s, cu.comp_dir),
-		                   &r.ud->pool, &r.ud->lines);
+	if (cu.has & DW_HAS_STMT_LIST) {
+		char *comp_dir = dw_string_dup(&d->s, d->map, cu.comp_dir);
+		ok = dw_lines_read(&d->s, d->map, cu.stmt_list, comp_dir, &r.ud->pool,
+		                   &r.ud->lines);
+		free(comp_dir);
+	}
 	if (ok && cu.children) {
 		walk_children(&r, cu.next, 0, false, 0, 0);
 		ok = !r.oom; /* a damaged unit keeps what was read before the damage */
@@ -325,12 +332,13 @@ bool dw_unit_read(struct sw_dwarf *d, struct dw_unit *u)
 	struct dw_unit_data *ud = r.ud;
 	if (ok && ud->nfuncs > 0) {
 		qsort(ud->funcs, ud->nfuncs, sizeof *ud->funcs, cmp_func);
-		ud->funcs_maxhi = malloc(ud->nfuncs * sizeof *ud->funcs_maxhi);
+		size_t nblocks = (ud->nfuncs + DW_FUNC_BLOCK - 1) / DW_FUNC_BLOCK;
+		ud->funcs_maxhi = malloc(nblocks * sizeof *ud->funcs_maxhi);
 		ok = ud->funcs_maxhi != NULL;
 		uint64_t m = 0;
 		for (size_t i = 0; ok && i < ud->nfuncs; i++) {
 			m = ud->funcs[i].hi > m ? ud->funcs[i].hi : m;
-			ud->funcs_maxhi[i] = m;
+			ud->funcs_maxhi[i / DW_FUNC_BLOCK] = m;
 		}
 	}
 	if (!ok) {
