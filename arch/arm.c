@@ -19,9 +19,11 @@
 
 #include <string.h>
 
+#include "cortex_m.h"
 #include "lib/walker.h"
 #include "same_function.h"
 #include "signal_frame.h"
+#include "stub.h"
 
 enum {
 	ARM_R7 = 7, ARM_R11 = 11, ARM_SP = 13, ARM_LR = 14, ARM_PC = 15, ARM_CPSR = 16,
@@ -186,6 +188,190 @@ static bool arm_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 		return true;
 	}
 	return arm_insn_is_mov_lr_pc(before);
+}
+
+/* ---- where a call goes ------------------------------------------------- */
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = (uint64_t)1 << (bits - 1);
+	v &= (m << 1) - 1;
+	return (int64_t)(v ^ m) - (int64_t)m;
+}
+
+/* The direct call that ends at ra (ARM ARM A8.8.25, A8.8.26), *to its
+ * target's address and *thumb the target's instruction set:
+ *   Thumb BL     T1: imm32 = S:I1:I2:imm10:imm11:0, Ii = NOT(Ji XOR S),
+ *                    target = ra + imm32 (the pc of a Thumb instruction
+ *                    is its address + 4: ra), Thumb;
+ *   Thumb BLX    T2: imm32 = S:I1:I2:imm10H:imm10L:00, target =
+ *                    Align(ra, 4) + imm32, ARM;
+ *   ARM BL       A1: imm32 = imm24:00, target = ra + 4 + imm32 (the pc
+ *                    of an ARM instruction is its address + 8), ARM;
+ *   ARM BLX      A2: imm32 = imm24:H:0, the same, Thumb.
+ * Thumb-1's BL pairs are T1 with J1 = J2 = 1. BLX Rm and `mov lr, pc`
+ * before a branch through a register name no target. */
+static bool arm_direct_call(const struct sw_walk *w, uint64_t ra, uint64_t *to, bool *thumb)
+{
+	if (ra & 1) {
+		uint64_t at = ra & ~(uint64_t)1;
+		uint32_t hw1, hw2;
+		if (!arm_read_code(w, at - 2, 2, &hw2) || !arm_read_code(w, at - 4, 2, &hw1) ||
+		    !thumb_is_call32(hw1, hw2))
+			return false;
+		uint32_t s = hw1 >> 10 & 1, i1 = !((hw2 >> 13 & 1) ^ s), i2 = !((hw2 >> 11 & 1) ^ s);
+		uint64_t high = (uint64_t)(s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3ffu) << 12);
+		*thumb = (hw2 & 0x1000u) != 0;
+		if (*thumb)
+			*to = at + (uint64_t)sext(high | (hw2 & 0x7ffu) << 1, 25);
+		else
+			*to = (at & ~(uint64_t)3) + (uint64_t)sext(high | (hw2 & 0x7feu) << 1, 25);
+		*to &= 0xffffffffu;
+		return true;
+	}
+	uint32_t insn;
+	if ((ra & 3) || !arm_read_code(w, ra - 4, 4, &insn))
+		return false;
+	bool bl = insn >> 28 != 0xf && (insn & 0x0f000000u) == 0x0b000000u;
+	bool blx = (insn & 0xfe000000u) == 0xfa000000u;
+	if (!bl && !blx)
+		return false;
+	uint64_t imm = (uint64_t)(insn & 0xffffffu) << 2 | (blx ? (insn >> 24 & 1) << 1 : 0);
+	*thumb = blx;
+	*to = (ra + 4 + (uint64_t)sext(imm, 26)) & 0xffffffffu;
+	return true;
+}
+
+/* The value of an ARM modified immediate (ARM ARM A5.2.4): imm8 rotated
+ * right by twice the rotation field. */
+static uint32_t arm_expand_imm(uint32_t insn)
+{
+	uint32_t imm8 = insn & 0xffu, rot = 2 * (insn >> 8 & 0xfu);
+	return rot ? (imm8 >> rot | imm8 << (32 - rot)) : imm8;
+}
+
+enum { ARM_STUB_HOPS = 4 };
+
+enum arm_stub {
+	STUB_NONE,   /* ordinary code */
+	STUB_SLOT,   /* a PLT entry: jumps through the GOT slot *next */
+	STUB_CODE,   /* a veneer: goes on to code at *next, Thumb if it is odd */
+};
+
+/* PLT entries and veneers in ARM code at `at` (binutils' elf32-arm.c,
+ * lld's ARM.cpp):
+ *   PLT     add ip, pc, #A; [add ip, ip, #B;] add ip, ip, #C;
+ *           ldr pc, [ip, #D]!           slot at + 8 + A + B + C + D
+ *   lld's long PLT  ldr ip, [pc, #4]; add ip, ip, pc; ldr pc, [ip];
+ *           .word W                     slot at + 12 + W
+ *   veneer  ldr pc, [pc, #-4]; .word X  code at X */
+static enum arm_stub arm_stub_at(const struct sw_walk *w, uint64_t at, uint64_t *next)
+{
+	uint32_t i[4];
+	if (!arm_read_code(w, at, 4, &i[0]) || !arm_read_code(w, at + 4, 4, &i[1]))
+		return STUB_NONE;
+	if (i[0] == 0xe51ff004u) {
+		*next = i[1];
+		return STUB_CODE;
+	}
+	if (!arm_read_code(w, at + 8, 4, &i[2]))
+		return STUB_NONE;
+	if (i[0] == 0xe59fc004u && i[1] == 0xe08cc00fu && i[2] == 0xe59cf000u) {
+		if (!arm_read_code(w, at + 12, 4, &i[3]))
+			return STUB_NONE;
+		*next = (at + 12 + i[3]) & 0xffffffffu;
+		return STUB_SLOT;
+	}
+	if ((i[0] & 0xfffff000u) != 0xe28fc000u)
+		return STUB_NONE;
+	uint64_t slot = at + 8 + arm_expand_imm(i[0]);
+	for (unsigned k = 1; k < 4; k++) {
+		if (k == 3 && !arm_read_code(w, at + 12, 4, &i[3]))
+			return STUB_NONE;
+		if ((i[k] & 0xfffff000u) == 0xe28cc000u) {
+			slot += arm_expand_imm(i[k]);
+		} else if ((i[k] & 0xfffff000u) == 0xe5bcf000u) {
+			*next = (slot + (i[k] & 0xfffu)) & 0xffffffffu;
+			return STUB_SLOT;
+		} else {
+			return STUB_NONE;
+		}
+	}
+	return STUB_NONE;
+}
+
+/* The ARM ARM's T3 and T4 moves of a 16-bit immediate into ip (A8.8.102,
+ * A8.8.106): imm16 = imm4:i:imm3:imm8. */
+static bool thumb_mov_ip(uint32_t hw1, uint32_t hw2, uint32_t op, uint32_t *imm)
+{
+	if ((hw1 & 0xfbf0u) != op || (hw2 & 0x8f00u) != 0x0c00u)
+		return false;
+	*imm = (hw1 & 0xfu) << 12 | (hw1 >> 10 & 1) << 11 | (hw2 >> 12 & 7) << 8 | (hw2 & 0xffu);
+	return true;
+}
+
+/* The same in Thumb code at `at`:
+ *   bx pc; nop                  the ARM code at at + 4 (binutils' Thumb
+ *                               entry to an ARM PLT entry or veneer)
+ *   Thumb-only PLT  movw ip, #L; movt ip, #H; add ip, pc; ldr.w pc, [ip]
+ *                               slot at + 12 + (H << 16 | L)
+ *   veneer  ldr.w pc, [pc, #+-0]; .word X   code at X (the word at
+ *                               Align(at + 4, 4)) */
+static enum arm_stub thumb_stub_at(const struct sw_walk *w, uint64_t at, uint64_t *next)
+{
+	uint32_t h[6];
+	for (unsigned k = 0; k < 2; k++)
+		if (!arm_read_code(w, at + 2 * k, 2, &h[k]))
+			return STUB_NONE;
+	if (h[0] == 0x4778u && h[1] == 0x46c0u) {
+		*next = at + 4;
+		return STUB_CODE;
+	}
+	if ((h[0] == 0xf8dfu || h[0] == 0xf85fu) && h[1] == 0xf000u) {
+		uint32_t word;
+		if (!arm_read_code(w, (at + 4) & ~(uint64_t)3, 4, &word))
+			return STUB_NONE;
+		*next = word;
+		return STUB_CODE;
+	}
+	uint32_t lo, hi;
+	if (!thumb_mov_ip(h[0], h[1], 0xf240u, &lo))
+		return STUB_NONE;
+	for (unsigned k = 2; k < 6; k++)
+		if (!arm_read_code(w, at + 2 * k, 2, &h[k]))
+			return STUB_NONE;
+	if (thumb_mov_ip(h[2], h[3], 0xf2c0u, &hi) && h[4] == 0x44fcu && h[5] == 0xf8dcu) {
+		*next = (at + 12 + (hi << 16 | lo)) & 0xffffffffu;
+		return STUB_SLOT;
+	}
+	return STUB_NONE;
+}
+
+/* The call_target hook: the direct call's target, followed through the
+ * stubs above to where they lead (arch.h). Thumb code calls an ARM PLT
+ * entry with BLX, or, on cores without it (ARMv4T), with BL to a
+ * `bx pc; nop` in front of it. */
+static bool arm_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	uint64_t at, next;
+	bool thumb;
+	if (!arm_direct_call(w, ra & 0xffffffffu, &at, &thumb))
+		return false;
+	for (unsigned hop = 0; hop < ARM_STUB_HOPS; hop++) {
+		switch (thumb ? thumb_stub_at(w, at, &next) : arm_stub_at(w, at, &next)) {
+		case STUB_NONE:
+			*target = at;
+			return true;
+		case STUB_SLOT:
+			return sw_stub_through_slot(w, at, next, 4, target);
+		case STUB_CODE:
+			/* Bit 0 says the instruction set, as for BX (interworking). */
+			thumb = (next & 1) != 0;
+			at = next & ~(uint64_t)1;
+			break;
+		}
+	}
+	return false;
 }
 
 /* ---- frame-pointer chains ---------------------------------------------- */
@@ -517,6 +703,8 @@ const struct sw_arch sw_arch_arm = {
 	.strip_code_pointer = arm_strip,
 	.pc_is_plausible = arm_pc_plausible,
 	.caller_of_signal_frame = arm_caller_of_signal_frame,
+	.caller_of_exception = sw_cortex_m_caller_of_exception,
 	.caller_by_frame_pointer = arm_caller_by_frame_pointer,
 	.call_precedes = arm_call_precedes,
+	.call_target = arm_call_target,
 };

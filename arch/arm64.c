@@ -8,6 +8,7 @@
 
 #include "lib/walker.h"
 #include "signal_frame.h"
+#include "stub.h"
 
 enum { ARM64_FP = 29, ARM64_LR = 30, ARM64_SP = 31, ARM64_PC = 32, ARM64_CPSR = 33 };
 
@@ -75,17 +76,137 @@ static bool arm64_is_call(uint32_t insn)
 	       (insn & 0xfffffc1fu) == 0xd63f0c1fu;     /* BLRABZ */
 }
 
+/* n bytes (4: an instruction, 8: a literal) of code at addr, in the
+ * snapshot's byte order, as the call check has always read them. */
+static bool arm64_read_code(const struct sw_walk *w, uint64_t addr, unsigned n, uint64_t *out)
+{
+	uint8_t b[8];
+	if (n > sizeof b || !sw_walk_read(w, addr, b, n))
+		return false;
+	*out = 0;
+	for (unsigned i = 0; i < n; i++)
+		*out |= (uint64_t)b[w->snap->sys.big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
+	return true;
+}
+
+static bool arm64_read_insn(const struct sw_walk *w, uint64_t addr, uint32_t *insn)
+{
+	uint64_t v;
+	if (!arm64_read_code(w, addr, 4, &v))
+		return false;
+	*insn = (uint32_t)v;
+	return true;
+}
+
 static bool arm64_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
-	uint8_t b[4];
+	uint32_t insn;
 	ra = arm64_strip(w, ra);
-	*known = ra >= 4 && sw_walk_read(w, ra - 4, b, sizeof b);
-	if (!*known)
-		return true;
-	uint32_t insn = w->snap->sys.big_endian
-	                ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
-	                : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
-	return arm64_is_call(insn);
+	*known = ra >= 4 && arm64_read_insn(w, ra - 4, &insn);
+	return !*known || arm64_is_call(insn);
+}
+
+/* ---- where a call goes ---- */
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = (uint64_t)1 << (bits - 1);
+	v &= (m << 1) - 1;
+	return (int64_t)(v ^ m) - (int64_t)m;
+}
+
+enum {
+	A64_BR_X16 = 0xd61f0200u,
+	A64_BR_X17 = 0xd61f0220u,
+	A64_AUTIA1716 = 0xd503219fu,
+	A64_AUTIB1716 = 0xd50321dfu,
+	A64_LDR_X16_LIT8 = 0x58000050u,   /* ldr x16, #8 */
+	ARM64_STUB_HOPS = 4,
+};
+
+/* BTI, BTI c, j, jc (HINT #32-#38): a landing pad first in a stub built
+ * with branch protection. */
+static bool a64_is_bti(uint32_t insn)
+{
+	return (insn & 0xffffff3fu) == 0xd503241fu;
+}
+
+/* ADRP x16 at pc (Arm ARM C6.2.11): the 4 KiB page pc's page + imm. */
+static bool a64_adrp_x16(uint32_t insn, uint64_t pc, uint64_t *page)
+{
+	if ((insn & 0x9f00001fu) != 0x90000010u)
+		return false;
+	uint64_t imm = (uint64_t)((insn >> 5 & 0x7ffffu) << 2 | (insn >> 29 & 3)) << 12;
+	*page = (pc & ~(uint64_t)0xfff) + (uint64_t)sext(imm, 33);
+	return true;
+}
+
+enum a64_stub { A64_STUB_NONE, A64_STUB_SLOT, A64_STUB_CODE };
+
+/* PLT entries and veneers at `at` (binutils' elfnn-aarch64.c, lld's
+ * AArch64.cpp and Thunks.cpp), each after an optional BTI:
+ *   PLT     adrp x16, P; ldr x17, [x16, #L]; add x16, x16, #L;
+ *           [autia1716 | autib1716;] br x17     slot P + L
+ *   veneer  adrp x16, P; add x16, x16, #L; br x16   code at P + L
+ *   veneer  ldr x16, #8; br x16; .xword X        code at X */
+static enum a64_stub a64_stub_at(const struct sw_walk *w, uint64_t at, uint64_t *next)
+{
+	uint32_t i[5];
+	if (!arm64_read_insn(w, at, &i[0]))
+		return A64_STUB_NONE;
+	if (a64_is_bti(i[0])) {
+		at += 4;
+		if (!arm64_read_insn(w, at, &i[0]))
+			return A64_STUB_NONE;
+	}
+	for (unsigned k = 1; k < 3; k++)
+		if (!arm64_read_insn(w, at + 4 * k, &i[k]))
+			return A64_STUB_NONE;
+	uint64_t page;
+	if (i[0] == A64_LDR_X16_LIT8 && i[1] == A64_BR_X16)
+		return arm64_read_code(w, at + 8, 8, next) ? A64_STUB_CODE : A64_STUB_NONE;
+	if (!a64_adrp_x16(i[0], at, &page))
+		return A64_STUB_NONE;
+	uint32_t add_x16 = 0x91000210u, ldr_x17 = 0xf9400211u, mask = 0xffc003ffu;
+	if ((i[1] & mask) == add_x16 && i[2] == A64_BR_X16) {
+		*next = page + (i[1] >> 10 & 0xfffu);
+		return A64_STUB_CODE;
+	}
+	if ((i[1] & mask) != ldr_x17 || (i[2] & mask) != add_x16 ||
+	    !arm64_read_insn(w, at + 12, &i[3]))
+		return A64_STUB_NONE;
+	bool auth = i[3] == A64_AUTIA1716 || i[3] == A64_AUTIB1716;
+	if (auth && !arm64_read_insn(w, at + 16, &i[4]))
+		return A64_STUB_NONE;
+	if ((auth ? i[4] : i[3]) != A64_BR_X17)
+		return A64_STUB_NONE;
+	*next = page + 8 * (i[1] >> 10 & 0xfffu);
+	return A64_STUB_SLOT;
+}
+
+/* The call_target hook: BL's target (imm26, times 4, from the BL's own
+ * address), followed through the stubs above. BLR and its authenticating
+ * forms name no target. */
+static bool arm64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	uint32_t insn;
+	ra = arm64_strip(w, ra);
+	if (ra < 4 || !arm64_read_insn(w, ra - 4, &insn) || (insn & 0xfc000000u) != 0x94000000u)
+		return false;
+	uint64_t at = ra - 4 + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28), next;
+	for (unsigned hop = 0; hop < ARM64_STUB_HOPS; hop++) {
+		switch (a64_stub_at(w, at, &next)) {
+		case A64_STUB_NONE:
+			*target = at;
+			return true;
+		case A64_STUB_SLOT:
+			return sw_stub_through_slot(w, at, next, 8, target);
+		case A64_STUB_CODE:
+			at = arm64_strip(w, next);
+			break;
+		}
+	}
+	return false;
 }
 
 /* The frame record (AAPCS64 §6.4.6): a function that calls others stores
@@ -221,4 +342,5 @@ const struct sw_arch sw_arch_arm64 = {
 	.caller_of_signal_frame = arm64_caller_of_signal_frame,
 	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
 	.call_precedes = arm64_call_precedes,
+	.call_target = arm64_call_target,
 };

@@ -15,6 +15,7 @@
 #include "lib/walker.h"
 #include "prologue.h"
 #include "signal_frame.h"
+#include "stub.h"
 
 enum { MIPS_ZERO = 0, MIPS_T9 = 25, MIPS_GP = 28, MIPS_SP = 29, MIPS_FP = 30, MIPS_RA = 31,
        MIPS_HI = 32, MIPS_LO = 33, MIPS_PC = 34 };
@@ -139,6 +140,67 @@ static bool mips_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known
 	/* Without the word at ra - 8, the usual call cannot be ruled out. */
 	*known = have_call;
 	return !have_call;
+}
+
+/* ---- where a call goes ---- */
+
+/* The target of the direct call ending at ra (vol. II, JAL, BAL/BGEZAL,
+ * BALC), whose pc-relative offsets count from the delay slot (ra - 4) or,
+ * for R6's compact BALC, from the instruction after it (ra):
+ *   JAL, JALX   the 256 MiB region of the delay slot, instr_index << 2
+ *   REGIMM ..AL the delay slot + (offset << 2)
+ *   BALC        ra + (offset26 << 2)
+ * JALR and JIALC name no target. */
+static bool mips_direct_call(struct sw_code *c, uint64_t ra, uint64_t *to)
+{
+	uint32_t call;
+	if (ra >= 8 && read_insn(c, ra - 8, &call) && is_delay_slot_call(call)) {
+		if (op_of(call) == OP_JAL || op_of(call) == OP_JALX)
+			*to = ((ra - 4) & ~(uint64_t)0x0fffffff) | (uint64_t)(call & 0x3ffffffu) << 2;
+		else if (op_of(call) == OP_REGIMM)
+			*to = ra - 4 + (uint64_t)(simm_of(call) * 4);
+		else
+			return false;
+		return true;
+	}
+	if (ra < 4 || !read_insn(c, ra - 4, &call) || op_of(call) != OP_BALC)
+		return false;
+	int64_t off = ((int64_t)(call & 0x3ffffffu) ^ 0x2000000) - 0x2000000;
+	*to = ra + (uint64_t)(off * 4);
+	return true;
+}
+
+/* A PLT entry of a non-PIC executable at `at` (binutils' elfxx-mips.c,
+ * mips_exec_plt_entry; PIC code calls other modules through jalr t9):
+ *   lui t7, %hi(slot); l{w|d} t9, %lo(slot)(t7); jr t9 (R6: jalr zero, t9)
+ * jumps through the GOT slot (%hi << 16) + %lo. */
+static bool mips_plt_slot(struct sw_code *c, uint64_t at, uint64_t *slot)
+{
+	uint32_t lui, load, jr;
+	if (!read_insn(c, at, &lui) || (lui & 0xffff0000u) != 0x3c0f0000u ||
+	    !read_insn(c, at + 4, &load) ||
+	    ((load & 0xffff0000u) != 0x8df90000u && (load & 0xffff0000u) != 0xddf90000u) ||
+	    !read_insn(c, at + 8, &jr) || (jr != 0x03200008u && jr != 0x03200009u))
+		return false;
+	*slot = (uint64_t)((int64_t)(int32_t)((lui & 0xffffu) << 16) + simm_of(load));
+	return true;
+}
+
+/* The call_target hook: the direct call's target, followed through a PLT
+ * entry (arch.h). */
+static bool mips_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	const uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	uint64_t at, slot;
+	if (!mips_direct_call(&c, ra, &at))
+		return false;
+	at &= mask;
+	if (mips_plt_slot(&c, at, &slot))
+		return sw_stub_through_slot(w, at, slot & mask, w->arch->word_size, target);
+	*target = at;
+	return true;
 }
 
 /* ---- prologue analysis ----
@@ -507,6 +569,7 @@ static enum sw_unwind_status mips_caller_by_scan(const struct sw_step *s, struct
 	}
 	const uint64_t mask = ws == 4 ? 0xffffffffu : UINT64_MAX;
 	uint64_t slot, ra, fp;
+	bool reaches;
 	do {
 		slot = from;
 		if (!sw_walk_scan_for_return_address(w, &slot, &ra, (uint32_t)count))
@@ -515,9 +578,12 @@ static enum sw_unwind_status mips_caller_by_scan(const struct sw_step *s, struct
 			return SW_UNWIND_NO_RULE;
 		count -= (int64_t)((slot - from) / ws);
 		from = slot + ws;
-	} while (((fp - slot) & mask) >= SCAN_FRAME_BYTES && count > 0);
+		/* Our rule on top of Breakpad's: a direct call into another
+		 * module than the callee's left a stale word (lib/walker.c). */
+		reaches = sw_walk_call_may_reach(w, ra, callee);
+	} while ((!reaches || ((fp - slot) & mask) >= SCAN_FRAME_BYTES) && count > 0);
 	/* Breakpad gives up when the count ran out, even on a good last word. */
-	if (count == 0)
+	if (count == 0 || !reaches)
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, MIPS_PC, ra);
@@ -661,6 +727,7 @@ const struct sw_arch sw_arch_mips = {
 	.caller_by_prologue = mips_caller_by_prologue,
 	.caller_by_scan = mips_caller_by_scan,
 	.call_precedes = mips_call_precedes,
+	.call_target = mips_call_target,
 };
 
 const struct sw_arch sw_arch_mips64 = {
@@ -686,4 +753,5 @@ const struct sw_arch sw_arch_mips64 = {
 	.caller_by_prologue = mips_caller_by_prologue,
 	.caller_by_scan = mips_caller_by_scan,
 	.call_precedes = mips_call_precedes,
+	.call_target = mips_call_target,
 };

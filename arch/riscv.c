@@ -13,6 +13,7 @@
 #include "prologue.h"
 #include "same_function.h"
 #include "signal_frame.h"
+#include "stub.h"
 
 enum { RV_ZERO = 0, RV_RA = 1, RV_SP = 2, RV_T0 = 5, RV_S0 = 8, RV_PC = 32, RV_VLENB = 33 };
 
@@ -189,6 +190,42 @@ static bool riscv_call_precedes(const struct sw_walk *w, uint64_t ra, bool *know
 
 static int64_t sext(uint64_t v, unsigned bits);
 
+/* A PLT entry at `at` (psABI "Procedure Linkage Table"; binutils and lld
+ * write the same):
+ *   auipc t3, hi; l{w|d} t3, lo(t3); jalr t1, t3; nop
+ * jumps through the GOT slot at + hi + lo. */
+static bool riscv_plt_slot(struct sw_code *c, uint64_t at, unsigned word_size, uint64_t *slot)
+{
+	uint32_t auipc, load, jalr;
+	uint32_t load_op = word_size == 8 ? 0x00003e03u : 0x00002e03u; /* ld / lw t3, (t3) */
+	if (!read32(c, at, &auipc) || (auipc & 0xfffu) != 0xe17u || !read32(c, at + 4, &load) ||
+	    (load & 0xfffffu) != (load_op | 28u << 15) || !read32(c, at + 8, &jalr) ||
+	    jalr != 0x000e0367u)
+		return false;
+	*slot = at + (uint64_t)(sext(auipc & 0xfffff000u, 32) + sext(load >> 20, 12));
+	if (word_size == 4)
+		*slot &= 0xffffffffu;
+	return true;
+}
+
+static bool riscv_direct_call(const struct sw_walk *w, struct sw_code *c, uint64_t ra,
+                              uint64_t *target);
+
+/* The call_target hook: the direct call's target, followed through a PLT
+ * entry (arch.h). */
+static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at, slot;
+	if (!riscv_direct_call(w, &c, ra, &at))
+		return false;
+	if (riscv_plt_slot(&c, at, w->arch->word_size, &slot))
+		return sw_stub_through_slot(w, at, slot, w->arch->word_size, target);
+	*target = at;
+	return true;
+}
+
 /* The target of a direct call ending at ra (ISA manual, "Unconditional
  * Jumps" and "Control Transfer Instructions" of the C extension):
  *   jal ra, off                 ra - 4 + off (J-immediate)
@@ -197,14 +234,13 @@ static int64_t sext(uint64_t v, unsigned bits);
  *   c.jal off (RV32)            ra - 2 + off (CJ-immediate)
  * A jalr through a register that no auipc just set, and c.jalr, are
  * indirect: no target. */
-static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+static bool riscv_direct_call(const struct sw_walk *w, struct sw_code *c, uint64_t ra,
+                              uint64_t *target)
 {
-	struct sw_code c;
-	sw_code_init(&c, w);
 	uint32_t i, hi;
 	uint16_t h;
 	uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
-	if (ra >= 4 && read32(&c, ra - 4, &i)) {
+	if (ra >= 4 && read32(c, ra - 4, &i)) {
 		if ((i & 0xfff) == 0x0ef) { /* jal ra */
 			int64_t off = sext((uint64_t)(i >> 31) << 20 | (uint64_t)(i >> 12 & 0xff) << 12 |
 			                   (uint64_t)(i >> 20 & 1) << 11 | (uint64_t)(i >> 21 & 0x3ff) << 1,
@@ -213,7 +249,7 @@ static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 			return true;
 		}
 		unsigned rs1 = i >> 15 & 31;
-		if ((i & 0x7fff) == 0x00e7 && rs1 != 0 && ra >= 8 && read32(&c, ra - 8, &hi) &&
+		if ((i & 0x7fff) == 0x00e7 && rs1 != 0 && ra >= 8 && read32(c, ra - 8, &hi) &&
 		    (hi & 0x7f) == 0x17 && (hi >> 7 & 31) == rs1) { /* auipc rX; jalr ra, lo(rX) */
 			int64_t off = sext(hi & 0xfffff000u, 32) + sext(i >> 20, 12);
 			*target = (ra - 8 + (uint64_t)off) & mask;
@@ -222,7 +258,7 @@ static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 		if (is_call32(i))
 			return false; /* jalr through a register: indirect */
 	}
-	if (w->arch->word_size == 4 && ra >= 2 && read16(&c, ra - 2, &h) && (h & 0xe003) == 0x2001) {
+	if (w->arch->word_size == 4 && ra >= 2 && read16(c, ra - 2, &h) && (h & 0xe003) == 0x2001) {
 		int64_t off = sext((uint64_t)(h >> 12 & 1) << 11 | (uint64_t)(h >> 11 & 1) << 4 |
 		                   (uint64_t)(h >> 9 & 3) << 8 | (uint64_t)(h >> 8 & 1) << 10 |
 		                   (uint64_t)(h >> 7 & 1) << 6 | (uint64_t)(h >> 6 & 1) << 7 |

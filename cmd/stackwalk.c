@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "arch/registry.h"
+#include "convert.h"
 #include "formats/open.h"
 #include "lib/output.h"
 #include "lib/walker.h"
@@ -46,11 +47,12 @@ struct options {
 static void usage(FILE *f)
 {
 	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
+	      "       stackwalk convert [--all-threads] IN OUT.snap [SYMBOL_PATH...]\n"
 	      "\n"
 	      "Walks the stack of every thread in SNAPSHOT (a minidump, an ELF core file, an\n"
-	      "ESP-IDF core dump as base64 text or flash image, a microdump log, or an\n"
-	      "offline capture folder) and prints each frame's function, source line and\n"
-	      "how it was found.\n"
+	      "ESP-IDF core dump as base64 text or flash image, a microdump log, an offline\n"
+	      "capture folder, or a device's .snap file) and prints each frame's function,\n"
+	      "source line and how it was found.\n"
 	      "\n"
 	      "SYMBOL_PATH is a directory holding Breakpad symbols (NAME/DEBUG_ID/NAME.sym,\n"
 	      ".sym.gz also read) or ELF files (by .build-id/xx/rest[.debug], by NAME,\n"
@@ -333,6 +335,9 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 
 int main(int argc, char **argv)
 {
+	/* A subcommand: a SNAPSHOT named "convert" is given as ./convert. */
+	if (argc > 1 && strcmp(argv[1], "convert") == 0)
+		return sw_convert_main(argc - 1, argv + 1);
 	struct options o;
 	int status = parse_args(argc, argv, &o);
 	if (status < 0) {

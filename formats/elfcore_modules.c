@@ -23,8 +23,11 @@
  *        words: one module per entry with a name, its load bias l_addr,
  *        its extent from its program headers (memory or a search-path
  *        file whose PT_DYNAMIC lands at l_ld), else from the core's
- *        PT_LOAD segment holding l_ld. At most EC_MAX_LINK_MAP entries;
- *        a chain that comes back to an entry ends there.
+ *        PT_LOAD segment holding l_ld. The name is read from the core,
+ *        else from the executable's file when l_name points into its
+ *        image (the dynamic loader's own entry: its PT_INTERP string).
+ *        At most EC_MAX_LINK_MAP entries; a chain that comes back to an
+ *        entry ends there.
  *    A static executable (no PT_DYNAMIC) is the only module.
  *
  * 3. The vDSO (AT_SYSINFO_EHDR): a module "[vdso]" whose image is the
@@ -76,6 +79,17 @@ struct ec_elf {
 	size_t build_id_len;
 };
 
+/* A path of len bytes (no NUL among them) into the arena, its control
+ * characters made '?': names end up in every output. */
+static const char *arena_path(struct ec_reader *r, const char *bytes, size_t len)
+{
+	char *out = sw_arena_strndup(&r->snap->arena, bytes, len);
+	for (char *p = out; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+			*p = '?';
+	return out;
+}
+
 const char *ec_mem_string(struct ec_reader *r, uint64_t addr, size_t cap)
 {
 	const struct sw_mem_region *m = sw_mem_find(r->snap, addr);
@@ -86,11 +100,33 @@ const char *ec_mem_string(struct ec_reader *r, uint64_t addr, size_t cap)
 	const uint8_t *nul = s.size ? memchr(s.data, '\0', (size_t)s.size) : NULL;
 	if (!nul || nul == s.data)
 		return NULL;
-	char *out = sw_arena_strndup(&r->snap->arena, (const char *)s.data, (size_t)(nul - s.data));
-	for (char *p = out; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
-			*p = '?';
-	return out;
+	return arena_path(r, (const char *)s.data, (size_t)(nul - s.data));
+}
+
+/* The same from the read-only bytes of an ELF file, at its virtual
+ * address vaddr: what the process had mapped there, unchanged. */
+static const char *file_string(struct ec_reader *r, struct sw_elf *file, uint64_t vaddr,
+                               size_t cap)
+{
+	enum { CHUNK = 64 };
+	char buf[EC_MAX_PATH];
+	if (cap > sizeof buf)
+		cap = sizeof buf;
+	for (size_t n = 0; n < cap && vaddr + n >= vaddr;) {
+		size_t chunk = cap - n < CHUNK ? cap - n : CHUNK;
+		/* A read that would pass the end of the segment fails as a
+		 * whole: there, byte by byte. */
+		if (!sw_elf_read(file, vaddr + n, &buf[n], chunk)) {
+			chunk = 1;
+			if (!sw_elf_read(file, vaddr + n, &buf[n], chunk))
+				return NULL;
+		}
+		const char *nul = memchr(&buf[n], '\0', chunk);
+		if (nul)
+			return nul > buf ? arena_path(r, buf, (size_t)(nul - buf)) : NULL;
+		n += chunk;
+	}
+	return NULL;
 }
 
 /* The bytes of the core's memory from addr to the end of its region. */
@@ -509,28 +545,15 @@ static bool dyn_word(const struct ec_reader *r, struct sw_elf *file, uint64_t bi
 	return true;
 }
 
-static bool find_r_debug_in(struct ec_reader *r, uint64_t dyn, uint64_t n, uint64_t bias,
-                            struct sw_elf *file, uint64_t *out);
-
-/* The address of struct r_debug: DT_DEBUG, or MIPS's RLD_MAP word. */
+/* The address of struct r_debug: DT_DEBUG, or MIPS's RLD_MAP word. file:
+ * the executable's file, when it came from the search paths, or NULL. */
 static bool find_r_debug(struct ec_reader *r, const struct ec_elf *e, uint64_t bias,
-                         const char *exe_file, uint64_t *out)
+                         struct sw_elf *file, uint64_t *out)
 {
 	uint64_t dyn = bias + e->dyn_vaddr, w = r->word;
 	uint64_t n = e->dyn_size / (2 * w);
 	if (n > EC_MAX_DYN)
 		n = EC_MAX_DYN;
-	struct sw_err err = { 0 };
-	struct sw_elf *file = exe_file ? sw_elf_open_file(exe_file, 0, &err) : NULL;
-	bool found = find_r_debug_in(r, dyn, n, bias, file, out);
-	sw_elf_free(file);
-	return found;
-}
-
-static bool find_r_debug_in(struct ec_reader *r, uint64_t dyn, uint64_t n, uint64_t bias,
-                            struct sw_elf *file, uint64_t *out)
-{
-	uint64_t w = r->word;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t at = dyn + i * 2 * w, tag, val;
 		if (!dyn_word(r, file, bias, at, &tag) || !dyn_word(r, file, bias, at + w, &val)) {
@@ -605,25 +628,63 @@ static bool seen_before(const uint64_t *seen, uint32_t n, uint64_t addr)
 	return false;
 }
 
+/* The executable as the link_map walk needs it: its image, load bias,
+ * and its file when the core lacks its read-only pages. */
+struct ec_exe {
+	struct ec_elf elf;
+	uint64_t bias;
+	struct sw_elf *file;      /* NULL: its header was in the core, or unreadable */
+};
+
+/* The name a link_map entry's l_name points at: in the core's memory, else
+ * in the executable's read-only bytes, read from its file. The dynamic
+ * loader's own entry needs the latter: glibc's rtld (dl_main, PT_INTERP)
+ * names it by the executable's PT_INTERP string where the executable is
+ * mapped (l_addr + p_vaddr of .interp), in its first segment, which qemu-
+ * user leaves out of its cores as it starts with an ELF header. */
+static const char *link_map_name(struct ec_reader *r, const struct ec_exe *exe, uint64_t l_name)
+{
+	const char *name = ec_mem_string(r, l_name, EC_MAX_PATH);
+	uint64_t lo = exe->bias + exe->elf.lo, hi = exe->bias + exe->elf.hi;
+	if (name || !exe->file || l_name < lo || l_name >= hi)
+		return name;
+	return file_string(r, exe->file, l_name - exe->bias, EC_MAX_PATH);
+}
+
+static void follow_link_map(struct ec_reader *r, uint32_t cap, const struct ec_exe *exe,
+                            uint64_t lm);
+
 static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 {
 	struct sw_snapshot *s = r->snap;
-	struct ec_elf exe;
-	uint64_t bias;
+	struct ec_exe exe = { .file = NULL };
 	const char *exe_file = NULL;
-	if (!find_executable(r, cap, &exe, &bias, &exe_file))
+	if (!find_executable(r, cap, &exe.elf, &exe.bias, &exe_file))
 		return;
 	s->main_module = 0;
-	if (!exe.has_dynamic)
+	if (!exe.elf.has_dynamic)
 		return; /* a static executable */
-	uint64_t rdebug, w = r->word, lm;
-	if (!find_r_debug(r, &exe, bias, exe_file, &rdebug))
-		return;
-	if (!mem_word(r, rdebug + w, &lm)) {
-		ec_problem(r, true, "r_debug at 0x%llx is not in the core: no shared library found",
-		           (unsigned long long)rdebug);
+	struct sw_err err = { 0 };
+	exe.file = exe_file ? sw_elf_open_file(exe_file, 0, &err) : NULL;
+	uint64_t rdebug, lm;
+	if (!find_r_debug(r, &exe.elf, exe.bias, exe.file, &rdebug)) {
+		sw_elf_free(exe.file);
 		return;
 	}
+	if (mem_word(r, rdebug + r->word, &lm))
+		follow_link_map(r, cap, &exe, lm);
+	else
+		ec_problem(r, true, "r_debug at 0x%llx is not in the core: no shared library found",
+		           (unsigned long long)rdebug);
+	sw_elf_free(exe.file);
+}
+
+/* One module per named entry of the chain that starts at lm. */
+static void follow_link_map(struct ec_reader *r, uint32_t cap, const struct ec_exe *exe,
+                            uint64_t lm)
+{
+	struct sw_snapshot *s = r->snap;
+	uint64_t w = r->word, exe_ld = exe->bias + exe->elf.dyn_vaddr;
 	uint64_t *seen = malloc(EC_MAX_LINK_MAP * sizeof *seen);
 	s->link_map = sw_arena_array(&s->arena, EC_MAX_LINK_MAP, sizeof *s->link_map);
 	if (!seen || !s->link_map) {
@@ -654,7 +715,7 @@ static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 			           (unsigned long long)lm);
 			break;
 		}
-		const char *name = ec_mem_string(r, l_name, EC_MAX_PATH);
+		const char *name = link_map_name(r, exe, l_name);
 		s->link_map[n] = (struct sw_link_map_entry){ l_addr, l_ld, name ? name : "" };
 		n++;
 		s->nlink_map = n;
@@ -663,11 +724,11 @@ static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 		 * as it was run, a better name than the 16-byte p_comm when no
 		 * AT_EXECFN gave one) and the vDSO (its dynamic section inside
 		 * the vDSO's page) are found otherwise. */
-		if (name && l_ld == bias + exe.dyn_vaddr && !r->auxv.has_execfn) {
+		if (name && l_ld == exe_ld && !r->auxv.has_execfn) {
 			s->modules[0].code_file = name;
 			s->modules[0].debug_file = sw_basename(name);
 		}
-		if (!name || l_ld == bias + exe.dyn_vaddr || (vdso && l_ld - vdso < 0x10000))
+		if (!name || l_ld == exe_ld || (vdso && l_ld - vdso < 0x10000))
 			continue;
 		add_library(r, cap, l_addr, l_ld, name);
 	}

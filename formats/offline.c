@@ -24,9 +24,6 @@ enum {
 	OL_MAX_MEMORY_FILES = 1024,
 	OL_ADDR_SIZE = 8,               /* the start address before the bytes */
 };
-/* Memory read from the folder's files, all together: a thread's stack is
- * at most a few MiB; upstream's largest captures (JIT debug data) 1.4 MiB. */
-#define OL_MAX_MEMORY ((uint64_t)1 << 30)
 
 /* ---- Text helpers (offline_internal.h) ------------------------------- */
 
@@ -149,7 +146,7 @@ bool sw_offline_is_folder(const char *dir)
 {
 	struct stat st;
 	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && is_file_in(dir, "regs.txt") &&
-	       is_file_in(dir, "maps.txt");
+	       (is_file_in(dir, "maps.txt") || ol_folder_has_probe_memory(dir));
 }
 
 /* Maps a text file into *m; false with *err set when it cannot. */
@@ -237,6 +234,31 @@ static uint64_t read_at(int fd, uint8_t *buf, uint64_t len, uint64_t off)
 	return got;
 }
 
+const uint8_t *ol_read_file(struct ol_reader *r, const char *path, uint64_t off, uint64_t len,
+                            uint64_t *got)
+{
+	*got = 0;
+	unsigned mode;
+	int fd = sw_open_regular_file(path, &mode);
+	if (fd < 0) {
+		ol_problem(r, false, "%s: cannot open: %s", path,
+		           mode ? "not a regular file" : strerror(errno));
+		return NULL;
+	}
+	uint8_t *data = sw_arena_alloc(&r->snap->arena, (size_t)len);
+	if (!data) {
+		ol_problem(r, false, "%s: out of memory for 0x%llx bytes", path, (unsigned long long)len);
+		close(fd);
+		return NULL;
+	}
+	*got = read_at(fd, data, len, off);
+	close(fd);
+	if (*got < len)
+		ol_problem(r, false, "%s: read 0x%llx of 0x%llx bytes (the file shrank?)", path,
+		           (unsigned long long)*got, (unsigned long long)len);
+	return *got ? data : NULL;
+}
+
 /* One memory file: its start address, then the bytes (copied into the
  * arena: the snapshot maps no file of a folder). */
 static void read_memory_file(struct ol_reader *r, const char *name, uint64_t *total)
@@ -284,18 +306,10 @@ static void read_memory_file(struct ol_reader *r, const char *name, uint64_t *to
 		           path, (unsigned long long)len, (unsigned long long)base);
 		len = UINT64_MAX - base + 1;
 	}
-	uint8_t *data = sw_arena_alloc(&s->arena, (size_t)len);
-	if (!data) {
-		ol_problem(r, false, "%s: out of memory for 0x%llx bytes", path, (unsigned long long)len);
-		close(fd);
-		return;
-	}
-	uint64_t got = read_at(fd, data, len, OL_ADDR_SIZE);
 	close(fd);
-	if (got < len)
-		ol_problem(r, false, "%s: read 0x%llx of 0x%llx bytes (the file shrank?)", path,
-		           (unsigned long long)got, (unsigned long long)len);
-	if (got == 0)
+	uint64_t got;
+	const uint8_t *data = ol_read_file(r, path, OL_ADDR_SIZE, len, &got);
+	if (!data)
 		return;
 	*total += got;
 	s->mem[s->nmem++] = (struct sw_mem_region){ base, got, data };
@@ -362,12 +376,9 @@ static int32_t module_holding(const struct sw_snapshot *s, uint64_t addr)
 	return -1;
 }
 
-/* The register names tell the CPU; the ELF holding the pc, when one was
- * read, says it for sure. */
-static enum sw_cpu choose_cpu(struct ol_reader *r, const char *regs_path)
+enum sw_cpu ol_choose_cpu(struct ol_reader *r, const char *regs_path, enum sw_cpu cpu)
 {
 	struct sw_snapshot *s = r->snap;
-	enum sw_cpu cpu = ol_regs_cpu(r);
 	uint64_t pc;
 	if (cpu == SW_CPU_UNKNOWN) {
 		ol_problem(r, false, "%s: no register names a CPU stackwalk knows: no context",
@@ -416,6 +427,30 @@ static enum sw_err_code verdict(const char *dir, const struct ol_reader *r, stru
 
 enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struct sw_err *err)
 {
+	return sw_offline_read_with(dir, NULL, out, err);
+}
+
+/* A debug probe's capture (offline_probe.c): one thread, the registers,
+ * the memory files and the ELF files as modules. */
+static void read_probe_folder(struct ol_reader *r, const char *regs_path,
+                              const struct sw_open_options *opts)
+{
+	struct sw_snapshot *s = r->snap;
+	s->format = "probe";
+	s->threads = sw_arena_alloc(&s->arena, sizeof *s->threads);
+	if (!s->threads) {
+		ol_problem(r, false, "%s: out of memory", r->dir);
+		return;
+	}
+	s->nthreads = 1;
+	ol_read_probe(r, regs_path, opts, &s->threads[0]);
+	s->has_requesting_thread_id = true;
+	s->requesting_thread_id = 0;
+}
+
+enum sw_err_code sw_offline_read_with(const char *dir, const struct sw_open_options *opts,
+                                      struct sw_snapshot *out, struct sw_err *err)
+{
 	sw_snapshot_init(out, dir);
 	out->format = "offline";
 	out->scans_need_code = true;
@@ -429,13 +464,16 @@ enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struc
 	const char *maps_path = sw_arena_printf(&out->arena, "%s/maps.txt", dir);
 	if (!regs_path || !maps_path)
 		return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", dir);
+	bool has_maps = is_file_in(dir, "maps.txt");
+	bool probe = !has_maps && ol_folder_has_probe_memory(dir);
 	const char *missing = !is_file_in(dir, "regs.txt") ? "regs.txt"
-	                      : !is_file_in(dir, "maps.txt") ? "maps.txt"
-	                                                     : NULL;
+	                      : !has_maps && !probe        ? "maps.txt"
+	                                                   : NULL;
 	if (missing)
 		return sw_err_set(err, SW_ERR_FORMAT,
 		                  "%s: not an offline snapshot folder: no %s (it holds regs.txt, "
-		                  "maps.txt and stack.data)",
+		                  "maps.txt and stack.data; a debug probe's capture regs.txt and "
+		                  "mem-ADDRESS.bin files)",
 		                  dir, missing);
 
 	struct sw_mapped_file regs, maps;
@@ -445,6 +483,11 @@ enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struc
 	sw_unmap_file(&regs);
 	if (r.nregs == 0)
 		ol_problem(&r, false, "%s: no register: no context", regs_path);
+	if (probe) {
+		read_probe_folder(&r, regs_path, opts);
+		sw_snapshot_finish(out);
+		return verdict(dir, &r, err);
+	}
 
 	/* Memory before the modules: an ELF whose file is not in the folder
 	 * may be in it. */
@@ -459,7 +502,7 @@ enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struc
 		ol_problem(&r, false, "%s: no map: no module", maps_path);
 	ol_find_modules(&r);
 
-	enum sw_cpu cpu = r.nregs ? choose_cpu(&r, regs_path) : SW_CPU_UNKNOWN;
+	enum sw_cpu cpu = r.nregs ? ol_choose_cpu(&r, regs_path, ol_regs_cpu(&r)) : SW_CPU_UNKNOWN;
 	set_system_info(&r, cpu);
 
 	out->threads = sw_arena_alloc(&out->arena, sizeof *out->threads);

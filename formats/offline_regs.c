@@ -106,6 +106,12 @@ static const char *our_name(enum sw_cpu cpu, const char *name, bool *listed)
 	return NULL;
 }
 
+bool ol_reg_known(enum sw_cpu cpu, const char *name)
+{
+	bool listed;
+	return our_name(cpu, name, &listed) != NULL || listed;
+}
+
 void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 {
 	uint64_t n = ol_count_lines(text);
@@ -122,7 +128,9 @@ void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 	while (ol_next_line(text, &pos, &line)) {
 		lineno++;
 		line = ol_trim(line);
-		if (line.size == 0)
+		/* OpenOCD's `reg` heads each group of registers with a line
+		 * "===== arm v7m registers". */
+		if (line.size == 0 || sw_u8(line, 0) == '=')
 			continue;
 		const uint8_t *colon = memchr(line.data, ':', (size_t)line.size);
 		if (!colon) {

@@ -19,6 +19,7 @@
 #include "microdump.h"
 #include "minidump.h"
 #include "offline.h"
+#include "snap.h"
 #include "lib/span.h"
 
 enum {
@@ -225,16 +226,19 @@ enum sw_err_code sw_snapshot_open_with(const char *path, const struct sw_open_op
                                        struct sw_snapshot *out, struct sw_err *err)
 {
 	sw_snapshot_init(out, path);
-	/* A folder holding regs.txt and maps.txt is an offline capture; other
-	 * folders are refused below. */
+	/* A folder holding regs.txt and maps.txt is an offline capture, one
+	 * holding regs.txt and mem-*.bin files a debug probe's; other folders
+	 * are refused below. */
 	if (sw_offline_is_folder(path))
-		return sw_offline_read(path, out, err);
+		return sw_offline_read_with(path, opts, out, err);
 	uint8_t head[OPEN_HEAD_SIZE];
 	size_t n;
 	enum sw_err_code rc = read_head(path, head, sizeof head, &n, err);
 	if (rc != SW_OK)
 		return rc;
 	/* Each reader's magic check, in turn; then what no reader takes. */
+	if (sw_snap_is(head, n))
+		return sw_snap_read(path, opts, out, err);
 	if (sw_minidump_is(head, n))
 		return sw_minidump_read(path, out, err);
 	if (sw_microdump_is(head, n))

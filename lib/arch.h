@@ -103,6 +103,12 @@ struct sw_arch {
 	 * context, Breakpad's name for it). NULL: the arch has none. */
 	enum sw_unwind_status (*caller_of_signal_frame)(const struct sw_step *s,
 	                                                struct sw_caller *out);
+	/* Given the caller a rule found, when its pc is no address but an
+	 * exception-return value (Cortex-M's EXC_RETURN in lr): makes it the
+	 * context the exception interrupted (restored_context) and returns
+	 * OK; NO_RULE for an ordinary caller. NULL: no such values. */
+	enum sw_unwind_status (*caller_of_exception)(const struct sw_step *s,
+	                                             struct sw_caller *c);
 	/* Caller of the context frame when it may be a leaf that has not set
 	 * up a frame (Windows x64: the return address is at [rsp]); NULL if the
 	 * arch has no such rule. Found frames get trust SW_TRUST_LEAF. */
@@ -129,10 +135,15 @@ struct sw_arch {
 	 * what else the arch can tell (x86: the frame pointer). May be NULL. */
 	void (*after_scan)(const struct sw_step *s, uint64_t slot, struct sw_caller *out);
 	/* Where the call that ends just before return address ra jumps, when
-	 * the instruction names it (a direct call): true and *target. False
-	 * for an indirect call or code that cannot be read. Lets a scan refuse
+	 * the instruction names it (a direct call): true and *target. A
+	 * target that is a stub the arch knows (a PLT entry, a linker's
+	 * veneer) is followed to where the stub jumps: through a PLT entry's
+	 * GOT slot only when the snapshot holds the slot and it is bound to
+	 * another module. False for an indirect call, code that cannot be
+	 * read, or a stub whose destination is not known. Lets a scan refuse
 	 * a stale return address whose call went elsewhere than the code it
-	 * scans from (lib/walker.c, call_may_reach). May be NULL. */
+	 * scans from (lib/walker.c, sw_walk_call_may_reach): a stub it does
+	 * not follow would look like such a call. May be NULL. */
 	bool (*call_target)(const struct sw_walk *w, uint64_t ra, uint64_t *target);
 };
 

@@ -728,6 +728,55 @@ static bool is_bare_riscv(const struct sw_snapshot *s)
 	       (s->sys.cpu == SW_CPU_RISCV32 || s->sys.cpu == SW_CPU_RISCV64);
 }
 
+/* ---- bare-metal Cortex-M ----------------------------------------------- */
+
+/* A firmware crash (SW_OS_NONE) on an M-profile ARM: code is the exception
+ * number (IPSR; ARMv7-M ARM B1.5.2, "Exception number definition"), flags
+ * the Configurable Fault Status Register, whose set bits say which fault
+ * (B3.2.15: MMFSR bits 0-7, BFSR 8-15, UFSR 16-31; ARMv8-M adds STKOF).
+ * The *VALID bits only say that MMFAR or BFAR hold the address. */
+static const char *const cortex_m_exception_names[] = {
+	[1] = "Reset", [2] = "NMI", [3] = "HardFault", [4] = "MemManage", [5] = "BusFault",
+	[6] = "UsageFault", [7] = "SecureFault", [11] = "SVCall", [12] = "DebugMonitor",
+	[14] = "PendSV", [15] = "SysTick",
+};
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+} cfsr_bits[] = {
+	{ 1u << 0, "IACCVIOL" }, { 1u << 1, "DACCVIOL" }, { 1u << 3, "MUNSTKERR" },
+	{ 1u << 4, "MSTKERR" }, { 1u << 5, "MLSPERR" }, { 1u << 8, "IBUSERR" },
+	{ 1u << 9, "PRECISERR" }, { 1u << 10, "IMPRECISERR" }, { 1u << 11, "UNSTKERR" },
+	{ 1u << 12, "STKERR" }, { 1u << 13, "LSPERR" }, { 1u << 16, "UNDEFINSTR" },
+	{ 1u << 17, "INVSTATE" }, { 1u << 18, "INVPC" }, { 1u << 19, "NOCP" },
+	{ 1u << 20, "STKOF" }, { 1u << 24, "UNALIGNED" }, { 1u << 25, "DIVBYZERO" },
+};
+
+static const char *cortex_m_exception(const struct sw_crash *c, char *buf, size_t n)
+{
+	size_t len;
+	if (c->code < sizeof cortex_m_exception_names / sizeof cortex_m_exception_names[0] &&
+	    cortex_m_exception_names[c->code])
+		len = (size_t)snprintf(buf, n, "%s", cortex_m_exception_names[c->code]);
+	else if (c->code >= 16)
+		len = (size_t)snprintf(buf, n, "IRQ %u", c->code - 16);
+	else
+		len = (size_t)snprintf(buf, n, "exception %u", c->code);
+	const char *sep = " / ";
+	for (size_t i = 0; i < sizeof cfsr_bits / sizeof cfsr_bits[0] && len < n; i++)
+		if (c->flags & cfsr_bits[i].bit) {
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, cfsr_bits[i].name);
+			sep = " | ";
+		}
+	return buf;
+}
+
+static bool is_bare_cortex_m(const struct sw_snapshot *s)
+{
+	return s->sys.os == SW_OS_NONE && s->sys.cpu == SW_CPU_ARM && s->sys.arm_profile == 'M';
+}
+
 /* ---- entry points -------------------------------------------------------- */
 
 static bool is_microdump(const struct sw_snapshot *s)
@@ -749,6 +798,8 @@ const char *sw_crash_reason(const struct sw_snapshot *s, enum sw_reason_style st
 		return fmt(buf, n, "%s", c->reason);
 	if (is_bare_riscv(s))
 		return riscv_mcause(c, buf, n);
+	if (is_bare_cortex_m(s))
+		return cortex_m_exception(c, buf, n);
 
 	/* A microdump's reason is its "R <signo> <NAME> <addr>" line; without
 	 * one Breakpad reports a crash with an empty reason. */

@@ -227,3 +227,13 @@ const char *sw_basename(const char *path)
 			base = p + 1;
 	return base;
 }
+
+bool sw_thread_extra_reg(const struct sw_thread *t, const char *name, uint64_t *out)
+{
+	for (uint32_t i = 0; i < t->nextra_regs; i++)
+		if (strcmp(t->extra_regs[i].name, name) == 0) {
+			*out = t->extra_regs[i].value;
+			return true;
+		}
+	return false;
+}

@@ -69,6 +69,11 @@ struct sw_system_info {
 	 * (Linux NT_ARM_PAC_MASK); 0: unknown (the walker then strips what no
 	 * module or region uses). */
 	uint64_t pointer_auth_mask;
+	/* ARM's architecture profile: 'A', 'R' or 'M' (a Cortex-M: Thumb
+	 * code only, exception frames and EXC_RETURN, MSP and PSP); 0 when the
+	 * snapshot does not say. processor_level is then the architecture's
+	 * major version (6, 7, 8). */
+	char arm_profile;
 };
 
 /* One stretch of captured memory; data points into the mapped input. */
@@ -76,6 +81,17 @@ struct sw_mem_region {
 	uint64_t base;
 	uint64_t size;
 	const uint8_t *data;
+};
+
+/* A register the CPU's context has no number for (struct sw_arch's
+ * reg_names), kept by name for the arch hooks that need it: a Cortex-M's
+ * "msp", "psp", "control", "exc_return", "xpsr" and fault status registers
+ * ("cfsr", "hfsr", "mmfar", "bfar", ...), a RISC-V hart's "mcause",
+ * "mepc", "mtval", "mstatus" (a .snap's register sets,
+ * docs/snap-format.md). */
+struct sw_named_reg {
+	const char *name;
+	uint64_t value;
 };
 
 struct sw_thread {
@@ -90,6 +106,10 @@ struct sw_thread {
 	uint32_t priority_class, priority;
 	uint32_t last_error;      /* Windows GetLastError() from the TEB, if read */
 	bool has_last_error;
+	/* Registers of the context outside ctx's numbering (see
+	 * sw_named_reg); sw_thread_extra_reg finds one by name. */
+	const struct sw_named_reg *extra_regs;
+	uint32_t nextra_regs;
 };
 
 struct sw_module {
@@ -282,6 +302,10 @@ bool sw_mem_read_word(const struct sw_snapshot *s, uint64_t addr, uint64_t *out)
 bool sw_mem_read_u32(const struct sw_snapshot *s, uint64_t addr, uint32_t *out);
 /* The region holding addr, or NULL. */
 const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr);
+
+/* Thread t's extra register `name` ("psp"): true and *out when the
+ * snapshot has it. */
+bool sw_thread_extra_reg(const struct sw_thread *t, const char *name, uint64_t *out);
 
 /* The module whose [base, base+size) holds addr, or -1. */
 int32_t sw_module_at(const struct sw_snapshot *s, uint64_t addr);

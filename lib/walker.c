@@ -174,7 +174,7 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t addr = arch->strip_code_pointer(w, raw);
-	if (!arch->pc_is_plausible(addr))
+	if (!arch->pc_is_plausible(addr) && sw_module_at(w->snap, addr) < 0)
 		return false;
 	/* The call instruction, not the address after it, must be in a module
 	 * and a function: a call to a function that never returns may be the
@@ -203,24 +203,32 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
 	return scan_for_return_address(w, slot, ra, words, false, NULL);
 }
 
-/* A direct call names its target. Scanning up from a frame whose code
- * lies outside every module (a chip's mask ROM, JIT code), a return
- * address whose call went to a function of a module is stale: that call
- * entered the module, and code outside it could only be reached from
- * there by a call, which would have left its own return address in the
- * module, nearer the callee (what an ESP32's ROM printf frames hold above
- * them: a heap_caps_malloc return from long before). Only a tail call out
- * of the module would make it true, which nothing shows: refused. Where
- * the callee is in a module no such rule holds (tail calls inside a
- * module are common). */
-static bool call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+/* A direct call names its target (the arch's call_target follows the
+ * stubs it knows, PLT entries, to where they jump). A call only leaves its
+ * module through such a stub, so a return address whose call went into
+ * another module than the callee's (or, for a callee outside every module:
+ * a chip's mask ROM, JIT code, into any module's function) is stale: that
+ * call entered the other module, and the callee could only be reached from
+ * there by a call, which would have left its own return address nearer the
+ * callee (an ESP32's ROM printf frames hold a heap_caps_malloc return from
+ * long before above them; a qemu-user arm main thread holds, above libc's
+ * abort, one of ld.so's calls to its own functions from before main). Only
+ * a tail call out of that module would make it true, which nothing shows:
+ * refused. Within a module no such rule holds: tail calls and functions
+ * the compiler split (GCC's .cold parts) reach other functions than the
+ * call's target. An indirect call names no target: nothing to check. */
+bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t target, start;
-	if (!callee || !arch->call_target || sw_module_at(w->snap, callee->lookup_pc) >= 0 ||
+	if (!callee || !arch->call_target ||
 	    !arch->call_target(w, arch->strip_code_pointer(w, ra), &target))
 		return true;
-	return !sw_walk_function_start(w, target, &start);
+	int32_t from = sw_module_at(w->snap, callee->lookup_pc);
+	if (from < 0)
+		return !sw_walk_function_start(w, target, &start);
+	int32_t to = sw_module_at(w->snap, target);
+	return to < 0 || to == from;
 }
 
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
@@ -234,7 +242,8 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 		uint64_t value;
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
-		if (return_address_checked(w, value, require_code) && call_may_reach(w, value, callee)) {
+		if (return_address_checked(w, value, require_code) &&
+		    sw_walk_call_may_reach(w, value, callee)) {
 			*slot = at;
 			*ra = value;
 			return true;
@@ -488,7 +497,9 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	uint64_t pc = arch->strip_code_pointer(w, c->regs.v[arch->pc]);
 	uint64_t sp = c->regs.v[arch->sp];
 	uint64_t callee_sp = st->callee->regs.v[arch->sp];
-	if (!arch->pc_is_plausible(pc))
+	/* The CPU's rule (no code in the first page, ...) is for addresses
+	 * no module vouches for: firmware runs from address 0. */
+	if (!arch->pc_is_plausible(pc) && sw_module_at(w->snap, pc) < 0)
 		return false;
 	/* The stack grows down on every CPU we walk: a caller's frame lies
 	 * above its callee's. The first unwind may keep the same sp (a leaf
@@ -516,6 +527,24 @@ static bool restored_context_is_plausible(const struct sw_step *st, const struct
 }
 
 enum step_result { STEP_CALLER, STEP_END };
+
+/* A caller whose pc a rule found to be an exception's return (Cortex-M's
+ * EXC_RETURN in lr) is the context the exception interrupted, trusted as
+ * a restored context; a frame of it that cannot be read leaves no caller
+ * from that rule. */
+static enum sw_unwind_status caller_of_exception(const struct sw_step *st, struct sw_caller *c,
+                                                 enum sw_trust *trust)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	if (!arch->caller_of_exception)
+		return SW_UNWIND_OK;
+	enum sw_unwind_status s = arch->caller_of_exception(st, c);
+	if (s == SW_UNWIND_NO_RULE)
+		return SW_UNWIND_OK;
+	if (s == SW_UNWIND_OK)
+		*trust = SW_TRUST_CONTEXT;
+	return s == SW_UNWIND_OK ? SW_UNWIND_OK : SW_UNWIND_FAILED;
+}
 
 static bool scan_limit_reached(const struct sw_walk *w)
 {
@@ -604,6 +633,8 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		found = true;
 	} else {
 		s = caller_by_rules(st, &c, &trust);
+		if (s == SW_UNWIND_OK)
+			s = caller_of_exception(st, &c, &trust);
 	}
 	if (s == SW_UNWIND_END) {
 		*end = SW_END_OUTERMOST;
@@ -663,7 +694,11 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		if (s == SW_UNWIND_FAILED && methods[i].trust == SW_TRUST_FRAME_POINTER)
 			st->scan_needs_code = true;
 		trust = methods[i].trust;
-		found = s == SW_UNWIND_OK && caller_is_plausible(st, &c, trust, first_unwind);
+		if (s == SW_UNWIND_OK)
+			s = caller_of_exception(st, &c, &trust);
+		found = s == SW_UNWIND_OK &&
+		        (c.restored_context ? restored_context_is_plausible(st, &c)
+		                            : caller_is_plausible(st, &c, trust, first_unwind));
 	}
 	if (!found) {
 		/* Say so when the cap, not the evidence, stopped the walk. */
@@ -687,11 +722,15 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t sp)
 {
 	w->stack_lo = w->stack_hi = 0;
-	if (t->stack_size) {
-		/* A hostile size must not wrap the end around to below the base. */
+	/* A hostile size must not wrap the end around to below the base. */
+	uint64_t end = t->stack_size > UINT64_MAX - t->stack_base ? UINT64_MAX
+	                                                         : t->stack_base + t->stack_size;
+	/* The thread's stack, unless it was stopped on another one: a
+	 * Cortex-M exception handler runs on the main stack while the thread's
+	 * is the process stack (the walk follows the switch back). */
+	if (t->stack_size && (sp - t->stack_base < t->stack_size || !sw_mem_find(w->snap, sp))) {
 		w->stack_lo = t->stack_base;
-		w->stack_hi = t->stack_size > UINT64_MAX - t->stack_base ? UINT64_MAX
-		                                                          : t->stack_base + t->stack_size;
+		w->stack_hi = end;
 		return;
 	}
 	const struct sw_mem_region *r = sw_mem_find(w->snap, sp);
@@ -721,6 +760,7 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	const struct sw_snapshot *s = w->snap;
 	const struct sw_thread *t = &s->threads[index];
 	const struct sw_arch *arch = w->arch;
+	w->thread = t;
 	l->n = 0;
 	w->scanned = 0;
 

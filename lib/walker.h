@@ -81,6 +81,7 @@ struct sw_walk_result {
 struct sw_walk {
 	const struct sw_snapshot *snap;
 	const struct sw_arch *arch;    /* the thread's */
+	const struct sw_thread *thread; /* the thread being walked */
 	const struct sw_symbol_source *symbols;
 	struct sw_walk_options opt;
 	struct sw_arena *arena;    /* where frames and symbol strings go */
@@ -134,6 +135,10 @@ bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_call
  * value. */
 bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
                                      uint64_t *ra, uint32_t words);
+/* May the call that ends before return address ra, found by a scan above
+ * frame callee, have led to callee? False only when the call names a
+ * target (a direct call) in another module than callee's. */
+bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee);
 /* The generic scan: from the callee's sp, the first word that is a return
  * address; the caller's sp is just above it. An arch's own scan rule may
  * call it with a different start (*from: NULL means the callee's sp). */

@@ -14,13 +14,29 @@ packages=(
   clang libclang-rt-14-dev                 # libFuzzer smoke runs
   time                                     # bench/: peak RSS
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+# The firmware of tests/firmware.py: built with these compilers and run
+# under qemu-system. Without their recommends: gcc-arm-none-eabi's would
+# add newlib and qemu's a graphical stack (3 GB more, none of it used).
+firmware_packages=(
+  gcc-arm-none-eabi qemu-system-arm        # Cortex-M firmware
+  gcc-riscv64-linux-gnu qemu-system-misc   # RV32 firmware
+)
+missing_of() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+  done
+}
+mapfile -t missing < <(missing_of "${packages[@]}")
+mapfile -t missing_firmware < <(missing_of "${firmware_packages[@]}")
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_firmware[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+  if [ ${#missing[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+  fi
+  if [ ${#missing_firmware[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+      "${missing_firmware[@]}"
+  fi
 fi

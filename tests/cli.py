@@ -154,5 +154,68 @@ with tempfile.TemporaryDirectory() as tmp:
           err == "stackwalk: %s: symbol path ignored: No such file or directory\n" % os.path.join(tmp, "no-such-store"),
           repr(err))
 
+# .snap files (docs/snap-format.md): testdata/snap/make_seeds.py's, with
+# the Breakpad symbols of their firmware.
+snapdir = os.path.join(testdata, "snap")
+snapsym = os.path.join(snapdir, "cortex_m.sym")
+code, out, err = run(os.path.join(snapdir, "cortex_m.snap"), snapsym)
+check(".snap of a Cortex-M HardFault -> exit 0, walked to main, the fault named",
+      code == 0 and err == "" and "Crash reason:  HardFault / UNDEFINSTR" in out
+      and " 3  firmware.elf!main + 0x13" in out and "Found by: stack scanning" in out,
+      "exit %d %r %s" % (code, err, out[:1500]))
+code, out, err = run("--json", os.path.join(snapdir, "cortex_m.snap"), snapsym)
+doc = json.loads(out) if code == 0 else {}
+check(".snap --json: the crashing thread's frames",
+      code == 0 and [f.get("function") for f in doc["crashing_thread"]["frames"]]
+      == ["func_c", "func_b", "func_a", "main"], out[:500])
+for name, says in [("cut.snap", "damaged .snap: offset 358: MEMORY record of 72 bytes cut by the end of the file"),
+                   ("flipped.snap", "damaged .snap: offset 173: CRASH record of 26 bytes: bad CRC: skipped")]:
+    path = os.path.join(snapdir, name)
+    code, out, err = run(path, snapsym)
+    check("damaged .snap (%s) -> exit 1, walked, one line naming the record" % name,
+          code == 1 and "Thread 0" in out and err.count("\n") == 1
+          and err.startswith("stackwalk: " + path + ": " + says), "exit %d %r" % (code, err))
+with tempfile.TemporaryDirectory() as tmp:
+    newer = bytearray(open(os.path.join(snapdir, "riscv32.snap"), "rb").read())
+    newer[8] = 2
+    path = os.path.join(tmp, "newer.snap")
+    open(path, "wb").write(newer)
+    code, out, err = run(path)
+    check(".snap of version 2 -> exit 3, one line",
+          code == 3 and out == "" and err == "stackwalk: %s: .snap version 2, which this stackwalk does not "
+          "read (it reads 1)\n" % path, "exit %d %r" % (code, err))
+
+# stackwalk convert: the example as a .snap walks as the example does.
+with tempfile.TemporaryDirectory() as tmp:
+    out_snap = os.path.join(tmp, "test.snap")
+    code, out, err = run("convert", dump, out_snap)
+    check("convert the example -> exit 0, nothing said", code == 0 and out == "" and err == "",
+          "exit %d %r" % (code, err))
+    code, a, _ = run("--json", dump, syms)
+    code2, b, _ = run("--json", out_snap, syms)
+    frames = lambda text: [(f.get("function"), f.get("module"), f.get("offset"), f.get("trust"))
+                           for f in json.loads(text)["crashing_thread"]["frames"]]
+    check("convert: the .snap's crashing thread walks as the minidump's",
+          code == 0 and code2 == 0 and frames(a) == frames(b), "%s\n%s" % (a[:300], b[:300]))
+    code, out, err = run("convert", "--all-threads", dump, out_snap)
+    code2, b, _ = run("--json", out_snap, syms)
+    check("convert --all-threads: every thread",
+          code == 0 and code2 == 0 and len(json.loads(b)["threads"]) == len(json.loads(a)["threads"]),
+          "exit %d %r" % (code, err))
+    for args, status, says in [((), 2, "stackwalk: convert: no IN given"),
+                               ((dump,), 2, "stackwalk: convert: no OUT.snap given"),
+                               (("--bogus", dump, out_snap), 2, "stackwalk: convert: unknown option '--bogus'"),
+                               ((os.path.join(tmp, "missing.dmp"), out_snap), 3,
+                                "stackwalk: %s: cannot open: " % os.path.join(tmp, "missing.dmp")),
+                               ((dump, os.path.join(tmp, "no", "out.snap")), 4,
+                                "stackwalk: %s: cannot create: " % os.path.join(tmp, "no", "out.snap"))]:
+        code, out, err = run("convert", *args)
+        check("convert %s -> exit %d, one line" % (" ".join(a[len(tmp):] if a.startswith(tmp) else a
+                                                           for a in args) or "(nothing)", status),
+              code == status and out == "" and err.count("\n") == 1 and err.startswith(says),
+              "exit %d %r" % (code, err))
+    code, out, err = run("convert", "--help")
+    check("convert --help, exit 0", code == 0 and out.startswith("Usage: stackwalk convert"))
+
 print("cli: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -48,6 +48,14 @@ or backward search; in a second thread, which never runs main, the
 reference's outermost function of the program (thread_main), and then as
 many frames past it as the reference has (glibc's start_thread).
 
+Every run's module list must name the program, libcrashlib.so, libc.so.6
+and the dynamic loader (the program's PT_INTERP), each with the build-id
+of the file it ran from (the fixture's, or the one in LIBC_DIRS): the
+qemu-user cores have no NT_FILE and none of the ELF header pages, so the
+modules come from the loader's link_map chain, where the loader's own
+entry names it by the PT_INTERP string in the program's first page, which
+is not in the core either (docs/cli.md, "ELF cores").
+
 Every run must exit below 128. A difference passes only when
 KNOWN_DIFFERENCES names it with the evidence (and, where
 KNOWN_DIFFERENCE_PROBLEMS pins the problems it shows, only those); a listed
@@ -63,6 +71,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -122,7 +131,8 @@ KNOWN_DIFFERENCE_PROBLEMS = {
 # is taken off this list.
 KNOWN_GAPS = {}
 
-# CPU -> where this machine keeps the libc the fixture ran with.
+# CPU -> where this machine keeps the libc and the dynamic loader the
+# fixture ran with (every folder that exists is given).
 LIBC_DIRS = {
     'x86_64': ['/lib/x86_64-linux-gnu'],
     'i386': ['/lib32'],  # libc6-i386: gen_cores.sh runs i386 with sysroot /
@@ -130,10 +140,14 @@ LIBC_DIRS = {
     'arm': ['/usr/arm-linux-gnueabihf/lib'],
     'mips': ['/usr/mips-linux-gnu/lib'],
     'mipsel': ['/usr/mipsel-linux-gnu/lib'],
-    'mips64el': ['/usr/mips64el-linux-gnuabi64/lib'],
+    # n64's loader is /lib64/ld.so.1, its libc in lib/
+    'mips64el': ['/usr/mips64el-linux-gnuabi64/lib', '/usr/mips64el-linux-gnuabi64/lib64'],
     'ppc64le': ['/usr/powerpc64le-linux-gnu/lib'],
     'riscv64': ['/usr/riscv64-linux-gnu/lib'],
 }
+
+# The modules every fixture's process had, besides its dynamic loader.
+EXPECTED_MODULES = ('crash', 'libcrashlib.so', 'libc.so.6')
 
 GDB_FRAME = re.compile(
     r'^#(\d+)\s+(?:(0x[0-9a-fA-F]+) in )?(<signal handler called>|\S+)')
@@ -296,6 +310,79 @@ def reaches_function(doc, exe_name, rng):
     return None
 
 
+def elf_identity(path):
+    """(PT_INTERP string or None, GNU build-id as hex or None) of an ELF
+    file, from its program headers."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+    except OSError:
+        return None, None
+    if data[:4] != b'\x7fELF':
+        return None, None
+    is64 = data[4] == 2
+    e = '<' if data[5] == 1 else '>'
+    interp = build_id = None
+    try:
+        if is64:
+            phoff, = struct.unpack_from(e + 'Q', data, 0x20)
+            phentsize, phnum = struct.unpack_from(e + 'HH', data, 0x36)
+        else:
+            phoff, = struct.unpack_from(e + 'I', data, 0x1c)
+            phentsize, phnum = struct.unpack_from(e + 'HH', data, 0x2a)
+        for i in range(phnum):
+            o = phoff + i * phentsize
+            if is64:
+                typ, _, off, _, _, filesz = struct.unpack_from(e + 'IIQQQQ', data, o)
+            else:
+                typ, off, _, _, filesz = struct.unpack_from(e + 'IIIII', data, o)
+            if typ == 3:  # PT_INTERP
+                interp = data[off:off + filesz].split(b'\0')[0].decode('utf-8', 'replace')
+            elif typ == 4:  # PT_NOTE
+                p, end = off, off + filesz
+                while p + 12 <= end:
+                    namesz, descsz, ntype = struct.unpack_from(e + 'III', data, p)
+                    name_at, desc_at = p + 12, p + 12 + ((namesz + 3) & ~3)
+                    if ntype == 3 and data[name_at:name_at + namesz] == b'GNU\0':
+                        build_id = data[desc_at:desc_at + descsz].hex()
+                    p = desc_at + ((descsz + 3) & ~3)
+    except struct.error:
+        pass
+    return interp, build_id
+
+
+def check_modules(doc, dirs):
+    """Problems (strings) of the walk's module list: each of
+    EXPECTED_MODULES and the program's dynamic loader must be there, with
+    the build-id of its file in DIRS (the first folder holding a file of
+    that name)."""
+    def find(name):
+        for d in dirs:
+            path = os.path.join(d, name)
+            if os.path.isfile(path):
+                return path
+        return None
+
+    exe = find('crash')
+    interp = elf_identity(exe)[0] if exe else None
+    wanted = list(EXPECTED_MODULES) + ([os.path.basename(interp)] if interp else [])
+    if not interp:
+        return ['crash has no PT_INTERP']
+    problems = []
+    modules = {m.get('filename'): m for m in doc.get('modules') or []}
+    for name in wanted:
+        path = find(name)
+        want = elf_identity(path)[1] if path else None
+        mod = modules.get(name)
+        if not mod:
+            problems.append('module %s missing (modules: %s)' % (name, ' '.join(sorted(
+                str(k) for k in modules))))
+        elif want and mod.get('code_id') != want:
+            problems.append('module %s: code_id %s, its file %s' % (
+                name, mod.get('code_id'), want))
+    return problems
+
+
 def run_walker(stackwalk, core, dirs):
     proc = subprocess.run([stackwalk, '--json', core] + dirs,
                           capture_output=True, text=True)
@@ -333,7 +420,7 @@ def main():
         if not os.path.isfile(os.path.join(adir, 'crash')):
             continue
         arch, flavour = af.rsplit('-', 1)
-        libc = [d for d in LIBC_DIRS.get(arch, []) if os.path.isdir(d)][:1]
+        libc = [d for d in LIBC_DIRS.get(arch, []) if os.path.isdir(d)]
         if not libc:
             # The C library the fixtures ran with comes from Debian's
             # libc6-*-cross packages (scripts/setup.sh installs them).
@@ -378,11 +465,14 @@ def main():
                 if not doc:
                     problems.append('no JSON (exit %d: %s)' % (
                         proc.returncode, proc.stderr.strip().splitlines()[-1:] or ''))
-                elif not gdb:
+                # Not a difference the lists below can excuse: every run
+                # must find every module.
+                module_problems = check_modules(doc, dirs) if doc else []
+                if doc and not gdb:
                     problems.append('gdb.txt has no frames of the crashing thread')
-                elif mode == 'names':
+                elif doc and mode == 'names':
                     problems += compare(gdb, ref, walk, doc, dirs)
-                else:
+                elif doc:
                     exe = os.path.join(syms, 'crash')
                     target, beyond = outermost_program_function(ref, exe)
                     rng = function_range(exe, target)
@@ -394,6 +484,11 @@ def main():
                     elif past < beyond:
                         problems.append("%d frames past %s, gdb %d (walk: %s)" % (
                             past, target, beyond, describe(walk)))
+                if module_problems:
+                    print('FAIL %s: %s' % (label, '; '.join(module_problems + problems)))
+                    unused_known.discard(label)
+                    failed += 1
+                    continue
                 gap = KNOWN_GAPS.get(label)
                 if gap:
                     if problems:

@@ -2,7 +2,7 @@
  * the walker on synthetic stacks for every trust path: context, CFI, the
  * r11 chains of ARM code (GCC, APCS, AAPCS), Apple's r7 chain, the live
  * link register of the context frame, scanning, ARM/Thumb interworking, and
- * each way a walk ends. */
+ * each way a walk ends; where direct calls and PLT stubs lead. */
 #include <check.h>
 #include <string.h>
 
@@ -757,6 +757,165 @@ END_TEST
 
 /* The registers a STACK CFI line names resolve: dump_syms writes r0-r12,
  * sp, lr, pc (and VFP registers, which are not kept). */
+/* ---- where a call goes ------------------------------------------------ */
+
+/* A walk over the fixture's snapshot, for asking the hooks directly. */
+static struct sw_walk hook_walk(struct fixture *fx)
+{
+	sw_snapshot_finish(&fx->snap);
+	return (struct sw_walk){ .snap = &fx->snap, .arch = &sw_arch_arm,
+	                         .address_mask = 0xffffffffu };
+}
+
+/* Calls and stubs as GNU as and ld 2.40 (arm-linux-gnueabihf) lay them out
+ * linked at CODE_BASE = 0x10000; each comment is objdump's reading. */
+static void put_calls(struct fixture *fx)
+{
+	syn_put_code(fx, 0x10100, 0xebffffbeu, 4);  /* bl 10000 */
+	syn_put_code(fx, 0x10104, 0xfa00003du, 4);  /* blx 10200 (Thumb) */
+	syn_put_code(fx, 0x10108, 0xeb0000bdu, 4);  /* bl 10404 */
+	syn_put_code(fx, 0x10200, 0xbf00u, 2);      /* Thumb: nop */
+	syn_put_code(fx, 0x10202, 0xf7ffu, 2);      /* bl 10200 */
+	syn_put_code(fx, 0x10204, 0xfffdu, 2);
+	syn_put_code(fx, 0x10206, 0xf7ffu, 2);      /* blx 10000 (ARM), from 2 mod 4 */
+	syn_put_code(fx, 0x10208, 0xeefcu, 2);
+	syn_put_code(fx, 0x1020a, 0xf000u, 2);      /* bl 11000 */
+	syn_put_code(fx, 0x1020c, 0xfef9u, 2);
+	syn_put_code(fx, 0x10300, 0xf000u, 2);      /* blx 10800 <plt_arm> */
+	syn_put_code(fx, 0x10302, 0xea7eu, 2);
+	syn_put_code(fx, 0x10304, 0xf000u, 2);      /* bl 10900 <plt_thumb> */
+	syn_put_code(fx, 0x10306, 0xfafcu, 2);
+	syn_put_code(fx, 0x10308, 0xf000u, 2);      /* bl 10a00 <bxpc_stub> */
+	syn_put_code(fx, 0x1030a, 0xfb7au, 2);
+	syn_put_code(fx, 0x1030c, 0xf000u, 2);      /* blx 10b00 <veneer> */
+	syn_put_code(fx, 0x1030e, 0xebf8u, 2);
+	syn_put_code(fx, 0x10310, THUMB_BLX_R3, 2);
+	syn_put_code(fx, 0x10800, 0xe28fc000u, 4);  /* plt_arm: add ip, pc, #0 */
+	syn_put_code(fx, 0x10804, 0xe28cc000u, 4);  /* add ip, ip, #0 */
+	syn_put_code(fx, 0x10808, 0xe5bcf6f8u, 4);  /* ldr pc, [ip, #0x6f8]!: 10f00 */
+	syn_put_code(fx, 0x10900, 0xf240u, 2);      /* plt_thumb: movw ip, #0x5f8 */
+	syn_put_code(fx, 0x10902, 0x5cf8u, 2);
+	syn_put_code(fx, 0x10904, 0xf2c0u, 2);      /* movt ip, #0 */
+	syn_put_code(fx, 0x10906, 0x0c00u, 2);
+	syn_put_code(fx, 0x10908, 0x44fcu, 2);      /* add ip, pc */
+	syn_put_code(fx, 0x1090a, 0xf8dcu, 2);      /* ldr.w pc, [ip]: 10f04 */
+	syn_put_code(fx, 0x1090c, 0xf000u, 2);
+	syn_put_code(fx, 0x10a00, 0x4778u, 2);      /* bxpc_stub: bx pc */
+	syn_put_code(fx, 0x10a02, 0x46c0u, 2);      /* nop */
+	syn_put_code(fx, 0x10a04, 0xe28fc000u, 4);  /* add ip, pc, #0 */
+	syn_put_code(fx, 0x10a08, 0xe28cc000u, 4);  /* add ip, ip, #0 */
+	syn_put_code(fx, 0x10a0c, 0xe5bcf500u, 4);  /* ldr pc, [ip, #0x500]!: 10f0c */
+	syn_put_code(fx, 0x10b00, 0xe51ff004u, 4);  /* veneer: ldr pc, [pc, #-4] */
+	syn_put_code(fx, 0x10b04, 0x00010901u, 4);  /* .word plt_thumb + 1 */
+	syn_put_code(fx, 0x10c00, 0xe59fc004u, 4);  /* lld's long PLT: ldr ip, [pc, #4] */
+	syn_put_code(fx, 0x10c04, 0xe08cc00fu, 4);  /* add ip, ip, pc */
+	syn_put_code(fx, 0x10c08, 0xe59cf000u, 4);  /* ldr pc, [ip] */
+	syn_put_code(fx, 0x10c0c, 0x000002f4u, 4);  /* .word: 10f00 */
+	syn_put_code(fx, 0x10d00, 0xebffffbeu, 4);  /* bl 10c00 */
+	syn_put_code(fx, 0x10d10, 0xeb00003au, 4);  /* bl 10e00 */
+	syn_put_code(fx, 0x10e00, 0xe28fc000u, 4);  /* add ip, pc, #0 */
+	syn_put_code(fx, 0x10e04, 0xe28cca02u, 4);  /* add ip, ip, #0x2000 */
+	syn_put_code(fx, 0x10e08, 0xe5bcf000u, 4);  /* ldr pc, [ip]!: 12e08, not captured */
+	syn_put_code(fx, 0x10f00, LIB_BASE + 0x101, 4);  /* GOT: bound to Thumb code */
+	syn_put_code(fx, 0x10f04, LIB_BASE + 0x200, 4);  /* bound to ARM code */
+	syn_put_code(fx, 0x10f0c, 0x107e0, 4);           /* unbound: the PLT's head */
+}
+
+/* BL and BLX name their targets in both instruction sets, in both
+ * directions, Thumb BLX from an address 2 mod 4 included; BLX Rm does
+ * not. Ordinary code at the target is the target. */
+START_TEST(test_call_target_decodes_direct_calls)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_calls(&fx);
+	syn_put_code(&fx, 0x10400, ARM_BLX_R3, 4);
+	struct sw_walk w = hook_walk(&fx);
+	static const uint64_t calls[][2] = {
+		{ 0x10104, 0x10000 }, { 0x10108, 0x10200 }, { 0x1010c, 0x10404 },
+		{ 0x10207, 0x10200 }, { 0x1020b, 0x10000 }, { 0x1020f, 0x11000 },
+	};
+	uint64_t target;
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		ck_assert_msg(sw_arch_arm.call_target(&w, calls[i][0], &target), "ra 0x%llx",
+		              (unsigned long long)calls[i][0]);
+		ck_assert_uint_eq(target, calls[i][1]);
+	}
+	ck_assert(!sw_arch_arm.call_target(&w, 0x10313, &target));  /* blx r3 */
+	ck_assert(!sw_arch_arm.call_target(&w, 0x10404, &target));  /* blx r3 */
+	ck_assert(!sw_arch_arm.call_target(&w, 0x10801, &target));  /* no call */
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A call through a PLT entry (binutils' ARM and Thumb-only forms, lld's
+ * long form, reached directly, through `bx pc; nop` or a veneer) goes
+ * where the entry's GOT slot points, when the snapshot holds the slot
+ * and it is bound to another module; a slot not captured, or pointing
+ * back into the caller's module (unbound), names no target. */
+START_TEST(test_call_target_follows_plt_entries_through_the_got)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_calls(&fx);
+	struct sw_walk w = hook_walk(&fx);
+	uint64_t target;
+	ck_assert(sw_arch_arm.call_target(&w, 0x10305, &target));  /* blx plt_arm */
+	ck_assert_uint_eq(target, LIB_BASE + 0x100);
+	ck_assert(sw_arch_arm.call_target(&w, 0x10309, &target));  /* bl plt_thumb */
+	ck_assert_uint_eq(target, LIB_BASE + 0x200);
+	ck_assert(sw_arch_arm.call_target(&w, 0x10311, &target));  /* blx veneer */
+	ck_assert_uint_eq(target, LIB_BASE + 0x200);
+	ck_assert(sw_arch_arm.call_target(&w, 0x10d04, &target));  /* bl lld's PLT */
+	ck_assert_uint_eq(target, LIB_BASE + 0x100);
+	ck_assert(!sw_arch_arm.call_target(&w, 0x1030d, &target)); /* unbound */
+	ck_assert(!sw_arch_arm.call_target(&w, 0x10d14, &target)); /* slot not captured */
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Scanning above a frame in libc: a word after a direct call into another
+ * module (the app's own function, as ld.so's calls of its own functions
+ * linger on a qemu-user main thread's stack) cannot be libc's caller and
+ * is passed over; the call through the app's PLT to libc is taken. */
+START_TEST(test_scan_refuses_a_call_into_another_module)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_calls(&fx);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u32(&fx, sp, 0x1020f);       /* bl 11000: the app's own code */
+	put_u32(&fx, sp + 4, 0x10104);   /* bl 10000: the same */
+	put_u32(&fx, sp + 8, 0x10305);   /* blx plt_arm: libc */
+	set_context(&fx, LIB_BASE + 0x120, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, 0x10305);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 12);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Within one module a direct call may reach other functions than its
+ * target (tail calls, GCC's .cold parts): scanning above the app's own
+ * code, its calls of other functions of the app are callers. */
+START_TEST(test_scan_takes_a_call_within_the_module)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_calls(&fx);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u32(&fx, sp, 0x1020f);       /* bl 11000 */
+	set_context(&fx, CODE_BASE + 0x1800, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, 0x1020f);
+	fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_cfi_register_names_resolve)
 {
 	static const char *const names[] = {
@@ -782,6 +941,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_call_check_reads_be32_code_big_endian);
 	tcase_add_test(tc, test_call_check_needs_the_right_instruction_set);
 	tcase_add_test(tc, test_call_check_unknown_without_code_bytes);
+	tcase_add_test(tc, test_call_target_decodes_direct_calls);
+	tcase_add_test(tc, test_call_target_follows_plt_entries_through_the_got);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("walk");
 	tcase_add_test(tc, test_context_frame_alone);
@@ -795,6 +956,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_thumb_r7_not_followed_on_linux);
 	tcase_add_test(tc, test_arm_thumb_interworking);
 	tcase_add_test(tc, test_scan_validates_by_instruction_set);
+	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
+	tcase_add_test(tc, test_scan_takes_a_call_within_the_module);
 	tcase_add_test(tc, test_context_lr_taken_when_symbols_show_a_leaf);
 	tcase_add_test(tc, test_context_lr_into_own_function_is_left_over);
 	tcase_add_test(tc, test_context_lr_without_symbols);

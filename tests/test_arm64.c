@@ -1,6 +1,7 @@
 /* The arm64 walker on synthetic stacks: the live link register of the
  * context frame, frame records (AAPCS64 §6.4.6), pointer-authentication
- * stripping, the BL/BLR call check, and the chain's end. */
+ * stripping, the BL/BLR call check, the chain's end, and where BL and the
+ * PLT stubs it calls lead. */
 #include <check.h>
 #include <string.h>
 
@@ -244,6 +245,115 @@ START_TEST(test_call_check_decodes_every_linking_branch)
 }
 END_TEST
 
+/* ---- where a call goes ---- */
+
+#define LIB_BASE 0x200000000ull
+#define LIB_SIZE 0x1000ull
+
+/* An app at CODE_BASE and a library at LIB_BASE, on Linux. */
+static void fixture_init_with_lib(struct fixture *fx)
+{
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "synthetic-arm64-lib", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .lib = { LIB_BASE, LIB_SIZE },
+		.stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" },
+		             { .base = LIB_BASE, .size = LIB_SIZE, .code_file = "/lib/libc.so.6" } },
+		.nmodules = 2 });
+}
+
+/* Calls and stubs as GNU as and ld 2.40 (aarch64-linux-gnu) lay them out
+ * linked at CODE_BASE; each comment is objdump's reading. */
+static void put_calls(struct fixture *fx)
+{
+	static const struct { uint64_t at; uint32_t insn; } code[] = {
+		{ 0x100, 0x97ffffc0u },   /* bl 100000000 */
+		{ 0x104, 0x940001bfu },   /* bl 100000800 */
+		{ 0x108, 0x9400003eu },   /* bl 100000200 <plt> */
+		{ 0x10c, 0x94000045u },   /* bl 100000220 <plt_bti_pac> */
+		{ 0x110, 0x9400004cu },   /* bl 100000240 <adrp_veneer> */
+		{ 0x114, 0x94000053u },   /* bl 100000260 <lit_veneer> */
+		{ 0x118, INSN_BLR_X8 },
+		{ 0x11c, 0x94000059u },   /* bl 100000280 <plt_far> */
+		{ 0x200, 0x90000010u },   /* plt: adrp x16, 100000000 */
+		{ 0x204, 0xf9478211u },   /* ldr x17, [x16, #3840]: slot f00 */
+		{ 0x208, 0x913c0210u },   /* add x16, x16, #0xf00 */
+		{ 0x20c, 0xd61f0220u },   /* br x17 */
+		{ 0x220, 0xd503245fu },   /* plt_bti_pac: bti c */
+		{ 0x224, 0x90000010u },   /* adrp x16, 100000000 */
+		{ 0x228, 0xf9478611u },   /* ldr x17, [x16, #3848]: slot f08 */
+		{ 0x22c, 0x913c2210u },   /* add x16, x16, #0xf08 */
+		{ 0x230, 0xd503219fu },   /* autia1716 */
+		{ 0x234, 0xd61f0220u },   /* br x17 */
+		{ 0x240, 0x90000010u },   /* adrp_veneer: adrp x16, 100000000 */
+		{ 0x244, 0x91080210u },   /* add x16, x16, #0x200: plt */
+		{ 0x248, 0xd61f0200u },   /* br x16 */
+		{ 0x260, 0x58000050u },   /* lit_veneer: ldr x16, 100000268 */
+		{ 0x264, 0xd61f0200u },   /* br x16 */
+		{ 0x268, 0x00000220u },   /* .xword 0x100000220: plt_bti_pac */
+		{ 0x26c, 0x00000001u },
+		{ 0x280, 0xf0000010u },   /* plt_far: adrp x16, 100003000 */
+		{ 0x284, 0xf9400a11u },   /* ldr x17, [x16, #16]: slot 100003010, not captured */
+		{ 0x288, 0x91004210u },   /* add x16, x16, #0x10 */
+		{ 0x28c, 0xd61f0220u },   /* br x17 */
+	};
+	for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+		put_insn(fx, CODE_BASE + code[i].at, code[i].insn);
+	syn_put_code(fx, CODE_BASE + 0xf00, LIB_BASE + 0x100, 8);  /* GOT: bound */
+	syn_put_code(fx, CODE_BASE + 0xf08, LIB_BASE + 0x200, 8);
+}
+
+/* BL names its target, back and forth; BLR does not. A PLT entry (with
+ * BTI and pointer authentication too), reached directly or through
+ * either kind of veneer, leads where its GOT slot points, when the slot
+ * is captured. */
+START_TEST(test_call_target_decodes_bl_and_follows_stubs)
+{
+	struct fixture fx;
+	fixture_init_with_lib(&fx);
+	put_calls(&fx);
+	sw_snapshot_finish(&fx.snap);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_arm64, .address_mask = ~0ull };
+	static const uint64_t calls[][2] = {
+		{ CODE_BASE + 0x104, CODE_BASE },         { CODE_BASE + 0x108, CODE_BASE + 0x800 },
+		{ CODE_BASE + 0x10c, LIB_BASE + 0x100 },  { CODE_BASE + 0x110, LIB_BASE + 0x200 },
+		{ CODE_BASE + 0x114, LIB_BASE + 0x100 },  { CODE_BASE + 0x118, LIB_BASE + 0x200 },
+	};
+	uint64_t target;
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		ck_assert_msg(sw_arch_arm64.call_target(&w, calls[i][0], &target), "ra 0x%llx",
+		              (unsigned long long)calls[i][0]);
+		ck_assert_uint_eq(target, calls[i][1]);
+	}
+	ck_assert(!sw_arch_arm64.call_target(&w, CODE_BASE + 0x11c, &target)); /* blr */
+	ck_assert(!sw_arch_arm64.call_target(&w, CODE_BASE + 0x120, &target)); /* slot */
+	ck_assert(!sw_arch_arm64.call_target(&w, CODE_BASE + 0x204, &target)); /* no call */
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Scanning above a frame in libc, a word after a BL to the app's own code
+ * is stale and passed over; the call through the PLT is libc's caller. */
+START_TEST(test_scan_refuses_a_call_into_another_module)
+{
+	struct fixture fx;
+	fixture_init_with_lib(&fx);
+	put_calls(&fx);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u64(&fx, sp, CODE_BASE + 0x104);        /* bl 100000000 */
+	put_u64(&fx, sp + 8, CODE_BASE + 0x10c);    /* bl plt: libc */
+	set_context(&fx, LIB_BASE + 0x120, sp, 0, 0);
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x10c);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -257,6 +367,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_record_chain_must_grow);
 	tcase_add_test(tc, test_scan_takes_only_words_after_a_call);
 	tcase_add_test(tc, test_call_check_decodes_every_linking_branch);
+	tcase_add_test(tc, test_call_target_decodes_bl_and_follows_stubs);
+	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -705,6 +705,41 @@ START_TEST(test_executable_from_the_search_paths_without_nt_file)
 }
 END_TEST
 
+/* The dynamic loader's own link_map entry names it by the executable's
+ * PT_INTERP string, in the executable's first page, which qemu-user
+ * leaves out of its cores: the name is read from the executable's file. */
+START_TEST(test_link_map_name_in_the_executable_read_from_its_file)
+{
+	struct buf exe = exe_image(), data = process_data(0), notes = auxv_notes();
+	put_bytes(&exe, 0x300, "/lib/ld-test.so.1", 18);
+	put(&data, LM + 0x80 - DYN + 8, EXE + 0x300, 8);  /* the last entry's l_name */
+	put_bytes(&exe, 0x1ff0, "/lib/end.so", 12);       /* 4 bytes before the segment's end */
+	put(&data, LM + 0x40 - DYN + 8, EXE + 0x1ff0, 8);
+	struct seg segs[] = { { EXE, 0x2000, NULL, PF_R | PF_X },
+	                      { DYN, 0x3000, &data, PF_R | PF_W } };
+	struct buf b = core(false, 8, EM_X86_64, &notes, segs, 2);
+	char exe_path[64];
+	snprintf(exe_path, sizeof exe_path, "/tmp/sw_ec_exe_XXXXXX");
+	int fd = mkstemp(exe_path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(write(fd, exe.p, exe.len) == (ssize_t)exe.len);
+	close(fd);
+	const char *paths[] = { exe_path };
+	struct sw_open_options o = { .search_paths = paths, .nsearch_paths = 1 };
+	struct sw_snapshot s;
+	struct sw_err err;
+	open_buf(&b, &o, &s, &err);
+	ck_assert_uint_eq(s.nmodules, 3);
+	ck_assert_str_eq(s.modules[1].code_file, "/lib/end.so");
+	ck_assert_str_eq(s.modules[2].code_file, "/lib/ld-test.so.1");
+	ck_assert_uint_eq(s.modules[2].base, 0x7f0000180000);
+	ck_assert_str_eq(s.link_map[2].name, "/lib/ld-test.so.1");
+	sw_snapshot_free(&s);
+	unlink(exe_path);
+	free(exe.p), free(data.p), free(notes.p), free(b.p);
+}
+END_TEST
+
 /* A big-endian 32-bit core (powerpc): struct elf_prstatus with 4-byte
  * longs (pr_pid at 24, pr_reg at 72), every integer big-endian. */
 START_TEST(test_big_endian_32_bit_core)
@@ -805,6 +840,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_note_running_past_its_segment_keeps_the_notes_before_it);
 	tcase_add_test(t, test_huge_counts_allocate_nothing);
 	tcase_add_test(t, test_link_map_chain_that_loops_is_cut);
+	tcase_add_test(t, test_link_map_name_in_the_executable_read_from_its_file);
 	tcase_add_test(t, test_executable_from_the_search_paths_without_nt_file);
 	tcase_add_test(t, test_big_endian_32_bit_core);
 	tcase_add_test(t, test_cut_and_flipped_cores_never_crash);

@@ -8,6 +8,7 @@
 #include "arch/registry.h"
 #include "lib/walker.h"
 #include "prologue_fixture.h"
+#include "synthetic_snapshot.h"
 #include "symbols/breakpad_sym.h"
 
 enum { GP = 28, SP = 29, FP = 30, RA = 31, HI = 32, LO = 33, PC = 34, S0 = 16, S1 = 17 };
@@ -418,6 +419,86 @@ START_TEST(test_walk_without_evidence_ends_with_no_caller_found)
 }
 END_TEST
 
+/* ---- where a call goes ---- */
+
+/* Calls and a non-PIC PLT entry as GNU as and ld 2.40 (mipsel-linux-gnu,
+ * `.option pic0`; BALC with -mips32r6) lay them out linked at 0x10000;
+ * each comment is objdump's reading. The app is module 0 (0x10000,
+ * 4 KiB), libc module 1 (0x40000). */
+static void call_fixture(struct fixture *fx)
+{
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "calls", .cpu = SW_CPU_MIPS, .os = SW_OS_LINUX, .word_size = 4,
+		.code = { 0x10000, 0x1000 }, .lib = { 0x40000, 0x1000 },
+		.stack = { 0x7ff00000, 0x1000 }, .fill = 0, .fill_size = 4, /* nop */
+		.thread_id = 1, .nmodules = 2,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "app" },
+		             { .base = 0x40000, .size = 0x1000, .code_file = "libc.so.6" } },
+	});
+	static const struct { uint64_t at; uint32_t insn; } code[] = {
+		{ 0x10100, 0x0c0040c0u },   /* jal 10300 */
+		{ 0x10108, 0x0411007du },   /* bal 10300 */
+		{ 0x10110, 0x0490009bu },   /* bltzal a0, 10380 */
+		{ 0x10118, 0x0320f809u },   /* jalr t9 */
+		{ 0x10120, 0x0c004080u },   /* jal 10200 <plt> */
+		{ 0x10200, 0x3c0f0001u },   /* plt: lui t7, 0x1 */
+		{ 0x10204, 0x8df90f00u },   /* lw t9, 3840(t7): slot 10f00 */
+		{ 0x10208, 0x03200008u },   /* jr t9 */
+		{ 0x1020c, 0x25f80f00u },   /* addiu t8, t7, 3840 */
+		{ 0x10400, 0xe800007fu },   /* R6: balc 10600 */
+	};
+	for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+		syn_put_code(fx, code[i].at, code[i].insn, 4);
+	syn_put_code(fx, 0x10f00, 0x40100, 4);  /* GOT: bound to libc */
+}
+
+/* JAL, BAL and the other REGIMM links, and R6's BALC name their targets;
+ * JALR does not; a PLT entry leads where its GOT slot points. */
+START_TEST(test_call_target_decodes_direct_calls_and_plt)
+{
+	struct fixture fx;
+	call_fixture(&fx);
+	sw_snapshot_finish(&fx.snap);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_mips, .address_mask = ~0ull };
+	static const uint64_t calls[][2] = {
+		{ 0x10108, 0x10300 }, { 0x10110, 0x10300 }, { 0x10118, 0x10380 },
+		{ 0x10128, 0x40100 }, { 0x10404, 0x10600 },
+	};
+	uint64_t target;
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		ck_assert_msg(sw_arch_mips.call_target(&w, calls[i][0], &target), "ra 0x%llx",
+		              (unsigned long long)calls[i][0]);
+		ck_assert_uint_eq(target, calls[i][1]);
+	}
+	ck_assert(!sw_arch_mips.call_target(&w, 0x10120, &target));  /* jalr t9 */
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Breakpad's MIPS scan with our rule on top: above a frame in libc, a
+ * word after a direct call into the app's own code (what ld.so's calls of
+ * its own functions leave on a qemu-user main thread's stack) is passed
+ * over; the call through the app's PLT is libc's caller. */
+START_TEST(test_scan_refuses_a_call_into_another_module)
+{
+	struct fixture fx;
+	call_fixture(&fx);
+	uint64_t sp = 0x7ff00100;
+	put_u32(&fx, sp + 0x4, sp + 0x40);   /* fp word */
+	put_u32(&fx, sp + 0x8, 0x10118);     /* bltzal 10380: the app's */
+	put_u32(&fx, sp + 0xc, sp + 0x40);
+	put_u32(&fx, sp + 0x10, 0x10128);    /* jal plt: libc */
+	sw_reg_set(&fx.thread.ctx, PC, 0x40010);
+	sw_reg_set(&fx.thread.ctx, SP, sp);
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_mips, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, 0x10128);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 0x14);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* ---- tables ---- */
 
 /* DWARF numbers (MIPS psABI): 0-31 general registers, 64 hi, 65 lo; the
@@ -467,6 +548,8 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);
 	tcase_add_test(walk, test_scan_mips64_skips_no_argument_words);
 	tcase_add_test(walk, test_walk_without_evidence_ends_with_no_caller_found);
+	tcase_add_test(walk, test_call_target_decodes_direct_calls_and_plt);
+	tcase_add_test(walk, test_scan_refuses_a_call_into_another_module);
 	tcase_add_test(walk, test_dwarf_register_map);
 	tcase_add_test(walk, test_dump_syms_register_names_resolve);
 	suite_add_tcase(s, walk);

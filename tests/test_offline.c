@@ -720,6 +720,214 @@ START_TEST(test_absolute_kernel_paths_are_not_opened)
 }
 END_TEST
 
+/* ---- Debug-probe folders (regs.txt, mem-HEX.bin) -------------------------- */
+
+/* A file of testdata/, from SW_TESTDATA. */
+static const char *testdata_path(char *buf, size_t n, const char *rel)
+{
+	const char *root = getenv("SW_TESTDATA");
+	snprintf(buf, n, "%s/%s", root ? root : "testdata", rel);
+	return buf;
+}
+
+static bool extra_reg(const struct sw_snapshot *s, const char *name, uint64_t *v)
+{
+	return sw_thread_extra_reg(&s->threads[0], name, v);
+}
+
+START_TEST(test_probe_cortex_m_registers_and_memory)
+{
+	make_tmp_dir();
+	/* OpenOCD's `reg` lines, as it spells them ("xPSR"), among plain
+	 * ones; its DWT comparators are no registers stackwalk uses. */
+	write_str("regs.txt", "===== arm v7m registers\n(0) r0 (/32): 0x00000001\n"
+	                      "sp: 0x20000810\nlr: 0xfffffff1\npc: 0x40\n"
+	                      "(16) xPSR (/32): 0x01000003\nmsp: 0x20000810\npsp: 0x200017f0\n"
+	                      "control: 0\ncfsr: 0x00010000\n(24) dwt_0_comp (/32): 0x0\n");
+	write_file("mem-20000800.bin", "abcdefgh", 8);
+	write_file("mem-0x20001000.bin", "ijkl", 4);
+	ck_assert(sw_offline_is_folder(tmp_dir));
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(read_tmp(&s, &err), SW_OK);
+	ck_assert_str_eq(s.format, "probe");
+	ck_assert_int_eq(s.sys.cpu, SW_CPU_ARM);
+	ck_assert_int_eq(s.sys.arm_profile, 'M');
+	ck_assert_int_eq(s.sys.os, SW_OS_NONE);
+	ck_assert_uint_eq(s.sys.word_size, 4);
+	ck_assert_uint_eq(reg(&s, "r0"), 1);
+	ck_assert_uint_eq(reg(&s, "pc"), 0x40);
+	ck_assert_uint_eq(reg(&s, "sp"), 0x20000810);
+	ck_assert(has_problem(&s, "warning: "));
+	ck_assert(has_problem(&s, "1 registers stackwalk does not use (dwt_0_comp)"));
+	/* EPSR.T (bit 24) is CPSR.T (bit 5); IPSR's 3 is no flag. */
+	ck_assert_uint_eq(reg(&s, "cpsr"), 0x20);
+	uint64_t v;
+	ck_assert(extra_reg(&s, "psp", &v));
+	ck_assert_uint_eq(v, 0x200017f0);
+	ck_assert(extra_reg(&s, "xpsr", &v));
+	ck_assert(extra_reg(&s, "cfsr", &v));
+	ck_assert_uint_eq(v, 0x10000);
+	ck_assert_uint_eq(s.nmem, 2);
+	ck_assert_uint_eq(s.mem[0].base, 0x20000800);
+	ck_assert_uint_eq(s.mem[1].base, 0x20001000);
+	ck_assert_uint_eq(s.mem[1].size, 4);
+	uint32_t w;
+	ck_assert(sw_mem_read_u32(&s, 0x20000804, &w));
+	ck_assert_uint_eq(w, 0x68676665);
+	/* No ELF: a warning, not damage. */
+	ck_assert(has_problem(&s, "warning: "));
+	ck_assert_uint_eq(s.nmodules, 0);
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(test_probe_riscv32_x_names_and_mepc_for_pc)
+{
+	make_tmp_dir();
+	write_str("regs.txt", "x0: 0\nx1: 0x800000ca\nx2: 0x80001e40\nfp: 0x80001e50\n"
+	                      "mcause: 5\nmepc: 0x800000a4\nmtval: 0x100\n");
+	write_file("mem-80001e40.bin", "abcdefgh", 8);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(read_tmp(&s, &err), SW_OK);
+	ck_assert_int_eq(s.sys.cpu, SW_CPU_RISCV32);
+	ck_assert_uint_eq(s.sys.word_size, 4);
+	ck_assert_uint_eq(reg(&s, "ra"), 0x800000ca);
+	ck_assert_uint_eq(reg(&s, "sp"), 0x80001e40);
+	ck_assert_uint_eq(reg(&s, "s0"), 0x80001e50);
+	ck_assert_uint_eq(reg(&s, "pc"), 0x800000a4);
+	uint64_t v;
+	ck_assert(extra_reg(&s, "mcause", &v));
+	ck_assert_uint_eq(v, 5);
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(test_probe_bad_memory_file_names_are_problems)
+{
+	make_tmp_dir();
+	write_str("regs.txt", "sp: 1000\npc: 40\nmsp: 1000\n");
+	write_file("mem-1000.bin", "abcd", 4);
+	write_file("mem-zz.bin", "abcd", 4);
+	write_file("mem-.bin", "abcd", 4);
+	write_file("mem-12345678901234567.bin", "abcd", 4);
+	write_file("mem-2000.bin", "", 0);
+	write_file("mem-3000.bin.bak", "abcd", 4);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(read_tmp(&s, &err), SW_ERR_CORRUPT);
+	ck_assert(has_problem(&s, "mem-zz.bin: not mem-HEX.bin"));
+	ck_assert(has_problem(&s, "mem-.bin: not mem-HEX.bin"));
+	ck_assert(has_problem(&s, "mem-12345678901234567.bin: not mem-HEX.bin"));
+	ck_assert(has_problem(&s, "warning: "));
+	ck_assert(has_problem(&s, "mem-2000.bin: empty"));
+	ck_assert_uint_eq(s.nmem, 1);
+	ck_assert_uint_eq(s.mem[0].base, 0x1000);
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(test_probe_overlapping_memory_files_are_refused)
+{
+	make_tmp_dir();
+	write_str("regs.txt", "sp: 1000\npc: 40\nmsp: 1000\n");
+	write_file("mem-1000.bin", "abcdefgh", 8);
+	write_file("mem-1004.bin", "ABCD", 4);
+	write_file("mem-1008.bin", "ijkl", 4);
+	/* Past the end of a Cortex-M's 32-bit address space. */
+	write_file("mem-fffffffe.bin", "abcd", 4);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(read_tmp(&s, &err), SW_ERR_CORRUPT);
+	ck_assert(has_problem(&s, "mem-1004.bin: overlaps"));
+	ck_assert(has_problem(&s, "mem-fffffffe.bin: 0x4 bytes from 0xfffffffe run past the end"));
+	ck_assert_uint_eq(s.nmem, 2);
+	ck_assert_uint_eq(s.mem[0].base, 0x1000);
+	ck_assert_uint_eq(s.mem[1].base, 0x1008);
+	uint32_t w;
+	ck_assert(sw_mem_read_u32(&s, 0x1004, &w));
+	ck_assert_uint_eq(w, 0x68676665);
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(test_folder_without_maps_or_memory_files_is_refused)
+{
+	make_tmp_dir();
+	write_str("regs.txt", arm_regs);
+	write_file("memory.bin", "abcd", 4);
+	write_file("mem-1000.txt", "abcd", 4);
+	ck_assert(!sw_offline_is_folder(tmp_dir));
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(read_tmp(&s, &err), SW_ERR_FORMAT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no maps.txt"));
+	sw_snapshot_free(&s);
+	sw_err_clear(&err);
+	ck_assert_int_eq(sw_snapshot_open(tmp_dir, &s, &err), SW_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(err.msg, "is a directory"));
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
+START_TEST(test_probe_firmware_elf_is_a_module_at_its_link_addresses)
+{
+	char elf[1024];
+	testdata_path(elf, sizeof elf, "firmware/fixtures/mps2-an385.elf");
+	make_tmp_dir();
+	write_str("regs.txt", "sp: 0x20000810\npc: 0x40\nmsp: 0x20000810\n");
+	write_file("mem-20000800.bin", "abcdefgh", 8);
+	/* Given as a symbol path, holding the pc: the module. */
+	const char *paths[] = { "/nonexistent", tmp_dir, elf };
+	struct sw_open_options o = { .search_paths = paths, .nsearch_paths = 3 };
+	struct sw_snapshot s;
+	struct sw_err err = { 0 };
+	ck_assert_int_eq(sw_snapshot_open_with(tmp_dir, &o, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.nmodules, 1);
+	ck_assert_str_eq(s.modules[0].code_file, elf);
+	ck_assert_str_eq(s.modules[0].image_path, elf);
+	/* The flash image, not the RAM segment at 0x20000000. */
+	ck_assert_uint_eq(s.modules[0].base, 0);
+	ck_assert_uint_eq(s.modules[0].size, 0xcfc);
+	ck_assert_ptr_nonnull(s.modules[0].code_id);
+	ck_assert_uint_eq(rel_pc(&s, 0x40), 0x40);
+	sw_snapshot_free(&s);
+	/* A pc it does not hold: no module from the symbol path. */
+	write_str("regs.txt", "sp: 0x20000810\npc: 0x10000\nmsp: 0x20000810\n");
+	sw_err_clear(&err);
+	ck_assert_int_eq(sw_snapshot_open_with(tmp_dir, &o, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.nmodules, 0);
+	sw_snapshot_free(&s);
+	/* In the folder itself: a module whatever the pc. */
+	FILE *in = fopen(elf, "rb");
+	ck_assert_ptr_nonnull(in);
+	static uint8_t buf[1 << 18];
+	size_t n = fread(buf, 1, sizeof buf, in);
+	fclose(in);
+	ck_assert_uint_lt(n, sizeof buf);
+	write_file("firmware.elf", buf, n);
+	ck_assert_int_eq(read_tmp(&s, &err), SW_OK);
+	ck_assert_uint_eq(s.nmodules, 1);
+	ck_assert(ends_with(s.modules[0].code_file, "/firmware.elf"));
+	ck_assert_uint_eq(s.modules[0].base, 0);
+	sw_snapshot_free(&s);
+	/* In both: one module, the folder's, and nothing said. */
+	write_str("regs.txt", "sp: 0x20000810\npc: 0x40\nmsp: 0x20000810\n");
+	ck_assert_int_eq(sw_snapshot_open_with(tmp_dir, &o, &s, &err), SW_OK);
+	ck_assert_uint_eq(s.nmodules, 1);
+	ck_assert(ends_with(s.modules[0].code_file, "/firmware.elf"));
+	ck_assert(!has_problem(&s, "overlaps"));
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("offline");
@@ -749,6 +957,12 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_elf_holding_the_pc_overrides_the_register_names);
 	tcase_add_test(t, test_garbage_and_long_lines_never_crash);
 	tcase_add_test(t, test_absolute_kernel_paths_are_not_opened);
+	tcase_add_test(t, test_probe_cortex_m_registers_and_memory);
+	tcase_add_test(t, test_probe_riscv32_x_names_and_mepc_for_pc);
+	tcase_add_test(t, test_probe_bad_memory_file_names_are_problems);
+	tcase_add_test(t, test_probe_overlapping_memory_files_are_refused);
+	tcase_add_test(t, test_folder_without_maps_or_memory_files_is_refused);
+	tcase_add_test(t, test_probe_firmware_elf_is_a_module_at_its_link_addresses);
 	suite_add_tcase(s, t);
 	return s;
 }

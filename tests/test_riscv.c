@@ -552,6 +552,59 @@ START_TEST(test_scan_from_rom_refuses_a_call_into_the_module)
 }
 END_TEST
 
+/* Calls and a PLT as GNU as and ld 2.40 (riscv64-linux-gnu, no
+ * relaxation) lay them out linked at 0x10000; each comment is objdump's
+ * reading. The app is module 0 (0x10000, 4 KiB), libc module 1. */
+static void put_plt_calls(struct fixture *fx)
+{
+	static const struct { uint64_t at; uint32_t insn; } code[] = {
+		{ 0x10100, 0x100000efu },   /* jal 10200 <plt> */
+		{ 0x10104, 0x00000097u },   /* auipc ra, 0x0 */
+		{ 0x10108, 0x11c080e7u },   /* jalr 284(ra): 10220 <plt2> */
+		{ 0x1010c, 0x1f4000efu },   /* jal 10300 <fn> */
+		{ 0x10200, 0x00001e17u },   /* plt: auipc t3, 0x1 */
+		{ 0x10204, 0xd00e3e03u },   /* ld t3, -768(t3): slot 10f00 */
+		{ 0x10208, 0x000e0367u },   /* jalr t1, t3 */
+		{ 0x1020c, 0x00000013u },   /* nop */
+		{ 0x10220, 0x00001e17u },   /* plt2: auipc t3, 0x1 */
+		{ 0x10224, 0x0e0e3e03u },   /* ld t3, 224(t3): slot 11300, not captured */
+		{ 0x10228, 0x000e0367u },   /* jalr t1, t3 */
+		{ 0x1022c, 0x00000013u },   /* nop */
+	};
+	for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+		syn_put_code(fx, code[i].at, code[i].insn, 4);
+}
+
+/* A call through a PLT entry leads where the entry's GOT slot points when
+ * the snapshot holds the slot and it is bound to another module; else it
+ * names no target (an unbound slot points back at the PLT's head). */
+START_TEST(test_call_target_follows_plt_entries)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "plt", .cpu = SW_CPU_RISCV64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { 0x10000, 0x1000 }, .lib = { 0x40000, 0x1000 },
+		.stack = { 0x7ff00000, 0x100 }, .fill = 0x00000013, .fill_size = 4,
+		.thread_id = 1, .nmodules = 2,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "app" },
+		             { .base = 0x40000, .size = 0x1000, .code_file = "libc.so.6" } },
+	});
+	put_plt_calls(&fx);
+	syn_put_code(&fx, 0x10f00, 0x40100, 8);
+	sw_snapshot_finish(&fx.snap);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_riscv64, .address_mask = ~0ull };
+	uint64_t target;
+	ck_assert(sw_arch_riscv64.call_target(&w, 0x10104, &target));
+	ck_assert_uint_eq(target, 0x40100);
+	ck_assert(!sw_arch_riscv64.call_target(&w, 0x1010c, &target));  /* slot not captured */
+	ck_assert(sw_arch_riscv64.call_target(&w, 0x10110, &target));   /* not a stub */
+	ck_assert_uint_eq(target, 0x10300);
+	syn_put_code(&fx, 0x10f00, 0x10000, 8);                          /* unbound */
+	ck_assert(!sw_arch_riscv64.call_target(&w, 0x10104, &target));
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("riscv");
@@ -573,6 +626,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_c_jal_is_a_call_on_rv32_only);
 	tcase_add_test(walk, test_dwarf_register_map_and_names);
 	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
+	tcase_add_test(walk, test_call_target_follows_plt_entries);
 	suite_add_tcase(s, walk);
 	return s;
 }

@@ -1,0 +1,334 @@
+/* A Cortex-M firmware that crashes the way firmware crashes: thread code
+ * on the process stack (PSP) is interrupted by an exception (PendSV)
+ * whose handler, on the main stack (MSP), executes an undefined
+ * instruction. The HardFault handler captures a .snap with the shipped
+ * writer (formats/snap_writer.c) and sends it to the host by semihosting
+ * (crash.snap in qemu's working directory), then ends the emulation.
+ *
+ * The expected walk, by construction (tests/firmware.py checks it):
+ *   HardFault_Handler                  the capture's context
+ *   faulty_driver                      the udf, from HardFault's exception frame (MSP)
+ *   handle_event
+ *   PendSV_Handler
+ *   trigger_interrupt                  the interrupted pc, exception frame on PSP
+ *   compute  (recursion depth 3: compute, compute, compute)
+ *   task_loop
+ *   main
+ *   Reset_Handler
+ *
+ * Built with -O1 -g (frames with CFI in .debug_frame); FPU=1 (Cortex-M4F)
+ * also does floating-point work in the thread, so that PendSV's entry
+ * stacks the extended frame (EXC_RETURN bit 4 clear). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snap_writer.h"
+
+#define NOINLINE __attribute__((noinline, noipa))
+
+extern uint32_t __msp_top[], __psp_top[], __msp_limit[], __psp_limit[];
+extern uint32_t __bss_start[], __bss_end[];
+extern const uint8_t __build_id_note[];
+
+/* ---- semihosting (ARM "Semihosting for AArch32 and AArch64", v2) ---- */
+
+enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_EXIT = 0x18 };
+
+static int semihost(int op, const void *arg)
+{
+	register int r0 __asm__("r0") = op;
+	register const void *r1 __asm__("r1") = arg;
+	__asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+	return r0;
+}
+
+/* The writer needs memcpy, and GCC may call memset for a zeroed array;
+ * nothing else of a C library is linked. */
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+	uint8_t *d = dst;
+	while (n--)
+		*d++ = (uint8_t)c;
+	return dst;
+}
+
+static void semihost_exit(void)
+{
+	/* ADP_Stopped_ApplicationExit: qemu exits with status 0. */
+	semihost(SYS_EXIT, (const void *)0x20026);
+	for (;;)
+		;
+}
+
+/* ---- the crash ---- */
+
+volatile uint32_t sink;
+volatile float fsink;
+
+NOINLINE void faulty_driver(uint32_t v)
+{
+	sink = v;
+	__asm__ volatile("udf #0");
+	sink = v + 1;
+}
+
+NOINLINE void handle_event(uint32_t v)
+{
+	faulty_driver(v * 3);
+	sink = v;
+}
+
+void PendSV_Handler(void)
+{
+	handle_event(sink + 7);
+	sink++;
+}
+
+NOINLINE void trigger_interrupt(uint32_t v)
+{
+	sink = v;
+	/* ICSR.PENDSVSET: PendSV is taken right after the barrier. */
+	*(volatile uint32_t *)0xE000ED04 = 1u << 28;
+	__asm__ volatile("dsb\n\tisb" ::: "memory");
+	sink = v + 2;
+}
+
+NOINLINE uint32_t compute(uint32_t depth)
+{
+#if FPU
+	fsink = fsink * 1.5f + (float)depth;
+#endif
+	if (depth == 0) {
+		trigger_interrupt(sink);
+		return 1;
+	}
+	uint32_t r = compute(depth - 1);
+	sink = r;
+	return r + depth;
+}
+
+NOINLINE void task_loop(void)
+{
+	for (;;)
+		sink += compute(2);
+}
+
+int main(void)
+{
+	task_loop();
+	return 0;
+}
+
+/* ---- the capture ---- */
+
+void HardFault_Handler(void);
+
+/* Registers as the HardFault handler found them on entry (fault_entry). */
+struct entry_regs {
+	uint32_t r4_r11[8];
+	uint32_t msp, psp, exc_return, control, xpsr;
+};
+struct entry_regs fault_entry;
+
+/* The semihosting file (bss: the firmware has no initialized data, which
+ * would need copying from flash). */
+static int fd;
+
+static int send(void *ctx, const void *bytes, size_t n)
+{
+	(void)ctx;
+	uint32_t args[3] = { (uint32_t)fd, (uint32_t)bytes, (uint32_t)n };
+	return semihost(SYS_WRITE, args) == 0 ? 0 : -1;
+}
+
+/* The GNU build-id note the linker put in flash (ELF note: namesz,
+ * descsz, type, "GNU\0", the id). */
+static const uint8_t *build_id(size_t *len)
+{
+	const uint32_t *n = (const uint32_t *)__build_id_note;
+	*len = n[1];
+	return __build_id_note + 12 + ((n[0] + 3) & ~3u);
+}
+
+#if ARCH_MAJOR >= 7
+/* The fault status registers (ARMv7-M ARM, B3.2.2: System Control Block);
+ * ARMv6-M has none. */
+#define SCB_CFSR 0xE000ED28
+#define SCB_HFSR 0xE000ED2C
+#define SCB_MMFAR 0xE000ED34
+#define SCB_BFAR 0xE000ED38
+
+static uint32_t reg32(uint32_t addr)
+{
+	return *(volatile uint32_t *)addr;
+}
+#endif
+
+/* The HardFault handler as it was entered: its own pc, lr = EXC_RETURN and
+ * sp = MSP below the exception frame, r4-r11 still the faulting code's;
+ * both stacks whole; the firmware image. The walk finds the rest. */
+static void capture(struct snap_writer *w)
+{
+	struct snap_header h = {
+		.cpu = SNAP_CPU_ARM, .word_size = 4,
+		.cpu_variant = SNAP_ARM_VARIANT('M', ARCH_MAJOR, 0, FPU ? SNAP_ARM_FPU : 0),
+	};
+	snap_begin(w, &h);
+	struct snap_system sys = { .os = SNAP_OS_NONE, .device = BOARD,
+	                           .firmware_version = "fw-test 1" };
+	snap_system(w, &sys);
+
+	uint32_t v[SNAP_CM_NREGS] = { 0 };
+	uint64_t valid = 0;
+#define SET(i, x) (v[(i)] = (x), valid |= (uint64_t)1 << (i))
+	for (int i = 0; i < 8; i++)
+		SET(4 + i, fault_entry.r4_r11[i]);
+	SET(SNAP_CM_SP, fault_entry.msp);
+	SET(SNAP_CM_LR, fault_entry.exc_return);
+	SET(SNAP_CM_PC, (uint32_t)HardFault_Handler & ~1u);
+	SET(SNAP_CM_XPSR, fault_entry.xpsr);
+	SET(SNAP_CM_MSP, fault_entry.msp);
+	SET(SNAP_CM_PSP, fault_entry.psp);
+	SET(SNAP_CM_CONTROL, fault_entry.control);
+	SET(SNAP_CM_EXC_RETURN, fault_entry.exc_return);
+#if ARCH_MAJOR >= 7
+	SET(SNAP_CM_CFSR, reg32(SCB_CFSR));
+	SET(SNAP_CM_HFSR, reg32(SCB_HFSR));
+	SET(SNAP_CM_MMFAR, reg32(SCB_MMFAR));
+	SET(SNAP_CM_BFAR, reg32(SCB_BFAR));
+#endif
+#undef SET
+	struct snap_thread t = {
+		.id = 1, .regset = SNAP_REGSET_CORTEX_M, .name = "main", .valid = valid,
+		.values = v, .stack_lo = (uint32_t)__psp_limit, .stack_hi = (uint32_t)__psp_top,
+	};
+	snap_thread(w, &t);
+	struct snap_crash c = { .thread_id = 1, .kind = SNAP_CRASH_CPU_EXCEPTION,
+	                        .code = fault_entry.xpsr & 0x1ff };
+	snap_crash(w, &c);
+
+	size_t idlen;
+	const uint8_t *id = build_id(&idlen);
+	snap_module(w, "fw.elf", 0, 0x20000, 0, id, idlen);
+	snap_memory(w, fault_entry.msp, (const void *)fault_entry.msp,
+	            (uint32_t)__msp_top - fault_entry.msp);
+	snap_memory(w, fault_entry.psp, (const void *)fault_entry.psp,
+	            (uint32_t)__psp_top - fault_entry.psp);
+	snap_end(w);
+}
+
+void hardfault_capture(void);
+void hardfault_capture(void)
+{
+	static const char name[] = "crash.snap";
+	uint32_t open_args[3] = { (uint32_t)name, 5 /* "wb" */, sizeof name - 1 };
+	fd = semihost(SYS_OPEN, open_args);
+	if (fd >= 0) {
+		struct snap_writer w;
+		snap_init_stream(&w, send, NULL);
+		capture(&w);
+		uint32_t close_args[1] = { (uint32_t)fd };
+		semihost(SYS_CLOSE, close_args);
+	}
+	semihost_exit();
+}
+
+/* On entry: lr is EXC_RETURN, r0-r3, r12, lr, pc and xPSR of the faulting
+ * code are on the stack EXC_RETURN names; r4-r11 are still the faulting
+ * code's. Saved as they are (ARMv6-M Thumb: high registers through r1),
+ * then the capture runs on the main stack below the exception frame. */
+__attribute__((naked)) void HardFault_Handler(void)
+{
+	__asm__ volatile(
+		".syntax unified\n\t"
+		"ldr r0, =fault_entry\n\t"
+		"str r4, [r0, #0]\n\t"
+		"str r5, [r0, #4]\n\t"
+		"str r6, [r0, #8]\n\t"
+		"str r7, [r0, #12]\n\t"
+		"mov r1, r8\n\t"  "str r1, [r0, #16]\n\t"
+		"mov r1, r9\n\t"  "str r1, [r0, #20]\n\t"
+		"mov r1, r10\n\t" "str r1, [r0, #24]\n\t"
+		"mov r1, r11\n\t" "str r1, [r0, #28]\n\t"
+		"mrs r1, msp\n\t" "str r1, [r0, #32]\n\t"
+		"mrs r1, psp\n\t" "str r1, [r0, #36]\n\t"
+		"mov r1, lr\n\t"  "str r1, [r0, #40]\n\t"
+		"mrs r1, control\n\t" "str r1, [r0, #44]\n\t"
+		"mrs r1, xpsr\n\t" "str r1, [r0, #48]\n\t"
+		"bl hardfault_capture\n\t"
+		"b .\n\t"
+		".ltorg\n\t");
+}
+
+/* ---- reset ---- */
+
+/* Starts on the main stack at the top of the process-stack region (the
+ * vector table's initial sp); moves thread code to the process stack
+ * (CONTROL.SPSEL) and handlers to their own main stack, then runs main. */
+__attribute__((naked, noreturn)) void Reset_Handler(void)
+{
+	__asm__ volatile(
+		".syntax unified\n\t"
+		"ldr r0, =__bss_start\n\t"
+		"ldr r1, =__bss_end\n\t"
+		"movs r2, #0\n"
+		"1:\n\t"
+		"cmp r0, r1\n\t"
+		"bhs 2f\n\t"
+		"str r2, [r0]\n\t"
+		"adds r0, #4\n\t"
+		"b 1b\n"
+		"2:\n\t"
+#if FPU
+		/* CPACR: full access to CP10 and CP11 (the FPU). */
+		"ldr r0, =0xE000ED88\n\t"
+		"ldr r1, [r0]\n\t"
+		"ldr r2, =0x00F00000\n\t"
+		"orrs r1, r2\n\t"
+		"str r1, [r0]\n\t"
+		"dsb\n\t"
+		"isb\n\t"
+#endif
+		"mov r0, sp\n\t"
+		"msr psp, r0\n\t"
+		"ldr r0, =__msp_top\n\t"
+		"msr msp, r0\n\t"
+		"movs r0, #2\n\t"
+		"msr control, r0\n\t"
+		"isb\n\t"
+		"bl main\n\t"
+		"b .\n\t"
+		".ltorg\n\t");
+}
+
+static void Default_Handler(void)
+{
+	semihost_exit();
+}
+
+typedef void (*vector)(void);
+
+__attribute__((section(".vectors"), used)) const vector vectors[16] = {
+	(vector)__psp_top,
+	Reset_Handler,
+	Default_Handler,   /* NMI */
+	HardFault_Handler,
+	Default_Handler,   /* MemManage */
+	Default_Handler,   /* BusFault */
+	Default_Handler,   /* UsageFault */
+	0, 0, 0, 0,
+	Default_Handler,   /* SVCall */
+	Default_Handler,   /* DebugMonitor */
+	0,
+	PendSV_Handler,
+	Default_Handler,   /* SysTick */
+};

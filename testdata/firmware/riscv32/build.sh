@@ -1,0 +1,18 @@
+#!/bin/sh
+# build.sh OUTDIR: builds the RV32 crash firmware of tests/firmware.py into
+# OUTDIR/riscv32-virt.elf with Debian's riscv64-linux-gnu-gcc, which builds
+# RV32 code freestanding (-march=rv32imac_zicsr: binutils 2.40 wants Zicsr
+# named for the CSR instructions).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/../../..
+out=$1
+mkdir -p "$out"
+cc=riscv64-linux-gnu-gcc
+# No RV32 C library headers in Debian's cross compiler: GCC's own
+# freestanding ones (stddef.h, stdint.h) and include/string.h.
+$cc -march=rv32imac_zicsr -mabi=ilp32 -O1 -g -ffreestanding -nostdlib \
+	-nostdinc -isystem "$($cc -print-file-name=include)" -I "$here/include" \
+	-nostartfiles -static -Wl,-m,elf32lriscv -Wl,--build-id -Wl,--no-warn-rwx-segments \
+	-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" \
+	-o "$out/riscv32-virt.elf" "$here/fw.c" "$root/formats/snap_writer.c"

@@ -1,0 +1,242 @@
+/* A RV32 firmware that traps the way firmware traps: a load from an
+ * address no device answers, in a function called from main. The trap
+ * handler saves the interrupted registers, captures a .snap with the
+ * shipped writer (formats/snap_writer.c) and sends it to the host by
+ * semihosting (crash.snap in qemu's working directory), then ends the
+ * emulation.
+ *
+ * The expected walk, by construction (tests/firmware.py checks it):
+ *   read_sensor      mepc: the faulting load
+ *   poll_sensors
+ *   app_step  (x2: app_step, app_step)
+ *   main
+ *   _start
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snap_writer.h"
+
+#define NOINLINE __attribute__((noinline, noipa))
+
+extern uint32_t __stack_top[], __stack_limit[], __bss_start[], __bss_end[];
+extern const uint8_t __build_id_note[];
+
+/* ---- semihosting (RISC-V Semihosting, v0.2: the ARM operations behind
+ * slli/ebreak/srai, uncompressed) ---- */
+
+enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_EXIT = 0x18 };
+
+static int semihost(int op, const void *arg)
+{
+	register int a0 __asm__("a0") = op;
+	register const void *a1 __asm__("a1") = arg;
+	__asm__ volatile(".option push\n\t"
+	                 ".option norvc\n\t"
+	                 ".balign 16\n\t"
+	                 "slli zero, zero, 0x1f\n\t"
+	                 "ebreak\n\t"
+	                 "srai zero, zero, 7\n\t"
+	                 ".option pop"
+	                 : "+r"(a0) : "r"(a1) : "memory");
+	return a0;
+}
+
+/* The writer needs memcpy, and GCC may call memset for a zeroed array;
+ * nothing else of a C library is linked. */
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+	uint8_t *d = dst;
+	while (n--)
+		*d++ = (uint8_t)c;
+	return dst;
+}
+
+static void semihost_exit(void)
+{
+	semihost(SYS_EXIT, (const void *)0x20026); /* ADP_Stopped_ApplicationExit */
+	for (;;)
+		;
+}
+
+/* ---- the crash ---- */
+
+volatile uint32_t sink;
+
+NOINLINE uint32_t read_sensor(uint32_t channel)
+{
+	/* Nothing answers at 0x100 on virt: a load access fault. */
+	volatile uint32_t *reg = (volatile uint32_t *)(0x100 + 4 * (channel & 1));
+	return *reg + channel;
+}
+
+NOINLINE uint32_t poll_sensors(uint32_t n)
+{
+	uint32_t sum = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += read_sensor(i + sink);
+	return sum;
+}
+
+NOINLINE uint32_t app_step(uint32_t depth)
+{
+	if (depth == 0)
+		return poll_sensors(2);
+	uint32_t r = app_step(depth - 1);
+	sink = r;
+	return r + depth;
+}
+
+int main(void)
+{
+	for (;;)
+		sink += app_step(1);
+}
+
+/* ---- the capture ---- */
+
+/* The interrupted registers, as trap_entry saved them: x[0] holds mepc
+ * (x0 reads as zero and is not saved), x[1..31] the registers. */
+struct trap_frame {
+	uint32_t x[32];
+	uint32_t mcause, mtval, mstatus;
+};
+struct trap_frame trap;
+
+/* The semihosting file (bss: no initialized data to copy). */
+static int fd;
+
+static int send(void *ctx, const void *bytes, size_t n)
+{
+	(void)ctx;
+	uint32_t args[3] = { (uint32_t)fd, (uint32_t)bytes, (uint32_t)n };
+	return semihost(SYS_WRITE, args) == 0 ? 0 : -1;
+}
+
+/* The GNU build-id note the linker put in the image (ELF note: namesz,
+ * descsz, type, "GNU\0", the id). */
+static const uint8_t *build_id(size_t *len)
+{
+	const uint32_t *n = (const uint32_t *)__build_id_note;
+	*len = n[1];
+	return __build_id_note + 12 + ((n[0] + 3) & ~3u);
+}
+
+/* The interrupted context as trap_entry saved it: x1-x31, pc = mepc and the
+ * trap CSRs; the stack from the interrupted sp up; the image. */
+static void capture(struct snap_writer *w)
+{
+	struct snap_header h = {
+		.cpu = SNAP_CPU_RISCV32, .word_size = 4,
+		.cpu_variant = SNAP_RISCV_EXT('I') | SNAP_RISCV_EXT('M') | SNAP_RISCV_EXT('A') |
+		               SNAP_RISCV_EXT('C'),
+	};
+	snap_begin(w, &h);
+	struct snap_system sys = { .os = SNAP_OS_NONE, .device = "qemu virt",
+	                           .firmware_version = "fw-test 1" };
+	snap_system(w, &sys);
+	uint32_t v[SNAP_RV_NREGS] = { 0 };
+	for (int i = 1; i < 32; i++)
+		v[i] = trap.x[i];
+	v[SNAP_RV_PC] = trap.x[0];
+	v[SNAP_RV_MEPC] = trap.x[0];
+	v[SNAP_RV_MCAUSE] = trap.mcause;
+	v[SNAP_RV_MTVAL] = trap.mtval;
+	v[SNAP_RV_MSTATUS] = trap.mstatus;
+	struct snap_thread t = {
+		.id = 1, .regset = SNAP_REGSET_RISCV, .name = "main",
+		.valid = SNAP_MASK(SNAP_RV_MSTATUS + 1) & ~(uint64_t)1, .values = v,
+		.stack_lo = (uint32_t)__stack_limit, .stack_hi = (uint32_t)__stack_top,
+	};
+	snap_thread(w, &t);
+	struct snap_crash c = { .thread_id = 1, .kind = SNAP_CRASH_CPU_EXCEPTION,
+	                        .code = trap.mcause, .flags = SNAP_CRASH_HAS_ADDRESS,
+	                        .address = trap.mtval };
+	snap_crash(w, &c);
+	size_t idlen;
+	const uint8_t *id = build_id(&idlen);
+	snap_module(w, "fw.elf", 0x80000000u, 0x10000, 0, id, idlen);
+	uint32_t sp = trap.x[2];
+	snap_memory(w, sp, (const void *)sp, (uint32_t)__stack_top - sp);
+	snap_end(w);
+}
+
+void trap_capture(void);
+void trap_capture(void)
+{
+	static const char name[] = "crash.snap";
+	uint32_t open_args[3] = { (uint32_t)name, 5 /* "wb" */, sizeof name - 1 };
+	fd = semihost(SYS_OPEN, open_args);
+	if (fd >= 0) {
+		struct snap_writer w;
+		snap_init_stream(&w, send, NULL);
+		capture(&w);
+		uint32_t close_args[1] = { (uint32_t)fd };
+		semihost(SYS_CLOSE, close_args);
+	}
+	semihost_exit();
+}
+
+/* mtvec: saves every register into `trap` (through mscratch-free code:
+ * t0 is saved first through the stack), then runs the capture on the
+ * same stack below the interrupted code's frame. */
+__attribute__((naked, aligned(4))) void trap_entry(void)
+{
+	__asm__ volatile(
+		"addi sp, sp, -16\n\t"
+		"sw t0, 0(sp)\n\t"
+		"la t0, trap\n\t"
+		"sw x1, 4(t0)\n\t"
+		"addi x1, sp, 16\n\t"   /* the interrupted sp */
+		"sw x1, 8(t0)\n\t"
+		"sw x3, 12(t0)\n\t"
+		"sw x4, 16(t0)\n\t"
+		"lw x1, 0(sp)\n\t"      /* the interrupted t0 */
+		"sw x1, 20(t0)\n\t"
+		"sw x6, 24(t0)\n\t"   "sw x7, 28(t0)\n\t"   "sw x8, 32(t0)\n\t"
+		"sw x9, 36(t0)\n\t"   "sw x10, 40(t0)\n\t"  "sw x11, 44(t0)\n\t"
+		"sw x12, 48(t0)\n\t"  "sw x13, 52(t0)\n\t"  "sw x14, 56(t0)\n\t"
+		"sw x15, 60(t0)\n\t"  "sw x16, 64(t0)\n\t"  "sw x17, 68(t0)\n\t"
+		"sw x18, 72(t0)\n\t"  "sw x19, 76(t0)\n\t"  "sw x20, 80(t0)\n\t"
+		"sw x21, 84(t0)\n\t"  "sw x22, 88(t0)\n\t"  "sw x23, 92(t0)\n\t"
+		"sw x24, 96(t0)\n\t"  "sw x25, 100(t0)\n\t" "sw x26, 104(t0)\n\t"
+		"sw x27, 108(t0)\n\t" "sw x28, 112(t0)\n\t" "sw x29, 116(t0)\n\t"
+		"sw x30, 120(t0)\n\t" "sw x31, 124(t0)\n\t"
+		"csrr x1, mepc\n\t"    "sw x1, 0(t0)\n\t"
+		"csrr x1, mcause\n\t"  "sw x1, 128(t0)\n\t"
+		"csrr x1, mtval\n\t"   "sw x1, 132(t0)\n\t"
+		"csrr x1, mstatus\n\t" "sw x1, 136(t0)\n\t"
+		"call trap_capture\n\t"
+		"j .\n\t");
+}
+
+__attribute__((naked, section(".text.start"))) void _start(void)
+{
+	__asm__ volatile(
+		".option push\n\t"
+		".option norelax\n\t"
+		"la gp, __global_pointer$\n\t"
+		".option pop\n\t"
+		"la sp, __stack_top\n\t"
+		"la t0, __bss_start\n\t"
+		"la t1, __bss_end\n"
+		"1:\n\t"
+		"bgeu t0, t1, 2f\n\t"
+		"sw zero, 0(t0)\n\t"
+		"addi t0, t0, 4\n\t"
+		"j 1b\n"
+		"2:\n\t"
+		"la t0, trap_entry\n\t"
+		"csrw mtvec, t0\n\t"
+		"call main\n\t"
+		"j .\n\t");
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Firmware end to end: a crash captured as a .snap by the firmware itself.
+
+testdata/firmware/cortex-m/fw.c and testdata/firmware/riscv32/fw.c crash the
+way firmware crashes, and their fault handlers capture a .snap with the
+shipped writer (formats/snap_writer.c, compiled into them) and send it to
+the host by semihosting. For each board:
+
+    build.sh WORK             the firmware, with Debian's cross compilers
+    qemu-system-ARCH ...      runs it: WORK/BOARD/crash.snap
+    stackwalk --json crash.snap BOARD.elf
+
+and the crashing thread's frames must be the firmware's call chain, known
+by construction (the comment at the top of each fw.c), function by
+function, and no other frame: a frame more is an invented one. Each frame
+also names its trust: the capture's context, then what proved each next
+frame.
+
+Without the cross compiler or qemu, the boards are walked from the copies
+committed in testdata/firmware/fixtures (BOARD.elf, BOARD.snap, made by
+this script with --update), and the line says so.
+
+Usage: firmware.py --stackwalk PATH [--work DIR] [--update] [-v]
+Prints one line per board and "firmware: N passed, N failed".
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIRMWARE = os.path.join(HERE, '..', 'testdata', 'firmware')
+FIXTURES = os.path.join(FIRMWARE, 'fixtures')
+
+# The call chain from the crash out, by construction.
+CORTEX_M_CHAIN = ['HardFault_Handler', 'faulty_driver', 'handle_event', 'PendSV_Handler',
+                  'trigger_interrupt', 'compute', 'compute', 'compute', 'task_loop', 'main',
+                  'Reset_Handler']
+RV32_CHAIN = ['read_sensor', 'poll_sensors', 'app_step', 'app_step', 'main', '_start']
+
+# board -> (source folder, compiler, qemu command, chain)
+BOARDS = {
+    'mps2-an385': ('cortex-m', 'arm-none-eabi-gcc',
+                   ['qemu-system-arm', '-M', 'mps2-an385'], CORTEX_M_CHAIN),
+    'mps2-an386': ('cortex-m', 'arm-none-eabi-gcc',
+                   ['qemu-system-arm', '-M', 'mps2-an386'], CORTEX_M_CHAIN),
+    'microbit': ('cortex-m', 'arm-none-eabi-gcc',
+                 ['qemu-system-arm', '-M', 'microbit'], CORTEX_M_CHAIN),
+    'riscv32-virt': ('riscv32', 'riscv64-linux-gnu-gcc',
+                     ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'], RV32_CHAIN),
+}
+
+
+def capture(board, work, built):
+    """Runs the board's firmware under qemu; the path of its crash.snap."""
+    folder, _, qemu, _ = BOARDS[board]
+    run_dir = os.path.join(work, board)
+    os.makedirs(run_dir, exist_ok=True)
+    snap = os.path.join(run_dir, 'crash.snap')
+    if os.path.exists(snap):
+        os.remove(snap)
+    elf = os.path.join(built[folder], board + '.elf')
+    subprocess.run(qemu + ['-nographic', '-monitor', 'none', '-serial', 'none',
+                           '-semihosting-config', 'enable=on,target=native', '-kernel', elf],
+                   cwd=run_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, timeout=60, check=True)
+    if not os.path.exists(snap) or os.path.getsize(snap) == 0:
+        raise RuntimeError('the firmware wrote no crash.snap')
+    return elf, snap
+
+
+def walk(stackwalk, snap, elf):
+    p = subprocess.run([stackwalk, '--json', snap, elf], capture_output=True, text=True,
+                       timeout=60)
+    if p.returncode != 0:
+        raise RuntimeError('stackwalk exit %d: %s' % (p.returncode, p.stderr.strip()))
+    if p.stderr.strip():
+        raise RuntimeError('stackwalk said: %s' % p.stderr.strip())
+    return json.loads(p.stdout)
+
+
+def check(doc, chain):
+    """The problems of the walk against the chain: [] when right."""
+    thread = doc.get('crashing_thread') or {}
+    frames = thread.get('frames') or []
+    names = [f.get('function') for f in frames]
+    problems = []
+    for i, want in enumerate(chain):
+        got = names[i] if i < len(names) else None
+        if got != want:
+            problems.append('frame %d: %s, expected %s' % (i, got, want))
+    if len(names) > len(chain):
+        problems.append('frames after %s: %s (invented)' % (chain[-1], names[len(chain):]))
+    if frames and frames[0].get('trust') != 'context':
+        problems.append('frame 0 trust %s, expected context' % frames[0].get('trust'))
+    for i, f in enumerate(frames[1:len(chain)], 1):
+        if f.get('trust') in ('scan', 'cfi_scan', None):
+            problems.append('frame %d (%s) found by %s, not proved' %
+                            (i, f.get('function'), f.get('trust')))
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--stackwalk', required=True)
+    ap.add_argument('--work')
+    ap.add_argument('--update', action='store_true',
+                    help='copy each board built here to testdata/firmware/fixtures')
+    ap.add_argument('-v', action='store_true')
+    args = ap.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix='firmware-')
+    os.makedirs(work, exist_ok=True)
+
+    built = {}
+    for folder in sorted({b[0] for b in BOARDS.values()}):
+        cc = next(b[1] for b in BOARDS.values() if b[0] == folder)
+        if not shutil.which(cc):
+            continue
+        out = os.path.join(work, 'build-' + folder)
+        p = subprocess.run([os.path.join(FIRMWARE, folder, 'build.sh'), out],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print('FAIL build %s: %s' % (folder, p.stderr.strip()[-2000:]))
+            print('firmware: 0 passed, 1 failed')
+            return 1
+        built[folder] = out
+
+    passed = failed = 0
+    for board, (folder, _, qemu, chain) in BOARDS.items():
+        how = 'built and run here'
+        try:
+            if folder in built and shutil.which(qemu[0]):
+                elf, snap = capture(board, work, built)
+                if args.update:
+                    os.makedirs(FIXTURES, exist_ok=True)
+                    shutil.copy(elf, os.path.join(FIXTURES, board + '.elf'))
+                    shutil.copy(snap, os.path.join(FIXTURES, board + '.snap'))
+            else:
+                elf = os.path.join(FIXTURES, board + '.elf')
+                snap = os.path.join(FIXTURES, board + '.snap')
+                how = 'committed fixture (no %s here)' % (
+                    qemu[0] if folder in built else BOARDS[board][1])
+            doc = walk(args.stackwalk, snap, elf)
+            problems = check(doc, chain)
+        except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
+            problems = [str(e)]
+        if problems:
+            failed += 1
+            print('FAIL %s (%s): %s' % (board, how, '; '.join(problems)))
+        else:
+            passed += 1
+            print('ok   %s (%s): %d frames' % (board, how, len(chain)))
+    print('firmware: %d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
