@@ -20,6 +20,8 @@
 
 #include "unwind_io.h"
 
+struct sw_mapped_file;
+
 /* One CFI section as loaded: its bytes and the virtual address of its
  * first byte (sh_addr; for .debug_frame, which is not loaded, sh_addr is
  * usually 0 and FDE addresses are absolute). */
@@ -39,6 +41,14 @@ struct sw_cfi_params {
 	/* Added to DW_OP_addr operands in expressions: where the module was
 	 * loaded relative to its link-time addresses. */
 	uint64_t load_bias;
+	/* The mapped file the sections lie in, or NULL (bytes in memory). A
+	 * lookup then copies the few entries it needs out of the file
+	 * (sw_mapped_peek) instead of reading them through the mapping, and
+	 * the pages sw_cfi_create read are given back: a walk looks up
+	 * thousands of FDEs at random places, and each read through a file
+	 * mapping maps the kernel's 64 KiB fault-around window, which would
+	 * keep nearly the whole section resident. */
+	const struct sw_mapped_file *file;
 };
 
 struct sw_cfi;
@@ -48,7 +58,8 @@ struct sw_cfi;
  * inside .eh_frame) or .debug_frame (hdr NULL). With no usable table the
  * FDEs are listed once into a sorted array of (start, end, offset). NULL
  * when out of memory or the section is unusable. The section bytes must
- * outlive the index. */
+ * outlive the index. The index keeps copies of the entries its last
+ * lookup read: it is not to be used by two threads at once. */
 struct sw_cfi *sw_cfi_create(const struct sw_cfi_section *frame, bool is_eh_frame,
                              const struct sw_cfi_section *hdr,
                              const struct sw_cfi_params *p);

@@ -45,8 +45,9 @@ struct sw_pe_bases {
  * that is skipped with sw_pe_skip). The value is wrapped to
  * address_size. */
 bool sw_pe_read(struct sw_dcur *c, uint8_t enc, const struct sw_pe_bases *b, uint64_t *out);
-/* Steps over a pointer in `enc` without resolving it. */
-bool sw_pe_skip(struct sw_dcur *c, uint8_t enc, uint8_t address_size);
+/* Steps over a pointer in `enc` without resolving it; DW_EH_PE_aligned
+ * counts from the section's start, at span_offset before the span's. */
+bool sw_pe_skip(struct sw_dcur *c, uint8_t enc, uint8_t address_size, uint64_t span_offset);
 /* Byte size of a fixed-size encoding's value (0 for LEB128 or unknown). */
 unsigned sw_pe_size(uint8_t enc, uint8_t address_size);
 
@@ -86,6 +87,21 @@ struct sw_cfi_range {
 	uint64_t begin, end, fde;
 };
 
+/* Bytes [base, base + s.size) of the section: the whole of it in place
+ * (the passes of sw_cfi_create), or one entry copied out by a lookup.
+ * Cursors over a window count from its first byte; parsed offsets
+ * (sw_cfi_cie.insns, ...) are section offsets, base + position. */
+struct sw_cfi_window {
+	struct sw_span s;
+	uint64_t base;
+};
+
+/* What lookups copied out of the section (dwarf_cfi.c). */
+struct sw_cfi_copies;
+
+/* .eh_frame_hdr's entries kept in memory (dwarf_cfi.c). */
+struct sw_cfi_hdr_index;
+
 struct sw_cfi {
 	struct sw_span frame;       /* the section, in the ELF's byte order */
 	uint64_t frame_vaddr;
@@ -99,10 +115,25 @@ struct sw_cfi {
 	uint8_t hdr_enc;
 	unsigned hdr_entry_size;    /* one value; an entry is two */
 	bool use_hdr;
+	/* Its entries, compactly, for lookups (dwarf_cfi.c). */
+	struct sw_cfi_hdr_index *hdr_index;
 	/* Otherwise: sorted by begin. */
 	struct sw_cfi_range *ranges;
 	size_t nranges;
+	/* The entries the last lookup copied: rules hold pointers into them
+	 * (expression operands), valid until the next lookup. */
+	struct sw_cfi_copies *copies;
 };
+
+/* A window holding the whole entry at `off` (a CIE or an FDE), copied
+ * out of the section (or the copy a parse just made). False when the
+ * entry is malformed or memory is short. */
+bool sw_cfi_entry_window(const struct sw_cfi *c, uint64_t off, bool is_cie,
+                         struct sw_cfi_window *out);
+/* A cursor over w at section offset `at` that reads no further than
+ * section offset `end`; false when [at, end) is not all in w. */
+bool sw_cfi_window_cursor(const struct sw_cfi_window *w, uint64_t at, uint64_t end,
+                          struct sw_dcur *d);
 
 /* Parses the CIE at `off`. */
 bool sw_cfi_parse_cie(const struct sw_cfi *c, uint64_t off, struct sw_cfi_cie *cie);
@@ -170,7 +201,8 @@ enum { SW_CFI_STEP_BUDGET = 1000000, SW_CFI_STATE_DEPTH = 64 };
 
 /* Runs the CIE's and the FDE's instructions up to vaddr. SW_CFI_NO_RULE
  * when no FDE covers vaddr, SW_CFI_FAILED for a malformed program or one
- * over budget. */
+ * over budget. Expression rules point into c's copies of the entries:
+ * valid until the next lookup in c. */
 enum sw_cfi_status sw_cfi_rules_at(const struct sw_cfi *c, uint64_t vaddr,
                                    struct sw_cfi_rules *out);
 /* The same for a known FDE. */

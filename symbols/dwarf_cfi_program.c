@@ -34,6 +34,7 @@ enum {
 
 struct program {
 	const struct sw_cfi *c;
+	const struct sw_cfi_window *w;      /* the entry whose instructions run */
 	const struct sw_cfi_cie *cie;
 	const struct sw_cfi_fde *fde;
 	struct sw_cfi_row *row;
@@ -104,13 +105,12 @@ enum run_result { RUN_DONE, RUN_STOPPED, RUN_FAILED };
 
 static enum run_result run(struct program *pr, uint64_t start, uint64_t end)
 {
-	struct sw_span s;
-	if (!sw_span_sub(pr->c->frame, 0, end, &s))
+	struct sw_dcur d;
+	if (!sw_cfi_window_cursor(pr->w, start, end, &d))
 		return RUN_FAILED;
-	struct sw_dcur d = { s, start, false };
 	const struct sw_cfi_cie *cie = pr->cie;
 	int64_t daf = cie->data_align;
-	while (d.pos < end) {
+	while (d.pos < d.s.size) {
 		if (++pr->steps > SW_CFI_STEP_BUDGET)
 			return RUN_FAILED;
 		uint8_t op = sw_dcur_u8(&d);
@@ -139,7 +139,7 @@ static enum run_result run(struct program *pr, uint64_t start, uint64_t end)
 		case CFA_set_loc: {
 			uint64_t loc;
 			if (pr->c->is_eh) {
-				struct sw_pe_bases b = { .section_vaddr = pr->c->frame_vaddr,
+				struct sw_pe_bases b = { .section_vaddr = pr->c->frame_vaddr + pr->w->base,
 				                         .funcrel = pr->fde ? pr->fde->pc_begin : 0,
 				                         .has_funcrel = pr->fde != NULL,
 				                         .address_size = cie->address_size };
@@ -326,10 +326,16 @@ enum sw_cfi_status sw_cfi_run_program(const struct sw_cfi *c, const struct sw_cf
 	out->cie = *cie;
 	out->ra_column = cie->ra_column;
 	out->signal_frame = cie->signal_frame;
+	/* Both entries as the lookup copied them (the CIE and the FDE have
+	 * copies of their own): rules point into these bytes. */
+	struct sw_cfi_window cie_bytes, fde_bytes;
+	if (!sw_cfi_entry_window(c, cie->offset, true, &cie_bytes) ||
+	    !sw_cfi_entry_window(c, fde->offset, false, &fde_bytes))
+		return SW_CFI_FAILED;
 	struct sw_cfi_row *initial = malloc(sizeof *initial);
 	if (!initial)
 		return SW_CFI_FAILED;
-	struct program pr = { .c = c, .cie = cie, .fde = NULL, .row = &out->row,
+	struct program pr = { .c = c, .w = &cie_bytes, .cie = cie, .fde = NULL, .row = &out->row,
 	                      .loc = fde->pc_begin, .target = vaddr };
 	enum sw_cfi_status st = SW_CFI_OK;
 	if (run(&pr, cie->insns, cie->insns_end) == RUN_FAILED) {
@@ -340,6 +346,7 @@ enum sw_cfi_status sw_cfi_run_program(const struct sw_cfi *c, const struct sw_cf
 	pr.depth = 0;
 	*initial = out->row;
 	pr.initial = initial;
+	pr.w = &fde_bytes;
 	pr.fde = fde;
 	if (run(&pr, fde->insns, fde->insns_end) == RUN_FAILED)
 		st = SW_CFI_FAILED;

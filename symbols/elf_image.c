@@ -544,6 +544,7 @@ void sw_elf_free(struct sw_elf *e)
 	if (e->libelf)
 		elf_end(e->libelf);
 	elf_debugdata_free(e);
+	elf_symbol_index_free(e->symbols);
 	for (size_t i = 0; i < e->n_inflated; i++)
 		free(e->inflated[i]);
 	free(e->inflated);

@@ -86,14 +86,17 @@ bool sw_elf_section(struct sw_elf *e, const char *name, struct sw_elf_section *o
  * (STT_FUNC, STT_GNU_IFUNC; on ARM the Thumb bit cleared), the one whose
  * [value, value + size) holds vaddr; else the nearest lower one of size 0
  * (extent unknown, up to the next symbol). `name` is the raw (mangled)
- * name and lives as long as the image. Built into a sorted array on first
- * use (one per image). */
+ * name, read from the file into a buffer of the image: valid until the
+ * next sw_elf_symbol_at on it. Built into a sorted array on first use
+ * (one per image). */
 struct sw_elf_symbol {
 	const char *name;
 	uint64_t addr;
 	uint64_t size;              /* 0: extent unknown */
 };
 bool sw_elf_symbol_at(struct sw_elf *e, uint64_t vaddr, struct sw_elf_symbol *out);
+/* Whether sw_elf_symbol_at finds one, without reading its name. */
+bool sw_elf_has_symbol_at(struct sw_elf *e, uint64_t vaddr);
 /* How far vaddr lies into the function s (the "+OFF" of a frame): vaddr -
  * addr, except on EM_ARM, where a Thumb pc carries the Thumb bit that the
  * instruction's address does not: (vaddr & ~1) - addr, as libunwindstack

@@ -44,16 +44,8 @@ struct elf_section_cache {
 	struct sw_elf_section sec;
 };
 
-/* One function symbol of the merged .symtab + .dynsym index. */
-struct elf_sym {
-	uint64_t addr;
-	uint64_t size;
-	const char *name;
-	/* The largest addr + size over this record and every one before it:
-	 * the backward walk of a lookup stops once nothing earlier can
-	 * reach the address (symbols nest: an alias inside a larger one). */
-	uint64_t max_end;
-};
+/* The merged .symtab + .dynsym index (elf_symtab.c). */
+struct elf_symbol_index;
 
 struct sw_elf {
 	char *name;
@@ -72,8 +64,7 @@ struct sw_elf {
 	size_t n_inflated;
 
 	bool symbols_built;
-	struct elf_sym *syms;
-	size_t nsyms;
+	struct elf_symbol_index *symbols;
 
 	bool debugdata_tried;
 	struct sw_elf *debugdata;
@@ -93,5 +84,7 @@ bool elf_inflate_compressed(struct sw_elf *e, struct sw_span raw, struct sw_elf_
 bool elf_inflate_zdebug(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out);
 /* Frees the MiniDebugInfo image. */
 void elf_debugdata_free(struct sw_elf *e);
+/* Frees the symbol index. */
+void elf_symbol_index_free(struct elf_symbol_index *x);
 
 #endif

@@ -123,6 +123,7 @@ static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name
 		.address_size = info->word_size,
 		.big_endian = info->big_endian,
 		.machine = info->machine,
+		.file = sw_elf_mapped_file(e),
 	};
 	struct sw_cfi *c = sw_cfi_create(&frame, eh, has_hdr ? &table : NULL, &p);
 	if (c)
@@ -177,6 +178,16 @@ static bool lookup_symbol(struct sw_elf_symbols *s, uint64_t vaddr, struct sw_el
 	return false;
 }
 
+static bool has_symbol(struct sw_elf_symbols *s, uint64_t vaddr)
+{
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
+	for (unsigned i = 0; i < n; i++)
+		if (sw_elf_has_symbol_at(images[i], vaddr))
+			return true;
+	return false;
+}
+
 static bool elf_lookup(void *self, uint64_t offset, struct sw_arena *a, struct sw_sym_info *out)
 {
 	struct sw_elf_symbols *s = self;
@@ -195,6 +206,10 @@ static bool elf_lookup(void *self, uint64_t offset, struct sw_arena *a, struct s
 	if (!lookup_symbol(s, vaddr, &sym))
 		return false;
 	out->function = sw_demangle(sym.name, a);
+	/* The raw name is the image's until its next lookup; the frame keeps
+	 * it until the output. */
+	if (out->function == sym.name)
+		out->function = sw_arena_strdup(a, sym.name);
 	if (!out->function)
 		return false;
 	out->function_offset = sym.addr - s->file_vaddr;
@@ -249,8 +264,7 @@ static bool elf_has_function(void *self, uint64_t offset)
 {
 	struct sw_elf_symbols *s = self;
 	uint64_t vaddr = offset + s->file_vaddr;
-	struct sw_elf_symbol sym;
-	if (lookup_symbol(s, vaddr, &sym))
+	if (has_symbol(s, vaddr))
 		return true;
 	build_cfi(s);
 	for (unsigned i = 0; i < s->ncfi; i++)

@@ -1,6 +1,13 @@
 /* The function symbols of an image: .symtab and .dynsym (gABI "Symbol
  * Table") merged into one array of fixed-size records sorted by address,
- * built on first lookup, searched by bisection. */
+ * built on first lookup, searched by bisection.
+ *
+ * The tables are read once, in order and in place, and their pages given
+ * back: a big program's .symtab and .strtab are hundreds of KiB to
+ * megabytes, and a walk names a few frames from them. A record keeps where its symbol is listed
+ * rather than its name (16 bytes); a lookup reads the one entry and name
+ * it answers with from the file (sw_mapped_peek), not through the
+ * mapping, whose fault-around window would bring back 64 KiB each. */
 #include "symbols/elf_image_internal.h"
 
 #include <stdlib.h>
@@ -13,6 +20,10 @@ enum {
 	 * (aliases, outlined parts); a hostile table must not make every
 	 * lookup linear. */
 	ENCLOSING_WALK_MAX = 4096,
+	/* Records per entry of the largest-end summary (elf_symbol_index):
+	 * one per record would cost 8 bytes each; per block, a lookup that
+	 * finds no enclosing symbol walks at most a block further down. */
+	END_BLOCK = 64,
 };
 
 /* One symbol table section and the string table its sh_link names. */
@@ -22,6 +33,39 @@ struct symbol_table {
 	uint64_t count;
 	struct sw_span strings;
 	uint64_t terminated;   /* names starting below this end inside strings */
+	uint64_t first;        /* the index of its first entry over all tables */
+};
+
+/* One function symbol: 16 bytes. */
+struct elf_sym {
+	uint64_t addr;
+	uint32_t sym;          /* its index over the tables, in listing order */
+	uint32_t size;         /* st_size, or SIZE_IN_TABLE */
+};
+
+/* A size too large for a record: read again from the table (a hostile
+ * file's; no function is 4 GiB). */
+#define SIZE_IN_TABLE UINT32_MAX
+
+struct elf_symbol_index {
+	struct symbol_table *tables;
+	size_t ntables;
+	struct elf_sym *syms;
+	size_t nsyms;
+	/* For each END_BLOCK records, the largest addr + size over them and
+	 * every record before: the backward walk of a lookup stops once
+	 * nothing earlier can reach the address (symbols nest: an alias
+	 * inside a larger one). */
+	uint64_t *max_end;
+	char *name;            /* the name the last lookup read */
+	size_t name_cap;
+};
+
+/* The fields of a symbol table entry the index needs. */
+struct symbol_fields {
+	uint32_t name;
+	uint64_t addr;
+	uint64_t size;
 };
 
 static bool open_symbol_table(struct sw_elf *e, const struct elf_shdr *sh,
@@ -43,16 +87,13 @@ static bool open_symbol_table(struct sw_elf *e, const struct elf_shdr *sh,
 	return true;
 }
 
-/* Symbol i of t when it is a defined function: STT_FUNC or STT_GNU_IFUNC
- * (the resolver, which is code too) with st_shndx != SHN_UNDEF. On ARM
- * bit 0 of a function's value marks Thumb code (AAELF "Symbol Values"),
- * not part of its address. */
-static bool function_symbol(const struct sw_elf *e, const struct symbol_table *t, uint64_t i,
-                            struct elf_sym *out)
+/* The entry `s` of t when it is a defined function: STT_FUNC or
+ * STT_GNU_IFUNC (the resolver, which is code too) with st_shndx !=
+ * SHN_UNDEF. On ARM bit 0 of a function's value marks Thumb code (AAELF
+ * "Symbol Values"), not part of its address. */
+static bool function_symbol(const struct sw_elf *e, const struct symbol_table *t,
+                            struct sw_span s, struct symbol_fields *out)
 {
-	struct sw_span s;
-	if (!sw_span_sub(t->syms, i * t->stride, t->stride, &s))
-		return false;
 	bool wide = e->info.word_size == 8;
 	uint32_t name = sw_u32(s, 0);
 	uint8_t info = sw_u8(s, wide ? 4 : 12);
@@ -61,12 +102,59 @@ static bool function_symbol(const struct sw_elf *e, const struct symbol_table *t
 	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF ||
 	    name == 0 || name >= t->terminated)
 		return false;
-	out->name = (const char *)t->strings.data + name;
+	out->name = name;
 	out->addr = wide ? sw_u64(s, 8) : sw_u32(s, 4);
 	out->size = wide ? sw_u64(s, 16) : sw_u32(s, 8);
 	if (e->info.machine == EM_ARM)
 		out->addr &= ~(uint64_t)1;
 	return true;
+}
+
+/* Entry i of t, read in place (the index's one pass). */
+static bool function_symbol_in_place(const struct sw_elf *e, const struct symbol_table *t,
+                                     uint64_t i, struct symbol_fields *out)
+{
+	struct sw_span s;
+	return sw_span_sub(t->syms, i * t->stride, t->stride, &s) && function_symbol(e, t, s, out);
+}
+
+/* The table that lists symbol `sym`, and its index there. */
+static const struct symbol_table *table_of(const struct elf_symbol_index *x, uint32_t sym,
+                                           uint64_t *i)
+{
+	for (size_t k = 0; k < x->ntables; k++) {
+		const struct symbol_table *t = &x->tables[k];
+		if (sym >= t->first && sym - t->first < t->count) {
+			*i = sym - t->first;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* The entry of record r, read from the file (a lookup's read). */
+static const struct symbol_table *symbol_of(const struct sw_elf *e,
+                                            const struct elf_symbol_index *x,
+                                            const struct elf_sym *r, struct symbol_fields *out)
+{
+	uint64_t i;
+	const struct symbol_table *t = table_of(x, r->sym, &i);
+	if (!t)
+		return NULL;
+	uint8_t entry[SYM_SIZE_64];
+	size_t n = e->info.word_size == 8 ? SYM_SIZE_64 : SYM_SIZE_32;
+	sw_mapped_peek(&e->map, t->syms.data + i * t->stride, n, entry);
+	struct sw_span s = { entry, n, 0, e->info.big_endian };
+	return function_symbol(e, t, s, out) ? t : NULL;
+}
+
+static uint64_t symbol_size(const struct sw_elf *e, const struct elf_symbol_index *x,
+                            const struct elf_sym *r)
+{
+	struct symbol_fields f;
+	if (r->size != SIZE_IN_TABLE)
+		return r->size;
+	return symbol_of(e, x, r, &f) ? f.size : SIZE_IN_TABLE;
 }
 
 /* Address order; among equal addresses the order the tables list them
@@ -76,129 +164,237 @@ static int by_address(const void *pa, const void *pb)
 	const struct elf_sym *a = pa, *b = pb;
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	return a->max_end < b->max_end ? -1 : a->max_end > b->max_end;
+	return a->sym < b->sym ? -1 : a->sym > b->sym;
 }
 
-static bool same_symbol(const struct elf_sym *a, const struct elf_sym *b)
+/* The name of record r, in place (the index's one pass). */
+static const char *name_in_place(const struct sw_elf *e, const struct elf_symbol_index *x,
+                                 const struct elf_sym *r)
 {
-	return a->addr == b->addr && a->size == b->size && strcmp(a->name, b->name) == 0;
+	uint64_t i;
+	const struct symbol_table *t = table_of(x, r->sym, &i);
+	struct symbol_fields f;
+	if (!t || !function_symbol_in_place(e, t, i, &f))
+		return "";
+	return (const char *)t->strings.data + f.name;
 }
 
-static void build_symbol_index(struct sw_elf *e)
+static bool same_symbol(const struct sw_elf *e, const struct elf_symbol_index *x,
+                        const struct elf_sym *a, const struct elf_sym *b)
 {
-	e->symbols_built = true;
-	struct symbol_table *tables = NULL;
-	size_t ntables = 0;
+	return a->addr == b->addr && symbol_size(e, x, a) == symbol_size(e, x, b) &&
+	       strcmp(name_in_place(e, x, a), name_in_place(e, x, b)) == 0;
+}
+
+/* Every symbol table of e, numbered over all in listing order (as far as
+ * 32 bits count: a table past that is left out). */
+static bool open_symbol_tables(struct sw_elf *e, struct elf_symbol_index *x)
+{
 	uint64_t total = 0;
 	for (size_t i = 0; i < e->shnum; i++) {
 		if (e->shdrs[i].type != SHT_SYMTAB && e->shdrs[i].type != SHT_DYNSYM)
 			continue;
 		struct symbol_table t;
-		if (!open_symbol_table(e, &e->shdrs[i], &t))
+		if (!open_symbol_table(e, &e->shdrs[i], &t) || t.count > UINT32_MAX - total)
 			continue;
-		struct symbol_table *nt = realloc(tables, (ntables + 1) * sizeof *nt);
+		struct symbol_table *nt = realloc(x->tables, (x->ntables + 1) * sizeof *nt);
 		if (!nt)
-			break;
-		tables = nt;
-		tables[ntables++] = t;
+			return false;
+		x->tables = nt;
+		t.first = total;
+		x->tables[x->ntables++] = t;
 		total += t.count;
 	}
-	/* total <= image size / 16: bounded by bytes that exist. */
-	struct elf_sym *syms = total ? sw_arena_array(&e->arena, total, sizeof *syms) : NULL;
-	size_t n = 0;
-	for (size_t k = 0; syms && k < ntables; k++)
-		for (uint64_t i = 0; i < tables[k].count; i++)
-			if (function_symbol(e, &tables[k], i, &syms[n])) {
-				syms[n].max_end = n;  /* the listing order, for the sort */
-				n++;
-			}
-	free(tables);
-	if (n == 0)
-		return;
-	qsort(syms, n, sizeof *syms, by_address);
+	return true;
+}
 
-	/* The same function in .symtab and .dynsym once; then each record's
-	 * max_end. */
+/* The records of every function symbol, in listing order (room for
+ * every symbol at first: merge_aliases gives back what is not used). */
+static bool list_functions(const struct sw_elf *e, struct elf_symbol_index *x)
+{
+	const struct symbol_table *last = x->ntables ? &x->tables[x->ntables - 1] : NULL;
+	size_t total = last ? (size_t)(last->first + last->count) : 0;
+	if (total == 0)
+		return true;
+	x->syms = malloc(total * sizeof *x->syms);
+	x->max_end = malloc((total + END_BLOCK - 1) / END_BLOCK * sizeof *x->max_end);
+	if (!x->syms || !x->max_end)
+		return false;
+	for (size_t k = 0; k < x->ntables; k++) {
+		const struct symbol_table *t = &x->tables[k];
+		struct symbol_fields f;
+		for (uint64_t i = 0; i < t->count; i++)
+			if (function_symbol_in_place(e, t, i, &f))
+				x->syms[x->nsyms++] = (struct elf_sym){
+					f.addr, (uint32_t)(t->first + i),
+					f.size < SIZE_IN_TABLE ? (uint32_t)f.size : SIZE_IN_TABLE };
+	}
+	return true;
+}
+
+/* The same function in .symtab and .dynsym once, and the largest ends;
+ * the room of the records not kept is given back. */
+static void merge_aliases(const struct sw_elf *e, struct elf_symbol_index *x)
+{
 	size_t kept = 0;
 	uint64_t max_end = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (kept > 0 && same_symbol(&syms[kept - 1], &syms[i]))
+	for (size_t i = 0; i < x->nsyms; i++) {
+		if (kept > 0 && same_symbol(e, x, &x->syms[kept - 1], &x->syms[i]))
 			continue;
-		syms[kept] = syms[i];
-		uint64_t end = syms[i].addr + syms[i].size;
-		if (end < syms[i].addr)
+		x->syms[kept] = x->syms[i];
+		uint64_t end = x->syms[i].addr + symbol_size(e, x, &x->syms[i]);
+		if (end < x->syms[i].addr)
 			end = UINT64_MAX;
 		if (end > max_end)
 			max_end = end;
-		syms[kept++].max_end = max_end;
+		x->max_end[kept / END_BLOCK] = max_end;
+		kept++;
 	}
-	e->syms = syms;
-	e->nsyms = kept;
+	x->nsyms = kept;
+	struct elf_sym *fit = kept ? realloc(x->syms, kept * sizeof *x->syms) : NULL;
+	if (fit)
+		x->syms = fit;
+}
+
+void elf_symbol_index_free(struct elf_symbol_index *x)
+{
+	if (!x)
+		return;
+	free(x->tables);
+	free(x->syms);
+	free(x->max_end);
+	free(x->name);
+	free(x);
+}
+
+static void build_symbol_index(struct sw_elf *e)
+{
+	e->symbols_built = true;
+	struct elf_symbol_index *x = calloc(1, sizeof *x);
+	if (!x)
+		return;
+	if (!open_symbol_tables(e, x) || !list_functions(e, x)) {
+		elf_symbol_index_free(x);
+		return;
+	}
+	if (x->nsyms > 1)
+		qsort(x->syms, x->nsyms, sizeof *x->syms, by_address);
+	merge_aliases(e, x);
+	/* Lookups read from the file: what this pass read is not needed
+	 * again. */
+	for (size_t k = 0; k < x->ntables; k++) {
+		sw_mapped_release(&e->map, x->tables[k].syms.data, x->tables[k].syms.size);
+		sw_mapped_release(&e->map, x->tables[k].strings.data, x->tables[k].strings.size);
+	}
+	e->symbols = x;
 }
 
 /* Index of the last record with addr <= vaddr, or nsyms when none. */
-static size_t last_at_or_below(const struct sw_elf *e, uint64_t vaddr)
+static size_t last_at_or_below(const struct elf_symbol_index *x, uint64_t vaddr)
 {
-	size_t lo = 0, hi = e->nsyms;
+	size_t lo = 0, hi = x->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (e->syms[mid].addr <= vaddr)
+		if (x->syms[mid].addr <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo == 0 ? e->nsyms : lo - 1;
+	return lo == 0 ? x->nsyms : lo - 1;
 }
 
-static bool encloses(const struct elf_sym *s, uint64_t vaddr)
+static bool encloses(const struct sw_elf *e, const struct elf_symbol_index *x,
+                     const struct elf_sym *s, uint64_t vaddr)
 {
-	return vaddr >= s->addr && vaddr - s->addr < s->size;
+	return vaddr >= s->addr && vaddr - s->addr < symbol_size(e, x, s);
 }
 
 /* The first record of the run of equal addresses that j belongs to and
  * that satisfies the same test: the first-listed alias wins. */
-static size_t first_alias(const struct sw_elf *e, size_t j, uint64_t vaddr, bool sized)
+static size_t first_alias(const struct sw_elf *e, const struct elf_symbol_index *x, size_t j,
+                          uint64_t vaddr, bool sized)
 {
-	while (j > 0 && e->syms[j - 1].addr == e->syms[j].addr &&
-	       (sized ? encloses(&e->syms[j - 1], vaddr) : e->syms[j - 1].size == 0))
+	while (j > 0 && x->syms[j - 1].addr == x->syms[j].addr &&
+	       (sized ? encloses(e, x, &x->syms[j - 1], vaddr) : x->syms[j - 1].size == 0))
 		j--;
 	return j;
 }
 
-bool sw_elf_symbol_at(struct sw_elf *e, uint64_t vaddr, struct sw_elf_symbol *out)
+/* Can no record at or below j reach vaddr? Known at the last record of
+ * each END_BLOCK (elsewhere the walk goes on: at most a block further). */
+static bool nothing_reaches(const struct elf_symbol_index *x, size_t j, uint64_t vaddr)
+{
+	bool block_end = j % END_BLOCK == END_BLOCK - 1 || j == x->nsyms - 1;
+	return block_end && x->max_end[j / END_BLOCK] <= vaddr;
+}
+
+/* The record sw_elf_symbol_at answers with, or NULL. */
+static const struct elf_sym *symbol_record_at(struct sw_elf *e, uint64_t vaddr)
 {
 	if (!e->symbols_built)
 		build_symbol_index(e);
-	size_t i = last_at_or_below(e, vaddr);
-	if (i == e->nsyms)
-		return false;
+	const struct elf_symbol_index *x = e->symbols;
+	if (!x)
+		return NULL;
+	size_t i = last_at_or_below(x, vaddr);
+	if (i == x->nsyms)
+		return NULL;
 	/* The enclosing symbol with the highest address: walk down from the
 	 * nearest lower record while anything at or below can still reach
 	 * vaddr. */
-	const struct elf_sym *hit = NULL;
 	for (size_t j = i, steps = 0; steps < ENCLOSING_WALK_MAX; j--, steps++) {
-		if (e->syms[j].max_end <= vaddr)
+		if (nothing_reaches(x, j, vaddr))
 			break;
-		if (encloses(&e->syms[j], vaddr)) {
-			hit = &e->syms[first_alias(e, j, vaddr, true)];
-			break;
-		}
+		if (encloses(e, x, &x->syms[j], vaddr))
+			return &x->syms[first_alias(e, x, j, vaddr, true)];
 		if (j == 0)
 			break;
 	}
 	/* Else a size-0 symbol right below: its extent is unknown (up to the
 	 * next symbol), so it is the best name there is. */
-	if (!hit) {
-		size_t j = i;
-		while (j > 0 && e->syms[j - 1].addr == e->syms[i].addr && e->syms[j].size != 0)
-			j--;
-		if (e->syms[j].size != 0)
-			return false;
-		hit = &e->syms[first_alias(e, j, vaddr, false)];
+	size_t j = i;
+	while (j > 0 && x->syms[j - 1].addr == x->syms[i].addr && x->syms[j].size != 0)
+		j--;
+	if (x->syms[j].size != 0)
+		return NULL;
+	return &x->syms[first_alias(e, x, j, vaddr, false)];
+}
+
+bool sw_elf_has_symbol_at(struct sw_elf *e, uint64_t vaddr)
+{
+	return symbol_record_at(e, vaddr) != NULL;
+}
+
+/* The name at offset off of t's strings, into the index's buffer. */
+static const char *read_name(const struct sw_elf *e, struct elf_symbol_index *x,
+                             const struct symbol_table *t, uint32_t off)
+{
+	const char *p = (const char *)t->strings.data + off;
+	/* off < terminated: a NUL ends the name inside the table. */
+	size_t len = sw_mapped_strnlen(&e->map, p, t->terminated - off);
+	if (len >= x->name_cap) {
+		char *b = realloc(x->name, len + 1);
+		if (!b)
+			return NULL;
+		x->name = b;
+		x->name_cap = len + 1;
 	}
-	out->name = hit->name;
+	sw_mapped_peek(&e->map, p, len, x->name);
+	x->name[len] = '\0';
+	return x->name;
+}
+
+bool sw_elf_symbol_at(struct sw_elf *e, uint64_t vaddr, struct sw_elf_symbol *out)
+{
+	const struct elf_sym *hit = symbol_record_at(e, vaddr);
+	struct symbol_fields f;
+	const struct symbol_table *t = hit ? symbol_of(e, e->symbols, hit, &f) : NULL;
+	const char *name = t ? read_name(e, e->symbols, t, f.name) : NULL;
+	if (!name)
+		return false;
+	out->name = name;
 	out->addr = hit->addr;
-	out->size = hit->size;
+	out->size = f.size;
 	return true;
 }
 
