@@ -274,23 +274,7 @@ static void set_crash(struct ec_reader *r)
 
 static enum sw_err_code verdict(const struct ec_reader *r, struct sw_err *err)
 {
-	const struct sw_snapshot *s = r->snap;
-	if (r->damage == 0)
-		return SW_OK;
-	const char *first = s->nproblems ? s->problems[0] : "?";
-	for (uint32_t i = 0; i < s->nproblems; i++)
-		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
-			first = s->problems[i];
-			break;
-		}
-	/* Problems name the file: the message names it once, first. */
-	size_t n = strlen(r->path);
-	if (strncmp(first, r->path, n) == 0 && strncmp(first + n, ": ", 2) == 0)
-		first += n + 2;
-	if (r->damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s", r->path, r->what, first);
-	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s (and %u more problems)",
-	                  r->path, r->what, first, r->damage - 1);
+	return sw_snapshot_verdict(r->snap, r->path, r->what, r->damage, err);
 }
 
 enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options *opts,

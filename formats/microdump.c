@@ -219,22 +219,10 @@ static enum sw_err_code no_microdump(const char *path, struct sw_span file, stru
 	                  MC_BEGIN);
 }
 
-/* The reader's verdict: the first problem that is damage names it. */
 static enum sw_err_code verdict(const char *path, const struct sw_snapshot *s, uint32_t damage,
                                 struct sw_err *err)
 {
-	if (damage == 0)
-		return SW_OK;
-	const char *first = s->problems ? s->problems[0] : "?";
-	for (uint32_t i = 0; i < s->nproblems; i++)
-		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
-			first = s->problems[i];
-			break;
-		}
-	if (damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged microdump: %s", path, first);
-	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged microdump: %s (and %u more problems)",
-	                  path, first, damage - 1);
+	return sw_snapshot_verdict(s, path, "microdump", damage, err);
 }
 
 enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,

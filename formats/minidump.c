@@ -358,17 +358,5 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 	drop_contained_regions(out);
 	sw_snapshot_finish(out);
 	md_drop_shared_stacks(&r);
-	if (r.damage == 0)
-		return SW_OK;
-	/* The first problem that is damage (warnings may precede it). */
-	const char *first = out->problems[0];
-	for (uint32_t i = 0; i < out->nproblems; i++)
-		if (strncmp(out->problems[i], "warning: ", 9) != 0) {
-			first = out->problems[i];
-			break;
-		}
-	if (r.damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s", path, first);
-	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged minidump: %s (and %u more problems)",
-	                  path, first, r.damage - 1);
+	return sw_snapshot_verdict(out, path, "minidump", r.damage, err);
 }

@@ -409,20 +409,7 @@ enum sw_cpu ol_choose_cpu(struct ol_reader *r, const char *regs_path, enum sw_cp
 
 static enum sw_err_code verdict(const char *dir, const struct ol_reader *r, struct sw_err *err)
 {
-	const struct sw_snapshot *s = r->snap;
-	if (r->damage == 0)
-		return SW_OK;
-	const char *first = s->nproblems ? s->problems[0] : "?";
-	for (uint32_t i = 0; i < s->nproblems; i++)
-		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
-			first = s->problems[i];
-			break;
-		}
-	if (r->damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged offline snapshot: %s", dir, first);
-	return sw_err_set(err, SW_ERR_CORRUPT,
-	                  "%s: damaged offline snapshot: %s (and %u more problems)", dir, first,
-	                  r->damage - 1);
+	return sw_snapshot_verdict(r->snap, dir, "offline snapshot", r->damage, err);
 }
 
 enum sw_err_code sw_offline_read(const char *dir, struct sw_snapshot *out, struct sw_err *err)

@@ -322,19 +322,7 @@ static void find_records(struct sr_reader *r, uint64_t pos)
 
 static enum sw_err_code verdict(struct sr_reader *r, struct sw_err *err)
 {
-	struct sw_snapshot *s = r->snap;
-	if (r->damage == 0)
-		return SW_OK;
-	const char *first = "";
-	for (uint32_t i = 0; i < s->nproblems; i++)
-		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
-			first = s->problems[i];
-			break;
-		}
-	if (r->damage == 1)
-		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged .snap: %s", r->path, first);
-	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged .snap: %s (and %u more problems)",
-	                  r->path, first, r->damage - 1);
+	return sw_snapshot_verdict(r->snap, r->path, ".snap", r->damage, err);
 }
 
 enum sw_err_code sw_snap_read(const char *path, const struct sw_open_options *opts,

@@ -237,3 +237,24 @@ bool sw_thread_extra_reg(const struct sw_thread *t, const char *name, uint64_t *
 		}
 	return false;
 }
+
+enum sw_err_code sw_snapshot_verdict(const struct sw_snapshot *s, const char *path,
+                                     const char *what, uint32_t damage, struct sw_err *err)
+{
+	if (damage == 0)
+		return SW_OK;
+	const char *first = s->nproblems ? s->problems[0] : "?";
+	for (uint32_t i = 0; i < s->nproblems; i++)
+		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
+			first = s->problems[i];
+			break;
+		}
+	/* Problems may name the file: the message names it once, first. */
+	size_t n = strlen(path);
+	if (strncmp(first, path, n) == 0 && strncmp(first + n, ": ", 2) == 0)
+		first += n + 2;
+	if (damage == 1)
+		return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s", path, what, first);
+	return sw_err_set(err, SW_ERR_CORRUPT, "%s: damaged %s: %s (and %u more problems)", path,
+	                  what, first, damage - 1);
+}

@@ -286,6 +286,14 @@ void sw_snapshot_free(struct sw_snapshot *s);
 void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A reader's verdict once it read path (a `what`: "minidump", ...): SW_OK
+ * when nothing was damaged, else SW_ERR_CORRUPT with the one line
+ * "PATH: damaged WHAT: FIRST (and N more problems)", FIRST being the
+ * first problem that is damage (warnings may precede it), without the
+ * path it may begin with. */
+enum sw_err_code sw_snapshot_verdict(const struct sw_snapshot *s, const char *path,
+                                     const char *what, uint32_t damage, struct sw_err *err);
+
 /* Readers call it once, after filling the snapshot: sorts s->mem by base and
  * drops regions that overlap an earlier one (so every address has at most
  * one region), and builds the address index of the modules. */
