@@ -10,7 +10,7 @@ build() { # board cpu arch_major fpu [flags]
 	board=$1 cpu=$2 major=$3 fpu=$4; shift 4
 	arm-none-eabi-gcc -mcpu="$cpu" -mthumb "$@" -DFPU="$fpu" -DARCH_MAJOR="$major" \
 		-DBOARD="\"$board\"" -O1 -g -ffreestanding -nostdlib -Wl,--build-id \
-		-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" \
+		-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" -I "$here/../common" \
 		-o "$out/$board.elf" "$here/fw.c" "$root/formats/snap_writer.c"
 }
 build mps2-an385 cortex-m3 7 0

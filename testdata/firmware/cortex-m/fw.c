@@ -22,17 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snap_writer.h"
 
 #define NOINLINE __attribute__((noinline, noipa))
 
 extern uint32_t __msp_top[], __psp_top[], __msp_limit[], __psp_limit[];
 extern uint32_t __bss_start[], __bss_end[];
-extern const uint8_t __build_id_note[];
 
 /* ---- semihosting (ARM "Semihosting for AArch32 and AArch64", v2) ---- */
-
-enum { SYS_OPEN = 0x01, SYS_CLOSE = 0x02, SYS_WRITE = 0x05, SYS_EXIT = 0x18 };
 
 static int semihost(int op, const void *arg)
 {
@@ -42,32 +38,7 @@ static int semihost(int op, const void *arg)
 	return r0;
 }
 
-/* The writer needs memcpy, and GCC may call memset for a zeroed array;
- * nothing else of a C library is linked. */
-void *memcpy(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-void *memset(void *dst, int c, size_t n)
-{
-	uint8_t *d = dst;
-	while (n--)
-		*d++ = (uint8_t)c;
-	return dst;
-}
-
-static void semihost_exit(void)
-{
-	/* ADP_Stopped_ApplicationExit: qemu exits with status 0. */
-	semihost(SYS_EXIT, (const void *)0x20026);
-	for (;;)
-		;
-}
+#include "firmware.h"
 
 /* ---- the crash ---- */
 
@@ -139,26 +110,6 @@ struct entry_regs {
 };
 struct entry_regs fault_entry;
 
-/* The semihosting file (bss: the firmware has no initialized data, which
- * would need copying from flash). */
-static int fd;
-
-static int send(void *ctx, const void *bytes, size_t n)
-{
-	(void)ctx;
-	uint32_t args[3] = { (uint32_t)fd, (uint32_t)bytes, (uint32_t)n };
-	return semihost(SYS_WRITE, args) == 0 ? 0 : -1;
-}
-
-/* The GNU build-id note the linker put in flash (ELF note: namesz,
- * descsz, type, "GNU\0", the id). */
-static const uint8_t *build_id(size_t *len)
-{
-	const uint32_t *n = (const uint32_t *)__build_id_note;
-	*len = n[1];
-	return __build_id_note + 12 + ((n[0] + 3) & ~3u);
-}
-
 #if ARCH_MAJOR >= 7
 /* The fault status registers (ARMv7-M ARM, B3.2.2: System Control Block);
  * ARMv6-M has none. */
@@ -229,17 +180,7 @@ static void capture(struct snap_writer *w)
 void hardfault_capture(void);
 void hardfault_capture(void)
 {
-	static const char name[] = "crash.snap";
-	uint32_t open_args[3] = { (uint32_t)name, 5 /* "wb" */, sizeof name - 1 };
-	fd = semihost(SYS_OPEN, open_args);
-	if (fd >= 0) {
-		struct snap_writer w;
-		snap_init_stream(&w, send, NULL);
-		capture(&w);
-		uint32_t close_args[1] = { (uint32_t)fd };
-		semihost(SYS_CLOSE, close_args);
-	}
-	semihost_exit();
+	send_capture(capture);
 }
 
 /* On entry: lr is EXC_RETURN, r0-r3, r12, lr, pc and xPSR of the faulting

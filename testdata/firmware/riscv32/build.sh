@@ -14,5 +14,5 @@ cc=riscv64-linux-gnu-gcc
 $cc -march=rv32imac_zicsr -mabi=ilp32 -O1 -g -ffreestanding -nostdlib \
 	-nostdinc -isystem "$($cc -print-file-name=include)" -I "$here/include" \
 	-nostartfiles -static -Wl,-m,elf32lriscv -Wl,--build-id -Wl,--no-warn-rwx-segments \
-	-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" \
+	-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" -I "$here/../common" \
 	-o "$out/riscv32-virt.elf" "$here/fw.c" "$root/formats/snap_writer.c"
