@@ -215,7 +215,7 @@ if [ -z "${NO_CORE:-}" ] && [ -f "$cdir/core" ]; then
   fi
   echo
   printf 'ELF core: gen48k_core (%s bytes, 9 threads); load average: %s\n' \
-    "$(stat -c %s "$core")" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    "$(stat -L -c %s "$core")" "$(cut -d' ' -f1-3 /proc/loadavg)"
   printf '%-16s %-10s %24s %28s %8s\n' workload tool "wall s median (min-max)" "peak RSS KiB median (min-max)" frames
   run_core() { eval "${cargv[$1]}"; }
   for i in "${!clabels[@]}"; do run_core "$i" >/dev/null 2>&1 || true; : > "$tmp/ctimes.$i"; done
