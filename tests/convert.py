@@ -173,16 +173,21 @@ class Inputs:
             return
         arches = [af for af in sorted(os.listdir(root))
                   if os.path.isdir(os.path.join(root, af)) and not af.startswith('__')]
+        cpus_seen = set()
         for n, af in enumerate(arches):
+            # One folder per CPU (its cores unpack to ~20 MB each), every
+            # folder with --all.
+            cpu = af.split('-')[0]
+            if not self.args.all and cpu in cpus_seen:
+                continue
+            cpus_seen.add(cpu)
             adir = os.path.join(root, af)
             syms = [os.path.join(adir, 'symbols')] if os.path.isdir(os.path.join(adir, 'symbols')) \
                 else []
             cases = sorted(os.listdir(adir))
             for k, case in enumerate(cases):
-                # One case per folder (of ~230 fixtures) keeps the run
-                # short; which case turns with the folder, so every CPU and
-                # build is converted, and most crash kinds (--all: every
-                # fixture).
+                # One case per CPU (of ~230 fixtures) keeps the run short;
+                # which case turns with the folder (--all: every fixture).
                 if not self.args.all and k != n % len(cases):
                     continue
                 cdir = os.path.join(adir, case)
