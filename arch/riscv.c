@@ -11,6 +11,7 @@
 
 #include "lib/walker.h"
 #include "prologue.h"
+#include "riscv_trap.h"
 #include "same_function.h"
 #include "signal_frame.h"
 #include "stub.h"
@@ -760,7 +761,11 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 	return SW_UNWIND_OK;
 }
 
-/* ---- signal frames ----
+/* ---- signal frames and trap frames ----
+ *
+ * A frame inside a firmware's trap-entry routine (FreeRTOS, ESP-IDF) is
+ * the same kind of frame: arch/riscv_trap.c reads the interrupted context
+ * from the routine's own layout. Below, Linux's signal frame.
  *
  * Linux's restorer, the vDSO's __vdso_rt_sigreturn, is
  *   li a7, 139 (__NR_rt_sigreturn)   0x08b00893
@@ -793,6 +798,10 @@ static enum sw_unwind_status riscv_caller_of_signal_frame(const struct sw_step *
 	const struct sw_regs *r = &s->callee->regs;
 	const unsigned ws = w->arch->word_size;
 	uint64_t code[2];
+	/* A firmware trap entry is recognised by its name, before any code. */
+	enum sw_unwind_status trap = sw_riscv_caller_of_trap(s, out);
+	if (trap != SW_UNWIND_NO_RULE)
+		return trap;
 	/* Instructions are little-endian whatever the data byte order. */
 	if (!sw_reg_valid(r, RV_SP) || !sw_sigframe_read_fields(w, s->callee->pc, 4, false, 2, code) ||
 	    code[0] != 0x08b00893u || code[1] != 0x00000073u)

@@ -442,6 +442,51 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 	}
 }
 
+/* ---- The crash --------------------------------------------------------- */
+
+enum {
+	XPSR_IPSR = 0x1ff,            /* ARMv7-M ARM B1.4.2: the exception number */
+	CFSR_MMARVALID = 1u << 7,     /* B3.2.15: MMFAR holds the address */
+	CFSR_BFARVALID = 1u << 15,    /* BFAR holds the address */
+};
+
+/* The crash the registers tell, as a .snap's CRASH record would give it
+ * (docs/snap-format.md; lib/crash_reason.c names it from code and flags):
+ * on a Cortex-M halted in a handler (IPSR not 0), the exception number,
+ * CFSR as the flags and the fault address MMFAR or BFAR holds when CFSR
+ * says it is valid; on RISC-V, mcause (its interrupt bit moved to bit 31,
+ * as lib/crash_reason.c reads a 32-bit code) and mtval. A Cortex-M in
+ * Thread mode, or a RISC-V capture without mcause, has none: the target
+ * was halted, not trapped. The crashing thread is the probe's, id 0. */
+static void derive_crash(struct sw_snapshot *s, const struct sw_thread *t, bool cortex_m)
+{
+	uint64_t v, xlen_top;
+	struct sw_crash *c = &s->crash;
+	if (cortex_m) {
+		if (!sw_thread_extra_reg(t, "xpsr", &v) || (v & XPSR_IPSR) == 0)
+			return;
+		c->code = (uint32_t)(v & XPSR_IPSR);
+		if (sw_thread_extra_reg(t, "cfsr", &v))
+			c->flags = (uint32_t)v;
+		if ((c->flags & CFSR_MMARVALID) && sw_thread_extra_reg(t, "mmfar", &v))
+			c->address = v;
+		else if ((c->flags & CFSR_BFARVALID) && sw_thread_extra_reg(t, "bfar", &v))
+			c->address = v;
+	} else if (s->sys.cpu == SW_CPU_RISCV32 || s->sys.cpu == SW_CPU_RISCV64) {
+		if (!sw_thread_extra_reg(t, "mcause", &v))
+			return;
+		/* Privileged ISA, "Machine Cause Register": bit XLEN-1 is Interrupt. */
+		xlen_top = (uint64_t)1 << (s->sys.word_size == 8 ? 63 : 31);
+		c->code = (uint32_t)(v & 0x7fffffffu) | (v & xlen_top ? 0x80000000u : 0);
+		if (sw_thread_extra_reg(t, "mtval", &v))
+			c->address = v;
+	} else {
+		return;
+	}
+	c->present = true;
+	c->thread_id = t->id;
+}
+
 /* ---- The capture ------------------------------------------------------ */
 
 void ol_read_probe(struct ol_reader *r, const char *regs_path, const struct sw_open_options *opts,
@@ -493,4 +538,5 @@ void ol_read_probe(struct ol_reader *r, const char *regs_path, const struct sw_o
 	ol_regs_context(r, cpu, regs_path, &t->ctx);
 	if (a)
 		sw_snap_context_from_named(probe_regset(cpu, cortex_m), a, t);
+	derive_crash(s, t, cortex_m && cpu == SW_CPU_ARM);
 }

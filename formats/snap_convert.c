@@ -282,6 +282,9 @@ static const char *const cortex_m_names[SNAP_CM_NREGS] = {
 	[SNAP_CM_FAULTMASK] = "faultmask", [SNAP_CM_CFSR] = "cfsr", [SNAP_CM_HFSR] = "hfsr",
 	[SNAP_CM_DFSR] = "dfsr", [SNAP_CM_MMFAR] = "mmfar", [SNAP_CM_BFAR] = "bfar",
 	[SNAP_CM_AFSR] = "afsr", [SNAP_CM_SFSR] = "sfsr", [SNAP_CM_SFAR] = "sfar",
+	[SNAP_CM_MSP_NS] = "msp_ns", [SNAP_CM_PSP_NS] = "psp_ns", [SNAP_CM_MSP_S] = "msp_s",
+	[SNAP_CM_PSP_S] = "psp_s", [SNAP_CM_FPCCR] = "fpccr", [SNAP_CM_CONTROL_NS] = "control_ns",
+	[SNAP_CM_CONTROL_S] = "control_s",
 };
 static const char *const riscv_names[SNAP_RV_NREGS] = {
 	[SNAP_RV_MCAUSE] = "mcause", [SNAP_RV_MEPC] = "mepc", [SNAP_RV_MTVAL] = "mtval",

@@ -36,8 +36,9 @@ enum sw_cpu sr_cpu(uint16_t id, uint8_t *word_size)
 	return SW_CPU_UNKNOWN;
 }
 
-/* Cortex-M registers 16-31 (ARMv7-M ARM B1.4 and B3.2; ARMv8-M adds
- * SFSR and SFAR). */
+/* Cortex-M registers 16-38 (ARMv7-M ARM B1.4 and B3.2; ARMv8-M adds
+ * SFSR and SFAR, the Security Extension's banked stack pointers and
+ * CONTROL, and FPCCR). */
 static const char *const cortex_m_names[SNAP_CM_NREGS] = {
 	[SNAP_CM_XPSR] = "xpsr", [SNAP_CM_MSP] = "msp", [SNAP_CM_PSP] = "psp",
 	[SNAP_CM_CONTROL] = "control", [SNAP_CM_EXC_RETURN] = "exc_return",
@@ -45,6 +46,9 @@ static const char *const cortex_m_names[SNAP_CM_NREGS] = {
 	[SNAP_CM_FAULTMASK] = "faultmask", [SNAP_CM_CFSR] = "cfsr", [SNAP_CM_HFSR] = "hfsr",
 	[SNAP_CM_DFSR] = "dfsr", [SNAP_CM_MMFAR] = "mmfar", [SNAP_CM_BFAR] = "bfar",
 	[SNAP_CM_AFSR] = "afsr", [SNAP_CM_SFSR] = "sfsr", [SNAP_CM_SFAR] = "sfar",
+	[SNAP_CM_MSP_NS] = "msp_ns", [SNAP_CM_PSP_NS] = "psp_ns", [SNAP_CM_MSP_S] = "msp_s",
+	[SNAP_CM_PSP_S] = "psp_s", [SNAP_CM_FPCCR] = "fpccr", [SNAP_CM_CONTROL_NS] = "control_ns",
+	[SNAP_CM_CONTROL_S] = "control_s",
 };
 
 /* RISC-V registers 33-37: machine-mode trap CSRs (privileged ISA, "Machine

@@ -100,13 +100,21 @@ struct sw_arch {
 	 * out->restored_context set. Tried before the module's unwind rules, as
 	 * libunwindstack does: few trampolines carry CFI, and what they carry
 	 * restores less. Found frames get trust SW_TRUST_CONTEXT (a restored
-	 * context, Breakpad's name for it). NULL: the arch has none. */
+	 * context, Breakpad's name for it). Also a frame whose function is a
+	 * firmware trap-entry routine of a known layout (RISC-V: FreeRTOS,
+	 * ESP-IDF; the callee's symbolized name says so). SW_UNWIND_END: the
+	 * frame is such a frame but its saved context cannot be found or
+	 * fails its checks: the walk ends (no other method is asked). NULL:
+	 * the arch has none. */
 	enum sw_unwind_status (*caller_of_signal_frame)(const struct sw_step *s,
 	                                                struct sw_caller *out);
 	/* Given the caller a rule found, when its pc is no address but an
 	 * exception-return value (Cortex-M's EXC_RETURN in lr): makes it the
 	 * context the exception interrupted (restored_context) and returns
-	 * OK; NO_RULE for an ordinary caller. NULL: no such values. */
+	 * OK; NO_RULE for an ordinary caller; END when the value says a frame
+	 * is there that cannot be unstacked (its stack not captured, its
+	 * checks failed): the walk ends, as a scan past it would take the
+	 * frame's words for return addresses. NULL: no such values. */
 	enum sw_unwind_status (*caller_of_exception)(const struct sw_step *s,
 	                                             struct sw_caller *c);
 	/* Caller of the context frame when it may be a leaf that has not set

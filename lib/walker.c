@@ -531,7 +531,8 @@ enum step_result { STEP_CALLER, STEP_END };
 /* A caller whose pc a rule found to be an exception's return (Cortex-M's
  * EXC_RETURN in lr) is the context the exception interrupted, trusted as
  * a restored context; a frame of it that cannot be read leaves no caller
- * from that rule. */
+ * from that rule (FAILED), or ends the walk (END: the hook knows the frame
+ * is there but not where, or that it fails its checks). */
 static enum sw_unwind_status caller_of_exception(const struct sw_step *st, struct sw_caller *c,
                                                  enum sw_trust *trust)
 {
@@ -543,7 +544,7 @@ static enum sw_unwind_status caller_of_exception(const struct sw_step *st, struc
 		return SW_UNWIND_OK;
 	if (s == SW_UNWIND_OK)
 		*trust = SW_TRUST_CONTEXT;
-	return s == SW_UNWIND_OK ? SW_UNWIND_OK : SW_UNWIND_FAILED;
+	return s == SW_UNWIND_OK || s == SW_UNWIND_END ? s : SW_UNWIND_FAILED;
 }
 
 static bool scan_limit_reached(const struct sw_walk *w)
@@ -624,17 +625,33 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	 * when its code says so, no other rule is asked. Its pc is whatever
 	 * the thread was executing, 0 included (a call through a NULL
 	 * pointer), so only the stack is checked; a signal frame that is not
-	 * above the callee falls through to the rules. */
-	if (arch->caller_of_signal_frame &&
-	    arch->caller_of_signal_frame(st, &c) == SW_UNWIND_OK &&
-	    restored_context_is_plausible(st, &c)) {
+	 * above the callee falls through to the rules. A frame the hook knows
+	 * to hold a saved context it cannot read (END: a firmware trap entry
+	 * whose frame fails its checks) ends the walk: past it a scan would
+	 * read a saved context's words as return addresses. */
+	enum sw_unwind_status sig = arch->caller_of_signal_frame
+	                                    ? arch->caller_of_signal_frame(st, &c)
+	                                    : SW_UNWIND_NO_RULE;
+	if (sig == SW_UNWIND_END) {
+		*end = SW_END_NO_CALLER;
+		return STEP_END;
+	}
+	if (sig == SW_UNWIND_OK && restored_context_is_plausible(st, &c)) {
 		c.restored_context = true;
 		trust = SW_TRUST_CONTEXT;
 		found = true;
 	} else {
 		s = caller_by_rules(st, &c, &trust);
-		if (s == SW_UNWIND_OK)
+		if (s == SW_UNWIND_OK) {
 			s = caller_of_exception(st, &c, &trust);
+			/* An exception frame that cannot be unstacked ends the
+			 * walk: past it a scan would take its stacked lr for a
+			 * caller of the handler. */
+			if (s == SW_UNWIND_END) {
+				*end = SW_END_NO_CALLER;
+				return STEP_END;
+			}
+		}
 	}
 	if (s == SW_UNWIND_END) {
 		*end = SW_END_OUTERMOST;

@@ -39,7 +39,16 @@ FIXTURES = os.path.join(FIRMWARE, 'fixtures')
 CORTEX_M_CHAIN = ['HardFault_Handler', 'faulty_driver', 'handle_event', 'PendSV_Handler',
                   'trigger_interrupt', 'compute', 'compute', 'compute', 'task_loop', 'main',
                   'Reset_Handler']
+# Cortex-M with the Non-secure interrupt handler (fw.c NS_IRQ).
+CORTEX_M_NS_CHAIN = [('NonSecure_IRQ_Handler' if f == 'PendSV_Handler' else f)
+                     for f in CORTEX_M_CHAIN]
 RV32_CHAIN = ['read_sensor', 'poll_sensors', 'app_step', 'app_step', 'main', '_start']
+# The same crash behind a trap entry of FreeRTOS's and of ESP-IDF's layout
+# (testdata/firmware/riscv32/fw_trap.c): the capture's own frame, the C
+# hook, the entry routine, then the context its frame restores.
+RV32_FREERTOS_CHAIN = (['crash_capture', 'freertos_risc_v_application_exception_handler',
+                        'freertos_risc_v_trap_handler'] + RV32_CHAIN)
+RV32_ESPIDF_CHAIN = ['crash_capture', 'xt_unhandled_exception', '_panic_handler'] + RV32_CHAIN
 
 # board -> (source folder, compiler, qemu command, chain)
 BOARDS = {
@@ -49,8 +58,23 @@ BOARDS = {
                    ['qemu-system-arm', '-M', 'mps2-an386'], CORTEX_M_CHAIN),
     'microbit': ('cortex-m', 'arm-none-eabi-gcc',
                  ['qemu-system-arm', '-M', 'microbit'], CORTEX_M_CHAIN),
+    # Cortex-M33 (ARMv8-M, Security Extension) in Secure state: frames on
+    # the Secure stacks, PendSV's extended with s16-s31 (FPCCR.TS).
+    'mps2-an505': ('cortex-m', 'arm-none-eabi-gcc',
+                   ['qemu-system-arm', '-M', 'mps2-an505'], CORTEX_M_CHAIN),
+    # The same with a Non-secure interrupt handler over the Secure thread:
+    # its frame on PSP_S under the additional state context (r4-r11 and the
+    # integrity signature), the HardFault's on MSP_NS.
+    'mps2-an505-ns': ('cortex-m', 'arm-none-eabi-gcc',
+                      ['qemu-system-arm', '-M', 'mps2-an505'], CORTEX_M_NS_CHAIN),
     'riscv32-virt': ('riscv32', 'riscv64-linux-gnu-gcc',
                      ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'], RV32_CHAIN),
+    'riscv32-freertos': ('riscv32', 'riscv64-linux-gnu-gcc',
+                         ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'],
+                         RV32_FREERTOS_CHAIN),
+    'riscv32-espidf': ('riscv32', 'riscv64-linux-gnu-gcc',
+                       ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'],
+                       RV32_ESPIDF_CHAIN),
 }
 
 

@@ -11,9 +11,11 @@ Cortex-M boards and riscv32-virt, made by tests/firmware.py):
     stackwalk --json WORK/BOARD BOARD.elf      the probe walk
 
 and the crashing thread's frames must be the same, frame by frame:
-function, pc (offset) and trust. A probe has no crash record, so the probe
-walk's thread is the requested one; the registers, the memory and the ELF
-are what decide the frames, and they are the same.
+function, pc (offset) and trust; the registers, the memory and the ELF
+are what decide the frames, and they are the same. A probe has no crash
+record: its reader derives one from the registers (IPSR and CFSR on a
+Cortex-M, mcause and mtval on RISC-V), and the crash lines (reason,
+address, crashing thread) must be the .snap's too.
 
 Usage: probe.py --stackwalk PATH [--work DIR] [-v]
 Prints one line per board and "probe: N passed, N failed".
@@ -40,6 +42,11 @@ def walk(stackwalk, snapshot, elf):
     thread = doc.get('crashing_thread') or {}
     return [(f.get('function'), f.get('offset'), f.get('trust'))
             for f in thread.get('frames') or []], doc
+
+
+def crash_lines(doc):
+    info = doc.get('crash_info') or {}
+    return (info.get('type'), info.get('address'), info.get('crashing_thread'))
 
 
 def compare(want, got):
@@ -75,9 +82,14 @@ def main():
                     os.remove(os.path.join(folder, f))
             subprocess.run([sys.executable, CONVERTER, snap, folder], check=True,
                            capture_output=True, text=True, timeout=60)
-            want, _ = walk(args.stackwalk, snap, elf)
+            want, want_doc = walk(args.stackwalk, snap, elf)
             got, doc = walk(args.stackwalk, folder, elf)
             problems = compare(want, got)
+            if crash_lines(doc) != crash_lines(want_doc):
+                problems.append('crash %s, expected %s' % (crash_lines(doc),
+                                                          crash_lines(want_doc)))
+            if not crash_lines(doc)[0]:
+                problems.append('no crash reason derived')
             if doc.get('system_info', {}).get('os') != 'Bare metal':
                 problems.append('os %s, expected Bare metal' %
                                 doc.get('system_info', {}).get('os'))
@@ -88,7 +100,8 @@ def main():
             print('FAIL %s: %s' % (board, '; '.join(problems)))
         else:
             passed += 1
-            print('ok   %s: %d frames, as the .snap' % (board, len(want)))
+            print('ok   %s: %d frames and the crash (%s), as the .snap' %
+                  (board, len(want), crash_lines(doc)[0]))
             if args.v:
                 for f in got:
                     print('     %s %s %s' % f)

@@ -33,7 +33,8 @@ RISCV_NAMES = ['zero', 'ra', 'sp', 'gp', 'tp', 't0', 't1', 't2', 's0', 's1',
 CORTEX_M_NAMES = (['r%d' % i for i in range(13)] +
                   ['sp', 'lr', 'pc', 'xpsr', 'msp', 'psp', 'control', 'exc_return',
                    'primask', 'basepri', 'faultmask', 'cfsr', 'hfsr', 'dfsr', 'mmfar',
-                   'bfar', 'afsr', 'sfsr', 'sfar'])
+                   'bfar', 'afsr', 'sfsr', 'sfar', 'msp_ns', 'psp_ns', 'msp_s', 'psp_s',
+                   'fpccr', 'control_ns', 'control_s'])
 NAMES = {REGSET_RISCV: RISCV_NAMES, REGSET_CORTEX_M: CORTEX_M_NAMES}
 
 

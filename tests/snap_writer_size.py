@@ -32,6 +32,7 @@ ALLOWED_UNDEFINED = {"memcpy"}
 src_dir, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 os.makedirs(work, exist_ok=True)
 src = os.path.join(src_dir, "snap_writer.c")
+FIRMWARE_INCLUDE = os.path.join(src_dir, "..", "testdata", "firmware", "common", "include")
 failed = []
 
 
@@ -91,8 +92,14 @@ def build(target, cc, flags, tools_prefix):
         print("skip  %s: %s not found" % (target, cc))
         return None
     obj = os.path.join(work, target + ".o")
-    cmd = [cc] + flags + ["-Os", "-ffreestanding", "-nostdlib", "-fstack-usage",
-                          "-fcallgraph-info=su"] + WARNINGS + ["-c", src, "-o", obj]
+    # No C library's headers: GCC's freestanding ones and the firmware's
+    # <string.h> (memcpy), as a device project without newlib builds it
+    # (and Debian's cross compilers without their recommended C libraries).
+    gcc_include = subprocess.run([cc, "-print-file-name=include"], capture_output=True,
+                                 text=True).stdout.strip()
+    headers = ["-nostdinc", "-isystem", gcc_include, "-I", FIRMWARE_INCLUDE]
+    cmd = [cc] + flags + headers + ["-Os", "-ffreestanding", "-nostdlib", "-fstack-usage",
+                                    "-fcallgraph-info=su"] + WARNINGS + ["-c", src, "-o", obj]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
     check(p.returncode == 0, "%s: builds with %s" % (target, " ".join(cmd[1:-4])))
     if p.returncode != 0:

@@ -189,6 +189,7 @@ enum fake_rule {
 	RULE_NONE,
 	RULE_PUSH_R7_LR,  /* .cfa: sp 8 + .ra: .cfa -4 + ^ (push {r7, lr}) */
 	RULE_SAME_SP,     /* .cfa: sp .ra: [sp]: a caller at the same sp */
+	RULE_LEAF_LR,     /* .cfa: sp .ra: lr: a leaf (or a naked handler) */
 };
 
 struct fake_func {
@@ -200,6 +201,7 @@ struct fake_symbols {
 	struct fake_func funcs[4];
 	unsigned nfuncs;
 	enum fake_rule rule;
+	enum fake_rule func_rule[4];  /* a function's own; RULE_NONE: rule */
 	struct sw_module_symbols module;
 	struct sw_symbol_source source;
 };
@@ -235,12 +237,22 @@ static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct 
 {
 	struct sw_regs *caller = &out->regs;
 	const struct fake_symbols *fs = self;
-	(void)off;
-	if (fs->rule == RULE_NONE)
+	const struct fake_func *f = fake_find(fs, off);
+	enum fake_rule own = f ? fs->func_rule[f - fs->funcs] : RULE_NONE;
+	enum fake_rule rule = own != RULE_NONE ? own : fs->rule;
+	if (rule == RULE_NONE)
 		return SW_UNWIND_NO_RULE;
 	uint64_t sp = env->callee->regs.v[SP], ra;
-	uint64_t cfa = fs->rule == RULE_PUSH_R7_LR ? sp + 8 : sp;
-	if (!sw_walk_read_word(env->walk, fs->rule == RULE_PUSH_R7_LR ? cfa - 4 : sp, &ra))
+	if (rule == RULE_LEAF_LR) {
+		if (!sw_reg_valid(&env->callee->regs, LR))
+			return SW_UNWIND_FAILED;
+		*caller = env->callee->regs;
+		sw_reg_set(caller, PC, env->callee->regs.v[LR]);
+		*trust = SW_TRUST_CFI;
+		return SW_UNWIND_OK;
+	}
+	uint64_t cfa = rule == RULE_PUSH_R7_LR ? sp + 8 : sp;
+	if (!sw_walk_read_word(env->walk, rule == RULE_PUSH_R7_LR ? cfa - 4 : sp, &ra))
 		return SW_UNWIND_FAILED;
 	sw_reg_set(caller, PC, ra);
 	sw_reg_set(caller, SP, cfa);
@@ -931,6 +943,383 @@ START_TEST(test_cfi_register_names_resolve)
 }
 END_TEST
 
+/* ---- Cortex-M exception frames (arch/cortex_m.c) ----------------------- */
+
+/* EXC_RETURN values (ARMv8-M ARM, EXC_RETURN): prefix 0xff, bits 23:7 RES1,
+ * bit 6 S, 5 DCRS, 4 FType, 3 Mode, 2 SPSEL, 0 ES. */
+enum {
+	EXC_S = 1u << 6, EXC_DCRS = 1u << 5, EXC_FTYPE = 1u << 4, EXC_MODE = 1u << 3,
+	EXC_SPSEL = 1u << 2, EXC_ES = 1u << 0,
+	EXC_BASE = 0xffffff80u,
+	/* A Secure handler's return to Secure thread code on PSP_S: the
+	 * ARMv7-M value 0xfffffffd, read as ARMv8-M reads it. */
+	EXC_SECURE_THREAD_PSP = EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL |
+	                        EXC_ES,
+	SIGNATURE = 0xfefa125bu,
+	SIGNATURE_FP = 0xfefa125au,
+	FPCCR_TS = 1u << 26,
+};
+
+/* The handler ("crashing", a naked leaf: its return address is lr) runs
+ * on the main stack at MSP; the interrupted code ("caller", a leaf too,
+ * returning to "main") was at INTERRUPTED_PC with its frame at FRAME. */
+#define MSP (STACK_BASE + 0x100)
+#define FRAME (STACK_BASE + 0x800)
+#define HANDLER_PC (CODE_BASE + 0x10)
+#define INTERRUPTED_PC (CODE_BASE + 0x420)
+#define MAIN_RA (CODE_BASE + 0x900)
+
+struct cm_case {
+	struct fixture fx;
+	struct fake_symbols fs;
+	struct sw_named_reg extra[10];
+};
+
+static void cm_init(struct cm_case *k, uint32_t exc_return)
+{
+	fixture_init(&k->fx, SW_OS_NONE);
+	k->fx.snap.sys.arm_profile = 'M';
+	k->fx.snap.sys.processor_level = 8;
+	fake_init(&k->fs);
+	k->fs.func_rule[0] = RULE_LEAF_LR;
+	k->fs.func_rule[1] = RULE_LEAF_LR;
+	set_context(&k->fx, HANDLER_PC, MSP, exc_return, true);
+	for (unsigned i = 4; i <= 11; i++)
+		sw_reg_set(&k->fx.thread.ctx, i, 0x4400 + i);
+	k->fx.thread.extra_regs = k->extra;
+	k->fx.thread.nextra_regs = 0;
+}
+
+static void cm_reg(struct cm_case *k, const char *name, uint64_t v)
+{
+	ck_assert_uint_lt(k->fx.thread.nextra_regs, 10);
+	k->extra[k->fx.thread.nextra_regs++] = (struct sw_named_reg){ name, v };
+}
+
+/* The basic frame at base: r0-r3 = 0xa0-0xa3, r12 = 0xac, lr = MAIN_RA
+ * after a Thumb BL, the interrupted pc, xPSR (Thumb, flags N and C). */
+static void cm_basic_frame(struct cm_case *k, uint64_t base, uint32_t xpsr_extra)
+{
+	for (unsigned i = 0; i < 4; i++)
+		put_u32(&k->fx, base + 4 * i, 0xa0 + i);
+	put_u32(&k->fx, base + 16, 0xac);
+	put_u32(&k->fx, base + 20, (uint32_t)thumb_call_to(&k->fx, MAIN_RA));
+	put_u32(&k->fx, base + 24, (uint32_t)INTERRUPTED_PC);
+	put_u32(&k->fx, base + 28, 0xa1000000u | xpsr_extra);
+}
+
+/* The additional state context at base: signature, reserved, r4-r11 =
+ * 0x5504-0x550b. */
+static void cm_additional_state(struct cm_case *k, uint64_t base, uint32_t signature)
+{
+	put_u32(&k->fx, base, signature);
+	put_u32(&k->fx, base + 4, 0);
+	for (unsigned i = 0; i < 8; i++)
+		put_u32(&k->fx, base + 8 + 4 * i, 0x5504 + i);
+}
+
+static const struct sw_stack *cm_walk(struct cm_case *k)
+{
+	return walk(&k->fx, &k->fs.source);
+}
+
+/* The interrupted frame as restored from a basic frame whose caller's sp
+ * is caller_sp, then its caller by lr. */
+static void cm_assert_unstacked(const struct sw_stack *st, uint64_t caller_sp)
+{
+	ck_assert_uint_eq(st->nframes, 3);
+	const struct sw_stack_frame *f = &st->frames[1];
+	ck_assert_int_eq(f->trust, SW_TRUST_CONTEXT);
+	ck_assert(f->restored_context);
+	ck_assert_uint_eq(f->pc, INTERRUPTED_PC);
+	ck_assert_uint_eq(f->regs.v[SP], caller_sp);
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_uint_eq(f->regs.v[i], 0xa0 + i);
+	ck_assert_uint_eq(f->regs.v[12], 0xac);
+	ck_assert_uint_eq(f->regs.v[LR], MAIN_RA | 1);
+	ck_assert_uint_eq(f->regs.v[CPSR], 0xa0000000u | CPSR_THUMB);
+	ck_assert_str_eq(st->frames[2].function, "main");
+	ck_assert_uint_eq(st->frames[2].pc, MAIN_RA | 1);
+}
+
+static void cm_assert_r4_r11(const struct sw_stack *st, uint64_t first)
+{
+	for (unsigned i = 0; i < 8; i++)
+		ck_assert_uint_eq(st->frames[1].regs.v[4 + i], first + i);
+}
+
+/* A Secure handler over Secure thread code (S = 1, DCRS = 1, as every
+ * ARMv7-M frame reads): the basic frame on PSP_S ("psp" of a Secure
+ * capture), r4-r11 the handler's. */
+START_TEST(test_cortex_m_secure_basic_frame_on_psp)
+{
+	struct cm_case k;
+	cm_init(&k, EXC_SECURE_THREAD_PSP);
+	cm_reg(&k, "exc_return", EXC_SECURE_THREAD_PSP);
+	cm_reg(&k, "psp", FRAME);
+	cm_basic_frame(&k, FRAME, 0);
+	const struct sw_stack *st = cm_walk(&k);
+	cm_assert_unstacked(st, FRAME + 0x20);
+	cm_assert_r4_r11(st, 0x4404);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* The stack-alignment pad word (xPSR bit 9) is above the frame. */
+START_TEST(test_cortex_m_frame_pad_word_is_skipped)
+{
+	struct cm_case k;
+	cm_init(&k, EXC_SECURE_THREAD_PSP);
+	cm_reg(&k, "psp", FRAME);
+	cm_basic_frame(&k, FRAME, 1u << 9);
+	cm_assert_unstacked(cm_walk(&k), FRAME + 0x24);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* An extended frame (FType 0) on a Secure stack is 0x68 bytes; with
+ * FPCCR.TS set in the capture, s16-s31 follow: 0xa8. */
+START_TEST(test_cortex_m_secure_extended_frame_size_follows_fpccr_ts)
+{
+	static const struct {
+		bool fpccr;
+		uint32_t value;
+		uint64_t size;
+	} cases[] = { { false, 0, 0x68 }, { true, 0, 0x68 }, { true, FPCCR_TS, 0xa8 } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cm_case k;
+		uint32_t exc = EXC_SECURE_THREAD_PSP & ~EXC_FTYPE;
+		cm_init(&k, exc);
+		cm_reg(&k, "psp", FRAME);
+		if (cases[i].fpccr)
+			cm_reg(&k, "fpccr", cases[i].value);
+		cm_basic_frame(&k, FRAME, 0);
+		cm_assert_unstacked(cm_walk(&k), FRAME + cases[i].size);
+		fixture_free(&k.fx);
+	}
+}
+END_TEST
+
+/* TS hides Secure FP state only: a Non-secure stack's extended frame is
+ * 0x68 bytes whatever FPCCR says. */
+START_TEST(test_cortex_m_nonsecure_extended_frame_ignores_fpccr_ts)
+{
+	struct cm_case k;
+	uint32_t exc = EXC_BASE | EXC_DCRS | EXC_MODE | EXC_SPSEL; /* S 0, ES 0, FType 0 */
+	cm_init(&k, exc);
+	cm_reg(&k, "exc_return", exc);
+	cm_reg(&k, "psp", FRAME);
+	cm_reg(&k, "fpccr", FPCCR_TS);
+	cm_basic_frame(&k, FRAME, 0);
+	cm_assert_unstacked(cm_walk(&k), FRAME + 0x68);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* DCRS = 0 on a Secure stack: the additional state context (integrity
+ * signature, reserved word, r4-r11) lies below the basic frame; r4-r11
+ * come from it. */
+START_TEST(test_cortex_m_additional_state_context_restores_r4_r11)
+{
+	struct cm_case k;
+	uint32_t exc = EXC_SECURE_THREAD_PSP & ~EXC_DCRS;
+	cm_init(&k, exc);
+	cm_reg(&k, "exc_return", exc);
+	cm_reg(&k, "psp", FRAME);
+	cm_additional_state(&k, FRAME, SIGNATURE);
+	cm_basic_frame(&k, FRAME + 0x28, 0);
+	const struct sw_stack *st = cm_walk(&k);
+	cm_assert_unstacked(st, FRAME + 0x28 + 0x20);
+	cm_assert_r4_r11(st, 0x5504);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* With FP state (FType 0): ARMv8.1-M's signature has bit 0 clear,
+ * ARMv8.0-M's is ...5b; the extended frame follows the context. A
+ * ...5a signature on a frame without FP state is no signature. */
+START_TEST(test_cortex_m_additional_state_context_with_fp)
+{
+	static const uint32_t signatures[] = { SIGNATURE_FP, SIGNATURE };
+	for (size_t i = 0; i < 2; i++) {
+		struct cm_case k;
+		uint32_t exc = EXC_SECURE_THREAD_PSP & ~(EXC_DCRS | EXC_FTYPE);
+		cm_init(&k, exc);
+		cm_reg(&k, "psp", FRAME);
+		cm_additional_state(&k, FRAME, signatures[i]);
+		cm_basic_frame(&k, FRAME + 0x28, 0);
+		const struct sw_stack *st = cm_walk(&k);
+		cm_assert_unstacked(st, FRAME + 0x28 + 0x68);
+		cm_assert_r4_r11(st, 0x5504);
+		fixture_free(&k.fx);
+	}
+	struct cm_case k;
+	cm_init(&k, EXC_SECURE_THREAD_PSP & ~EXC_DCRS);
+	cm_reg(&k, "psp", FRAME);
+	cm_additional_state(&k, FRAME, SIGNATURE_FP);
+	cm_basic_frame(&k, FRAME + 0x28, 0);
+	ck_assert_uint_eq(cm_walk(&k)->nframes, 1);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* A Non-secure handler that interrupted Secure code (S = 1, ES = 0): the
+ * processor stacked the additional state context even with DCRS = 1. A
+ * Non-secure capture holds no Secure stack pointer: the walk ends at the
+ * handler; one that has psp_s (a debug probe's) unstacks it. */
+START_TEST(test_cortex_m_nonsecure_handler_over_secure_code)
+{
+	uint32_t exc = EXC_SECURE_THREAD_PSP & ~EXC_ES;
+	struct cm_case k;
+	cm_init(&k, exc);
+	cm_reg(&k, "exc_return", exc);
+	cm_reg(&k, "psp", FRAME + 0x400); /* PSP_NS: not the frame's stack */
+	cm_reg(&k, "control_s", 2);       /* CONTROL_S.SPSEL: on PSP_S */
+	cm_additional_state(&k, FRAME, SIGNATURE);
+	cm_basic_frame(&k, FRAME + 0x28, 0);
+	const struct sw_stack *st = cm_walk(&k);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&k.fx);
+
+	cm_init(&k, exc);
+	cm_reg(&k, "exc_return", exc);
+	cm_reg(&k, "psp", FRAME + 0x400);
+	cm_reg(&k, "control_s", 2);
+	cm_reg(&k, "psp_s", FRAME);
+	cm_additional_state(&k, FRAME, SIGNATURE);
+	cm_basic_frame(&k, FRAME + 0x28, 0);
+	st = cm_walk(&k);
+	cm_assert_unstacked(st, FRAME + 0x28 + 0x20);
+	cm_assert_r4_r11(st, 0x5504);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* A wrong integrity signature is no frame the processor wrote: the walk
+ * ends at the handler, and nothing past it is invented (no scan of the
+ * words around the frame). */
+START_TEST(test_cortex_m_bad_integrity_signature_ends_the_walk)
+{
+	struct cm_case k;
+	uint32_t exc = EXC_SECURE_THREAD_PSP & ~EXC_DCRS;
+	cm_init(&k, exc);
+	cm_reg(&k, "psp", FRAME);
+	cm_additional_state(&k, FRAME, 0xfefa1234u);
+	cm_basic_frame(&k, FRAME + 0x28, 0);
+	const struct sw_stack *st = cm_walk(&k);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&k.fx);
+
+	/* The same on the handler's own stack (a Secure handler that
+	 * returns to a Secure one, DCRS clear): the frame's stacked lr is
+	 * right above the handler's sp, where a scan would take it. */
+	exc = EXC_BASE | EXC_S | EXC_FTYPE | EXC_ES;
+	cm_init(&k, exc);
+	cm_additional_state(&k, MSP, 0xfefa1234u);
+	cm_basic_frame(&k, MSP + 0x28, 0);
+	st = cm_walk(&k);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* Which of the four stack pointers holds the frame: S picks the security
+ * state, Mode and SPSEL the stack; the handler's own main stack is its
+ * sp; msp and psp are the capture's security state's (exc_return's ES),
+ * the banked names are what they say. */
+START_TEST(test_cortex_m_frame_stack_pointer_choice)
+{
+	enum { OWN = 0 };
+	static const struct {
+		uint32_t exc_return;  /* the handler's (and the capture's) */
+		const char *holder;   /* the register naming FRAME; OWN: the handler's sp */
+		const char *alias;    /* the same register by its other name, or NULL */
+		const char *control;  /* the frame's state's CONTROL, or NULL */
+		uint32_t spsel;       /* its value: CONTROL.SPSEL (bit 1) or 0 */
+	} cases[] = {
+		/* Secure handler, Secure thread on PSP_S: psp (Secure capture). */
+		{ EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL | EXC_ES, "psp", "psp_s", NULL, 0 },
+		{ EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL | EXC_ES, "psp_s", "psp",
+		  NULL, 0 },
+		/* Secure handler over Secure thread on MSP_S, or a Secure handler:
+		 * the handler's own stack. */
+		{ EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_ES, OWN, NULL, NULL, 0 },
+		{ EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_ES, OWN, NULL, NULL, 0 },
+		/* Secure handler over Non-secure thread code: on PSP_NS or
+		 * MSP_NS as CONTROL_NS.SPSEL says (EXC_RETURN.SPSEL is
+		 * CONTROL_S's); over a Non-secure handler: MSP_NS. */
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_ES, "psp_ns", NULL, "control_ns", 2 },
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL | EXC_ES, "msp_ns", NULL, "control_ns",
+		  0 },
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_ES, "msp_ns", NULL, NULL, 0 },
+		/* Non-secure handler over Secure thread code (a probe's
+		 * capture, which reads both banks): PSP_S by CONTROL_S. */
+		{ EXC_BASE | EXC_S | EXC_DCRS | EXC_FTYPE | EXC_MODE, "psp_s", NULL, "control_s", 2 },
+		/* Non-secure handler (a Non-secure capture, or ARMv8-M without
+		 * the Security Extension) over Non-secure thread code: psp, or
+		 * its own main stack. */
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL, "psp", "psp_ns", NULL, 0 },
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL, "psp_ns", "psp", NULL, 0 },
+		{ EXC_BASE | EXC_DCRS | EXC_FTYPE, OWN, NULL, NULL, 0 },
+	};
+	static const char *const decoys[] = { "msp", "psp", "msp_s", "psp_s", "msp_ns", "psp_ns" };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cm_case k;
+		uint32_t exc = cases[i].exc_return;
+		uint64_t frame = cases[i].holder ? FRAME : MSP;
+		cm_init(&k, exc);
+		cm_reg(&k, "exc_return", exc);
+		if (cases[i].control)
+			cm_reg(&k, cases[i].control, cases[i].spsel);
+		/* Every other stack pointer names another place. */
+		for (size_t d = 0; d < 6; d++) {
+			bool holder = cases[i].holder && strcmp(decoys[d], cases[i].holder) == 0;
+			if (cases[i].alias && strcmp(decoys[d], cases[i].alias) == 0)
+				continue;
+			cm_reg(&k, decoys[d], holder ? FRAME : FRAME + 0x100 + 0x80 * d);
+		}
+		/* Secure code under a Non-secure handler: the additional
+		 * state context first. */
+		if ((exc & EXC_S) && !(exc & EXC_ES)) {
+			cm_additional_state(&k, frame, SIGNATURE);
+			frame += 0x28;
+		}
+		cm_basic_frame(&k, frame, 0);
+		const struct sw_stack *st = cm_walk(&k);
+		ck_assert_msg(st->nframes == 3, "case %zu: %u frames", i, st->nframes);
+		ck_assert_msg(st->frames[1].regs.v[SP] == frame + 0x20, "case %zu", i);
+		fixture_free(&k.fx);
+	}
+}
+END_TEST
+
+/* A Secure handler over Non-secure thread code whose capture gave no
+ * psp_ns (psp is PSP_S there, not the frame's stack), or no CONTROL_NS
+ * to say which Non-secure stack: the walk ends. */
+START_TEST(test_cortex_m_frame_on_a_stack_not_captured_ends_the_walk)
+{
+	for (int control = 0; control < 2; control++) {
+		struct cm_case k;
+		uint32_t exc = EXC_BASE | EXC_DCRS | EXC_FTYPE | EXC_MODE | EXC_SPSEL | EXC_ES;
+		cm_init(&k, exc);
+		cm_reg(&k, "exc_return", exc);
+		cm_reg(&k, "psp", FRAME);
+		if (control)
+			cm_reg(&k, "control_ns", 2);
+		else
+			cm_reg(&k, "psp_ns", FRAME);
+		cm_basic_frame(&k, FRAME, 0);
+		const struct sw_stack *st = cm_walk(&k);
+		ck_assert_uint_eq(st->nframes, 1);
+		ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+		fixture_free(&k.fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("arm");
@@ -966,6 +1355,18 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_r11_chain_checks);
 	tcase_add_test(tc, test_walk_stops_when_stack_does_not_grow);
 	tcase_add_test(tc, test_cfi_register_names_resolve);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cortex-m");
+	tcase_add_test(tc, test_cortex_m_secure_basic_frame_on_psp);
+	tcase_add_test(tc, test_cortex_m_frame_pad_word_is_skipped);
+	tcase_add_test(tc, test_cortex_m_secure_extended_frame_size_follows_fpccr_ts);
+	tcase_add_test(tc, test_cortex_m_nonsecure_extended_frame_ignores_fpccr_ts);
+	tcase_add_test(tc, test_cortex_m_additional_state_context_restores_r4_r11);
+	tcase_add_test(tc, test_cortex_m_additional_state_context_with_fp);
+	tcase_add_test(tc, test_cortex_m_nonsecure_handler_over_secure_code);
+	tcase_add_test(tc, test_cortex_m_bad_integrity_signature_ends_the_walk);
+	tcase_add_test(tc, test_cortex_m_frame_stack_pointer_choice);
+	tcase_add_test(tc, test_cortex_m_frame_on_a_stack_not_captured_ends_the_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

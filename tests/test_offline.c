@@ -16,6 +16,7 @@
 #include "arch/registry.h"
 #include "formats/offline.h"
 #include "formats/open.h"
+#include "lib/crash_reason.h"
 #include "symbols/elf_image.h"
 #include "symbols/gz.h"
 #include "testutil.h"
@@ -806,6 +807,58 @@ START_TEST(test_probe_riscv32_x_names_and_mepc_for_pc)
 }
 END_TEST
 
+/* The crash a probe's registers tell, as a .snap's CRASH record gives it:
+ * Cortex-M halted in a handler: IPSR's exception, CFSR's fault bits and
+ * the address the valid one of MMFAR and BFAR holds (0: BFAR, 1: MMFAR,
+ * 2: neither valid: no address); Thread mode (IPSR 0): no crash. */
+static const struct {
+	const char *regs;
+	bool crash;
+	uint32_t code, flags;
+	uint64_t address;
+	const char *reason;
+} probe_crashes[] = {
+	{ "sp: 20000800\npc: 40\nmsp: 20000800\nxpsr: 01000003\ncfsr: 8200\n"
+	  "bfar: 40001000\nmmfar: 1234\n",
+	  true, 3, 0x8200, 0x40001000, "HardFault / PRECISERR" },
+	{ "sp: 20000800\npc: 40\nmsp: 20000800\nxpsr: 01000004\ncfsr: 82\n"
+	  "bfar: 40001000\nmmfar: 1234\n",
+	  true, 4, 0x82, 0x1234, "MemManage / DACCVIOL" },
+	{ "sp: 20000800\npc: 40\nmsp: 20000800\nxpsr: 01000006\ncfsr: 10000\nbfar: 5\n",
+	  true, 6, 0x10000, 0, "UsageFault / UNDEFINSTR" },
+	{ "sp: 20000800\npc: 40\nmsp: 20000800\nxpsr: 01000000\ncfsr: 10000\n",
+	  false, 0, 0, 0, "" },
+	/* RISC-V: mcause and mtval; an RV64 interrupt's bit 63 read as bit 31. */
+	{ "ra: 80000010\nsp: 80001e40\npc: 800000a4\nmcause: 5\nmtval: 100\n",
+	  true, 5, 0, 0x100, "Load access fault" },
+	{ "ra: 80000010\nsp: 80001e4000\npc: 800000a400\nmcause: 8000000000000007\nmtval: 0\n",
+	  true, 0x80000007, 0, 0, "Interrupt 7" },
+	{ "ra: 80000010\nsp: 80001e40\npc: 800000a4\nmepc: 800000a4\n", false, 0, 0, 0, "" },
+};
+
+START_TEST(test_probe_crash_is_derived_from_the_registers)
+{
+	make_tmp_dir();
+	write_str("regs.txt", probe_crashes[_i].regs);
+	write_file("mem-20000800.bin", "abcdefgh", 8);
+	struct sw_snapshot s;
+	struct sw_err err;
+	read_tmp(&s, &err);
+	ck_assert_int_eq(s.crash.present, probe_crashes[_i].crash);
+	char buf[128];
+	ck_assert_str_eq(sw_crash_reason(&s, SW_REASON_RUST, buf, sizeof buf),
+	                 probe_crashes[_i].reason);
+	if (probe_crashes[_i].crash) {
+		ck_assert_uint_eq(s.crash.thread_id, 0);
+		ck_assert_uint_eq(s.crash.code, probe_crashes[_i].code);
+		ck_assert_uint_eq(s.crash.flags, probe_crashes[_i].flags);
+		ck_assert_uint_eq(s.crash.address, probe_crashes[_i].address);
+	}
+	sw_snapshot_free(&s);
+	remove_tmp_dir();
+}
+END_TEST
+
 START_TEST(test_probe_bad_memory_file_names_are_problems)
 {
 	make_tmp_dir();
@@ -961,6 +1014,8 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_absolute_kernel_paths_are_not_opened);
 	tcase_add_test(t, test_probe_cortex_m_registers_and_memory);
 	tcase_add_test(t, test_probe_riscv32_x_names_and_mepc_for_pc);
+	tcase_add_loop_test(t, test_probe_crash_is_derived_from_the_registers, 0,
+	                    (int)(sizeof probe_crashes / sizeof *probe_crashes));
 	tcase_add_test(t, test_probe_bad_memory_file_names_are_problems);
 	tcase_add_test(t, test_probe_overlapping_memory_files_are_refused);
 	tcase_add_test(t, test_folder_without_maps_or_memory_files_is_refused);

@@ -605,6 +605,254 @@ START_TEST(test_call_target_follows_plt_entries)
 }
 END_TEST
 
+
+/* ---- firmware trap frames (arch/riscv_trap.c) ----
+ *
+ * A firmware image at 0x80000000 with symbols from a .sym: the C hook
+ * (CFI: its frame is 16 bytes, ra at cfa - w) called from a trap-entry
+ * routine, which interrupted read_sensor. The stack area holds the ISR
+ * stack low, the interrupted task's stack higher, and the kernel's words
+ * at its top. */
+enum {
+	FW = 0x80000000u, RAM = 0x20000000u,
+	INTERRUPTED = FW + 0x110,          /* the trapping instruction */
+	CALLER_RA = FW + 0x54,             /* read_sensor's caller, after a call */
+	HOOK_RA = FW + 0x244,              /* in the entry routine, after the call */
+	ISR_SP = RAM + 0x100,              /* frame 0's sp: the C hook on the ISR stack */
+	TASK_TOP = RAM + 0x800,            /* pxTopOfStack: the saved context */
+	CURRENT_TCB = RAM + 0xf00,         /* &pxCurrentTCB */
+	TCB = RAM + 0xf10,
+	GP = RAM + 0xf10,                  /* the routine loads pxCurrentTCB at -16(gp) */
+};
+
+struct trap_fixture {
+	struct fixture fx;
+	struct sw_bsym *b;
+	struct pf_bsym_source bs;
+	struct sw_named_reg extra[1];
+	char text[1024];             /* the .sym: the parse indexes it in place */
+};
+
+/* The image, frame 0 in the C hook and the .sym naming `entry`. */
+static void trap_fixture_init(struct trap_fixture *t, bool rv64, const char *entry)
+{
+	const unsigned ws = rv64 ? 8 : 4;
+	syn_fixture_init(&t->fx, &(struct syn_config){
+		.name = "trap.snap", .cpu = rv64 ? SW_CPU_RISCV64 : SW_CPU_RISCV32, .os = SW_OS_NONE,
+		.word_size = ws, .code = { FW, 0x1000 }, .stack = { RAM, 0x1000 },
+		.fill = 0x0001, .fill_size = 2, /* c.nop */
+		.thread_id = 1, .nmodules = 1,
+		.modules = { { .base = FW, .size = 0x1000, .code_file = "fw.elf" } },
+	});
+	syn_put_code(&t->fx, FW + 0x50, 0x0c0000ef, 4); /* jal ra, read_sensor */
+	char *text = t->text;
+	snprintf(text, sizeof t->text,
+	         "MODULE Linux %s 000000000000000000000000000000000 fw.elf\n"
+	         "FUNC 0 100 0 main\n"
+	         "FUNC 100 40 0 read_sensor\n"
+	         "FUNC 200 100 0 %s\n"
+	         "FUNC 300 40 0 freertos_risc_v_application_exception_handler\n"
+	         "STACK CFI INIT 300 40 .cfa: sp 16 + .ra: .cfa -%u + ^\n",
+	         rv64 ? "riscv64" : "riscv32", entry, ws);
+	struct sw_err err;
+	t->b = sw_bsym_parse(text, strlen(text), "fw.sym", &err);
+	ck_assert_ptr_nonnull(t->b);
+	t->bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, t->b };
+	t->bs.source = (struct sw_symbol_source){ &t->bs, pf_bsym_for_module };
+	put_word(&t->fx, ISR_SP + 16 - ws, HOOK_RA);
+	sw_reg_set(&t->fx.thread.ctx, PC, FW + 0x310);
+	sw_reg_set(&t->fx.thread.ctx, SP, ISR_SP);
+	sw_reg_set(&t->fx.thread.ctx, 3, GP);
+	sw_reg_set(&t->fx.thread.ctx, S0, 0x5a5a);
+}
+
+static void trap_fixture_free(struct trap_fixture *t)
+{
+	sw_bsym_free(t->b);
+	fixture_free(&t->fx);
+}
+
+/* FreeRTOS's port (portContext.h): the routine's code, `s{w,d} ra, 2w(sp);
+ * [fsd f0, 16(sp);] l{w,d} t0, -16(gp); s{w,d} sp, 0(t0)`, and the context
+ * at pxTopOfStack:
+ * mepc + 4, mstatus, [the FPU area], x1, x5-x31, the critical nesting. */
+static uint64_t put_freertos_frame(struct trap_fixture *t, bool rv64, bool fpu, uint64_t saved_pc)
+{
+	const unsigned ws = rv64 ? 8 : 4;
+	uint64_t at = FW + 0x200;
+	syn_put_code(&t->fx, at, rv64 ? 0x00113823 : 0x00112423, 4); /* s{d,w} ra, 2w(sp) */
+	at += 4;
+	if (fpu) {
+		syn_put_code(&t->fx, at, 0x00013827, 4); /* fsd f0, 16(sp) */
+		at += 4;
+	}
+	syn_put_code(&t->fx, at, rv64 ? 0xff01b283 : 0xff01a283, 4); /* l{d,w} t0, -16(gp) */
+	syn_put_code(&t->fx, at + 4, rv64 ? 0x0022b023 : 0x0022a023, 4); /* s{d,w} sp, 0(t0) */
+	put_word(&t->fx, CURRENT_TCB, TCB);
+	put_word(&t->fx, TCB, TASK_TOP);
+	put_word(&t->fx, TASK_TOP, saved_pc);
+	put_word(&t->fx, TASK_TOP + ws, fpu ? 0x1800 | 3u << 13 : 0x1800); /* mstatus: FS Dirty */
+	uint64_t base = TASK_TOP + (fpu ? 33 * 8 : 0);
+	put_word(&t->fx, base + 2 * ws, CALLER_RA);            /* x1 */
+	for (unsigned i = 5; i < 32; i++)
+		put_word(&t->fx, base + (3 + i - 5) * ws, 0x1000 + i); /* x5-x31 */
+	return base + 31 * ws;
+}
+
+START_TEST(test_freertos_trap_frame_restores_the_interrupted_task)
+{
+	const bool rv64 = _i == 1;
+	struct trap_fixture t;
+	trap_fixture_init(&t, rv64, "freertos_risc_v_trap_handler");
+	uint64_t sp = put_freertos_frame(&t, rv64, rv64, INTERRUPTED + 4);
+	/* The thread's CSRs hold this trap's mepc: the pc is the trapping
+	 * instruction, not the one after it the frame holds. */
+	t.extra[0] = (struct sw_named_reg){ "mepc", INTERRUPTED };
+	t.fx.thread.extra_regs = t.extra;
+	t.fx.thread.nextra_regs = 1;
+	const struct sw_stack *st =
+		syn_walk(&t.fx, rv64 ? &sw_arch_riscv64 : &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 4);
+	ck_assert_str_eq(st->frames[1].function, "freertos_risc_v_trap_handler");
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CFI);
+	ck_assert_str_eq(st->frames[2].function, "read_sensor");
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CONTEXT);
+	ck_assert(st->frames[2].restored_context);
+	ck_assert_uint_eq(st->frames[2].pc, INTERRUPTED);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], RA), CALLER_RA);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], S0), 0x1008);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 31), 0x101f);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 3), GP); /* gp: not saved, kept */
+	ck_assert_str_eq(st->frames[3].function, "main");
+	ck_assert_uint_eq(st->frames[3].pc, CALLER_RA);
+	trap_fixture_free(&t);
+}
+END_TEST
+
+/* Without the thread's mepc the frame's word is the pc: for an exception
+ * the instruction after the trapping one, still in its function. */
+START_TEST(test_freertos_trap_frame_without_mepc_takes_the_saved_word)
+{
+	struct trap_fixture t;
+	trap_fixture_init(&t, false, "freertos_risc_v_exception_handler");
+	put_freertos_frame(&t, false, false, INTERRUPTED + 4);
+	const struct sw_stack *st = syn_walk(&t.fx, &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[2].pc, INTERRUPTED + 4);
+	ck_assert_str_eq(st->frames[2].function, "read_sensor");
+	trap_fixture_free(&t);
+}
+END_TEST
+
+/* V10.3.0-V10.4.x's 30-word context ([0] mepc, [1] x1, [2..28] x5-x31,
+ * [29] mstatus), told by the routine's `c.swsp ra, 4(sp)`. */
+START_TEST(test_freertos_v10_4_trap_frame_is_told_by_its_code)
+{
+	struct trap_fixture t;
+	trap_fixture_init(&t, false, "freertos_risc_v_trap_handler");
+	syn_put_code(&t.fx, FW + 0x200, 0xc206, 2);         /* c.swsp ra, 4(sp) */
+	syn_put_code(&t.fx, FW + 0x202, 0xff01a283, 4);     /* lw t0, -16(gp) */
+	syn_put_code(&t.fx, FW + 0x206, 0x0022a023, 4);     /* sw sp, 0(t0) */
+	put_word(&t.fx, CURRENT_TCB, TCB);
+	put_word(&t.fx, TCB, TASK_TOP);
+	put_word(&t.fx, TASK_TOP, INTERRUPTED);
+	put_word(&t.fx, TASK_TOP + 4, CALLER_RA);
+	for (unsigned i = 5; i < 32; i++)
+		put_word(&t.fx, TASK_TOP + (2 + i - 5) * 4, 0x3000 + i);
+	put_word(&t.fx, TASK_TOP + 29 * 4, 0x1880);
+	const struct sw_stack *st = syn_walk(&t.fx, &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 4);
+	ck_assert_uint_eq(st->frames[2].pc, INTERRUPTED);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CONTEXT);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), TASK_TOP + 30 * 4);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], S0), 0x3008);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 31), 0x301f);
+	ck_assert_str_eq(st->frames[3].function, "main");
+	trap_fixture_free(&t);
+}
+END_TEST
+
+/* What ends the walk at a FreeRTOS entry instead of inventing a frame:
+ * 0 a garbage mepc, 1 pxCurrentTCB not captured, 2 an entry whose code
+ * shows no store of sp through a loaded pointer, 3 a pxTopOfStack outside
+ * captured memory, 4 an entry that stores ra where no known layout does. Each time a scan would have found
+ * a return address on the ISR stack above the hook. */
+START_TEST(test_freertos_trap_frame_that_fails_a_check_ends_the_walk)
+{
+	struct trap_fixture t;
+	trap_fixture_init(&t, false, "freertos_risc_v_trap_handler");
+	put_freertos_frame(&t, false, false, _i == 0 ? 0x12345678 : INTERRUPTED + 4);
+	if (_i == 1)
+		sw_reg_set(&t.fx.thread.ctx, 3, 0x90000010); /* -16(gp): nothing there */
+	if (_i == 2)
+		syn_put_code(&t.fx, FW + 0x208, 0x0012a023, 4); /* sw ra, 0(t0) */
+	if (_i == 3)
+		put_word(&t.fx, TCB, 0x30000000);
+	if (_i == 4)
+		syn_put_code(&t.fx, FW + 0x200, 0x00112623, 4); /* sw ra, 12(sp): no known layout */
+	syn_put_code(&t.fx, FW + 0x100, 0x000000ef, 4);    /* jal ra, 0x80000100 */
+	put_word(&t.fx, ISR_SP + 16, FW + 0x104);           /* what a scan would take */
+	const struct sw_stack *st = syn_walk(&t.fx, &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_str_eq(st->frames[1].function, "freertos_risc_v_trap_handler");
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	trap_fixture_free(&t);
+}
+END_TEST
+
+/* ESP-IDF's RvExcFrame at the routine's sp: mepc, x1-x31 (x2 the
+ * interrupted sp, the frame's end: 160 bytes for _panic_handler, 128 for
+ * _interrupt_handler). */
+static void put_esp_frame(struct trap_fixture *t, uint64_t frame, uint64_t size, uint64_t mepc)
+{
+	put_u32(&t->fx, frame, (uint32_t)mepc);
+	put_u32(&t->fx, frame + 4, CALLER_RA);
+	put_u32(&t->fx, frame + 8, (uint32_t)(frame + size));
+	for (unsigned i = 3; i < 32; i++)
+		put_u32(&t->fx, frame + 4 * i, 0x2000 + i);
+}
+
+START_TEST(test_espidf_frame_restores_the_interrupted_code)
+{
+	const char *entry = _i == 0 ? "_panic_handler" : "_interrupt_handler";
+	uint64_t size = _i == 0 ? 160 : 128;
+	struct trap_fixture t;
+	trap_fixture_init(&t, false, entry);
+	put_esp_frame(&t, ISR_SP + 16, size, INTERRUPTED);
+	const struct sw_stack *st = syn_walk(&t.fx, &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 4);
+	ck_assert_str_eq(st->frames[1].function, entry);
+	ck_assert_str_eq(st->frames[2].function, "read_sensor");
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CONTEXT);
+	ck_assert_uint_eq(st->frames[2].pc, INTERRUPTED);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), ISR_SP + 16 + size);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], S0), 0x2008);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 3), 0x2003);
+	ck_assert_str_eq(st->frames[3].function, "main");
+	trap_fixture_free(&t);
+}
+END_TEST
+
+/* 0 a garbage mepc; 1 a saved sp that is not the frame's end (an
+ * _interrupt_handler that moved to the ISR stack: the words at its sp are
+ * no frame); 2 an RV64 image (ESP-IDF's frames are RV32's). */
+START_TEST(test_espidf_frame_that_fails_a_check_ends_the_walk)
+{
+	struct trap_fixture t;
+	trap_fixture_init(&t, _i == 2, "_panic_handler");
+	put_esp_frame(&t, ISR_SP + 16, _i == 1 ? 200 : 160, _i == 0 ? 0x12345678 : INTERRUPTED);
+	syn_put_code(&t.fx, FW + 0x100, 0x000000ef, 4);     /* jal ra, 0x80000100 */
+	put_word(&t.fx, ISR_SP + 16 + 0x100, FW + 0x104);   /* what a scan would take */
+	const struct sw_stack *st =
+		syn_walk(&t.fx, _i == 2 ? &sw_arch_riscv64 : &sw_arch_riscv32, &t.bs.source, NULL);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_str_eq(st->frames[1].function, "_panic_handler");
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	trap_fixture_free(&t);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("riscv");
@@ -627,6 +875,12 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_dwarf_register_map_and_names);
 	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
 	tcase_add_test(walk, test_call_target_follows_plt_entries);
+	tcase_add_loop_test(walk, test_freertos_trap_frame_restores_the_interrupted_task, 0, 2);
+	tcase_add_test(walk, test_freertos_trap_frame_without_mepc_takes_the_saved_word);
+	tcase_add_test(walk, test_freertos_v10_4_trap_frame_is_told_by_its_code);
+	tcase_add_loop_test(walk, test_freertos_trap_frame_that_fails_a_check_ends_the_walk, 0, 5);
+	tcase_add_loop_test(walk, test_espidf_frame_restores_the_interrupted_code, 0, 2);
+	tcase_add_loop_test(walk, test_espidf_frame_that_fails_a_check_ends_the_walk, 0, 3);
 	suite_add_tcase(s, walk);
 	return s;
 }

@@ -255,7 +255,9 @@ START_TEST(test_every_field_written_is_read_back)
 	ck_assert_uint_eq(extra(t, "exc_return"), 0xfffffffdu);
 	ck_assert_uint_eq(extra(t, "cfsr"), 1u << 16);
 	ck_assert_uint_eq(extra(t, "sfar"), 0x1000 + SNAP_CM_SFAR);
-	ck_assert_uint_eq(t->nextra_regs, 16);
+	ck_assert_uint_eq(extra(t, "psp_ns"), 0x1000 + SNAP_CM_PSP_NS);
+	ck_assert_uint_eq(extra(t, "fpccr"), 0x1000 + SNAP_CM_FPCCR);
+	ck_assert_uint_eq(t->nextra_regs, 23);
 	ck_assert_uint_eq(t->stack_base, 0x20001000);
 	ck_assert_uint_eq(t->stack_size, 0x1000);
 	const struct sw_thread *idle = thread_with_id(&s, 2);

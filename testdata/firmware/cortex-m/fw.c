@@ -16,9 +16,24 @@
  *   main
  *   Reset_Handler
  *
- * Built with -O1 -g (frames with CFI in .debug_frame); FPU=1 (Cortex-M4F)
- * also does floating-point work in the thread, so that PendSV's entry
- * stacks the extended frame (EXC_RETURN bit 4 clear). */
+ * Built with -O1 -g (frames with CFI in .debug_frame); FPU=1 (Cortex-M4F,
+ * Cortex-M33) also does floating-point work in the thread, so that PendSV's
+ * entry stacks the extended frame (EXC_RETURN bit 4 clear). SECURE=1
+ * (mps2-an505's Cortex-M33, ARMv8-M with the Security Extension, which
+ * qemu starts in Secure state) runs it all in Secure state on the Secure
+ * stacks (EXC_RETURN bit 6 set) with FPCCR.TS set, so that the extended
+ * frame also holds s16-s31 (0xa8 bytes), and captures FPCCR and the
+ * Non-secure stack pointers and CONTROL with the rest.
+ *
+ * NS_IRQ=1 (mps2-an505 too) makes the interrupt a Non-secure one: the
+ * Secure thread code pends an interrupt that targets Non-secure state,
+ * whose handler (NonSecure_IRQ_Handler) and the two functions it calls
+ * are Non-secure code; the processor stacks the Secure thread's frame
+ * with the additional state context (integrity signature, r4-r11; ARMv8-M
+ * ARM, "Exception entry, context stacking") on PSP_S, and the handler
+ * runs on MSP_NS. Its udf escalates to the Secure HardFault
+ * (AIRCR.BFHFNMINS 0), whose frame is on MSP_NS. The chain is then the
+ * same with NonSecure_IRQ_Handler for PendSV_Handler. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +42,13 @@
 
 extern uint32_t __msp_top[], __psp_top[], __msp_limit[], __psp_limit[];
 extern uint32_t __bss_start[], __bss_end[];
+extern const uint8_t __flash_start[], __flash_size[];
+#if NS_IRQ
+extern uint32_t __ns_text_start[], __ns_msp_top[], __ns_ssram1_offset[], __ns_ssram2_offset[];
+#define NS_IRQ_NUMBER 10
+#endif
+
+typedef void (*vector)(void);
 
 /* ---- semihosting (ARM "Semihosting for AArch32 and AArch64", v2) ---- */
 
@@ -42,23 +64,38 @@ static int semihost(int op, const void *arg)
 
 /* ---- the crash ---- */
 
-volatile uint32_t sink;
-volatile float fsink;
+#if NS_IRQ
+/* Non-secure code and data (memory-an505-ns.ld): the Non-secure handler
+ * touches no Secure memory. */
+#define NS_CODE __attribute__((section(".ns_text")))
+#define NS_DATA __attribute__((section(".ns_bss")))
+#else
+#define NS_CODE
+#define NS_DATA
+#endif
 
-NOINLINE void faulty_driver(uint32_t v)
+NS_DATA volatile uint32_t sink;
+NS_DATA volatile float fsink;
+
+NS_CODE NOINLINE void faulty_driver(uint32_t v)
 {
 	sink = v;
 	__asm__ volatile("udf #0");
 	sink = v + 1;
 }
 
-NOINLINE void handle_event(uint32_t v)
+NS_CODE NOINLINE void handle_event(uint32_t v)
 {
 	faulty_driver(v * 3);
 	sink = v;
 }
 
+#if NS_IRQ
+NS_CODE void NonSecure_IRQ_Handler(void);
+NS_CODE void NonSecure_IRQ_Handler(void)
+#else
 void PendSV_Handler(void)
+#endif
 {
 	handle_event(sink + 7);
 	sink++;
@@ -67,8 +104,13 @@ void PendSV_Handler(void)
 NOINLINE void trigger_interrupt(uint32_t v)
 {
 	sink = v;
+#if NS_IRQ
+	/* NVIC_ISPR0: the Non-secure interrupt is taken after the barrier. */
+	*(volatile uint32_t *)0xE000E200 = 1u << NS_IRQ_NUMBER;
+#else
 	/* ICSR.PENDSVSET: PendSV is taken right after the barrier. */
 	*(volatile uint32_t *)0xE000ED04 = 1u << 28;
+#endif
 	__asm__ volatile("dsb\n\tisb" ::: "memory");
 	sink = v + 2;
 }
@@ -107,6 +149,8 @@ void HardFault_Handler(void);
 struct entry_regs {
 	uint32_t r4_r11[8];
 	uint32_t msp, psp, exc_return, control, xpsr;
+	uint32_t msp_ns, psp_ns;   /* SECURE: the Non-secure stack pointers */
+	uint32_t control_ns;       /* SECURE: the Non-secure CONTROL */
 };
 struct entry_regs fault_entry;
 
@@ -117,6 +161,10 @@ struct entry_regs fault_entry;
 #define SCB_HFSR 0xE000ED2C
 #define SCB_MMFAR 0xE000ED34
 #define SCB_BFAR 0xE000ED38
+/* ARMv8-M ARM: FPCCR, SFSR, SFAR. */
+#define SCB_FPCCR 0xE000EF34
+#define SAU_SFSR 0xE000EDE4
+#define SAU_SFAR 0xE000EDE8
 
 static uint32_t reg32(uint32_t addr)
 {
@@ -131,7 +179,9 @@ static void capture(struct snap_writer *w)
 {
 	struct snap_header h = {
 		.cpu = SNAP_CPU_ARM, .word_size = 4,
-		.cpu_variant = SNAP_ARM_VARIANT('M', ARCH_MAJOR, 0, FPU ? SNAP_ARM_FPU : 0),
+		.cpu_variant = SNAP_ARM_VARIANT('M', ARCH_MAJOR, 0,
+		                                (FPU ? SNAP_ARM_FPU : 0) |
+		                                (SECURE ? SNAP_ARM_MAINLINE | SNAP_ARM_SECURITY : 0)),
 	};
 	snap_begin(w, &h);
 	struct snap_system sys = { .os = SNAP_OS_NONE, .device = BOARD,
@@ -157,6 +207,14 @@ static void capture(struct snap_writer *w)
 	SET(SNAP_CM_MMFAR, reg32(SCB_MMFAR));
 	SET(SNAP_CM_BFAR, reg32(SCB_BFAR));
 #endif
+#if SECURE
+	SET(SNAP_CM_SFSR, reg32(SAU_SFSR));
+	SET(SNAP_CM_SFAR, reg32(SAU_SFAR));
+	SET(SNAP_CM_FPCCR, reg32(SCB_FPCCR));
+	SET(SNAP_CM_MSP_NS, fault_entry.msp_ns);
+	SET(SNAP_CM_PSP_NS, fault_entry.psp_ns);
+	SET(SNAP_CM_CONTROL_NS, fault_entry.control_ns);
+#endif
 #undef SET
 	struct snap_thread t = {
 		.id = 1, .regset = SNAP_REGSET_CORTEX_M, .name = "main", .valid = valid,
@@ -169,9 +227,20 @@ static void capture(struct snap_writer *w)
 
 	size_t idlen;
 	const uint8_t *id = build_id(&idlen);
-	snap_module(w, "fw.elf", 0, 0x20000, 0, id, idlen);
+#if NS_IRQ
+	/* One image from the Non-secure code up to the end of the Secure. */
+	uintptr_t image = (uintptr_t)__ns_text_start;
+#else
+	uintptr_t image = (uintptr_t)__flash_start;
+#endif
+	snap_module(w, "fw.elf", image, (uintptr_t)__flash_start + (uintptr_t)__flash_size - image,
+	            0, id, idlen);
 	snap_memory(w, fault_entry.msp, (const void *)fault_entry.msp,
 	            (uint32_t)__msp_top - fault_entry.msp);
+#if NS_IRQ
+	snap_memory(w, fault_entry.msp_ns, (const void *)fault_entry.msp_ns,
+	            (uint32_t)__ns_msp_top - fault_entry.msp_ns);
+#endif
 	snap_memory(w, fault_entry.psp, (const void *)fault_entry.psp,
 	            (uint32_t)__psp_top - fault_entry.psp);
 	snap_end(w);
@@ -205,10 +274,60 @@ __attribute__((naked)) void HardFault_Handler(void)
 		"mov r1, lr\n\t"  "str r1, [r0, #40]\n\t"
 		"mrs r1, control\n\t" "str r1, [r0, #44]\n\t"
 		"mrs r1, xpsr\n\t" "str r1, [r0, #48]\n\t"
+#if SECURE
+		"mrs r1, msp_ns\n\t" "str r1, [r0, #52]\n\t"
+		"mrs r1, psp_ns\n\t" "str r1, [r0, #56]\n\t"
+		"mrs r1, control_ns\n\t" "str r1, [r0, #60]\n\t"
+#endif
 		"bl hardfault_capture\n\t"
 		"b .\n\t"
 		".ltorg\n\t");
 }
+
+#if NS_IRQ
+/* ---- the Non-secure side (NS_IRQ) ---- */
+
+/* The Non-secure vector table: the interrupt NS_IRQ_NUMBER is the
+ * Non-secure handler; nothing else is taken in Non-secure state. */
+__attribute__((section(".ns_vectors"), used)) const vector ns_vectors[16 + NS_IRQ_NUMBER + 1] = {
+	[0] = (vector)__ns_msp_top,
+	[16 + NS_IRQ_NUMBER] = NonSecure_IRQ_Handler,
+};
+
+/* Marks the 256 KiB from byte `offset` of an SSRAM Non-secure in the
+ * memory protection controller in front of it (Arm CoreLink SIE-200 TZ
+ * MPC: BLK_CFG gives the block size as 1 << (BLK_CFG + 5) bytes, BLK_IDX
+ * selects a word of BLK_LUT, one bit per block, 1 = Non-secure; CTRL bit 8
+ * would step BLK_IDX on every BLK_LUT access). */
+static void mpc_make_nonsecure(uint32_t mpc, uint32_t offset)
+{
+	volatile uint32_t *r = (volatile uint32_t *)mpc;
+	r[0] &= ~(1u << 8);
+	uint32_t shift = r[0x14 / 4] + 5;
+	for (uint32_t b = offset >> shift; b < (offset + 0x40000) >> shift; b++) {
+		r[0x18 / 4] = b / 32;
+		r[0x1c / 4] |= 1u << (b % 32);
+	}
+}
+
+/* The Secure side's setup of the Non-secure one: the SAU leaves address
+ * attribution to the AN505's IDAU (addresses with bit 28 clear are
+ * Non-secure: SAU_CTRL.ALLNS, ARMv8-M ARM), the MPCs open the
+ * Non-secure code and stack blocks, VTOR_NS and MSP_NS point at them, and
+ * the interrupt targets Non-secure state (NVIC_ITNS) and is enabled. */
+void ns_setup(void);
+void ns_setup(void)
+{
+	*(volatile uint32_t *)0xE000EDD0 = 2;                        /* SAU_CTRL */
+	mpc_make_nonsecure(0x58007000, (uint32_t)__ns_ssram1_offset);  /* SSRAM1 */
+	mpc_make_nonsecure(0x58008000, (uint32_t)__ns_ssram2_offset);  /* SSRAM2 */
+	*(volatile uint32_t *)0xE002ED08 = (uint32_t)ns_vectors;      /* VTOR_NS */
+	__asm__ volatile("msr msp_ns, %0" : : "r"(__ns_msp_top));
+	*(volatile uint32_t *)0xE000E380 = 1u << NS_IRQ_NUMBER;       /* NVIC_ITNS0 */
+	*(volatile uint32_t *)0xE000E100 = 1u << NS_IRQ_NUMBER;       /* NVIC_ISER0 */
+	__asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+#endif
 
 /* ---- reset ---- */
 
@@ -239,6 +358,14 @@ __attribute__((naked, noreturn)) void Reset_Handler(void)
 		"dsb\n\t"
 		"isb\n\t"
 #endif
+#if SECURE && FPU
+		/* FPCCR.TS: Secure FP state is stacked whole, s16-s31 too. */
+		"ldr r0, =0xE000EF34\n\t"
+		"ldr r1, [r0]\n\t"
+		"ldr r2, =0x04000000\n\t"
+		"orrs r1, r2\n\t"
+		"str r1, [r0]\n\t"
+#endif
 		"mov r0, sp\n\t"
 		"msr psp, r0\n\t"
 		"ldr r0, =__msp_top\n\t"
@@ -246,6 +373,9 @@ __attribute__((naked, noreturn)) void Reset_Handler(void)
 		"movs r0, #2\n\t"
 		"msr control, r0\n\t"
 		"isb\n\t"
+#if NS_IRQ
+		"bl ns_setup\n\t"
+#endif
 		"bl main\n\t"
 		"b .\n\t"
 		".ltorg\n\t");
@@ -256,7 +386,6 @@ static void Default_Handler(void)
 	semihost_exit();
 }
 
-typedef void (*vector)(void);
 
 __attribute__((section(".vectors"), used)) const vector vectors[16] = {
 	(vector)__psp_top,
@@ -266,10 +395,15 @@ __attribute__((section(".vectors"), used)) const vector vectors[16] = {
 	Default_Handler,   /* MemManage */
 	Default_Handler,   /* BusFault */
 	Default_Handler,   /* UsageFault */
-	0, 0, 0, 0,
+	Default_Handler,   /* SecureFault (ARMv8-M Security Extension) */
+	0, 0, 0,
 	Default_Handler,   /* SVCall */
 	Default_Handler,   /* DebugMonitor */
 	0,
+#if NS_IRQ
+	Default_Handler,   /* PendSV */
+#else
 	PendSV_Handler,
+#endif
 	Default_Handler,   /* SysTick */
 };

@@ -10,9 +10,16 @@ out=$1
 mkdir -p "$out"
 cc=riscv64-linux-gnu-gcc
 # No RV32 C library headers in Debian's cross compiler: GCC's own
-# freestanding ones (stddef.h, stdint.h) and include/string.h.
-$cc -march=rv32imac_zicsr -mabi=ilp32 -O1 -g -ffreestanding -nostdlib \
-	-nostdinc -isystem "$($cc -print-file-name=include)" -I "$here/include" \
-	-nostartfiles -static -Wl,-m,elf32lriscv -Wl,--build-id -Wl,--no-warn-rwx-segments \
-	-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" -I "$here/../common" \
-	-o "$out/riscv32-virt.elf" "$here/fw.c" "$root/formats/snap_writer.c"
+# freestanding ones (stddef.h, stdint.h) and ../common/include/string.h.
+build() {
+	elf=$1; shift
+	$cc -march=rv32imac_zicsr -mabi=ilp32 -O1 -g -ffreestanding -nostdlib \
+		-nostdinc -isystem "$($cc -print-file-name=include)" -I "$here/../common/include" \
+		-nostartfiles -static -Wl,-m,elf32lriscv -Wl,--build-id -Wl,--no-warn-rwx-segments \
+		-Wall -Wextra -Werror -T "$here/link.ld" -I "$root/formats" -I "$here/../common" \
+		-o "$out/$elf" "$@" "$root/formats/snap_writer.c"
+}
+build riscv32-virt.elf "$here/fw.c"
+# The same crash behind trap entries of FreeRTOS's and ESP-IDF's layouts.
+build riscv32-freertos.elf -DLAYOUT_FREERTOS "$here/fw_trap.c"
+build riscv32-espidf.elf -DLAYOUT_ESPIDF "$here/fw_trap.c"

@@ -1,9 +1,0 @@
-/* The one function of <string.h> the writer uses. Debian's riscv64 cross
- * compiler has no RV32 C library headers; the firmware is built with
- * -nostdinc, GCC's own freestanding headers and this one. */
-#ifndef FW_STRING_H
-#define FW_STRING_H
-#include <stddef.h>
-void *memcpy(void *dst, const void *src, size_t n);
-void *memset(void *dst, int c, size_t n);
-#endif
