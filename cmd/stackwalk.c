@@ -1,25 +1,33 @@
 /* stackwalk: the command line. Parses arguments, reads the snapshot, loads
- * symbols on demand, walks every thread and prints one of three formats.
+ * symbols on demand, walks every thread (or with --brief the crashing one)
+ * and prints one of three formats, to stdout or to a file.
  * Exit statuses (docs/cli.md):
  *   0  walked
  *   1  walked, but the input was damaged: what was intact is printed and
  *      stderr names the problem
  *   2  usage error
  *   3  input unreadable: cannot open it, or not a snapshot we know
- *   4  internal failure (out of memory) */
+ *   4  internal failure (out of memory, cannot write the output)
+ *   5  --require-symbols: walked, but a module the crash signature is made
+ *      of had no symbols */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arch/registry.h"
 #include "convert.h"
 #include "formats/open.h"
 #include "lib/output.h"
+#include "lib/signature.h"
 #include "lib/walker.h"
 #include "symbols/store.h"
+#include "symbols/sym_index.h"
 
 enum exit_status {
 	EXIT_WALKED = 0,
@@ -27,27 +35,47 @@ enum exit_status {
 	EXIT_USAGE = 2,
 	EXIT_UNREADABLE = 3,
 	EXIT_INTERNAL = 4,
+	EXIT_NO_SYMBOLS = 5,
 };
 
-enum output_format { OUT_TEXT, OUT_JSON, OUT_MACHINE };
+/* Which of two statuses a run ends with: the more severe. A missing
+ * symbol (5) only matters when the walk was otherwise clean; damage (1)
+ * is worse; no report at all (3, 4) worse still. */
+static int worse_status(int a, int b)
+{
+	static const int rank[] = { [EXIT_WALKED] = 0, [EXIT_NO_SYMBOLS] = 1, [EXIT_DAMAGED] = 2,
+	                            [EXIT_USAGE] = 3, [EXIT_UNREADABLE] = 4, [EXIT_INTERNAL] = 5 };
+	return rank[b] > rank[a] ? b : a;
+}
 
 struct options {
-	enum output_format format;
+	enum sw_output_format format;
 	bool pretty;
+	bool brief;                /* --brief, -c: the crashing thread only */
+	bool require_symbols;      /* --require-symbols: exit 5 (see above) */
 	struct sw_walk_options walk;
 	const char *snapshot;
 	const char *const *symbol_paths;
 	size_t nsymbol_paths;
 	bool local_modules;
+	const char *cache_dir;     /* --symbols-cache DIR, or NULL: the default */
+	bool no_cache;             /* --no-cache */
 	const char *maps_file;     /* --maps FILE, or NULL */
+	const char *output_file;   /* --output-file FILE, or NULL: stdout */
+	const char *cyborg_file;   /* --cyborg FILE: the JSON goes there too */
+	/* --signature-skip FILEs, in the order given (malloc'd: free). */
+	const char **skip_files;
+	size_t nskip_files;
 	/* SNAPSHOT and the symbol paths, in the order given (malloc'd: free). */
 	const char **positional;
 };
 
 static void usage(FILE *f)
 {
+	/* "  or:" is how help2man (the man page, docs/meson.build) knows a
+	 * second usage line. */
 	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
-	      "       stackwalk convert [--all-threads] IN OUT.snap [SYMBOL_PATH...]\n"
+	      "  or:  stackwalk convert [--all-threads] IN OUT.snap [SYMBOL_PATH...]\n"
 	      "\n"
 	      "Walks the stack of every thread in SNAPSHOT (a minidump, an ELF core file, an\n"
 	      "ESP-IDF core dump as base64 text or flash image, a microdump log, an offline\n"
@@ -65,10 +93,23 @@ static void usage(FILE *f)
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
 	      "  --pretty          indent the JSON\n"
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
+	      "  --brief, -c       walk and print only the crashing thread (else the\n"
+	      "                    thread that requested the dump, else the first)\n"
+	      "  --output-file=FILE  write the report to FILE (complete or not at all:\n"
+	      "                    written beside it, then renamed) instead of stdout\n"
+	      "  --cyborg=FILE     also write the JSON report to FILE (text on stdout)\n"
+	      "  --require-symbols exit 5 when a module the crash signature is made of\n"
+	      "                    has no symbols\n"
+	      "  --signature-skip=FILE  more crash-signature rules (docs/signature.md):\n"
+	      "                    'irrelevant GLOB', 'prefix GLOB', 'keep GLOB', 'reset'\n"
 	      "  --max-frames=N    stop each thread's walk after N frames (default 1048576)\n"
 	      "  --no-scan         never guess frames by stack scanning\n"
 	      "  --local-modules   also read each module's ELF file at its own path on\n"
 	      "                    this machine (when the same build is installed here)\n"
+	      "  --symbols-cache=DIR  keep an index of each .sym/.sym.gz read in DIR\n"
+	      "                    (default $XDG_CACHE_HOME/stackwalk, else\n"
+	      "                    $HOME/.cache/stackwalk); docs/symbol-cache.md\n"
+	      "  --no-cache        neither read nor write symbol indexes\n"
 	      "  --maps=FILE       the crashed process's /proc/PID/maps: the module list of\n"
 	      "                    an ELF core that has none (no NT_FILE: qemu-user cores);\n"
 	      "                    without it such a core's modules are found through the\n"
@@ -78,11 +119,14 @@ static void usage(FILE *f)
 	      "  --version, -V     the version\n"
 	      "\n"
 	      "Options may come before or after SNAPSHOT; '--' ends them. --json and\n"
-	      "--machine exclude each other; --pretty needs --json.\n"
+	      "--machine exclude each other, and --json excludes --cyborg; --pretty\n"
+	      "needs --json or --cyborg.\n"
 	      "\n"
 	      "Exit status: 0 walked; 1 walked a damaged input (what was intact is\n"
 	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
-	      "4 internal failure.\n",
+	      "4 internal failure (or cannot write the output); 5 --require-symbols\n"
+	      "and the crash's modules lack symbols. A reader that stops reading\n"
+	      "(stackwalk ... | head) is no error.\n",
 	      f);
 }
 
@@ -124,14 +168,25 @@ static int bad_option(const struct option *longopts, const char *arg, int opt)
  * (GNU style), until "--"; --help and --version answer at once. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS };
+	enum {
+		OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS,
+		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
+		OPT_SYMBOLS_CACHE, OPT_NO_CACHE,
+	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "machine", no_argument, NULL, 'm' },
+		{ "brief", no_argument, NULL, 'c' },
+		{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
+		{ "cyborg", required_argument, NULL, OPT_CYBORG },
+		{ "require-symbols", no_argument, NULL, OPT_REQUIRE_SYMBOLS },
+		{ "signature-skip", required_argument, NULL, OPT_SIGNATURE_SKIP },
 		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
 		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
+		{ "symbols-cache", required_argument, NULL, OPT_SYMBOLS_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -141,7 +196,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	/* Positional arguments are at most argc - 1 of the words (+1: argc
 	 * may be 0 when a program execs us without argv[0]). */
 	o->positional = calloc((size_t)argc + 1, sizeof *o->positional);
-	if (!o->positional) {
+	o->skip_files = calloc((size_t)argc + 1, sizeof *o->skip_files);
+	if (!o->positional || !o->skip_files) {
 		fputs("stackwalk: out of memory\n", stderr);
 		return EXIT_INTERNAL;
 	}
@@ -153,14 +209,21 @@ static int parse_args(int argc, char **argv, struct options *o)
 	 * POSIXLY_CORRECT says. ':' next: a missing value is ':', told apart
 	 * from an unknown option ('?'). */
 	int c;
-	while ((c = getopt_long(argc, argv, "-:mhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:mchV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: o->positional[npos++] = optarg; break;
 		case OPT_JSON: json = true; break;
 		case OPT_PRETTY: o->pretty = true; break;
 		case 'm': machine = true; break;
+		case 'c': o->brief = true; break;
+		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
+		case OPT_CYBORG: o->cyborg_file = optarg; break;
+		case OPT_REQUIRE_SYMBOLS: o->require_symbols = true; break;
+		case OPT_SIGNATURE_SKIP: o->skip_files[o->nskip_files++] = optarg; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
 		case OPT_LOCAL_MODULES: o->local_modules = true; break;
+		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
+		case OPT_NO_CACHE: o->no_cache = true; break;
 		case OPT_MAPS: o->maps_file = optarg; break;
 		case OPT_MAX_FRAMES: {
 			/* Given twice, the last value counts (as for any GNU tool):
@@ -187,9 +250,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 	 * that parses one would silently get the other. */
 	if (json && machine)
 		return usage_error("%s", "--json and --machine are two different outputs: give one");
-	o->format = json ? OUT_JSON : machine ? OUT_MACHINE : OUT_TEXT;
-	if (o->pretty && !json)
-		return usage_error("%s", "--pretty only applies to --json");
+	o->format = json ? SW_OUTPUT_JSON : machine ? SW_OUTPUT_MACHINE : SW_OUTPUT_TEXT;
+	/* --cyborg is "text and JSON": with --json the same JSON twice. */
+	if (json && o->cyborg_file)
+		return usage_error("%s", "--cyborg writes the JSON to its FILE: give --json or --cyborg");
+	if (o->pretty && !json && !o->cyborg_file)
+		return usage_error("%s", "--pretty only applies to --json (or --cyborg's JSON)");
+	if (o->output_file && o->cyborg_file && strcmp(o->output_file, o->cyborg_file) == 0)
+		return usage_error("--output-file and --cyborg name the same file '%s'", o->output_file);
+	if ((o->output_file && !*o->output_file) || (o->cyborg_file && !*o->cyborg_file))
+		return usage_error("%s", "an empty FILE name for --output-file or --cyborg");
 	if (npos == 0)
 		return usage_error("%s", "no SNAPSHOT given");
 	o->snapshot = o->positional[0];
@@ -212,14 +282,184 @@ static int status_for(enum sw_err_code code)
 	return EXIT_INTERNAL;
 }
 
-static void print(const struct options *o, const struct sw_snapshot *snap,
-                  const struct sw_arch *arch, const struct sw_walk_result *walk)
+/* Where a report goes: stdout, or a file that appears only complete. A
+ * file is written as FILE.tmp-XXXXXX beside it and renamed over FILE once
+ * the run has a report (a pipeline watching FILE never reads half of one;
+ * a run without a report leaves no file). */
+struct sink {
+	FILE *f;
+	const char *path;          /* NULL: stdout */
+	char *tmp_path;            /* malloc'd; NULL for stdout */
+	bool reader_gone;          /* stdout's reader stopped reading (EPIPE) */
+	bool failed;               /* a write failed, and was said */
+};
+
+/* Opens path (NULL: stdout) for writing; on failure one line and false. */
+static bool sink_open(struct sink *k, const char *path)
 {
-	switch (o->format) {
-	case OUT_TEXT: sw_output_text(stdout, snap, arch, walk); break;
-	case OUT_MACHINE: sw_output_machine(stdout, snap, arch, walk); break;
-	case OUT_JSON: sw_output_json(stdout, snap, arch, walk, o->pretty); break;
+	memset(k, 0, sizeof *k);
+	k->path = path;
+	if (!path) {
+		k->f = stdout;
+		return true;
 	}
+	size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
+	k->tmp_path = malloc(n);
+	if (!k->tmp_path) {
+		fputs("stackwalk: out of memory\n", stderr);
+		return false;
+	}
+	snprintf(k->tmp_path, n, "%s.tmp-XXXXXX", path);
+	int fd = mkstemp(k->tmp_path);
+	if (fd < 0) {
+		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", path, strerror(errno));
+		free(k->tmp_path);
+		k->tmp_path = NULL;
+		return false;
+	}
+	/* mkstemp makes it private (0600); a report gets a new file's usual
+	 * mode. */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0 || !(k->f = fdopen(fd, "w"))) {
+		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(k->tmp_path);
+		free(k->tmp_path);
+		k->tmp_path = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Has stdout's reader closed the pipe? A write then fails with EPIPE
+ * (SIGPIPE is ignored), and poll reports POLLERR on the write end, which
+ * stays true when stdio's errno was overwritten since. */
+static bool pipe_reader_gone(int fd, int err)
+{
+	if (err == EPIPE)
+		return true;
+	struct pollfd p = { .fd = fd, .events = 0 };
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+/* After a report: flushes k and checks it. False on a write error, said in
+ * one line naming the file; a stdout whose reader is gone is no error
+ * (k->reader_gone: nothing more is written). */
+static bool sink_check(struct sink *k)
+{
+	if (k->reader_gone)
+		return true;
+	if (k->failed)
+		return false;
+	errno = 0;
+	if (fflush(k->f) == 0 && !ferror(k->f))
+		return true;
+	int err = errno;
+	if (!k->path && pipe_reader_gone(fileno(k->f), err)) {
+		k->reader_gone = true;
+		return true;
+	}
+	if (k->path)
+		fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(err ? err : EIO));
+	else
+		fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(err ? err : EIO));
+	k->failed = true;
+	return false;
+}
+
+/* Ends k: a file is renamed into place when keep (the run has a report),
+ * else removed. Returns false (one line said) when it cannot be. */
+static bool sink_close(struct sink *k, bool keep)
+{
+	if (!k->f)
+		return true;
+	if (!k->path) {
+		bool ok = sink_check(k);
+		k->f = NULL;
+		return ok;
+	}
+	bool ok = !keep || sink_check(k);
+	if (fclose(k->f) != 0 && ok && keep) {
+		fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(errno));
+		ok = false;
+	}
+	k->f = NULL;
+	if (ok && keep && rename(k->tmp_path, k->path) != 0) {
+		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", k->path, strerror(errno));
+		ok = false;
+	}
+	if (!ok || !keep)
+		unlink(k->tmp_path);
+	free(k->tmp_path);
+	k->tmp_path = NULL;
+	return ok;
+}
+
+/* What one run writes to and decides with, besides the options. */
+struct run {
+	struct sink out;           /* the report (--output-file or stdout) */
+	struct sink cyborg;        /* --cyborg's JSON; f NULL without it */
+	struct sw_sig_rules rules; /* crash-signature rules */
+};
+
+/* The JSON "status" of a report that exits with status (docs/json.md). */
+static const char *json_status(int status, bool unsupported_cpu)
+{
+	if (unsupported_cpu)
+		return "UNSUPPORTED_CPU";
+	return status == EXIT_DAMAGED ? "DAMAGED" : "OK";
+}
+
+/* The thread --brief walks and prints: the crashing thread (the
+ * exception's, else the one that requested the dump: the walker's rule),
+ * else the first thread that did not write the dump. -1: none. */
+static int32_t brief_thread(const struct sw_snapshot *s)
+{
+	bool has_req = s->crash.present || s->has_requesting_thread_id;
+	uint32_t req = s->crash.present ? s->crash.thread_id : s->requesting_thread_id;
+	for (uint32_t i = 0; has_req && i < s->nthreads; i++)
+		if (s->threads[i].id == req)
+			return (int32_t)i;
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		if (!(s->has_dump_thread_id && s->threads[i].id == s->dump_thread_id))
+			return (int32_t)i;
+	return -1;
+}
+
+/* --require-symbols: each module holding a frame the signature is made of
+ * whose symbols were not loaded (missing, corrupt, or no symbol path),
+ * one line each. True when there
+ * was one. */
+static bool report_missing_symbols(const struct options *o, const struct sw_snapshot *s,
+                                   const struct sw_walk_result *w, const struct sw_stack *st,
+                                   const struct sw_signature *sig)
+{
+	bool any = false;
+	for (uint32_t k = 0; k < sig->nframes; k++) {
+		int32_t m = st->frames[sig->frames[k]].module;
+		if (m < 0 || (uint32_t)m >= s->nmodules || !w->module_status)
+			continue;
+		/* NOT_LOOKED too: with no symbol path the store looks nowhere. */
+		enum sw_symbols_status ss = w->module_status[m];
+		if (ss == SW_SYMS_LOADED)
+			continue;
+		bool seen = false; /* said for an earlier frame */
+		for (uint32_t e = 0; e < k && !seen; e++)
+			seen = st->frames[sig->frames[e]].module == m;
+		if (seen)
+			continue;
+		const struct sw_module *mod = &s->modules[m];
+		const char *name = sw_basename(mod->code_file);
+		const char *debug_file = sw_basename(mod->debug_file);
+		fprintf(stderr, "stackwalk: %s: %s symbols for %s (%s, %s), which holds frame %u of the "
+		        "crashing thread\n", o->snapshot, ss == SW_SYMS_CORRUPT ? "corrupt" : "no",
+		        name && *name ? name : "?", debug_file && *debug_file ? debug_file : "?",
+		        mod->debug_id && *mod->debug_id ? mod->debug_id : "no debug id",
+		        sig->frames[k]);
+		any = true;
+	}
+	return any;
 }
 
 /* A symbol path that is not there is not an error (the walk goes on
@@ -238,22 +478,23 @@ static void warn_missing_symbol_paths(const struct options *o)
 /* A log with several microdumps is walked one by one: text and machine
  * output name each before its report, JSON prints one document each
  * (docs/cli.md, "Microdumps"). */
-static void print_part_header(const struct options *o, const struct sw_snapshot *snap)
+static void print_part_header(FILE *f, enum sw_output_format format,
+                              const struct sw_snapshot *snap)
 {
 	const struct sw_part *p = &snap->part;
 	if (p->count < 2)
 		return;
-	if (o->format == OUT_TEXT)
-		printf("%sMicrodump %u of %u (line %llu)\n\n", p->index ? "\n" : "", p->index + 1,
-		       p->count, (unsigned long long)p->line);
-	else if (o->format == OUT_MACHINE)
-		printf("Microdump|%u|%u|%llu\n", p->index + 1, p->count, (unsigned long long)p->line);
+	if (format == SW_OUTPUT_TEXT)
+		fprintf(f, "%sMicrodump %u of %u (line %llu)\n\n", p->index ? "\n" : "", p->index + 1,
+		        p->count, (unsigned long long)p->line);
+	else if (format == SW_OUTPUT_MACHINE)
+		fprintf(f, "Microdump|%u|%u|%llu\n", p->index + 1, p->count, (unsigned long long)p->line);
 }
 
 /* Everything after the command line for one snapshot of the input: the
  * first (part NULL), or the one part names. Returns the exit status; *more
  * says whether the input holds another, *next which. */
-static int walk_snapshot(const struct options *o, const struct sw_part *part,
+static int walk_snapshot(const struct options *o, struct run *r, const struct sw_part *part,
                          struct sw_part *next, bool *more)
 {
 	struct sw_err err = { 0 };
@@ -287,7 +528,8 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 		warn_missing_symbol_paths(o);
 
 	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
-	if (!arch && snap.nthreads) {
+	bool unsupported_cpu = !arch && snap.nthreads;
+	if (unsupported_cpu) {
 		fprintf(stderr, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
 		        o->snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
 		status = EXIT_DAMAGED; /* a report without stacks is not a walk */
@@ -302,15 +544,42 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 		return status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM);
 	}
 	sw_sym_store_set_local_modules(store, o->local_modules);
+	/* The symbol index cache (docs/symbol-cache.md); without HOME or a
+	 * --symbols-cache there is none, silently. */
+	struct sw_err cache_err = { 0 };
+	struct sw_sym_cache *cache = o->no_cache ? NULL : sw_sym_cache_create(o->cache_dir, &cache_err);
+	sw_sym_store_set_cache(store, cache);
 	if (sym_err.code != SW_OK)
 		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
+
+	/* --brief walks a view of the snapshot in which only the chosen
+	 * thread has registers: the walker leaves the others unwalked
+	 * (walk_end "not_walked"), and their indexes stay the snapshot's. */
+	struct sw_snapshot view = snap;
+	struct sw_thread *threads = NULL;
+	int32_t chosen = o->brief ? brief_thread(&snap) : -1;
+	if (chosen >= 0) {
+		threads = malloc(snap.nthreads * sizeof *threads);
+		if (!threads) {
+			fprintf(stderr, "stackwalk: %s: out of memory\n", o->snapshot);
+			sw_sym_store_free(store);
+			sw_sym_cache_free(cache);
+			sw_snapshot_free(&snap);
+			return EXIT_INTERNAL;
+		}
+		memcpy(threads, snap.threads, snap.nthreads * sizeof *threads);
+		for (uint32_t i = 0; i < snap.nthreads; i++)
+			if (i != (uint32_t)chosen)
+				memset(&threads[i].ctx, 0, sizeof threads[i].ctx);
+		view.threads = threads;
+	}
 
 	struct sw_arena walk_arena;
 	sw_arena_init(&walk_arena);
 	struct sw_walk_result walk;
 	struct sw_walk_options walk_opt = o->walk;
 	walk_opt.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
-	bool walked = sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt,
+	bool walked = sw_walk_snapshot(&view, arch, sw_sym_store_source(store), &walk_opt,
 	                               &walk_arena, &walk);
 	/* Symbol files refused while the walk loaded them (symbols/store.h). */
 	for (uint32_t i = 0; i < sw_sym_store_nwarnings(store); i++)
@@ -319,17 +588,76 @@ static int walk_snapshot(const struct options *o, const struct sw_part *part,
 		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o->snapshot);
 		status = EXIT_INTERNAL;
 	} else {
-		print_part_header(o, &snap);
-		print(o, &snap, arch, &walk);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(errno));
-			status = EXIT_INTERNAL;
+		/* The signature of the crashing (requesting) thread, if any. */
+		struct sw_signature sig;
+		const char *signature = NULL;
+		if (walk.crashing >= 0 && (uint32_t)walk.crashing < walk.nstacks) {
+			const struct sw_stack *st = &walk.stacks[walk.crashing];
+			sw_signature_make(&r->rules, &view, st, &sig);
+			signature = sig.text;
+			if (o->require_symbols && report_missing_symbols(o, &snap, &walk, st, &sig))
+				status = worse_status(status, EXIT_NO_SYMBOLS);
+		}
+		struct sw_output_options out = {
+			.pretty = o->pretty,
+			.one_thread = chosen >= 0,
+			.thread = chosen >= 0 ? (uint32_t)chosen : 0,
+			.signature = signature,
+			.status = json_status(status, unsupported_cpu),
+		};
+		if (!r->out.reader_gone && !r->out.failed) {
+			print_part_header(r->out.f, o->format, &view);
+			sw_output(r->out.f, o->format, &view, arch, &walk, &out);
+			if (!sink_check(&r->out))
+				status = EXIT_INTERNAL;
+		}
+		if (r->cyborg.f && !r->cyborg.failed) {
+			sw_output(r->cyborg.f, SW_OUTPUT_JSON, &view, arch, &walk, &out);
+			if (!sink_check(&r->cyborg))
+				status = EXIT_INTERNAL;
 		}
 	}
 
 	sw_arena_free(&walk_arena);
+	free(threads);
 	sw_sym_store_free(store);
+	sw_sym_cache_free(cache);
 	sw_snapshot_free(&snap);
+	return status;
+}
+
+/* The signature rules: the built-in ones, then each --signature-skip
+ * file's. A file that cannot be read or holds a bad line is a usage
+ * error (one line naming it and the line). */
+static int load_signature_rules(const struct options *o, struct sw_sig_rules *rules)
+{
+	if (!sw_sig_rules_add_defaults(rules)) {
+		fputs("stackwalk: out of memory\n", stderr);
+		return EXIT_INTERNAL;
+	}
+	for (size_t i = 0; i < o->nskip_files; i++) {
+		struct sw_err err = { 0 };
+		if (!sw_sig_rules_load(rules, o->skip_files[i], &err)) {
+			fprintf(stderr, "stackwalk: %s (see --signature-skip in docs/signature.md)\n",
+			        err.msg);
+			return err.code == SW_ERR_NOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+/* Runs every snapshot of the input into r's sinks; the worst status. */
+static int run_input(const struct options *o, struct run *r)
+{
+	/* Each microdump of a log in turn; the worst status counts. A reader
+	 * that stopped reading stdout ends the run quietly. */
+	struct sw_part part, next;
+	bool more;
+	int status = walk_snapshot(o, r, NULL, &next, &more);
+	while (more && !(r->out.reader_gone && !r->cyborg.f)) {
+		part = next;
+		status = worse_status(status, walk_snapshot(o, r, &part, &next, &more));
+	}
 	return status;
 }
 
@@ -338,19 +666,35 @@ int main(int argc, char **argv)
 	/* A subcommand: a SNAPSHOT named "convert" is given as ./convert. */
 	if (argc > 1 && strcmp(argv[1], "convert") == 0)
 		return sw_convert_main(argc - 1, argv + 1);
+	/* A closed pipe is a write error (EPIPE) to handle, not a death:
+	 * `stackwalk big.dmp | head` ends quietly (sink_check). */
+	signal(SIGPIPE, SIG_IGN);
 	struct options o;
+	struct run r;
+	memset(&r, 0, sizeof r);
+	sw_sig_rules_init(&r.rules);
 	int status = parse_args(argc, argv, &o);
+	if (status < 0)
+		status = load_signature_rules(&o, &r.rules);
 	if (status < 0) {
-		/* Each microdump of a log in turn; the worst status counts. */
-		struct sw_part part, next;
-		bool more;
-		status = walk_snapshot(&o, NULL, &next, &more);
-		while (more) {
-			part = next;
-			int s = walk_snapshot(&o, &part, &next, &more);
-			status = s > status ? s : status;
+		if (!sink_open(&r.out, o.output_file) ||
+		    (o.cyborg_file && !sink_open(&r.cyborg, o.cyborg_file))) {
+			status = EXIT_INTERNAL;
+			sink_close(&r.out, false);
+		} else {
+			status = run_input(&o, &r);
+			/* A file is kept when it holds a report: walked, even if
+			 * damaged; not after an unreadable input or a failure. */
+			bool keep = status == EXIT_WALKED || status == EXIT_DAMAGED ||
+			            status == EXIT_NO_SYMBOLS;
+			if (!sink_close(&r.out, keep))
+				status = EXIT_INTERNAL;
+			if (!sink_close(&r.cyborg, keep))
+				status = EXIT_INTERNAL;
 		}
 	}
+	sw_sig_rules_free(&r.rules);
+	free(o.skip_files);
 	free(o.positional);
 	return status;
 }

@@ -6,19 +6,41 @@
 #define SW_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "arch.h"
 #include "snapshot.h"
 #include "walker.h"
 
-/* arch may be NULL when the CPU is unknown: registers are then not printed
- * (text) or not listed (JSON). */
+enum sw_output_format { SW_OUTPUT_TEXT, SW_OUTPUT_MACHINE, SW_OUTPUT_JSON };
+
+/* How a report is rendered; all zeros is the default (every thread, no
+ * signature, status "OK", compact JSON). */
+struct sw_output_options {
+	bool pretty;             /* JSON: indented like serde_json's pretty printer */
+	/* --brief: print the stack of snapshot thread `thread` only (text and
+	 * machine; JSON lists every thread, the others as walked, see
+	 * docs/json.md). */
+	bool one_thread;
+	uint32_t thread;
+	const char *signature;   /* the crash signature (lib/signature.h); NULL: none */
+	const char *status;      /* the JSON "status" (docs/json.md); NULL: "OK" */
+};
+
+/* One report of snapshot s and its walk w in format fmt. arch may be NULL
+ * when the CPU is unknown: registers are then not printed (text) or not
+ * listed (JSON). */
+void sw_output(FILE *f, enum sw_output_format fmt, const struct sw_snapshot *s,
+               const struct sw_arch *arch, const struct sw_walk_result *w,
+               const struct sw_output_options *o);
+
+/* sw_output with the default options. */
 void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                     const struct sw_walk_result *w);
 void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                        const struct sw_walk_result *w);
-/* pretty: 2-space indented like serde_json's pretty printer; else one line. */
+/* pretty: 2-space indented; else one line. */
 void sw_output_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                     const struct sw_walk_result *w, bool pretty);
 

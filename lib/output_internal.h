@@ -6,6 +6,14 @@
 
 #include "output.h"
 
+/* The three formats with their options (o never NULL); sw_output picks one. */
+void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                 const struct sw_walk_result *w, const struct sw_output_options *o);
+void sw_out_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                    const struct sw_walk_result *w, const struct sw_output_options *o);
+void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                 const struct sw_walk_result *w, const struct sw_output_options *o);
+
 /* Module indexes in the order Breakpad lists them: by base address, or by
  * end address when s->modules_by_end (microdumps). Returns a malloc'ed
  * array of s->nmodules entries, or NULL (also when there are no modules). */

@@ -616,10 +616,10 @@ static void write_lsb(struct jw *j, const struct sw_snapshot *s)
 	end_obj(j);
 }
 
-void sw_output_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
-                    const struct sw_walk_result *w, bool pretty)
+void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                 const struct sw_walk_result *w, const struct sw_output_options *o)
 {
-	struct jw jw = { .f = f, .pretty = pretty, .word = sw_out_word_size(s, arch) };
+	struct jw jw = { .f = f, .pretty = o->pretty, .word = sw_out_word_size(s, arch) };
 	struct jw *j = &jw;
 	uint32_t nstacks = w ? w->nstacks : 0;
 	int32_t crashing = w ? w->crashing : -1;
@@ -664,8 +664,11 @@ void sw_output_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 		         s->dump_time - s->process_create_time : 0);
 	else
 		v_null(j);
+	/* Extension: the crash signature (docs/signature.md). */
+	k_str(j, "signature", o->signature);
 	k_null(j, "soft_errors");
-	k_str(j, "status", "OK");
+	/* "OK", or why the report is incomplete (docs/json.md). */
+	k_str(j, "status", o->status ? o->status : "OK");
 	write_system_info(j, s);
 	k_u64(j, "thread_count", nstacks);
 	key(j, "threads");

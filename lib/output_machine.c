@@ -59,8 +59,8 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 	}
 }
 
-void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
-                       const struct sw_walk_result *w)
+void sw_out_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                    const struct sw_walk_result *w, const struct sw_output_options *o)
 {
 	(void)arch;
 	fputs("OS|", f);
@@ -118,12 +118,12 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 	free(order);
 
 	fputc('\n', f);
-	if (req >= 0)
+	if (req >= 0 && (!o->one_thread || o->thread == (uint32_t)req))
 		print_stack(f, s, (uint32_t)sw_out_breakpad_thread_number(w, (uint32_t)req),
 		            sw_out_stack(w, (uint32_t)req));
 	for (uint32_t i = 0; i < nstacks; i++) {
 		int32_t number = sw_out_breakpad_thread_number(w, i);
-		if ((int32_t)i != req && number >= 0)
+		if ((int32_t)i != req && number >= 0 && (!o->one_thread || i == o->thread))
 			print_stack(f, s, (uint32_t)number, sw_out_stack(w, i));
 	}
 }

@@ -142,8 +142,8 @@ static void print_modules(FILE *f, const struct sw_snapshot *s, const struct sw_
 	free(order);
 }
 
-void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
-                    const struct sw_walk_result *w)
+void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
+                 const struct sw_walk_result *w, const struct sw_output_options *o)
 {
 	const struct sw_system_info *sys = &s->sys;
 	fprintf(f, "Operating system: %s\n", str(sys->os_name));
@@ -183,6 +183,9 @@ void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 	} else {
 		fputs("No crash\n", f);
 	}
+	/* Not Breakpad's: the one line its layout lacks (docs/output.md). */
+	if (o->signature)
+		fprintf(f, "Signature: %s\n", o->signature);
 	if (s->assertion && *s->assertion)
 		fprintf(f, "Assertion: %s\n", s->assertion);
 	if (s->dump_time != 0 && s->has_process_create_time && s->process_create_time != 0 &&
@@ -194,14 +197,14 @@ void sw_output_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 
 	int32_t req = w ? w->crashing : -1;
 	uint32_t nstacks = w ? w->nstacks : 0;
-	if (req >= 0 && (uint32_t)req < nstacks) {
+	if (req >= 0 && (uint32_t)req < nstacks && (!o->one_thread || o->thread == (uint32_t)req)) {
 		fprintf(f, "\nThread %d (%s)\n", sw_out_breakpad_thread_number(w, (uint32_t)req),
 		        crashed ? "crashed" : "requested dump, did not crash");
 		print_stack(f, s, arch, sw_out_stack(w, (uint32_t)req));
 	}
 	for (uint32_t i = 0; i < nstacks; i++) {
 		int32_t number = sw_out_breakpad_thread_number(w, i);
-		if ((int32_t)i == req || number < 0)
+		if ((int32_t)i == req || number < 0 || (o->one_thread && i != o->thread))
 			continue;
 		fprintf(f, "\nThread %" PRId32 "\n", number);
 		print_stack(f, s, arch, sw_out_stack(w, i));

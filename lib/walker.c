@@ -713,6 +713,10 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		trust = methods[i].trust;
 		if (s == SW_UNWIND_OK)
 			s = caller_of_exception(st, &c, &trust);
+		if (s == SW_UNWIND_END) {
+			*end = SW_END_NO_CALLER;
+			return STEP_END;
+		}
 		found = s == SW_UNWIND_OK &&
 		        (c.restored_context ? restored_context_is_plausible(st, &c)
 		                            : caller_is_plausible(st, &c, trust, first_unwind));
@@ -957,6 +961,11 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
 		if (is_requesting)
 			out->crashing = (int32_t)i;
+		if (w.opt.crashing_only && !is_requesting) {
+			memset(&out->stacks[i], 0, sizeof out->stacks[i]);
+			out->stacks[i].thread = i;
+			continue;
+		}
 		/* Breakpad picks the walker by the context's CPU, not the system
 		 * info's: a 32-bit process on a 64-bit kernel, a mixed dump. */
 		w.arch = arch;

@@ -17,6 +17,9 @@ struct sw_walk_options {
 	uint32_t max_frames;       /* per thread; 0: the default (SW_DEFAULT_MAX_FRAMES) */
 	bool no_scan;              /* never fall back to stack scanning */
 	uint32_t max_scanned;      /* scanned frames per thread; 0: SW_MAX_SCANNED_FRAMES */
+	/* Walk only the crashing thread (sw_walk_result.crashing); the others
+	 * get a stack without frames (SW_END_NOT_WALKED). */
+	bool crashing_only;
 	/* The hook table for a thread whose context names another CPU than
 	 * the snapshot's (Breakpad picks the walker per context); NULL: every
 	 * thread is walked with the snapshot's arch. */

@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   meson ninja-build pkg-config gcc         # build
+  help2man                                 # the stackwalk(1) man page
   libelf-dev zlib1g-dev                    # ELF, .sym.gz
   liblzma-dev libiberty-dev                # MiniDebugInfo, demangling
   libc6-arm64-cross libc6-armhf-cross      # the C libraries testdata/cores ran with

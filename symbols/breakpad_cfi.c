@@ -92,32 +92,30 @@ static bool cfi_read(void *vctx, uint64_t addr, uint64_t *out)
 	return sw_walk_read_word(c->env->walk, addr, out);
 }
 
-enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
-                                      const struct sw_unwind_env *env,
-                                      struct sw_regs *caller, enum sw_trust *trust)
+/* The rules at offset from the INIT record's text, p .. end (the INIT
+ * line and its deltas: struct bsym_range.len). */
+static enum sw_unwind_status collect_rules(const struct sw_arch *arch,
+                                           const struct bsym_range *init, uint64_t offset,
+                                           const char *p, const char *end,
+                                           struct cfi_rules *rules)
 {
-	ptrdiff_t ri = bsym_find_cfi(b, offset);
-	if (ri < 0)
-		return SW_UNWIND_NO_RULE;
-	const struct bsym_range *init = &b->cfi[ri];
-	const struct sw_arch *arch = env->arch;
-	const char *end = b->text + b->len;
-
-	struct cfi_rules rules;
-	memset(&rules, 0, sizeof rules);
+	memset(rules, 0, sizeof *rules);
 	/* STACK CFI INIT <addr> <size> <rules> */
-	const char *p = b->text + init->off;
 	const char *nl = bsym_line_end(p, end);
 	const char *e = bsym_trim_cr(p, nl);
+	if (e - p < 15)
+		return SW_UNWIND_FAILED;
 	p = bsym_skip_spaces(p + 6, e);
 	p = bsym_skip_spaces(p + 4, e);
 	p = bsym_skip_spaces(p + 5, e);
 	uint64_t v;
 	if (!bsym_hex(&p, e, &v) || !bsym_hex(&p, e, &v) ||
-	    !parse_rule_set(arch, p, e, &rules))
+	    !parse_rule_set(arch, p, e, rules))
 		return SW_UNWIND_FAILED;
 
-	/* STACK CFI <addr> <rules>, until the next record of another kind. */
+	/* STACK CFI <addr> <rules>, until the next record of another kind
+	 * (which the record's text ends before: the test stays, for text
+	 * read whole). */
 	for (p = nl + 1; p < end; p = nl + 1) {
 		nl = bsym_line_end(p, end);
 		e = bsym_trim_cr(p, nl);
@@ -131,10 +129,45 @@ enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
 			continue;
 		if (addr < init->addr || addr > offset)
 			continue;
-		parse_rule_set(arch, q, e, &rules);
+		parse_rule_set(arch, q, e, rules);
 	}
+	return SW_UNWIND_OK;
+}
 
-	if (!rules.cfa.e || !rules.ra.e)
+static enum sw_unwind_status eval_rules(const struct sw_arch *arch,
+                                        const struct cfi_rules *rules,
+                                        const struct sw_unwind_env *env,
+                                        struct sw_regs *caller, enum sw_trust *trust);
+
+enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
+                                      const struct sw_unwind_env *env,
+                                      struct sw_regs *caller, enum sw_trust *trust)
+{
+	ptrdiff_t ri = bsym_find_cfi(b, offset);
+	if (ri < 0)
+		return SW_UNWIND_NO_RULE;
+	const struct bsym_range *init = &b->cfi[ri];
+	const struct sw_arch *arch = env->arch;
+
+	/* The INIT line and the deltas after it: the record's text. */
+	struct cfi_rules rules;
+	struct bsym_span sp;
+	if (!bsym_span_get(b, init->off, init->len, init->crc, &sp))
+		return SW_UNWIND_FAILED;
+	enum sw_unwind_status st = collect_rules(arch, init, offset, sp.p, sp.p + sp.n, &rules);
+	if (st == SW_UNWIND_OK)
+		st = eval_rules(arch, &rules, env, caller, trust); /* its expressions are in sp */
+	bsym_span_free(&sp);
+	return st;
+}
+
+/* The caller's registers by the rules: .cfa, then .ra, then each register. */
+static enum sw_unwind_status eval_rules(const struct sw_arch *arch,
+                                        const struct cfi_rules *rules,
+                                        const struct sw_unwind_env *env,
+                                        struct sw_regs *caller, enum sw_trust *trust)
+{
+	if (!rules->cfa.e || !rules->ra.e)
 		return SW_UNWIND_FAILED;
 
 	struct cfi_eval_ctx ctx = {.env = env};
@@ -143,12 +176,12 @@ enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
 		.read = cfi_read, .read_ctx = &ctx,
 		.word_size = arch->word_size,
 	};
-	enum sw_pf_status s = sw_postfix_eval(&pf, rules.cfa.e, rules.cfa.len, &ctx.cfa);
+	enum sw_pf_status s = sw_postfix_eval(&pf, rules->cfa.e, rules->cfa.len, &ctx.cfa);
 	if (s != SW_PF_OK)
 		return SW_UNWIND_FAILED;
 	ctx.have_cfa = true;
 	uint64_t ra;
-	s = sw_postfix_eval(&pf, rules.ra.e, rules.ra.len, &ra);
+	s = sw_postfix_eval(&pf, rules->ra.e, rules->ra.len, &ra);
 	if (s == SW_PF_UNDEF)
 		return SW_UNWIND_END;
 	if (s != SW_PF_OK)
@@ -159,9 +192,9 @@ enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
 	const struct sw_regs *callee = &env->callee->regs;
 	uint64_t by_rule = 0;
 	for (unsigned i = 0; i < arch->nregs && i < SW_MAX_REGS; i++) {
-		if (rules.reg[i].e) {
+		if (rules->reg[i].e) {
 			uint64_t val;
-			s = sw_postfix_eval(&pf, rules.reg[i].e, rules.reg[i].len, &val);
+			s = sw_postfix_eval(&pf, rules->reg[i].e, rules->reg[i].len, &val);
 			if (s == SW_PF_OK) {
 				sw_reg_set(caller, i, val);
 				by_rule |= (uint64_t)1 << i;

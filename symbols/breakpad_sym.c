@@ -7,8 +7,15 @@
  * with bad records is "corrupt" but still used. */
 #include "breakpad_sym_internal.h"
 
+#include <errno.h>
+#include <libdeflate.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gz.h"
 #include "lib/arch.h"
@@ -18,45 +25,12 @@
 
 /* ---- numbers ------------------------------------------------------------ */
 
-bool bsym_hex(const char **pp, const char *e, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	const char *start = p;
-	int d;
-	while (p < e && (d = sw_hex_digit(*p)) >= 0) {
-		if (v >> 60)
-			return false; /* overflow */
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	if (p == start || (p < e && *p != ' '))
-		return false;
-	*out = v;
-	*pp = bsym_skip_spaces(p, e);
-	return true;
-}
-
-bool bsym_dec(const char **pp, const char *e, int64_t *out)
-{
-	const char *p = *pp;
-	bool neg = p < e && *p == '-';
-	if (neg)
-		p++;
-	const char *start = p;
-	int64_t v = 0;
-	while (p < e && *p >= '0' && *p <= '9') {
-		if (v > (INT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (*p - '0');
-		p++;
-	}
-	if (p == start || (p < e && *p != ' '))
-		return false;
-	*out = neg ? -v : v;
-	*pp = bsym_skip_spaces(p, e);
-	return true;
-}
+/* Hex digit values plus one; 0 for every other byte (bsym_hex). */
+const uint8_t bsym_hex_digit1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 static bool starts(const char *p, const char *e, const char *lit, size_t n)
 {
@@ -200,7 +174,19 @@ struct indexer {
 	struct vec funcs, pubs, cfi, win, files, origins;
 	ptrdiff_t cur_func;     /* index into funcs.data, -1 none */
 	bool in_func;           /* a FUNC is open (maybe not stored: bad range) */
+	ptrdiff_t cur_cfi;      /* the CFI INIT whose deltas may follow, -1 none */
+	bool cfi_line;          /* this line was a CFI INIT or delta */
 };
+
+/* A record's text length in its 32-bit len field; a longer record (a
+ * line of 4 GiB) is kept short and its file never indexed. */
+static uint32_t rec_len(struct indexer *ix, uint64_t n)
+{
+	if (n <= UINT32_MAX)
+		return (uint32_t)n;
+	ix->b->unindexable = true;
+	return UINT32_MAX;
+}
 
 static void bad(struct indexer *ix)
 {
@@ -252,7 +238,8 @@ static bool index_public(struct indexer *ix, const char *line, const char *p,
 	}
 	if (f.addr == 0)
 		return true; /* Breakpad: bogus PUBLICs at 0 are accepted, not stored */
-	struct bsym_public rec = {.addr = f.addr, .off = (uint64_t)(line - ix->b->text)};
+	struct bsym_public rec = {.addr = f.addr, .off = (uint64_t)(line - ix->b->text),
+	                          .len = rec_len(ix, (uint64_t)(e - line))};
 	return vec_push(&ix->pubs, &rec, rec.addr);
 }
 
@@ -288,7 +275,7 @@ static bool index_named(struct indexer *ix, struct vec *v, const char *p,
 	uint64_t len = (uint64_t)(e - p);
 	struct bsym_named rec = {
 		.off = (uint64_t)(p - ix->b->text), .id = (uint32_t)id,
-		.len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len,
+		.len = rec_len(ix, len),
 	};
 	return vec_push(v, &rec, rec.id);
 }
@@ -308,13 +295,24 @@ static bool index_stack(struct indexer *ix, const char *line, const char *p,
 			if (size == 0 || size > UINT32_MAX || addr + size < addr)
 				return true; /* a range Breakpad's map would refuse */
 			struct bsym_range rec = {.addr = addr, .off = (uint64_t)(line - ix->b->text),
-			                         .size = (uint32_t)size};
-			return vec_push(&ix->cfi, &rec, addr);
+			                         .size = (uint32_t)size,
+			                         .len = rec_len(ix, (uint64_t)(e - line))};
+			if (!vec_push(&ix->cfi, &rec, addr))
+				return false;
+			ix->cur_cfi = (ptrdiff_t)ix->cfi.n - 1;
+			ix->cfi_line = true;
+			return true;
 		}
-		/* A delta: found from its INIT by scanning forward at unwind time. */
+		/* A delta: read with its INIT at unwind time, which reads the
+		 * lines spelled "STACK CFI <addr> ..." after it. */
 		uint64_t addr;
 		if (!bsym_hex(&p, e, &addr) || p >= e)
 			bad(ix);
+		if (ix->cur_cfi >= 0 && starts(line, e, "STACK CFI ", 10)) {
+			struct bsym_range *init = (struct bsym_range *)ix->cfi.data + ix->cur_cfi;
+			init->len = rec_len(ix, (uint64_t)(e - ix->b->text) - init->off);
+			ix->cfi_line = true;
+		}
 		return true;
 	}
 	if (starts(p, e, "WIN ", 4)) {
@@ -337,7 +335,8 @@ static bool index_stack(struct indexer *ix, const char *line, const char *p,
 		if (v[2] == 0 || v[2] > UINT32_MAX || v[1] + v[2] < v[1])
 			return true;
 		struct bsym_range rec = {.addr = v[1], .off = (uint64_t)(line - ix->b->text),
-		                         .size = (uint32_t)v[2], .aux = (uint32_t)v[0]};
+		                         .size = (uint32_t)v[2], .aux = (uint32_t)v[0],
+		                         .len = rec_len(ix, (uint64_t)(e - line))};
 		if (rec.size > ix->b->win_max_size)
 			ix->b->win_max_size = rec.size;
 		return vec_push(&ix->win, &rec, rec.addr);
@@ -452,25 +451,79 @@ static bool public_same_addr(const void *kept, const void *rec)
 	return b->addr == a->addr;
 }
 
-static bool build_index(struct sw_bsym *b)
+/* The common shape of a line record, "<hex> <hex> <dec> <dec>" with single
+ * spaces, at most 16 hex and 9 decimal digits, ended by a newline (no CR)
+ * or the text's end: a record parse_line_fields accepts, read in one pass
+ * that also finds the line's end (*eol). False: not that shape (maybe
+ * valid all the same), for the general path to judge. */
+static bool plain_line_record(const char *p, const char *end, const char **eol)
 {
-	struct indexer ix = {.b = b, .cur_func = -1};
-	ix.funcs = (struct vec){.elem = sizeof(struct bsym_func), .sorted = true};
-	ix.pubs = (struct vec){.elem = sizeof(struct bsym_public), .sorted = true};
-	ix.cfi = (struct vec){.elem = sizeof(struct bsym_range), .sorted = true};
-	ix.win = (struct vec){.elem = sizeof(struct bsym_range), .sorted = true};
-	ix.files = (struct vec){.elem = sizeof(struct bsym_named), .sorted = true};
-	ix.origins = (struct vec){.elem = sizeof(struct bsym_named), .sorted = true};
+	for (int field = 0; field < 4; field++) {
+		const char *start = p;
+		if (field < 2)
+			while (p < end && bsym_hex_digit1[(unsigned char)*p])
+				p++;
+		else
+			while (p < end && *p >= '0' && *p <= '9')
+				p++;
+		size_t n = (size_t)(p - start);
+		if (n == 0 || n > (field < 2 ? 16u : 9u))
+			return false;
+		if (field < 3) {
+			if (p >= end || *p != ' ')
+				return false;
+			p++;
+		}
+	}
+	if (p < end && *p != '\n')
+		return false;
+	*eol = p;
+	return true;
+}
 
-	const char *p = b->text, *end = b->text + b->len;
+static void indexer_init(struct indexer *ix, struct sw_bsym *b)
+{
+	*ix = (struct indexer){.b = b, .cur_func = -1, .cur_cfi = -1};
+	ix->funcs = (struct vec){.elem = sizeof(struct bsym_func), .sorted = true};
+	ix->pubs = (struct vec){.elem = sizeof(struct bsym_public), .sorted = true};
+	ix->cfi = (struct vec){.elem = sizeof(struct bsym_range), .sorted = true};
+	ix->win = (struct vec){.elem = sizeof(struct bsym_range), .sorted = true};
+	ix->files = (struct vec){.elem = sizeof(struct bsym_named), .sorted = true};
+	ix->origins = (struct vec){.elem = sizeof(struct bsym_named), .sorted = true};
+}
+
+/* The lines of [p, end), a part of ix->b->text that starts a line. */
+static bool index_lines(struct indexer *ix, const char *p, const char *end)
+{
 	bool ok = true;
 	while (p < end && ok) {
+		/* Most lines are line records of an open FUNC: what index_line
+		 * does with them (extend the FUNC; no CFI deltas follow), in one
+		 * pass. Its first field is all hex, so it is no FUNC or FILE. */
+		const char *eol;
+		if (ix->in_func && plain_line_record(p, end, &eol)) {
+			extend_func(ix, eol);
+			ix->cur_cfi = -1;
+			p = eol + 1;
+			continue;
+		}
 		const char *nl = bsym_line_end(p, end);
 		const char *e = bsym_trim_cr(p, nl);
+		ix->cfi_line = false;
 		if (e > p)
-			ok = index_line(&ix, p, e);
+			ok = index_line(ix, p, e);
+		if (!ix->cfi_line)
+			ix->cur_cfi = -1; /* any other line (an empty one too) ends the deltas */
 		p = nl + 1;
 	}
+	return ok;
+}
+
+static bool build_index(struct sw_bsym *b)
+{
+	struct indexer ix;
+	indexer_init(&ix, b);
+	bool ok = index_lines(&ix, b->text, b->text + b->len);
 
 	/* Sort only what is out of order (dump_syms writes sorted files). */
 	if (!ix.funcs.sorted)
@@ -521,26 +574,81 @@ struct sw_bsym *sw_bsym_parse(const char *text, size_t len, const char *name,
 	return b;
 }
 
-struct sw_bsym *sw_bsym_load_file(const char *path, struct sw_err *err)
+/* The descriptor a source was read from, kept open until its index is
+ * written, and its identity (fstat) from before it was read: the index's
+ * key is what was read, and a source that changed while it was read is
+ * not indexed (source_unchanged). */
+struct source_id {
+	int fd;
+	struct stat st;
+};
+
+static bool source_unchanged(const struct source_id *id)
 {
-	struct sw_mapped_file m;
-	if (sw_map_file(path, &m, err) != SW_OK)
+	struct stat now;
+	const struct stat *was = &id->st;
+	return fstat(id->fd, &now) == 0 && now.st_size == was->st_size &&
+	       now.st_ino == was->st_ino && now.st_dev == was->st_dev &&
+	       now.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+	       now.st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
+	       now.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+	       now.st_ctim.tv_nsec == was->st_ctim.tv_nsec;
+}
+
+/* Maps (and inflates) path and parses it; with id, the descriptor stays
+ * open in id->fd (else it is closed). */
+static struct sw_bsym *load_source(const char *path, struct source_id *id, struct sw_err *err)
+{
+	unsigned mode;
+	int fd = sw_open_regular_file(path, &mode);
+	if (fd < 0) {
+		if (S_ISDIR(mode))
+			sw_err_set(err, SW_ERR_IO, "%s: is a directory, not a file", path);
+		else if (mode)
+			sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
+		else
+			sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
-	if (m.size >= 2 && m.data[0] == 0x1f && m.data[1] == 0x8b) {
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		sw_err_set(err, SW_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	const uint8_t *data = NULL;
+	size_t size = (size_t)st.st_size;
+	if (size > 0) {
+		void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			sw_err_set(err, SW_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+			close(fd);
+			return NULL;
+		}
+		data = p;
+	}
+	if (id) {
+		id->fd = fd;
+		id->st = st;
+	} else {
+		close(fd);
+	}
+	struct sw_bsym *b = NULL;
+	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
 		uint8_t *text;
 		size_t len;
 		struct sw_err gzerr = {0};
-		enum sw_err_code rc = sw_gz_inflate(m.data, m.size, sw_gz_limit(m.size), path,
-		                                    &text, &len, &gzerr);
-		sw_unmap_file(&m);
+		enum sw_err_code rc = sw_gz_inflate(data, size, sw_gz_limit(size), path, &text,
+		                                    &len, &gzerr);
+		munmap((void *)data, size);
 		if (!text) {
 			sw_err_set(err, gzerr.code, "%s", gzerr.msg);
-			return NULL;
+			goto fail;
 		}
-		struct sw_bsym *b = sw_bsym_parse((const char *)text, len, path, err);
+		b = sw_bsym_parse((const char *)text, len, path, err);
 		if (!b) {
 			free(text);
-			return NULL;
+			goto fail;
 		}
 		b->heap = text;
 		if (rc != SW_OK) {
@@ -550,26 +658,415 @@ struct sw_bsym *sw_bsym_load_file(const char *path, struct sw_err *err)
 		}
 		return b;
 	}
-	struct sw_bsym *b = sw_bsym_parse((const char *)m.data, m.size, path, err);
+	b = sw_bsym_parse((const char *)data, size, path, err);
 	if (!b) {
-		sw_unmap_file(&m);
+		if (data)
+			munmap((void *)data, size);
+		goto fail;
+	}
+	b->map = (void *)data;
+	b->map_len = size;
+	return b;
+fail:
+	if (id) {
+		close(id->fd);
+		id->fd = -1;
+	}
+	return NULL;
+}
+
+struct sw_bsym *sw_bsym_load_file(const char *path, struct sw_err *err)
+{
+	return load_source(path, NULL, err);
+}
+
+/* ---- the index (symbols/sym_index.h) ----------------------------------- */
+
+/* The provider fields of an index header (struct sym_index_content.meta). */
+enum {
+	META_ERRORS,
+	META_HAS_MODULE,
+	META_WIN_MAX_SIZE,
+	META_MODULE_LINE,           /* offset and length of the MODULE line */
+	META_MODULE_LINE_LEN,
+	META_MODULE_FIELDS,         /* os, arch, id, name: offset and length each */
+	META_MODULE_LINE_CRC = META_MODULE_FIELDS + 8,
+};
+
+static const uint32_t index_elem[SYM_SEC_COUNT] = {
+	[SYM_SEC_TEXT] = 1,
+	[SYM_SEC_FUNCS] = sizeof(struct bsym_func),
+	[SYM_SEC_PUBLICS] = sizeof(struct bsym_public),
+	[SYM_SEC_CFI] = sizeof(struct bsym_range),
+	[SYM_SEC_WIN] = sizeof(struct bsym_range),
+	[SYM_SEC_FILES] = sizeof(struct bsym_named),
+	[SYM_SEC_ORIGINS] = sizeof(struct bsym_named),
+	[SYM_SEC_FUNC_FENCES] = sizeof(uint64_t),
+	[SYM_SEC_PUBLIC_FENCES] = sizeof(uint64_t),
+	[SYM_SEC_CFI_FENCES] = sizeof(uint64_t),
+};
+
+static size_t nfences(size_t n)
+{
+	return (n + BSYM_FENCE - 1) / BSYM_FENCE;
+}
+
+/* The fence of n records of elem bytes whose first field is the address
+ * (NULL when empty or out of memory: then written empty, and the index
+ * refused at open, as damaged). */
+static uint64_t *make_fence(const void *a, size_t n, size_t elem)
+{
+	size_t k = nfences(n);
+	uint64_t *f = k ? malloc(k * sizeof *f) : NULL;
+	for (size_t i = 0; f && i < k; i++)
+		memcpy(&f[i], (const char *)a + i * BSYM_FENCE * elem, sizeof f[i]);
+	return f;
+}
+
+/* How an indexed file falls back to its source; shared by threads. */
+struct bsym_fallback {
+	pthread_mutex_t lock;
+	struct sw_sym_cache *cache;
+	char *source, *debug_file, *debug_id;
+	bool tried;                 /* under lock */
+	struct sw_bsym *_Atomic parsed;
+	struct sw_err warn;         /* why it fell back (set once, under lock) */
+};
+
+static void fallback_free(struct bsym_fallback *fb)
+{
+	if (!fb)
+		return;
+	pthread_mutex_destroy(&fb->lock);
+	sw_bsym_free(atomic_load(&fb->parsed));
+	free(fb->source);
+	free(fb->debug_file);
+	free(fb->debug_id);
+	free(fb);
+}
+
+static void content_of(const struct sw_bsym *b, struct sym_index_content *c)
+{
+	memset(c, 0, sizeof *c);
+	c->text = b->text;
+	c->text_len = b->len;
+	c->store_text = b->heap != NULL; /* inflated: kept; mapped plain text: read again */
+	const void *data[SYM_SEC_COUNT] = {
+		[SYM_SEC_FUNCS] = b->funcs, [SYM_SEC_PUBLICS] = b->pubs, [SYM_SEC_CFI] = b->cfi,
+		[SYM_SEC_WIN] = b->win, [SYM_SEC_FILES] = b->files, [SYM_SEC_ORIGINS] = b->origins,
+	};
+	const uint64_t count[SYM_SEC_COUNT] = {
+		[SYM_SEC_FUNCS] = b->nfuncs, [SYM_SEC_PUBLICS] = b->npubs, [SYM_SEC_CFI] = b->ncfi,
+		[SYM_SEC_WIN] = b->nwin, [SYM_SEC_FILES] = b->nfiles, [SYM_SEC_ORIGINS] = b->norigins,
+	};
+	memcpy(c->data, data, sizeof data);
+	memcpy(c->count, count, sizeof count);
+	const void *arrays[3] = {b->funcs, b->pubs, b->cfi};
+	const size_t n[3] = {b->nfuncs, b->npubs, b->ncfi};
+	const size_t elem[3] = {sizeof *b->funcs, sizeof *b->pubs, sizeof *b->cfi};
+	for (int k = 0; k < 3; k++) {
+		c->data[SYM_SEC_FUNC_FENCES + k] = make_fence(arrays[k], n[k], elem[k]);
+		c->count[SYM_SEC_FUNC_FENCES + k] = c->data[SYM_SEC_FUNC_FENCES + k] ? nfences(n[k]) : 0;
+	}
+	memcpy(c->elem, index_elem, sizeof index_elem);
+	c->meta[META_ERRORS] = b->errors;
+	c->meta[META_HAS_MODULE] = b->has_module;
+	c->meta[META_WIN_MAX_SIZE] = b->win_max_size;
+	if (b->has_module) {
+		const struct sw_bsym_module *m = &b->module;
+		const char *line = m->os - strlen("MODULE ");
+		while (line > b->text && line[-1] != '\n')
+			line--;
+		const char *e = bsym_trim_cr(line, bsym_line_end(line, b->text + b->len));
+		c->meta[META_MODULE_LINE] = (uint64_t)(line - b->text);
+		c->meta[META_MODULE_LINE_LEN] = (uint64_t)(e - line);
+		c->meta[META_MODULE_LINE_CRC] = libdeflate_crc32(0, line, (size_t)(e - line));
+		const char *f[4] = {m->os, m->arch, m->id, m->name};
+		const size_t l[4] = {m->os_len, m->arch_len, m->id_len, m->name_len};
+		for (int i = 0; i < 4; i++) {
+			c->meta[META_MODULE_FIELDS + 2 * i] = (uint64_t)(f[i] - line);
+			c->meta[META_MODULE_FIELDS + 2 * i + 1] = l[i];
+		}
+	}
+}
+
+/* A struct sw_bsym over an open index: arrays in its mapping, the MODULE
+ * line copied out. NULL when that line's bytes are damaged or memory ran
+ * out (ix is closed then). */
+static struct sw_bsym *from_index(struct sym_index *ix, const uint64_t *meta)
+{
+	struct sw_bsym *b = calloc(1, sizeof *b);
+	if (!b) {
+		sym_index_close(ix);
 		return NULL;
 	}
-	b->map = (void *)m.data;
-	b->map_len = m.size;
+	b->idx = ix;
+	b->len = (size_t)sym_index_text_len(ix);
+	b->errors = (uint32_t)meta[META_ERRORS];
+	b->win_max_size = (uint32_t)meta[META_WIN_MAX_SIZE];
+	uint64_t n;
+	b->funcs = (struct bsym_func *)sym_index_section(ix, SYM_SEC_FUNCS, &n);
+	b->nfuncs = (size_t)n;
+	b->pubs = (struct bsym_public *)sym_index_section(ix, SYM_SEC_PUBLICS, &n);
+	b->npubs = (size_t)n;
+	b->cfi = (struct bsym_range *)sym_index_section(ix, SYM_SEC_CFI, &n);
+	b->ncfi = (size_t)n;
+	b->win = (struct bsym_range *)sym_index_section(ix, SYM_SEC_WIN, &n);
+	b->nwin = (size_t)n;
+	b->files = (struct bsym_named *)sym_index_section(ix, SYM_SEC_FILES, &n);
+	b->nfiles = (size_t)n;
+	b->origins = (struct bsym_named *)sym_index_section(ix, SYM_SEC_ORIGINS, &n);
+	b->norigins = (size_t)n;
+	b->func_fence = sym_index_section(ix, SYM_SEC_FUNC_FENCES, &n);
+	if (n != nfences(b->nfuncs))
+		goto bad;
+	b->pub_fence = sym_index_section(ix, SYM_SEC_PUBLIC_FENCES, &n);
+	if (n != nfences(b->npubs))
+		goto bad;
+	b->cfi_fence = sym_index_section(ix, SYM_SEC_CFI_FENCES, &n);
+	if (n != nfences(b->ncfi))
+		goto bad;
+	/* Name slots (copy_named); none when out of memory: names are read
+	 * each time then. */
+	b->file_names = b->nfiles ? calloc(b->nfiles, sizeof *b->file_names) : NULL;
+	b->origin_names = b->norigins ? calloc(b->norigins, sizeof *b->origin_names) : NULL;
+	if (meta[META_HAS_MODULE]) {
+		uint64_t off = meta[META_MODULE_LINE], len = meta[META_MODULE_LINE_LEN];
+		b->module_line = malloc(len + 1);
+		if (len > 4096 || !b->module_line ||
+		    !sym_index_read_text(ix, off, (size_t)len, (uint32_t)meta[META_MODULE_LINE_CRC],
+		                         b->module_line))
+			goto bad;
+		struct sw_bsym_module *m = &b->module;
+		const char **f[4] = {&m->os, &m->arch, &m->id, &m->name};
+		size_t *l[4] = {&m->os_len, &m->arch_len, &m->id_len, &m->name_len};
+		for (int i = 0; i < 4; i++) {
+			uint64_t fo = meta[META_MODULE_FIELDS + 2 * i];
+			uint64_t fl = meta[META_MODULE_FIELDS + 2 * i + 1];
+			if (fo > len || fl > len - fo)
+				goto bad;
+			*f[i] = b->module_line + fo;
+			*l[i] = (size_t)fl;
+		}
+		b->has_module = true;
+	}
 	return b;
+bad:
+	sw_bsym_free(b);
+	return NULL;
+}
+
+/* Each record's text CRC (struct bsym_func etc.), over the text the
+ * records were parsed from: what an index's lookups check. */
+static void stamp_crcs(struct sw_bsym *b)
+{
+	const char *t = b->text;
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		struct bsym_func *f = &b->funcs[i];
+		f->crc = libdeflate_crc32(0, t + f->off, (size_t)(f->end - f->off));
+	}
+	for (size_t i = 0; i < b->npubs; i++)
+		b->pubs[i].crc = libdeflate_crc32(0, t + b->pubs[i].off, b->pubs[i].len);
+	for (size_t i = 0; i < b->ncfi; i++)
+		b->cfi[i].crc = libdeflate_crc32(0, t + b->cfi[i].off, b->cfi[i].len);
+	for (size_t i = 0; i < b->nwin; i++)
+		b->win[i].crc = libdeflate_crc32(0, t + b->win[i].off, b->win[i].len);
+	for (size_t i = 0; i < b->nfiles; i++)
+		b->files[i].crc = libdeflate_crc32(0, t + b->files[i].off, b->files[i].len);
+	for (size_t i = 0; i < b->norigins; i++)
+		b->origins[i].crc = libdeflate_crc32(0, t + b->origins[i].off, b->origins[i].len);
+}
+
+/* The second half of writing b's index (sym_index_write_finish), which
+ * runs beside the walk: b's text and arrays are read-only by then but for
+ * the crc fields, which only this writer sets and only an index reads. */
+struct bsym_writer {
+	pthread_t thread;
+	struct sw_bsym *b;
+	struct sym_index_writer *w;
+	struct source_id id;
+};
+
+static void *write_index(void *arg)
+{
+	struct bsym_writer *bw = arg;
+	stamp_crcs(bw->b);
+	/* The source changed while it was read: no index (the next run
+	 * makes one). */
+	if (!source_unchanged(&bw->id)) {
+		sym_index_write_abandon(bw->w);
+	} else {
+		struct sym_index_content c;
+		content_of(bw->b, &c);
+		c.source = &bw->id.st;
+		struct sw_err werr = {0};
+		sym_index_write_finish(bw->w, &c, &werr); /* a late failure: just no index */
+		for (int k = SYM_SEC_FUNC_FENCES; k <= SYM_SEC_CFI_FENCES; k++)
+			free((void *)c.data[k]);
+	}
+	close(bw->id.fd);
+	return NULL;
+}
+
+/* Writes the index of b, parsed from the source id was read from, unless
+ * the file had bad records (its load messages, a damaged gzip's for one,
+ * are the source's to give, every time). The directories and temporary
+ * file are made here (their failures are the warnings a user gets, in
+ * *warn); the rest on a thread of its own when one can be started,
+ * joined by sw_bsym_free. */
+static void index_source(struct sw_sym_cache *cache, const char *path, const char *debug_file,
+                         const char *debug_id, struct sw_bsym *b, struct source_id *id,
+                         struct sw_err *warn)
+{
+	struct sw_err werr = {0};
+	struct sym_index_writer *w = NULL;
+	struct bsym_writer *bw = NULL;
+	if (b->errors == 0 && !b->unindexable)
+		w = sym_index_write_begin(cache, path, debug_file, debug_id, &werr);
+	if (werr.code != SW_OK && warn && warn->code == SW_OK)
+		*warn = werr;
+	if (w && (bw = malloc(sizeof *bw)) != NULL) {
+		*bw = (struct bsym_writer){.b = b, .w = w, .id = *id};
+		if (pthread_create(&bw->thread, NULL, write_index, bw) == 0) {
+			b->writer = bw;
+			return;
+		}
+	}
+	if (w) {
+		struct bsym_writer now = {.b = b, .w = w, .id = *id};
+		write_index(&now);
+	} else {
+		close(id->fd);
+	}
+	free(bw);
+}
+
+/* Waits for b's index to be written (if it is being written). */
+static void join_writer(struct sw_bsym *b)
+{
+	if (b->writer) {
+		pthread_join(b->writer->thread, NULL);
+		free(b->writer);
+		b->writer = NULL;
+	}
+}
+
+struct sw_bsym *sw_bsym_load_cached(const char *path, struct sw_sym_cache *cache,
+                                    const char *debug_file, const char *debug_id,
+                                    struct sw_err *err, struct sw_err *warn)
+{
+	sw_err_clear(warn);
+	if (!cache)
+		return sw_bsym_load_file(path, err);
+	struct bsym_fallback *fb = calloc(1, sizeof *fb);
+	if (!fb || pthread_mutex_init(&fb->lock, NULL) != 0) {
+		free(fb);
+		return sw_bsym_load_file(path, err);
+	}
+	fb->cache = cache;
+	fb->source = strdup(path);
+	fb->debug_file = strdup(debug_file);
+	fb->debug_id = strdup(debug_id);
+	if (!fb->source || !fb->debug_file || !fb->debug_id) {
+		fallback_free(fb);
+		return sw_bsym_load_file(path, err);
+	}
+	struct sym_index *ix;
+	uint64_t meta[SYM_INDEX_NMETA];
+	enum sym_index_open_status st =
+		sym_index_open(cache, path, debug_file, debug_id, index_elem, &ix, meta, warn);
+	if (st == SYM_INDEX_OPENED) {
+		char ipath[4096];
+		snprintf(ipath, sizeof ipath, "%s", sym_index_path(ix));
+		struct sw_bsym *b = from_index(ix, meta);
+		if (b) {
+			b->fb = fb;
+			if (b->errors)
+				sw_err_set(err, SW_ERR_CORRUPT, "%s: %u bad record%s", path, b->errors,
+				           b->errors == 1 ? "" : "s");
+			return b;
+		}
+		sw_err_set(warn, SW_ERR_CORRUPT,
+		           "%s: symbol index ignored (damaged block); rebuilt from the source", ipath);
+	} else if (st == SYM_INDEX_SOURCE_GONE) {
+		sw_err_clear(warn); /* sw_bsym_load_file says why */
+	}
+	fallback_free(fb);
+	struct source_id id;
+	struct sw_bsym *b = load_source(path, &id, err);
+	if (b)
+		index_source(cache, path, debug_file, debug_id, b, &id, warn);
+	return b;
+}
+
+/* b, or once b's index failed a check, its source parsed again (and the
+ * index rewritten from it): NULL when the source cannot be loaded. */
+static const struct sw_bsym *bsym_current(const struct sw_bsym *b)
+{
+	if (!b->idx || !sym_index_failed(b->idx))
+		return b;
+	struct bsym_fallback *fb = b->fb;
+	struct sw_bsym *parsed = atomic_load(&fb->parsed);
+	if (parsed)
+		return parsed;
+	pthread_mutex_lock(&fb->lock);
+	if (!fb->tried) {
+		fb->tried = true;
+		struct sw_err err = {0};
+		struct source_id id;
+		parsed = load_source(fb->source, &id, &err);
+		sw_err_set(&fb->warn, SW_ERR_CORRUPT,
+		           "%s: symbol index damaged; symbols read from %s%s",
+		           sym_index_path(b->idx), fb->source,
+		           parsed ? " and the index rebuilt" : "");
+		if (parsed)
+			index_source(fb->cache, fb->source, fb->debug_file, fb->debug_id, parsed, &id,
+			             NULL);
+		atomic_store(&fb->parsed, parsed);
+	}
+	parsed = atomic_load(&fb->parsed);
+	pthread_mutex_unlock(&fb->lock);
+	return parsed;
+}
+
+const char *sw_bsym_warning(const struct sw_bsym *b)
+{
+	if (!b->fb)
+		return NULL;
+	pthread_mutex_lock(&b->fb->lock);
+	const char *w = b->fb->warn.code != SW_OK ? b->fb->warn.msg : NULL;
+	pthread_mutex_unlock(&b->fb->lock);
+	return w;
+}
+
+bool sw_bsym_is_indexed(const struct sw_bsym *b)
+{
+	return b->idx != NULL;
 }
 
 void sw_bsym_free(struct sw_bsym *b)
 {
 	if (!b)
 		return;
-	free(b->funcs);
-	free(b->pubs);
-	free(b->cfi);
-	free(b->win);
-	free(b->files);
-	free(b->origins);
+	join_writer(b);
+	if (b->idx) {
+		sym_index_close(b->idx); /* the arrays were in its mapping */
+	} else {
+		free(b->funcs);
+		free(b->pubs);
+		free(b->cfi);
+		free(b->win);
+		free(b->files);
+		free(b->origins);
+	}
+	for (size_t i = 0; b->file_names && i < b->nfiles; i++)
+		free(atomic_load(&b->file_names[i]));
+	for (size_t i = 0; b->origin_names && i < b->norigins; i++)
+		free(atomic_load(&b->origin_names[i]));
+	free((void *)b->file_names);
+	free((void *)b->origin_names);
+	fallback_free(b->fb);
+	free(b->module_line);
 	free(b->heap);
 	if (b->map)
 		munmap(b->map, b->map_len);
@@ -594,46 +1091,113 @@ bool sw_bsym_module(const struct sw_bsym *b, struct sw_bsym_module *out)
 	return true;
 }
 
+/* ---- text spans --------------------------------------------------------- */
+
+bool bsym_span_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t crc,
+                   struct bsym_span *s)
+{
+	s->heap = NULL;
+	if (off > b->len || n > b->len - off)
+		return false;
+	s->n = (size_t)n;
+	if (b->text) {
+		s->p = b->text + off;
+		return true;
+	}
+	char *buf = s->small;
+	if (n > sizeof s->small && !(buf = s->heap = malloc((size_t)n)))
+		return false;
+	if (!sym_index_read_text(b->idx, off, (size_t)n, crc, buf)) {
+		bsym_span_free(s);
+		return false;
+	}
+	s->p = buf;
+	return true;
+}
+
+void bsym_span_free(struct bsym_span *s)
+{
+	free(s->heap);
+	s->heap = NULL;
+}
+
 /* ---- searches ----------------------------------------------------------- */
 
-static uint64_t func_addr(const void *set, size_t i)
+/* A binary search's view of one array: every record it reads is checked
+ * first (an indexed file's block CRC), so a damaged block is noticed by
+ * the search that meets it. The key is the record's first field (an
+ * address), or the uint32 id of FILE / INLINE_ORIGIN records. A record
+ * that fails reads as key 0; the caller sees the index failed and answers
+ * again from the parsed source. */
+struct probe {
+	const struct sw_bsym *b;
+	const char *base;
+	size_t elem;
+};
+
+static uint64_t probe_addr(const void *set, size_t i)
 {
-	return ((const struct bsym_func *)set)[i].addr;
+	const struct probe *p = set;
+	const char *rec = p->base + i * p->elem;
+	uint64_t k;
+	if (!bsym_rec_ok(p->b, rec, p->elem))
+		return 0;
+	memcpy(&k, rec, sizeof k);
+	return k;
 }
 
-static uint64_t public_addr(const void *set, size_t i)
+static uint64_t probe_named_id(const void *set, size_t i)
 {
-	return ((const struct bsym_public *)set)[i].addr;
+	const struct probe *p = set;
+	const struct bsym_named *rec = (const struct bsym_named *)p->base + i;
+	return bsym_rec_ok(p->b, rec, sizeof *rec) ? rec->id : 0;
 }
 
-static uint64_t range_addr(const void *set, size_t i)
+static size_t upper_bound(const struct sw_bsym *b, const void *a, size_t n, size_t elem,
+                          uint64_t x)
 {
-	return ((const struct bsym_range *)set)[i].addr;
+	struct probe p = {b, a, elem};
+	return sw_upper_bound(&p, n, probe_addr, x);
 }
 
-static uint64_t named_id(const void *set, size_t i)
+/* upper_bound through a fence (the key of every BSYM_FENCE-th record):
+ * with fence[k-1] <= x < fence[k], every record before k-1's stretch has
+ * a key <= x and every record from k's on a key > x, so the answer lies
+ * in stretch k-1. */
+static size_t upper_bound_fenced(const struct sw_bsym *b, const uint64_t *fence, const void *a,
+                                 size_t n, size_t elem, uint64_t x)
 {
-	return ((const struct bsym_named *)set)[i].id;
+	if (!fence)
+		return upper_bound(b, a, n, elem, x);
+	size_t k = upper_bound(b, fence, nfences(n), sizeof *fence, x);
+	if (k == 0)
+		return 0;
+	size_t lo = (k - 1) * BSYM_FENCE, len = n - lo < BSYM_FENCE ? n - lo : BSYM_FENCE;
+	return lo + upper_bound(b, (const char *)a + lo * elem, len, elem, x);
 }
 
 ptrdiff_t bsym_find_func(const struct sw_bsym *b, uint64_t x)
 {
-	return (ptrdiff_t)sw_upper_bound(b->funcs, b->nfuncs, func_addr, x) - 1;
+	return (ptrdiff_t)upper_bound_fenced(b, b->func_fence, b->funcs, b->nfuncs,
+	                                     sizeof *b->funcs, x) - 1;
 }
 
 static ptrdiff_t find_public(const struct sw_bsym *b, uint64_t x)
 {
-	return (ptrdiff_t)sw_upper_bound(b->pubs, b->npubs, public_addr, x) - 1;
+	return (ptrdiff_t)upper_bound_fenced(b, b->pub_fence, b->pubs, b->npubs,
+	                                     sizeof *b->pubs, x) - 1;
 }
 
-static ptrdiff_t find_range(const struct bsym_range *a, size_t n, uint64_t x)
+static ptrdiff_t find_range(const struct sw_bsym *b, const struct bsym_range *a, size_t n,
+                            uint64_t x)
 {
-	return (ptrdiff_t)sw_upper_bound(a, n, range_addr, x) - 1;
+	return (ptrdiff_t)upper_bound(b, a, n, sizeof *a, x) - 1;
 }
 
 ptrdiff_t bsym_find_cfi(const struct sw_bsym *b, uint64_t x)
 {
-	ptrdiff_t i = find_range(b->cfi, b->ncfi, x);
+	ptrdiff_t i = (ptrdiff_t)upper_bound_fenced(b, b->cfi_fence, b->cfi, b->ncfi,
+	                                            sizeof *b->cfi, x) - 1;
 	if (i >= 0 && x - b->cfi[i].addr >= b->cfi[i].size)
 		return -1;
 	return i;
@@ -663,9 +1227,11 @@ static const struct bsym_range *find_win_type(const struct sw_bsym *b,
 	enum { MAX_CANDIDATES = 64 };
 	const struct bsym_range *cand[MAX_CANDIDATES];
 	size_t nc = 0;
-	ptrdiff_t i = find_range(b->win, b->nwin, offset);
+	ptrdiff_t i = find_range(b, b->win, b->nwin, offset);
 	for (; i >= 0 && nc < MAX_CANDIDATES; i--) {
 		const struct bsym_range *r = &b->win[i];
+		if (!bsym_rec_ok(b, r, sizeof *r))
+			return NULL;
 		if (offset - r->addr >= b->win_max_size)
 			break; /* no earlier record can reach the offset */
 		if (r->aux == type && range_covers(r, offset))
@@ -697,13 +1263,14 @@ const struct bsym_range *bsym_find_win(const struct sw_bsym *b, uint64_t offset)
 	return r ? r : find_win_type(b, offset, 0);
 }
 
-static const struct bsym_named *find_named(const struct bsym_named *a, size_t n,
-                                           int64_t id)
+static const struct bsym_named *find_named(const struct sw_bsym *b,
+                                           const struct bsym_named *a, size_t n, int64_t id)
 {
 	if (id < 0 || id > UINT32_MAX)
 		return NULL;
 	/* The first with a[].id >= id: the first FILE wins. */
-	size_t lo = sw_lower_bound(a, n, named_id, (uint64_t)id);
+	struct probe p = {b, (const char *)a, sizeof *a};
+	size_t lo = sw_lower_bound(&p, n, probe_named_id, (uint64_t)id);
 	return lo < n && a[lo].id == id ? &a[lo] : NULL;
 }
 
@@ -732,9 +1299,8 @@ static const struct bsym_public *covering_public(const struct sw_bsym *b, uint64
 	return &b->pubs[i];
 }
 
-static bool bsym_has_function(void *self, uint64_t offset)
+static bool has_function_in(const struct sw_bsym *b, uint64_t offset)
 {
-	const struct sw_bsym *b = self;
 	const struct bsym_func *nearest;
 	if (covering_func(b, offset, &nearest))
 		return true;
@@ -785,40 +1351,97 @@ static bool parse_inline(const char *p, const char *e, uint64_t x, int64_t *dept
 	return true;
 }
 
+/* The name of FILE or INLINE_ORIGIN record n. An index reads each name
+ * once (a walk names the same few files in every frame) and keeps it in
+ * names[], a slot per record, filled by whichever thread reads it first. */
 static const char *copy_named(const struct sw_bsym *b, const struct bsym_named *n,
-                              struct sw_arena *a)
+                              bool is_file, struct sw_arena *a)
 {
-	return n ? sw_arena_strndup(a, b->text + n->off, n->len) : NULL;
+	if (!n)
+		return NULL;
+	char *_Atomic *slot = NULL;
+	if (b->idx && is_file && b->file_names)
+		slot = &b->file_names[n - b->files];
+	else if (b->idx && !is_file && b->origin_names)
+		slot = &b->origin_names[n - b->origins];
+	char *known = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+	if (known)
+		return sw_arena_strndup(a, known, n->len);
+	struct bsym_span sp;
+	if (!bsym_span_get(b, n->off, n->len, n->crc, &sp))
+		return NULL;
+	const char *r = sw_arena_strndup(a, sp.p, sp.n);
+	char *copy = slot ? strndup(sp.p, sp.n) : NULL;
+	bsym_span_free(&sp);
+	char *none = NULL;
+	if (copy && !atomic_compare_exchange_strong_explicit(slot, &none, copy,
+	                                                     memory_order_acq_rel,
+	                                                     memory_order_acquire))
+		free(copy); /* another thread's copy is there */
+	return r;
 }
 
-static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
-                        struct sw_sym_info *out)
+/* PUBLIC <addr> <param_size> <name> */
+static bool lookup_public(const struct sw_bsym *b, const struct bsym_public *pub,
+                          struct sw_arena *a, struct sw_sym_info *out)
 {
-	const struct sw_bsym *b = self;
+	struct bsym_span sp;
+	if (!bsym_span_get(b, pub->off, pub->len, pub->crc, &sp))
+		return false;
+	const char *e = sp.p + sp.n;
+	struct func_fields ff;
+	bool ok = e - sp.p >= 7 && parse_func_fields(sp.p + 7, e, false, &ff);
+	if (ok) {
+		out->function = sw_arena_strndup(a, ff.name, ff.name_len);
+		out->function_offset = ff.addr;
+		out->is_public = true;
+		out->param_size = (uint32_t)ff.param;
+	}
+	bsym_span_free(&sp);
+	return ok && out->function != NULL;
+}
+
+static bool lookup_func(const struct sw_bsym *b, const struct bsym_func *f, uint64_t offset,
+                        const char *line, const char *end, struct sw_arena *a,
+                        struct sw_sym_info *out);
+
+static bool lookup_in(const struct sw_bsym *b, uint64_t offset, struct sw_arena *a,
+                      struct sw_sym_info *out)
+{
 	memset(out, 0, sizeof *out);
 	const struct bsym_func *nearest;
 	const struct bsym_func *f = covering_func(b, offset, &nearest);
 	if (!f) {
 		const struct bsym_public *pub = covering_public(b, offset, nearest);
-		if (!pub)
-			return false;
-		const char *line = b->text + pub->off;
-		const char *e = bsym_trim_cr(line, bsym_line_end(line, b->text + b->len));
-		struct func_fields ff;
-		if (!parse_func_fields(line + 7, e, false, &ff))
-			return false;
-		out->function = sw_arena_strndup(a, ff.name, ff.name_len);
-		out->function_offset = ff.addr;
-		out->is_public = true;
-		out->param_size = (uint32_t)ff.param;
-		return out->function != NULL;
+		return pub && lookup_public(b, pub, a, out);
 	}
+	/* The FUNC line and its line and INLINE records. */
+	struct bsym_span sp;
+	if (f->end < f->off || !bsym_span_get(b, f->off, f->end - f->off, f->crc, &sp))
+		return false;
+	bool ok = lookup_func(b, f, offset, sp.p, sp.p + sp.n, a, out);
+	bsym_span_free(&sp);
+	return ok;
+}
 
-	const char *end = b->text + f->end;
-	const char *line = b->text + f->off;
+/* Could the line record p .. e cover offset? Its first two fields only
+ * (most records of a function do not: the rest is parsed for the one
+ * that may). */
+static bool line_may_cover(const char *p, const char *e, uint64_t offset)
+{
+	uint64_t addr, size;
+	if (!bsym_hex(&p, e, &addr) || !bsym_hex(&p, e, &size))
+		return true; /* malformed: parse_line_fields says so */
+	return offset >= addr && offset - addr < size;
+}
+
+static bool lookup_func(const struct sw_bsym *b, const struct bsym_func *f, uint64_t offset,
+                        const char *line, const char *end, struct sw_arena *a,
+                        struct sw_sym_info *out)
+{
 	const char *nl = bsym_line_end(line, end);
 	struct func_fields ff;
-	if (!parse_func_fields(line + 5, bsym_trim_cr(line, nl), true, &ff))
+	if (nl - line < 5 || !parse_func_fields(line + 5, bsym_trim_cr(line, nl), true, &ff))
 		return false;
 	out->function = sw_arena_strndup(a, ff.name, ff.name_len);
 	out->function_offset = f->addr;
@@ -849,14 +1472,15 @@ static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
 			continue;
 		}
 		struct line_fields lf;
-		if (!have_line && sw_hex_digit(*p) >= 0 && parse_line_fields(p, e, &lf) &&
-		    lf.size > 0 && offset >= lf.addr && offset - lf.addr < lf.size) {
+		if (!have_line && sw_hex_digit(*p) >= 0 && line_may_cover(p, e, offset) &&
+		    parse_line_fields(p, e, &lf) && lf.size > 0 && offset >= lf.addr &&
+		    offset - lf.addr < lf.size) {
 			best = lf;
 			have_line = true;
 		}
 	}
 	if (have_line) {
-		out->file = copy_named(b, find_named(b->files, b->nfiles, best.file), a);
+		out->file = copy_named(b, find_named(b, b->files, b->nfiles, best.file), true, a);
 		out->line = (uint32_t)best.line;
 		out->line_offset = best.addr;
 	}
@@ -865,15 +1489,15 @@ static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
 		if (!in)
 			return out->function != NULL;
 		for (size_t i = 0; i < depth_n; i++) {
-			const struct bsym_named *o = find_named(b->origins, b->norigins,
+			const struct bsym_named *o = find_named(b, b->origins, b->norigins,
 			                                        chain[i].origin);
-			in[i].function = o ? copy_named(b, o, a) : "<name omitted>";
+			in[i].function = o ? copy_named(b, o, false, a) : "<name omitted>";
 			in[i].call_line = (uint32_t)chain[i].call_line;
 			/* New layout: the call site's own file. Old layout: Breakpad
 			 * shows the file of the line record at the address. */
 			if (chain[i].has_file)
 				in[i].call_file = copy_named(
-					b, find_named(b->files, b->nfiles, chain[i].call_file), a);
+					b, find_named(b, b->files, b->nfiles, chain[i].call_file), true, a);
 			else
 				in[i].call_file = out->file;
 		}
@@ -883,40 +1507,44 @@ static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
 	return out->function != NULL;
 }
 
-bool sw_bsym_frame_param_size(const struct sw_bsym *b, uint64_t offset, uint32_t *out)
+static bool frame_param_size_in(const struct sw_bsym *b, uint64_t offset, uint32_t *out)
 {
+	struct bsym_span sp;
+	const char *e;
 	const struct bsym_range *w = bsym_find_win(b, offset);
 	if (w) {
-		const char *p = b->text + w->off;
-		const char *e = bsym_trim_cr(p, bsym_line_end(p, b->text + b->len));
-		p = bsym_skip_spaces(p + 6, e);
-		p = bsym_skip_spaces(p + 4, e); /* "STACK " "WIN " */
+		if (!bsym_span_get(b, w->off, w->len, w->crc, &sp))
+			return false;
+		e = sp.p + sp.n;
+		const char *p = sp.p;
+		p = e - p >= 6 ? bsym_skip_spaces(p + 6, e) : e;
+		p = e - p >= 4 ? bsym_skip_spaces(p + 4, e) : e; /* "STACK " "WIN " */
 		uint64_t v[6];
-		for (int i = 0; i < 6; i++)
-			if (!bsym_hex(&p, e, &v[i]))
-				return false;
-		*out = (uint32_t)v[5];
-		return true;
+		bool ok = true;
+		for (int i = 0; i < 6 && ok; i++)
+			ok = bsym_hex(&p, e, &v[i]);
+		bsym_span_free(&sp);
+		if (ok)
+			*out = (uint32_t)v[5];
+		return ok;
 	}
 	const struct bsym_func *nearest;
 	const struct bsym_func *f = covering_func(b, offset, &nearest);
-	if (!f)
+	if (!f || f->end < f->off || !bsym_span_get(b, f->off, f->end - f->off, f->crc, &sp))
 		return false;
-	const char *line = b->text + f->off;
+	e = bsym_trim_cr(sp.p, bsym_line_end(sp.p, sp.p + sp.n));
 	struct func_fields ff;
-	if (!parse_func_fields(line + 5,
-	                       bsym_trim_cr(line, bsym_line_end(line, b->text + b->len)),
-	                       true, &ff))
-		return false;
-	*out = (uint32_t)ff.param;
-	return true;
+	bool ok = e - sp.p >= 5 && parse_func_fields(sp.p + 5, e, true, &ff);
+	bsym_span_free(&sp);
+	if (ok)
+		*out = (uint32_t)ff.param;
+	return ok;
 }
 
-static enum sw_unwind_status bsym_unwind(void *self, uint64_t offset,
-                                         const struct sw_unwind_env *env,
-                                         struct sw_caller *out, enum sw_trust *trust)
+static enum sw_unwind_status unwind_in(const struct sw_bsym *b, uint64_t offset,
+                                       const struct sw_unwind_env *env,
+                                       struct sw_caller *out, enum sw_trust *trust)
 {
-	const struct sw_bsym *b = self;
 	struct sw_regs *caller = &out->regs;
 	/* Breakpad's x86 walker tries STACK WIN first, then STACK CFI. */
 	if (env->arch->cpu == SW_CPU_X86) {
@@ -928,6 +1556,69 @@ static enum sw_unwind_status bsym_unwind(void *self, uint64_t offset,
 		}
 	}
 	return bsym_cfi_unwind(b, offset, env, caller, trust);
+}
+
+/* ---- the provider ------------------------------------------------------- */
+
+/* Each question is answered from b; if b is an index and a check failed
+ * while answering (or before), the answer is thrown away and given again
+ * from the source, parsed once (bsym_current). */
+static bool index_failed(const struct sw_bsym *b)
+{
+	return b->idx && sym_index_failed(b->idx);
+}
+
+static const struct sw_bsym *bsym_current(const struct sw_bsym *b);
+
+static bool bsym_lookup(void *self, uint64_t offset, struct sw_arena *a,
+                        struct sw_sym_info *out)
+{
+	const struct sw_bsym *b = bsym_current(self);
+	bool found = b && lookup_in(b, offset, a, out);
+	if (b && index_failed(b)) {
+		b = bsym_current(b);
+		found = b && lookup_in(b, offset, a, out);
+	}
+	if (!b)
+		memset(out, 0, sizeof *out);
+	return found;
+}
+
+static bool bsym_has_function(void *self, uint64_t offset)
+{
+	const struct sw_bsym *b = bsym_current(self);
+	bool found = b && has_function_in(b, offset);
+	if (b && index_failed(b)) {
+		b = bsym_current(b);
+		found = b && has_function_in(b, offset);
+	}
+	return found;
+}
+
+static enum sw_unwind_status bsym_unwind(void *self, uint64_t offset,
+                                         const struct sw_unwind_env *env,
+                                         struct sw_caller *out, enum sw_trust *trust)
+{
+	const struct sw_bsym *b = bsym_current(self);
+	if (!b)
+		return SW_UNWIND_NO_RULE;
+	enum sw_unwind_status st = unwind_in(b, offset, env, out, trust);
+	if (index_failed(b)) {
+		b = bsym_current(b);
+		st = b ? unwind_in(b, offset, env, out, trust) : SW_UNWIND_NO_RULE;
+	}
+	return st;
+}
+
+bool sw_bsym_frame_param_size(const struct sw_bsym *b, uint64_t offset, uint32_t *out)
+{
+	b = bsym_current(b);
+	bool found = b && frame_param_size_in(b, offset, out);
+	if (b && index_failed(b)) {
+		b = bsym_current(b);
+		found = b && frame_param_size_in(b, offset, out);
+	}
+	return found;
 }
 
 const struct sw_symbols_ops sw_bsym_ops = {

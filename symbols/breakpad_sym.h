@@ -35,6 +35,25 @@ struct sw_bsym *sw_bsym_load_file(const char *path, struct sw_err *err);
 struct sw_bsym *sw_bsym_parse(const char *text, size_t len, const char *name,
                               struct sw_err *err);
 
+/* sw_bsym_load_file through the symbol index cache (symbols/sym_index.h,
+ * docs/symbol-cache.md), cache NULL: none. The index of path for module
+ * (debug_file, debug_id) is mapped when it is there and intact; else the
+ * file is parsed and (when it has no bad records) its index written. The
+ * result answers alike either way. *warn: one line about the cache (an
+ * index rejected and rebuilt, a cache that cannot be written), code SW_OK
+ * when there is nothing to say. */
+struct sw_sym_cache;
+struct sw_bsym *sw_bsym_load_cached(const char *path, struct sw_sym_cache *cache,
+                                    const char *debug_file, const char *debug_id,
+                                    struct sw_err *err, struct sw_err *warn);
+
+/* An indexed file whose index failed a check during the walk answers from
+ * its source parsed again: this says so (one line naming the index), or
+ * NULL. */
+const char *sw_bsym_warning(const struct sw_bsym *b);
+/* Loaded from an index (not parsed)? */
+bool sw_bsym_is_indexed(const struct sw_bsym *b);
+
 void sw_bsym_free(struct sw_bsym *b);
 
 /* Bad records seen (Breakpad: "is_corrupt" when any). */

@@ -34,11 +34,11 @@ struct win_info {
 	size_t program_len;
 };
 
-static bool parse_win(const struct sw_bsym *b, const struct bsym_range *rec,
-                      struct win_info *w)
+/* The record's line is p .. e. */
+static bool parse_win(const char *p, const char *e, struct win_info *w)
 {
-	const char *p = b->text + rec->off;
-	const char *e = bsym_trim_cr(p, bsym_line_end(p, b->text + b->len));
+	if (e - p < 10)
+		return false;
 	p = bsym_skip_spaces(p + 6, e); /* "STACK " */
 	p = bsym_skip_spaces(p + 4, e); /* "WIN " */
 	uint64_t v[10];
@@ -119,10 +119,28 @@ static uint64_t dict_value(const struct sw_pf_dict *d, const char *name)
 	return v;
 }
 
+static enum sw_unwind_status win_unwind(const char *line, const char *line_end,
+                                        const struct sw_unwind_env *env,
+                                        struct sw_regs *caller, enum sw_trust *trust);
+
 enum sw_unwind_status bsym_win_unwind(const struct sw_bsym *b,
                                       const struct bsym_range *rec,
                                       const struct sw_unwind_env *env,
                                       struct sw_regs *caller, enum sw_trust *trust)
+{
+	struct bsym_span sp;
+	if (!bsym_span_get(b, rec->off, rec->len, rec->crc, &sp))
+		return SW_UNWIND_FAILED;
+	/* the program is in sp */
+	enum sw_unwind_status st = win_unwind(sp.p, sp.p + sp.n, env, caller, trust);
+	bsym_span_free(&sp);
+	return st;
+}
+
+/* The caller by the STACK WIN record on line .. line_end. */
+static enum sw_unwind_status win_unwind(const char *line, const char *line_end,
+                                        const struct sw_unwind_env *env,
+                                        struct sw_regs *caller, enum sw_trust *trust)
 {
 	const struct sw_arch *arch = env->arch;
 	const struct sw_walk *walk = env->walk;
@@ -133,7 +151,7 @@ enum sw_unwind_status bsym_win_unwind(const struct sw_bsym *b,
 	if (eip_r < 0 || esp_r < 0 || ebp_r < 0 || ebx_r < 0 || esi_r < 0 || edi_r < 0)
 		return SW_UNWIND_NO_RULE;
 	struct win_info w;
-	if (!parse_win(b, rec, &w))
+	if (!parse_win(line, line_end, &w))
 		return SW_UNWIND_FAILED;
 
 	bool context_frame = env->callee->trust == SW_TRUST_CONTEXT;

@@ -74,7 +74,13 @@ struct sw_sym_store {
 	const char **elf_paths;     /* the directories and ELF files */
 	char **warnings;
 	uint32_t nwarnings, warnings_cap;
+	struct sw_sym_cache *cache;   /* the symbol index cache, or NULL (not owned) */
 };
+
+void sw_sym_store_set_cache(struct sw_sym_store *s, struct sw_sym_cache *cache)
+{
+	s->cache = cache;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -285,7 +291,8 @@ static void read_header(struct store_path *p)
 	p->mod_name = strdup(tok[3]);
 }
 
-static int32_t load(struct sw_sym_store *s, const char *path)
+static int32_t load(struct sw_sym_store *s, const char *path, const char *debug_file,
+                    const char *debug_id)
 {
 	for (size_t i = 0; i < s->nloaded; i++)
 		if (strcmp(s->loaded[i].path, path) == 0)
@@ -303,7 +310,10 @@ static int32_t load(struct sw_sym_store *s, const char *path)
 	lf->path = strdup(path);
 	if (!lf->path)
 		return -1;
-	lf->bsym = sw_bsym_load_file(path, &lf->err);
+	struct sw_err cache_warn = {0};
+	lf->bsym = sw_bsym_load_cached(path, s->cache, debug_file, debug_id, &lf->err, &cache_warn);
+	if (cache_warn.code != SW_OK)
+		store_warn(s, "%s", cache_warn.msg);
 	if (!lf->bsym) {
 		/* It exists, but could not be read (unreadable, a .sym.gz past
 		 * the inflation limit, out of memory): the module list only says
@@ -327,7 +337,8 @@ static int32_t load(struct sw_sym_store *s, const char *path)
 static int32_t load_candidate(struct sw_sym_store *s, const struct sw_module *m,
                               const char *path)
 {
-	int32_t f = load(s, path);
+	const char *name = module_debug_name(m);
+	int32_t f = load(s, path, name ? name : "", m->debug_id ? m->debug_id : "");
 	if (f < 0)
 		return -1;
 	struct loaded_file *lf = &s->loaded[f];
@@ -595,12 +606,26 @@ const struct sw_err *sw_sym_store_error(const struct sw_sym_store *s, uint32_t m
 	return &s->loaded[s->mods[module].file].err;
 }
 
+/* After the load warnings: those of indexes found damaged mid-walk. */
+static const char *late_warning(const struct sw_sym_store *s, uint32_t i)
+{
+	for (size_t k = 0; k < s->nloaded; k++) {
+		const char *w = s->loaded[k].bsym ? sw_bsym_warning(s->loaded[k].bsym) : NULL;
+		if (w && i-- == 0)
+			return w;
+	}
+	return NULL;
+}
+
 uint32_t sw_sym_store_nwarnings(const struct sw_sym_store *s)
 {
-	return s->nwarnings;
+	uint32_t n = s->nwarnings;
+	while (late_warning(s, n - s->nwarnings))
+		n++;
+	return n;
 }
 
 const char *sw_sym_store_warning(const struct sw_sym_store *s, uint32_t i)
 {
-	return i < s->nwarnings ? s->warnings[i] : NULL;
+	return i < s->nwarnings ? s->warnings[i] : late_warning(s, i - s->nwarnings);
 }

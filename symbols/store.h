@@ -38,6 +38,13 @@ void sw_sym_store_free(struct sw_sym_store *s);
  * machine usually names another build (refused by its build-id then). */
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on);
 
+/* Load Breakpad symbol files through a symbol index cache (symbols/sym_index.h,
+ * docs/symbol-cache.md); NULL (the default): parse every file. The cache
+ * is not owned and must outlive the store; several stores (threads) may
+ * share one. */
+struct sw_sym_cache;
+void sw_sym_store_set_cache(struct sw_sym_store *s, struct sw_sym_cache *cache);
+
 /* The walker's view; valid until sw_sym_store_free. */
 const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);
 

@@ -34,8 +34,15 @@ def check(name, ok, detail=""):
         print("FAIL  %s\n      %s" % (name, detail))
 
 
+def without_signature(text):
+    """Our text less its one line that is not Breakpad's (docs/output.md)."""
+    return "".join(l for l in text.splitlines(True) if not l.startswith("Signature: "))
+
+
 code, out, err = run(dump, syms)
-check("text output of the example is Breakpad's", code == 0 and out == open(os.path.join(example, "expected.txt")).read(),
+check("text output of the example is Breakpad's, plus its Signature line",
+      code == 0 and without_signature(out) == open(os.path.join(example, "expected.txt")).read()
+      and "\nSignature: `anonymous namespace'::CrashFunction\nProcess uptime:" in out,
       "exit %d\n%s" % (code, out[:2000]))
 code, out, err = run("--machine", dump, syms)
 check("--machine output of the example is Breakpad's -m",
@@ -77,7 +84,17 @@ for args, what, says in [((), "no arguments", "no SNAPSHOT"),
                          ((dump, "--machine", "--json"), "--machine with --json", "--json and --machine"),
                          (("--pretty", dump), "--pretty without --json", "--pretty"),
                          (("--pretty", "-m", dump), "--pretty with --machine", "--pretty"),
-                         (("--max-frames=0", dump), "--max-frames=0", "--max-frames")]:
+                         (("--max-frames=0", dump), "--max-frames=0", "--max-frames"),
+                         ((dump, "--output-file"), "--output-file without its value", "needs a value"),
+                         ((dump, "--cyborg"), "--cyborg without its value", "needs a value"),
+                         ((dump, "--signature-skip"), "--signature-skip without its value", "needs a value"),
+                         ((dump, "--json", "--cyborg=x.json"), "--cyborg with --json", "--cyborg"),
+                         ((dump, "--output-file=r", "--cyborg=r"), "--output-file and --cyborg the same",
+                          "the same file 'r'"),
+                         ((dump, "--output-file="), "an empty --output-file", "empty FILE"),
+                         ((dump, "--brief=1"), "a value to --brief", "'--brief' takes no value"),
+                         ((dump, "--signature-skip=/nonexistent/rules"), "--signature-skip of a missing file",
+                          "/nonexistent/rules: cannot open")]:
     code, out, err = run(*args)
     check("usage error: %s -> exit 2, one line" % what,
           code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("stackwalk: ") and says in err,
@@ -153,6 +170,128 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a missing symbol path: one warning line naming it",
           err == "stackwalk: %s: symbol path ignored: No such file or directory\n" % os.path.join(tmp, "no-such-store"),
           repr(err))
+
+# Crash pipelines (docs/cli.md): --brief, --output-file, --cyborg, pipes,
+# the JSON status, --require-symbols, signatures and --signature-skip.
+code, full, err = run(dump, syms)
+for args in [("--brief", dump, syms), ("-c", dump, syms), (dump, syms, "--brief")]:
+    code, out, err = run(*args)
+    check("%s: only the crashing thread, the rest of the report as always" % " ".join(a for a in args if a.startswith("-")),
+          code == 0 and err == "" and "Thread 0 (crashed)" in out and "\nThread 1" not in out
+          and out.split("\nThread 0")[0] == full.split("\nThread 0")[0]
+          and out.split("Loaded modules:")[1] == full.split("Loaded modules:")[1], "exit %d %r" % (code, err))
+code, out, err = run("-c", "-m", dump, syms)
+check("--brief --machine: the crashing thread's frames only",
+      code == 0 and "\n0|0|test_app.exe|" in out and "\n1|" not in out, out[-500:])
+code, out, err = run("-c", "--json", dump, syms)
+doc = json.loads(out) if code == 0 else {}
+code2, out2, _ = run("--json", dump, syms)
+doc2 = json.loads(out2) if code2 == 0 else {}
+check("--brief --json: every thread listed, only the crashing one walked",
+      code == 0 and doc["thread_count"] == doc2["thread_count"] and doc["crashing_thread"] == doc2["crashing_thread"]
+      and all(t["walk_end"] == "not_walked" and t["frames"] == [] for i, t in enumerate(doc["threads"]) if i != 0),
+      out[:300])
+check("--json: the signature and status OK",
+      doc2.get("signature") == "`anonymous namespace'::CrashFunction" and doc2.get("status") == "OK", out2[:200])
+
+with tempfile.TemporaryDirectory() as tmp:
+    report = os.path.join(tmp, "report.txt")
+    code, out, err = run(dump, syms, "--output-file", report)
+    check("--output-file: the report in FILE, nothing on stdout, no temporary file left",
+          code == 0 and out == "" and err == "" and open(report).read() == full and os.listdir(tmp) == ["report.txt"],
+          "exit %d %r %r" % (code, err, os.listdir(tmp)))
+    open(report, "w").write("old report\n")
+    code, out, err = run(os.path.join(tmp, "missing.dmp"), "--output-file=" + report)
+    check("--output-file after an unreadable input: exit 3, FILE left as it was",
+          code == 3 and open(report).read() == "old report\n" and sorted(os.listdir(tmp)) == ["report.txt"],
+          "exit %d %r %r" % (code, err, os.listdir(tmp)))
+    nodir = os.path.join(tmp, "no", "report.txt")
+    code, out, err = run(dump, "--output-file=" + nodir)
+    check("--output-file in a missing folder: exit 4, one line naming it",
+          code == 4 and out == "" and err == "stackwalk: %s: cannot create: No such file or directory\n" % nodir,
+          "exit %d %r" % (code, err))
+    cy = os.path.join(tmp, "report.json")
+    code, out, err = run("--cyborg", cy, dump, syms)
+    check("--cyborg: text on stdout, the JSON in FILE",
+          code == 0 and err == "" and out == full and json.loads(open(cy).read()) == doc2, "exit %d %r" % (code, err))
+    code, out, err = run("--cyborg=" + cy, "--pretty", "-m", "--output-file=" + report, dump, syms)
+    check("--cyborg --pretty with -m and --output-file: machine to FILE, indented JSON to the other",
+          code == 0 and out == "" and open(report).read().startswith("OS|Windows NT|")
+          and open(cy).read().startswith("{\n  \"crash_info\"") and json.loads(open(cy).read()) == doc2,
+          "exit %d %r" % (code, err))
+
+    # A write error on a file: the file size limit (SIGXFSZ ignored, so
+    # the write fails with EFBIG instead of killing the process).
+    def small_files():
+        import resource
+        import signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+    for opt in ("--output-file", "--cyborg"):
+        target = os.path.join(tmp, "big" + opt.replace("-", "_"))
+        p = subprocess.run([sw, opt, target, dump, syms], capture_output=True, text=True, preexec_fn=small_files)
+        check("%s: a write error -> exit 4, one line naming the file, no file" % opt,
+              p.returncode == 4 and p.stderr == "stackwalk: %s: cannot write: File too large\n" % target
+              and not os.path.exists(target) and not [f for f in os.listdir(tmp) if ".tmp-" in f],
+              "exit %d %r" % (p.returncode, p.stderr))
+    with open("/dev/full", "w") as full_dev:
+        p = subprocess.run([sw, dump, syms], stdout=full_dev, stderr=subprocess.PIPE, text=True)
+    check("stdout that cannot be written -> exit 4, one line",
+          p.returncode == 4 and p.stderr == "stackwalk: cannot write the output: No space left on device\n",
+          "exit %d %r" % (p.returncode, p.stderr))
+
+    # A reader that stops reading: `stackwalk ... | head`. The read end is
+    # closed before stackwalk writes; the exit is the walk's, stderr empty.
+    for args in [(dump, syms), ("--json", dump, syms), ("-m", dump, syms)]:
+        p = subprocess.Popen([sw] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        code = p.wait(timeout=60)
+        check("a closed pipe on stdout (%s) -> exit 0, nothing said" % (args[0] if args[0].startswith("-") else "text"),
+              code == 0 and err == "", "exit %d %r" % (code, err))
+    p = subprocess.Popen("%s %s %s | head -1" % (sw, dump, syms), shell=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=60)
+    check("stackwalk DUMP | head -1: one line, nothing on stderr",
+          out == b"Operating system: Windows NT\n" and err == b"", repr(err))
+
+    # The JSON status says what the exit status says.
+    cut = os.path.join(tmp, "cut.dmp")
+    open(cut, "wb").write(open(dump, "rb").read()[:6000])
+    code, out, err = run("--json", cut, syms)
+    check("--json of a damaged input: status DAMAGED, exit 1",
+          code == 1 and json.loads(out)["status"] == "DAMAGED" and json.loads(out)["problems"], out[-300:])
+
+    # --require-symbols: exit 5 when the signature's modules lack symbols.
+    code, out, err = run("--require-symbols", dump, syms)
+    check("--require-symbols with the symbols -> exit 0", code == 0 and err == "", "exit %d %r" % (code, err))
+    code, out, err = run(dump, "--require-symbols")
+    check("--require-symbols without them -> exit 5, one line naming the module and its debug id, the report printed",
+          code == 5 and err == "stackwalk: %s: no symbols for test_app.exe (test_app.pdb, "
+          "5A9832E5287241C1838ED98914E9B7FF1), which holds frame 0 of the crashing thread\n" % dump
+          and "Signature: test_app.exe\n" in out and "Loaded modules:" in out, "exit %d %r" % (code, err))
+    code, out, err = run("--json", dump, "--require-symbols")
+    check("--require-symbols --json -> exit 5, status OK", code == 5 and json.loads(out)["status"] == "OK",
+          "exit %d" % code)
+    code, out, err = run(cut, "--require-symbols")
+    check("--require-symbols on a damaged input: 1 wins over 5", code == 1, "exit %d %r" % (code, err))
+
+    # --signature-skip: rules after the built-in ones.
+    rules = os.path.join(tmp, "rules.txt")
+    open(rules, "w").write("# our crash helpers\nirrelevant *::CrashFunction\n")
+    code, out, err = run(dump, syms, "--signature-skip", rules)
+    check("--signature-skip drops a frame: the signature moves on to main",
+          code == 0 and "\nSignature: main\n" in out, "exit %d %r" % (code, err))
+    open(rules, "w").write("prefix *::CrashFunction\n")
+    code, out, err = run("--json", dump, syms, "--signature-skip=" + rules)
+    check("--signature-skip prefix: the signature goes on past it",
+          code == 0 and json.loads(out)["signature"] == "`anonymous namespace'::CrashFunction | main",
+          "exit %d %r" % (code, err))
+    open(rules, "w").write("prefix x\nskip y\n")
+    code, out, err = run(dump, syms, "--signature-skip", rules)
+    check("--signature-skip with a bad line -> exit 2, one line naming file and line",
+          code == 2 and out == "" and err.startswith("stackwalk: %s:2: 'skip' is not a rule" % rules)
+          and err.count("\n") == 1, "exit %d %r" % (code, err))
 
 # .snap files (docs/snap-format.md): testdata/snap/make_seeds.py's, with
 # the Breakpad symbols of their firmware.

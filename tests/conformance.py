@@ -10,7 +10,11 @@ more correct; an unlisted difference fails the test, and so does a listed one
 that no longer happens (the list must stay true).
 
 Also checked: the damaged dumps give a one-line error and a documented exit
-code, and truncated copies of every dump never crash the walker.
+code, and truncated copies of every dump never crash the walker. Crash
+signatures (docs/signature.md): every input of the corpus that names a
+crashing thread gets one, the same with --brief as with the full walk, and
+a pinned sample across CPUs and input formats matches exactly
+(PINNED_SIGNATURES).
 
 Usage: conformance.py --stackwalk PATH --corpus DIR [--only SUBSTRING] [-v]
 """
@@ -22,6 +26,8 @@ import subprocess
 import sys
 import struct
 import tempfile
+
+from corpus_skip import require_corpus
 
 TRUST = {
     "given as instruction pointer in context": "context",
@@ -214,12 +220,14 @@ def first_part(text):
 
 
 def header(text):
-    """The lines before the first thread: OS, CPU, crash reason/address."""
+    """The lines before the first thread: OS, CPU, crash reason/address.
+    Our "Signature:" line is not Breakpad's (docs/output.md): left out."""
     out = []
     for line in text.splitlines():
         if line.startswith("Thread "):
             break
-        out.append(line.rstrip())
+        if not line.startswith("Signature: "):
+            out.append(line.rstrip())
     return out
 
 
@@ -498,6 +506,130 @@ def check_truncated(args, rows, res):
                 res.ok(label)
 
 
+# Crash signatures (docs/signature.md), pinned across CPUs and input
+# formats: (label, argv relative to the corpus, signature). "@TMP/" names a
+# file check_signatures decompresses from the corpus's .bz2 first.
+PINNED_SIGNATURES = [
+    ("x86 Windows minidump", ["rust-minidump/test.dmp", "rust-minidump/symbols"],
+     "`anonymous namespace'::CrashFunction"),
+    ("amd64 call through NULL", ["breakpad/linux_jmp_to_0.dmp", "breakpad/symbols"], "@0x0"),
+    ("amd64, raise without libc symbols", ["breakpad/linux_raise_sigabrt.dmp", "breakpad/symbols"],
+     "libpthread-2.19.so"),
+    ("amd64 INLINE records", ["breakpad/linux_inline.dmp", "breakpad/symbols-variants/linux_inline-new"],
+     "func"),
+    ("amd64 macOS Rust, inline frames, core::ptr prefix",
+     ["rust-minidump/pipeline-inlines-macos-segv.dmp", "rust-minidump/symbols"],
+     "core::ptr::write_volatile::<T> | sadness_generator::raise_segfault"),
+    ("arm64 macOS without frame pointers", ["symbolicator/macos-no-fp.dmp", "symbolicator/symbols"],
+     "libsystem_platform.dylib"),
+    ("arm microdump", ["breakpad/microdump-arm.dmp", "breakpad/symbols/microdump"],
+     "MicrodumpWriterTest_Setup_Test::TestBody"),
+    ("arm64 microdump", ["breakpad/microdump-arm64.dmp", "breakpad/symbols/microdump"],
+     "MicrodumpWriterTest_Setup_Test::TestBody"),
+    ("mips32 microdump", ["breakpad/microdump-mips32.dmp", "breakpad/symbols/microdump"], "blaTest"),
+    ("mips64 microdump", ["breakpad/microdump-mips64.dmp", "breakpad/symbols/microdump"], "blaTest"),
+    ("x86 microdump", ["breakpad/microdump-x86.dmp", "breakpad/symbols/microdump"], "libc.so"),
+    ("aarch64 ELF core: raise skipped",
+     ["@TMP/elf-cores/elfutils/backtrace.aarch64.core", "@TMP/elf-cores/elfutils/backtrace.aarch64.exec"],
+     "sigusr2"),
+    ("ppc32 ELF core: raise skipped",
+     ["@TMP/elf-cores/elfutils/backtrace.ppc.core", "@TMP/elf-cores/elfutils/backtrace.ppc.exec"],
+     "sigusr2"),
+    ("mips64el n64 ELF core", ["elf-cores/lldb/elf-core/linux-mips64el-gnuabi64.core",
+                               "elf-cores/lldb/elf-core/linux-mips64el-gnuabi64.out"], "bar"),
+    ("ppc64le ELF core", ["elf-cores/lldb/elf-core/linux-ppc64le.core",
+                          "elf-cores/lldb/elf-core/linux-ppc64le.out"], "bar"),
+    ("riscv32 ESP-IDF core dump: ESP-IDF's panic path skipped",
+     ["esp-coredump/esp32c3/coredump.b64", "esp-coredump/esp32c3/esp32c3.elf"], "fail_once"),
+    ("riscv64 offline capture", ["libunwindstack/vlenb_riscv64"],
+     "unwindstack::Verify_test_Test::TestBody"),
+    ("arm offline capture: Android's aborter skipped", ["libunwindstack/straddle_arm"], "libhidlbase.so"),
+    ("amd64 offline capture, signal frame", ["libunwindstack/signal_fde_x86_64"], "SignalInnerFunction"),
+]
+
+
+def signature_docs(args, argv):
+    """The JSON documents of `stackwalk --brief --json ARGV` (one per
+    microdump of a log), and the exit status."""
+    code, out, err = run(args.stackwalk, ["--brief", "--json"] + argv)
+    try:
+        return code, [json.loads(l) for l in out.splitlines() if l.strip()], err
+    except ValueError as e:
+        return code, None, "not JSON: %s" % e
+
+
+def check_signatures(args, rows, res):
+    """Every corpus input that names a crashing thread gets a signature, and
+    the same with --brief as without (the brief walk is the same walk of
+    that thread); a pinned sample matches exactly."""
+    import bz2
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(p):
+            if not p.startswith("@TMP/"):
+                return os.path.join(args.corpus, p)
+            out = os.path.join(tmp, os.path.basename(p[5:]))
+            if not os.path.exists(out):
+                with bz2.open(os.path.join(args.corpus, p[5:] + ".bz2")) as f, open(out, "wb") as g:
+                    g.write(f.read())
+            return out
+
+        inputs = []
+        for r in rows:
+            syms = [] if r["sympath"] == "-" else [os.path.join(args.corpus, r["folder"], r["sympath"])]
+            inputs.append(("%s/%s%s" % (r["folder"], r["dump"], "" if r["variant"] == "-" else "+" + r["variant"]),
+                           [os.path.join(args.corpus, r["folder"], r["dump"])] + syms))
+        for case in sorted(os.listdir(os.path.join(args.corpus, "libunwindstack"))):
+            folder = os.path.join(args.corpus, "libunwindstack", case)
+            if os.path.exists(os.path.join(folder, "regs.txt")):
+                inputs.append(("libunwindstack/" + case, [folder]))
+        for label, argv, _ in PINNED_SIGNATURES:
+            if argv[0].startswith("@TMP/") or "elf-cores" in argv[0] or "esp-coredump" in argv[0]:
+                inputs.append((label, [path(a) for a in argv]))
+        bad, with_crash = [], 0
+        for label, argv in inputs:
+            if args.only and args.only not in label:
+                continue
+            code, docs, err = signature_docs(args, argv)
+            if docs is None or code not in (0, 1):
+                if code != 1 or docs is None:
+                    bad.append("%s: exit %d %s" % (label, code, err.strip()[:200]))
+                continue
+            for doc in docs:
+                crashing = doc["crash_info"]["crashing_thread"]
+                sig = doc.get("signature")
+                if crashing is None:
+                    if sig is not None:
+                        bad.append("%s: a signature %r without a crashing thread" % (label, sig))
+                    continue
+                with_crash += 1
+                if not sig or (sig.startswith("EMPTY") and doc["status"] == "OK"
+                               and doc["crashing_thread" if "crashing_thread" in doc else "threads"]):
+                    bad.append("%s: signature %r" % (label, sig))
+            # The full walk names the same signature.
+            _, full, _ = run(args.stackwalk, ["--json"] + argv)
+            try:
+                full_sigs = [json.loads(l).get("signature") for l in full.splitlines() if l.strip()]
+            except ValueError:
+                full_sigs = None
+            if full_sigs != [d.get("signature") for d in docs]:
+                bad.append("%s: --brief %r, full walk %r" % (label, [d.get("signature") for d in docs],
+                                                            full_sigs))
+        if bad:
+            res.fail("signatures of every input", "\n".join(bad[:20]))
+        else:
+            res.ok("signatures of every input", "%d inputs, %d with a crashing thread" % (len(inputs), with_crash))
+
+        for label, argv, expected in PINNED_SIGNATURES:
+            if args.only and args.only not in " ".join(argv):
+                continue
+            code, docs, err = signature_docs(args, [path(a) for a in argv])
+            got = docs[0].get("signature") if docs else None
+            if got != expected:
+                res.fail("signature: " + label, "exit %d, got %r, expected %r %s" % (code, got, expected, err.strip()[:200]))
+            else:
+                res.ok("signature: " + label, expected)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stackwalk", required=True)
@@ -506,10 +638,12 @@ def main():
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--skip-microdumps", action="store_true")
     args = ap.parse_args()
+    require_corpus(args.corpus, "conformance")
     rows = read_manifest(args.corpus)
     res, used = Result(), set()
     check_walks(args, rows, res, used)
     check_json(args, res)
+    check_signatures(args, rows, res)
     check_damaged(args, rows, res)
     check_truncated(args, rows, res)
     if not args.only:

@@ -25,6 +25,8 @@ import struct
 import subprocess
 import sys
 
+from corpus_skip import require_corpus
+
 passed = failed = 0
 
 
@@ -210,6 +212,7 @@ def test_macos_dsym(sw, corpus, work):
 
 def main():
     sw, corpus, work = sys.argv[1:4]
+    require_corpus(corpus, 'elf_symbols', os.path.join('symbolic', 'linux'))
     os.makedirs(work, exist_ok=True)
     reference = test_linux_elf_vs_sym(sw, corpus, work)
     test_layouts(sw, corpus, work, reference)

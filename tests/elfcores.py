@@ -50,6 +50,8 @@ import struct
 import subprocess
 import sys
 
+from corpus_skip import require_corpus
+
 # (case, key) -> why the difference is right. Keys: "TOOL:TID:#N" (frame N
 # of the reference, its repeated frames counted once), "TOOL:TID:length",
 # "upstream:...", "exit", "pid", "threads", "signal", "crashing_thread".
@@ -663,10 +665,7 @@ def main():
     ap.add_argument('--case', action='append')
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
-    if not os.path.isfile(os.path.join(args.corpus, 'elf-cores', 'cases.tsv')):
-        print('elf-cores corpus not found: skipped')
-        print('elfcores: 0 passed, 0 failed')
-        return 0
+    require_corpus(args.corpus, 'elfcores', 'elf-cores')
     if args.work is None:
         args.work = os.path.join(os.getcwd(), 'elfcores-work')
     rows = read_cases(args.corpus)

@@ -39,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 
+from corpus_skip import require_corpus
+
 # (case, task name, key) -> why the difference is right. Keys: "#N missing"
 # (gdb's frame N has no frame of ours: the frames after it are compared
 # with ours one place earlier), "#N function" / "#N line" / "#N pc",
@@ -309,10 +311,7 @@ def main():
     ap.add_argument('--corpus', required=True)
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
-    if not os.path.isdir(os.path.join(args.corpus, 'esp-coredump')):
-        print('esp-coredump corpus not found: skipped')
-        print('espcores: 0 passed, 0 failed')
-        return 0
+    require_corpus(args.corpus, 'espcores', 'esp-coredump')
     passed = failed = 0
     used = set()
     for case, check in (('esp32c3', check_c3), ('esp32c6', check_c6)):

@@ -21,7 +21,10 @@ import struct
 import subprocess
 import sys
 
+from corpus_skip import require_corpus
+
 sw, found, work = sys.argv[1], sys.argv[2], sys.argv[3]
+require_corpus(found, "hostile_inputs")
 sanitized = "--sanitized" in sys.argv[4:]
 timeout = 60 if sanitized else 10
 passed = failed = 0

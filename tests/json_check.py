@@ -31,12 +31,14 @@ TOP = [
     ("mac_boot_args", (str, list, NULL)), ("mac_crash_info", ODICT),
     ("main_module", INT), ("modules", LIST), ("modules_contains_cert_info", BOOL),
     ("pid", OINT), ("problems", LIST), ("proc_limits", ODICT),
-    ("process_uptime", OINT), ("soft_errors", (list, dict, NULL)), ("status", STR),
+    ("process_uptime", OINT), ("signature", OSTR), ("soft_errors", (list, dict, NULL)),
+    ("status", STR),
     ("system_info", DICT), ("thread_count", INT), ("threads", LIST),
     ("unloaded_modules", LIST),
 ]
-OPTIONAL_TOP = {"crashing_thread", "problems"}   # absent when no crashing frame / extension
-EXTENSIONS_TOP = {"problems"}
+OPTIONAL_TOP = {"crashing_thread", "problems", "signature"}   # absent when no crashing frame / extensions
+EXTENSIONS_TOP = {"problems", "signature"}
+STATUSES = {"OK", "DAMAGED", "UNSUPPORTED_CPU"}
 CRASH_INFO = [
     ("address", OSTR), ("adjusted_address", ODICT), ("assertion", OSTR),
     ("crash_inconsistencies", OLIST), ("crashing_thread", OINT), ("instruction", OSTR),
@@ -180,8 +182,14 @@ class Checker:
             self.obj("$.unloaded_modules[%d]" % i, m, UNLOADED)
         if doc.get("lsb_release") is not None:
             self.obj("$.lsb_release", doc["lsb_release"], LSB)
-        if doc.get("status") != "OK":
-            self.err("$.status", "expected \"OK\"")
+        if doc.get("status") not in STATUSES:
+            self.err("$.status", "expected one of %s, got %r" % (sorted(STATUSES), doc.get("status")))
+        if doc.get("status") == "DAMAGED" and not doc.get("problems"):
+            self.err("$.status", "DAMAGED without a problem listed")
+        if "signature" in doc and (doc["signature"] is None) != (ci.get("crashing_thread") is None):
+            self.err("$.signature", "a signature exactly when there is a crashing thread")
+        if isinstance(doc.get("signature"), str) and not doc["signature"]:
+            self.err("$.signature", "empty")
 
 
 def load_expected(path):

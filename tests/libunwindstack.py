@@ -25,6 +25,8 @@ import struct
 import subprocess
 import sys
 
+from corpus_skip import require_corpus
+
 # case -> (frames of output.txt we do not reproduce, why). The evidence is
 # in the reason; the frames listed must be exactly the ones that differ.
 SIGNAL_NULL_CALL_SP = (
@@ -415,11 +417,8 @@ def main():
     ap.add_argument('--case', action='append')
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
+    require_corpus(args.corpus, 'libunwindstack', 'libunwindstack')
     root = os.path.join(args.corpus, 'libunwindstack')
-    if not os.path.isdir(root):
-        print('libunwindstack corpus not found: skipped')
-        print('libunwindstack: 0 passed, 0 failed')
-        return 0
     if args.work is None:
         args.work = os.path.join(os.getcwd(), 'libunwindstack-work')
     os.makedirs(args.work, exist_ok=True)

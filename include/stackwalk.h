@@ -1,0 +1,212 @@
+/* libstackwalk: stackwalk's post-mortem stack walker as a library.
+ *
+ *     stackwalk_options *opt = stackwalk_options_new();
+ *     stackwalk_options_add_symbol_path(opt, "symbols");
+ *     stackwalk_snapshot *snap;
+ *     if (stackwalk_snapshot_open("crash.dmp", opt, &snap) > STACKWALK_DAMAGED)
+ *         fprintf(stderr, "%s\n", stackwalk_errmsg());   // nothing to walk
+ *     stackwalk_result *res;
+ *     stackwalk_walk(snap, opt, STACKWALK_WALK_CRASHING_ONLY, &res);
+ *     ... stackwalk_result_crashing_thread(res), stackwalk_thread_frame(t, i) ...
+ *     stackwalk_result_free(res); stackwalk_options_free(opt);
+ *     stackwalk_snapshot_close(snap);
+ *
+ * Every name is prefixed stackwalk_ (types, functions) or STACKWALK_
+ * (constants): the library's own code uses sw_ and SW_ everywhere, and the
+ * shared library exports exactly the stackwalk_* names (its version
+ * script), so a name of this header can never meet an internal one.
+ *
+ * ABI: every type is opaque (a handle from a function of this header,
+ * freed by another); options are set one by one through setters, so a
+ * later option (a cache directory, ...) is a new function, never a change
+ * of a struct's layout. Enum values are never renumbered; new ones are
+ * added at the end. The shared library's SONAME is libstackwalk.so.0.
+ *
+ * Errors: a function that can fail returns an enum stackwalk_status;
+ * STACKWALK_OK is 0. stackwalk_errmsg() then gives the one-line message
+ * of the calling thread's last failure, naming the file and the problem.
+ *
+ * Threads: the library has no global state. Handles are not locked: use
+ * each snapshot, options and result handle (and the threads and frames of
+ * a result) from one thread at a time; different handles may be used in
+ * different threads at once, also for the same file.
+ *
+ * Lifetimes: a result refers to its snapshot (free the result first);
+ * strings returned by a handle's accessors live as long as the handle. */
+#ifndef STACKWALK_H
+#define STACKWALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(STACKWALK_BUILDING) && defined(__GNUC__)
+#define STACKWALK_API __attribute__((visibility("default")))
+#else
+#define STACKWALK_API
+#endif
+
+typedef struct stackwalk_snapshot stackwalk_snapshot;
+typedef struct stackwalk_options stackwalk_options;
+typedef struct stackwalk_result stackwalk_result;
+typedef struct stackwalk_thread stackwalk_thread;
+typedef struct stackwalk_frame stackwalk_frame;
+
+/* The CLI maps them to its exit statuses (docs/cli.md): DAMAGED to 1,
+ * EINVAL to 2, EIO, EFORMAT and EUNSUPPORTED to 3, ENOMEM to 4. DAMAGED
+ * still gives a handle, with what was intact. */
+enum stackwalk_status {
+	STACKWALK_OK = 0,
+	STACKWALK_DAMAGED = 1,     /* read, but part of the input was damaged */
+	STACKWALK_EINVAL = 2,      /* a bad argument (NULL handle, bad value) */
+	STACKWALK_EIO = 3,         /* cannot open or read the file */
+	STACKWALK_EFORMAT = 4,     /* not a snapshot stackwalk reads */
+	STACKWALK_EUNSUPPORTED = 5,/* a valid input it cannot handle (a CPU, ...) */
+	STACKWALK_ENOMEM = 6,      /* out of memory */
+	STACKWALK_ENOENT = 7,      /* nothing there (no next microdump) */
+};
+
+/* "ok", "damaged", "invalid argument", ... */
+STACKWALK_API const char *stackwalk_status_name(enum stackwalk_status status);
+/* The message of the calling thread's last failed call ("" if none):
+ * valid until the thread's next call into the library. */
+STACKWALK_API const char *stackwalk_errmsg(void);
+/* The library's version, "0.1.0". */
+STACKWALK_API const char *stackwalk_version(void);
+
+/* Snapshots: a minidump, ELF core, ESP-IDF core dump, microdump log,
+ * offline capture folder or .snap file, chosen by its contents. opt (may
+ * be NULL) lends its symbol paths and maps file to an ELF core that does
+ * not name its modules. On OK and DAMAGED *out is a handle (DAMAGED: what
+ * was intact, the problems in stackwalk_snapshot_problem); otherwise *out
+ * is NULL. */
+STACKWALK_API enum stackwalk_status stackwalk_snapshot_open(const char *path,
+                                                            const stackwalk_options *opt,
+                                                            stackwalk_snapshot **out);
+/* A log holding several microdumps opens as its first; this opens the one
+ * after snap in the same file (ENOENT: snap is the last). */
+STACKWALK_API enum stackwalk_status stackwalk_snapshot_open_next(const stackwalk_snapshot *snap,
+                                                                 stackwalk_snapshot **out);
+STACKWALK_API void stackwalk_snapshot_close(stackwalk_snapshot *snap);
+/* "minidump", "elf core", ...; the CPU ("amd64", "arm64", ...). */
+STACKWALK_API const char *stackwalk_snapshot_format(const stackwalk_snapshot *snap);
+STACKWALK_API const char *stackwalk_snapshot_cpu(const stackwalk_snapshot *snap);
+/* What could not be read, one line each. */
+STACKWALK_API size_t stackwalk_snapshot_problem_count(const stackwalk_snapshot *snap);
+STACKWALK_API const char *stackwalk_snapshot_problem(const stackwalk_snapshot *snap, size_t i);
+
+/* Walk options. A new handle walks without symbols, all frames, with
+ * stack scanning. */
+STACKWALK_API stackwalk_options *stackwalk_options_new(void);
+STACKWALK_API void stackwalk_options_free(stackwalk_options *opt);
+/* A Breakpad symbol store, a .sym/.sym.gz file, a folder of ELF files or
+ * an ELF file (stackwalk(1)'s SYMBOL_PATH); tried in the order added. */
+STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_path(stackwalk_options *opt,
+                                                                      const char *path);
+/* Each thread's walk stops after max_frames frames (1 to 1048576). */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_max_frames(stackwalk_options *opt,
+                                                                     uint32_t max_frames);
+/* 0: never guess a frame by scanning the stack. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_scan(stackwalk_options *opt, int on);
+/* 1: also read each module's ELF file at its own path on this machine. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_local_modules(stackwalk_options *opt,
+                                                                        int on);
+/* The crashed process's /proc/PID/maps, for an ELF core without a module
+ * list (stackwalk(1)'s --maps); NULL: none. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt,
+                                                                    const char *path);
+
+/* Walking. flags: 0 walks every thread; STACKWALK_WALK_CRASHING_ONLY only
+ * the crashing one (the others are listed without frames). opt may be
+ * NULL (the defaults). Returns OK, or DAMAGED when the snapshot's CPU is
+ * one stackwalk cannot walk (threads listed, not walked), with *out set;
+ * or an error with *out NULL. Symbol files refused and symbol paths
+ * skipped are not errors: see stackwalk_result_warning. */
+enum { STACKWALK_WALK_CRASHING_ONLY = 1u << 0 };
+STACKWALK_API enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap,
+                                                   const stackwalk_options *opt,
+                                                   unsigned flags, stackwalk_result **out);
+STACKWALK_API void stackwalk_result_free(stackwalk_result *res);
+/* Warnings of the walk: symbol paths skipped, symbol files refused. */
+STACKWALK_API size_t stackwalk_result_warning_count(const stackwalk_result *res);
+STACKWALK_API const char *stackwalk_result_warning(const stackwalk_result *res, size_t i);
+
+/* Threads, in the snapshot's order; the crashing one (the exception's, or
+ * the one that asked for the dump) or NULL. */
+STACKWALK_API size_t stackwalk_result_thread_count(const stackwalk_result *res);
+STACKWALK_API const stackwalk_thread *stackwalk_result_thread(const stackwalk_result *res,
+                                                              size_t i);
+STACKWALK_API const stackwalk_thread *stackwalk_result_crashing_thread(const stackwalk_result *res);
+STACKWALK_API uint64_t stackwalk_thread_id(const stackwalk_thread *t);
+STACKWALK_API const char *stackwalk_thread_name(const stackwalk_thread *t); /* NULL: none */
+STACKWALK_API int stackwalk_thread_is_crashing(const stackwalk_thread *t);
+/* Why the walk ended: "outermost", "null_return", "no_caller_found",
+ * "frame_limit", "scan_limit", "frame_budget", "not_walked", "error". */
+STACKWALK_API const char *stackwalk_thread_end(const stackwalk_thread *t);
+STACKWALK_API size_t stackwalk_thread_frame_count(const stackwalk_thread *t);
+/* Frame 0 is the innermost. An inline frame precedes the physical frame it
+ * was inlined into, and has the same pc. */
+STACKWALK_API const stackwalk_frame *stackwalk_thread_frame(const stackwalk_thread *t, size_t i);
+
+/* How a frame was found, least to most trusted (Breakpad's FrameTrust). */
+enum stackwalk_trust {
+	STACKWALK_TRUST_NONE = 0,
+	STACKWALK_TRUST_SCAN,          /* a stack word pointing after a call */
+	STACKWALK_TRUST_CFI_SCAN,      /* CFI for the stack pointer, a scan for the pc */
+	STACKWALK_TRUST_LEAF,          /* the context frame's return address */
+	STACKWALK_TRUST_FRAME_POINTER, /* the frame-pointer chain */
+	STACKWALK_TRUST_PROLOGUE,      /* decoded the function's prologue */
+	STACKWALK_TRUST_CFI,           /* call frame information */
+	STACKWALK_TRUST_PREWALKED,     /* the snapshot carried the frame */
+	STACKWALK_TRUST_CONTEXT,       /* the register context */
+	STACKWALK_TRUST_INLINE,        /* an inlined call inside a physical frame */
+};
+STACKWALK_API enum stackwalk_trust stackwalk_frame_trust(const stackwalk_frame *f);
+/* "context", "cfi", "frame_pointer", "scan", "inline", ... (the JSON's). */
+STACKWALK_API const char *stackwalk_trust_name(enum stackwalk_trust trust);
+STACKWALK_API int stackwalk_frame_is_inline(const stackwalk_frame *f);
+/* The instruction pointer (in callers, the return address) and the stack
+ * pointer; 0 and has_sp 0 when the frame does not know it (inline). */
+STACKWALK_API uint64_t stackwalk_frame_pc(const stackwalk_frame *f);
+STACKWALK_API int stackwalk_frame_has_sp(const stackwalk_frame *f);
+STACKWALK_API uint64_t stackwalk_frame_sp(const stackwalk_frame *f);
+/* The module's file name ("libc.so.6"), or NULL outside every module; pc's
+ * offset in it. */
+STACKWALK_API const char *stackwalk_frame_module(const stackwalk_frame *f);
+STACKWALK_API uint64_t stackwalk_frame_module_offset(const stackwalk_frame *f);
+/* The function (NULL: unknown) and pc's offset from its start. */
+STACKWALK_API const char *stackwalk_frame_function(const stackwalk_frame *f);
+STACKWALK_API uint64_t stackwalk_frame_function_offset(const stackwalk_frame *f);
+/* The source file (NULL: unknown) and line (0: unknown). */
+STACKWALK_API const char *stackwalk_frame_file(const stackwalk_frame *f);
+STACKWALK_API uint32_t stackwalk_frame_line(const stackwalk_frame *f);
+
+/* Rendering, as stackwalk(1) prints it: TEXT is Breakpad's
+ * minidump_stackwalk layout, MACHINE its pipe-delimited one (-m), JSON
+ * rust-minidump's schema (flag STACKWALK_RENDER_PRETTY indents it). */
+enum stackwalk_format {
+	STACKWALK_FORMAT_TEXT = 0,
+	STACKWALK_FORMAT_MACHINE = 1,
+	STACKWALK_FORMAT_JSON = 2,
+};
+enum { STACKWALK_RENDER_PRETTY = 1u << 0 };
+STACKWALK_API enum stackwalk_status stackwalk_render(const stackwalk_result *res,
+                                                     enum stackwalk_format format,
+                                                     unsigned flags, FILE *out);
+/* The same into a NUL-terminated buffer of *len bytes; release it with
+ * stackwalk_buffer_free. */
+STACKWALK_API enum stackwalk_status stackwalk_render_buffer(const stackwalk_result *res,
+                                                            enum stackwalk_format format,
+                                                            unsigned flags, char **buf,
+                                                            size_t *len);
+STACKWALK_API void stackwalk_buffer_free(char *buf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,604 @@
+/* libstackwalk's public API (include/stackwalk.h): thin handles around the
+ * snapshot readers, the symbol store, the walker and the outputs, wired as
+ * cmd/stackwalk.c wires them. Nothing here walks or reads: it owns
+ * memory, maps codes and hands out views of the walk. */
+#include "include/stackwalk.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arch/registry.h"
+#include "formats/open.h"
+#include "lib/output.h"
+#include "lib/walker.h"
+#include "symbols/store.h"
+
+struct stackwalk_snapshot {
+	struct sw_snapshot snap;
+	char *path;               /* ours: the snapshot keeps the pointer */
+	/* Copies of the options' symbol paths it was opened with: a reader
+	 * may keep a module's file name pointing into them. */
+	char **search_paths;
+	size_t nsearch_paths;
+};
+
+struct stackwalk_options {
+	char **paths;             /* symbol paths, malloc'd copies */
+	size_t npaths;
+	char *maps_file;
+	struct sw_walk_options walk;
+	bool local_modules;
+};
+
+struct stackwalk_frame {
+	const struct sw_stack_frame *f;
+	const struct stackwalk_thread *thread;
+};
+
+struct stackwalk_thread {
+	const struct stackwalk_result *res;
+	const struct sw_stack *stack;
+	const struct sw_thread *thread;
+	struct stackwalk_frame *frames;
+};
+
+struct stackwalk_result {
+	const struct stackwalk_snapshot *snap;
+	const struct sw_arch *arch;       /* the snapshot's CPU, NULL: unknown */
+	struct sw_sym_store *store;       /* frames' names may point into its files */
+	struct sw_arena arena;
+	struct sw_walk_result walk;
+	struct stackwalk_thread *threads; /* one per walk.stacks */
+	const char **warnings;
+	size_t nwarnings;
+};
+
+/* The one error channel, per thread (as elfutils' dwfl_errmsg): the handles
+ * are the caller's to share out, the message of a failed call is not. */
+static _Thread_local char last_error[512];
+
+static enum stackwalk_status fail(enum stackwalk_status status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static enum stackwalk_status fail(enum stackwalk_status status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof last_error, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+static enum stackwalk_status status_of(enum sw_err_code code)
+{
+	switch (code) {
+	case SW_OK: return STACKWALK_OK;
+	case SW_ERR_CORRUPT: return STACKWALK_DAMAGED;
+	case SW_ERR_USAGE: return STACKWALK_EINVAL;
+	case SW_ERR_IO: return STACKWALK_EIO;
+	case SW_ERR_FORMAT: return STACKWALK_EFORMAT;
+	case SW_ERR_UNSUPPORTED: return STACKWALK_EUNSUPPORTED;
+	case SW_ERR_NOMEM: break;
+	}
+	return STACKWALK_ENOMEM;
+}
+
+const char *stackwalk_status_name(enum stackwalk_status status)
+{
+	switch (status) {
+	case STACKWALK_OK: return "ok";
+	case STACKWALK_DAMAGED: return "damaged input";
+	case STACKWALK_EINVAL: return "invalid argument";
+	case STACKWALK_EIO: return "cannot read the file";
+	case STACKWALK_EFORMAT: return "not a snapshot";
+	case STACKWALK_EUNSUPPORTED: return "unsupported";
+	case STACKWALK_ENOMEM: return "out of memory";
+	case STACKWALK_ENOENT: return "no such part";
+	}
+	return "unknown status";
+}
+
+const char *stackwalk_errmsg(void)
+{
+	return last_error;
+}
+
+const char *stackwalk_version(void)
+{
+	return SW_VERSION;
+}
+
+/* ---- snapshots ---- */
+
+static char **copy_strings(char *const *v, size_t n)
+{
+	char **c = calloc(n ? n : 1, sizeof *c);
+	for (size_t i = 0; c && i < n; i++)
+		if (!(c[i] = strdup(v[i]))) {
+			while (i--)
+				free(c[i]);
+			free(c);
+			return NULL;
+		}
+	return c;
+}
+
+/* Opens part (NULL: the first) of path into a new handle; opt lends its
+ * symbol paths and maps file to the first part. */
+static enum stackwalk_status open_snapshot(const char *path, const stackwalk_options *opt,
+                                           const struct sw_part *part, stackwalk_snapshot **out)
+{
+	if (!out)
+		return fail(STACKWALK_EINVAL, "stackwalk_snapshot_open: no place for the handle");
+	*out = NULL;
+	if (!path)
+		return fail(STACKWALK_EINVAL, "stackwalk_snapshot_open: no path");
+	struct stackwalk_snapshot *h = calloc(1, sizeof *h);
+	if (!h || !(h->path = strdup(path)) ||
+	    (opt && opt->npaths && !(h->search_paths = copy_strings(opt->paths, opt->npaths)))) {
+		if (h)
+			free(h->path);
+		free(h);
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
+	}
+	h->nsearch_paths = h->search_paths ? opt->npaths : 0;
+	struct sw_open_options oo = {
+		.search_paths = (const char *const *)h->search_paths,
+		.nsearch_paths = h->nsearch_paths,
+		.maps_file = opt ? opt->maps_file : NULL, /* read while opening */
+	};
+	struct sw_err err = { 0 };
+	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, part, &h->snap, &err)
+	                           : sw_snapshot_open_with(h->path, &oo, &h->snap, &err);
+	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
+		enum stackwalk_status st = fail(status_of(rc), "%s", err.msg);
+		stackwalk_snapshot_close(h);
+		return st;
+	}
+	*out = h;
+	if (rc == SW_ERR_CORRUPT)
+		return fail(STACKWALK_DAMAGED, "%s", err.msg);
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_snapshot_open(const char *path, const stackwalk_options *opt,
+                                              stackwalk_snapshot **out)
+{
+	return open_snapshot(path, opt, NULL, out);
+}
+
+enum stackwalk_status stackwalk_snapshot_open_next(const stackwalk_snapshot *snap,
+                                                   stackwalk_snapshot **out)
+{
+	if (!snap || !out)
+		return fail(STACKWALK_EINVAL, "stackwalk_snapshot_open_next: no snapshot");
+	*out = NULL;
+	if (!snap->snap.has_next)
+		return fail(STACKWALK_ENOENT, "%s: no further snapshot in the file", snap->path);
+	return open_snapshot(snap->path, NULL, &snap->snap.next, out);
+}
+
+void stackwalk_snapshot_close(stackwalk_snapshot *snap)
+{
+	if (!snap)
+		return;
+	sw_snapshot_free(&snap->snap);
+	for (size_t i = 0; i < snap->nsearch_paths; i++)
+		free(snap->search_paths[i]);
+	free(snap->search_paths);
+	free(snap->path);
+	free(snap);
+}
+
+const char *stackwalk_snapshot_format(const stackwalk_snapshot *snap)
+{
+	return snap && snap->snap.format ? snap->snap.format : "";
+}
+
+const char *stackwalk_snapshot_cpu(const stackwalk_snapshot *snap)
+{
+	return snap && snap->snap.sys.cpu_name ? snap->snap.sys.cpu_name : "unknown";
+}
+
+size_t stackwalk_snapshot_problem_count(const stackwalk_snapshot *snap)
+{
+	return snap ? snap->snap.nproblems : 0;
+}
+
+const char *stackwalk_snapshot_problem(const stackwalk_snapshot *snap, size_t i)
+{
+	return snap && i < snap->snap.nproblems ? snap->snap.problems[i] : NULL;
+}
+
+/* ---- options ---- */
+
+stackwalk_options *stackwalk_options_new(void)
+{
+	return calloc(1, sizeof(struct stackwalk_options));
+}
+
+void stackwalk_options_free(stackwalk_options *opt)
+{
+	if (!opt)
+		return;
+	for (size_t i = 0; i < opt->npaths; i++)
+		free(opt->paths[i]);
+	free(opt->paths);
+	free(opt->maps_file);
+	free(opt);
+}
+
+enum stackwalk_status stackwalk_options_add_symbol_path(stackwalk_options *opt, const char *path)
+{
+	if (!opt || !path)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_add_symbol_path: no %s",
+		            opt ? "path" : "options");
+	char **paths = realloc(opt->paths, (opt->npaths + 1) * sizeof *paths);
+	if (!paths)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
+	opt->paths = paths;
+	if (!(paths[opt->npaths] = strdup(path)))
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
+	opt->npaths++;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_max_frames(stackwalk_options *opt, uint32_t max_frames)
+{
+	if (!opt || max_frames == 0 || max_frames > SW_DEFAULT_MAX_FRAMES)
+		return fail(STACKWALK_EINVAL, "max_frames wants a number from 1 to %u, not %u",
+		            (unsigned)SW_DEFAULT_MAX_FRAMES, max_frames);
+	opt->walk.max_frames = max_frames;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_scan(stackwalk_options *opt, int on)
+{
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_set_scan: no options");
+	opt->walk.no_scan = !on;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_local_modules(stackwalk_options *opt, int on)
+{
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_set_local_modules: no options");
+	opt->local_modules = on != 0;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt, const char *path)
+{
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_set_maps_file: no options");
+	char *copy = NULL;
+	if (path && !(copy = strdup(path)))
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
+	free(opt->maps_file);
+	opt->maps_file = copy;
+	return STACKWALK_OK;
+}
+
+/* ---- walking ---- */
+
+/* The warnings of a walk, in the CLI's order: symbol paths that do not
+ * exist, the store's own complaint, then the files it refused. */
+static bool collect_warnings(struct stackwalk_result *res, const struct stackwalk_options *opt,
+                             const struct sw_err *store_err)
+{
+	uint32_t nstore = sw_sym_store_nwarnings(res->store);
+	size_t cap = opt->npaths + 1 + nstore;
+	res->warnings = sw_arena_array(&res->arena, cap, sizeof *res->warnings);
+	if (!res->warnings)
+		return false;
+	for (size_t i = 0; i < opt->npaths; i++) {
+		struct stat st;
+		if (stat(opt->paths[i], &st) == 0)
+			continue;
+		const char *w = sw_arena_printf(&res->arena, "%s: symbol path ignored: %s",
+		                                opt->paths[i], strerror(errno));
+		if (!w)
+			return false;
+		res->warnings[res->nwarnings++] = w;
+	}
+	if (store_err->code != SW_OK) {
+		if (!(res->warnings[res->nwarnings] = sw_arena_strdup(&res->arena, store_err->msg)))
+			return false;
+		res->nwarnings++;
+	}
+	for (uint32_t i = 0; i < nstore; i++)
+		res->warnings[res->nwarnings++] = sw_sym_store_warning(res->store, i);
+	return true;
+}
+
+/* The handles of threads and frames over the finished walk. */
+static bool make_views(struct stackwalk_result *res)
+{
+	const struct sw_walk_result *w = &res->walk;
+	if (w->nstacks == 0)
+		return true;
+	res->threads = sw_arena_array(&res->arena, w->nstacks, sizeof *res->threads);
+	if (!res->threads)
+		return false;
+	for (uint32_t i = 0; i < w->nstacks; i++) {
+		struct stackwalk_thread *t = &res->threads[i];
+		t->res = res;
+		t->stack = &w->stacks[i];
+		t->thread = &res->snap->snap.threads[t->stack->thread];
+		if (t->stack->nframes == 0)
+			continue;
+		t->frames = sw_arena_array(&res->arena, t->stack->nframes, sizeof *t->frames);
+		if (!t->frames)
+			return false;
+		for (uint32_t j = 0; j < t->stack->nframes; j++)
+			t->frames[j] = (struct stackwalk_frame){ &t->stack->frames[j], t };
+	}
+	return true;
+}
+
+enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap, const stackwalk_options *opt,
+                                     unsigned flags, stackwalk_result **out)
+{
+	static const struct stackwalk_options defaults;
+	if (!snap || !out)
+		return fail(STACKWALK_EINVAL, "stackwalk_walk: no %s", snap ? "result pointer" : "snapshot");
+	*out = NULL;
+	if (flags & ~(unsigned)STACKWALK_WALK_CRASHING_ONLY)
+		return fail(STACKWALK_EINVAL, "stackwalk_walk: unknown flags 0x%x", flags);
+	if (!opt)
+		opt = &defaults;
+	struct stackwalk_result *res = calloc(1, sizeof *res);
+	if (!res)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
+	sw_arena_init(&res->arena);
+	res->snap = snap;
+	res->arch = sw_arch_for_cpu(snap->snap.sys.cpu);
+
+	/* The store keeps the paths: copies in the result, whose options the
+	 * caller may free at once. */
+	const char **paths = NULL;
+	if (opt->npaths) {
+		paths = sw_arena_array(&res->arena, opt->npaths, sizeof *paths);
+		for (size_t i = 0; paths && i < opt->npaths; i++)
+			if (!(paths[i] = sw_arena_strdup(&res->arena, opt->paths[i])))
+				paths = NULL;
+		if (!paths) {
+			stackwalk_result_free(res);
+			return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
+		}
+	}
+	struct sw_err store_err = { 0 };
+	res->store = sw_sym_store_create(paths, opt->npaths, &snap->snap, &store_err);
+	if (!res->store) {
+		enum stackwalk_status st = fail(status_of(store_err.code ? store_err.code : SW_ERR_NOMEM),
+		                                "%s", store_err.code ? store_err.msg : "out of memory");
+		stackwalk_result_free(res);
+		return st;
+	}
+	sw_sym_store_set_local_modules(res->store, opt->local_modules);
+
+	struct sw_walk_options wo = opt->walk;
+	wo.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
+	wo.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
+	if (!sw_walk_snapshot(&snap->snap, res->arch, sw_sym_store_source(res->store), &wo,
+	                      &res->arena, &res->walk) ||
+	    !collect_warnings(res, opt, &store_err) || !make_views(res)) {
+		stackwalk_result_free(res);
+		return fail(STACKWALK_ENOMEM, "%s: out of memory while walking", snap->path);
+	}
+	*out = res;
+	if (!res->arch && snap->snap.nthreads)
+		return fail(STACKWALK_DAMAGED, "%s: CPU '%s' is not supported; threads are not walked",
+		            snap->path, stackwalk_snapshot_cpu(snap));
+	return STACKWALK_OK;
+}
+
+void stackwalk_result_free(stackwalk_result *res)
+{
+	if (!res)
+		return;
+	sw_arena_free(&res->arena);
+	sw_sym_store_free(res->store);
+	free(res);
+}
+
+size_t stackwalk_result_warning_count(const stackwalk_result *res)
+{
+	return res ? res->nwarnings : 0;
+}
+
+const char *stackwalk_result_warning(const stackwalk_result *res, size_t i)
+{
+	return res && i < res->nwarnings ? res->warnings[i] : NULL;
+}
+
+/* ---- threads ---- */
+
+size_t stackwalk_result_thread_count(const stackwalk_result *res)
+{
+	return res ? res->walk.nstacks : 0;
+}
+
+const stackwalk_thread *stackwalk_result_thread(const stackwalk_result *res, size_t i)
+{
+	return res && i < res->walk.nstacks ? &res->threads[i] : NULL;
+}
+
+const stackwalk_thread *stackwalk_result_crashing_thread(const stackwalk_result *res)
+{
+	if (!res || res->walk.crashing < 0)
+		return NULL;
+	return &res->threads[res->walk.crashing];
+}
+
+uint64_t stackwalk_thread_id(const stackwalk_thread *t)
+{
+	return t ? t->thread->id : 0;
+}
+
+const char *stackwalk_thread_name(const stackwalk_thread *t)
+{
+	return t ? t->thread->name : NULL;
+}
+
+int stackwalk_thread_is_crashing(const stackwalk_thread *t)
+{
+	return t && t->res->walk.crashing >= 0 && t == &t->res->threads[t->res->walk.crashing];
+}
+
+const char *stackwalk_thread_end(const stackwalk_thread *t)
+{
+	return sw_walk_end_name(t ? t->stack->end : SW_END_NOT_WALKED);
+}
+
+size_t stackwalk_thread_frame_count(const stackwalk_thread *t)
+{
+	return t ? t->stack->nframes : 0;
+}
+
+const stackwalk_frame *stackwalk_thread_frame(const stackwalk_thread *t, size_t i)
+{
+	return t && i < t->stack->nframes ? &t->frames[i] : NULL;
+}
+
+/* ---- frames ---- */
+
+enum stackwalk_trust stackwalk_frame_trust(const stackwalk_frame *f)
+{
+	/* The public values are the internal ones, by construction; a trust
+	 * added inside is "none" outside until the header names it. */
+	_Static_assert((int)STACKWALK_TRUST_INLINE == (int)SW_TRUST_INLINE &&
+	               (int)STACKWALK_TRUST_SCAN == (int)SW_TRUST_SCAN &&
+	               (int)STACKWALK_TRUST_CFI == (int)SW_TRUST_CFI,
+	               "enum stackwalk_trust follows enum sw_trust");
+	if (!f || f->f->trust > SW_TRUST_INLINE)
+		return STACKWALK_TRUST_NONE;
+	return (enum stackwalk_trust)f->f->trust;
+}
+
+const char *stackwalk_trust_name(enum stackwalk_trust trust)
+{
+	if ((unsigned)trust > STACKWALK_TRUST_INLINE)
+		return "none";
+	return sw_trust_name((enum sw_trust)trust);
+}
+
+int stackwalk_frame_is_inline(const stackwalk_frame *f)
+{
+	return f && f->f->trust == SW_TRUST_INLINE;
+}
+
+uint64_t stackwalk_frame_pc(const stackwalk_frame *f)
+{
+	return f ? f->f->pc : 0;
+}
+
+int stackwalk_frame_has_sp(const stackwalk_frame *f)
+{
+	const struct sw_arch *arch = f ? f->thread->stack->arch : NULL;
+	return arch && sw_stack_frame_reg_valid(f->f, arch->sp);
+}
+
+uint64_t stackwalk_frame_sp(const stackwalk_frame *f)
+{
+	return stackwalk_frame_has_sp(f) ? sw_stack_frame_reg(f->f, f->thread->stack->arch->sp) : 0;
+}
+
+static const struct sw_module *frame_module(const stackwalk_frame *f)
+{
+	const struct sw_snapshot *s = &f->thread->res->snap->snap;
+	if (f->f->module < 0 || (uint32_t)f->f->module >= s->nmodules)
+		return NULL;
+	return &s->modules[f->f->module];
+}
+
+const char *stackwalk_frame_module(const stackwalk_frame *f)
+{
+	const struct sw_module *m = f ? frame_module(f) : NULL;
+	return m && m->code_file ? sw_basename(m->code_file) : NULL;
+}
+
+uint64_t stackwalk_frame_module_offset(const stackwalk_frame *f)
+{
+	const struct sw_module *m = f ? frame_module(f) : NULL;
+	return m ? f->f->pc - m->base : 0;
+}
+
+const char *stackwalk_frame_function(const stackwalk_frame *f)
+{
+	return f ? f->f->function : NULL;
+}
+
+uint64_t stackwalk_frame_function_offset(const stackwalk_frame *f)
+{
+	if (!f || !f->f->function || f->f->function_base > f->f->pc)
+		return 0;
+	return f->f->pc - f->f->function_base;
+}
+
+const char *stackwalk_frame_file(const stackwalk_frame *f)
+{
+	return f ? f->f->file : NULL;
+}
+
+uint32_t stackwalk_frame_line(const stackwalk_frame *f)
+{
+	return f && f->f->file ? f->f->line : 0;
+}
+
+/* ---- rendering ---- */
+
+enum stackwalk_status stackwalk_render(const stackwalk_result *res, enum stackwalk_format format,
+                                       unsigned flags, FILE *out)
+{
+	if (!res || !out)
+		return fail(STACKWALK_EINVAL, "stackwalk_render: no %s", res ? "FILE" : "result");
+	if (flags & ~(unsigned)STACKWALK_RENDER_PRETTY)
+		return fail(STACKWALK_EINVAL, "stackwalk_render: unknown flags 0x%x", flags);
+	const struct sw_snapshot *s = &res->snap->snap;
+	switch (format) {
+	case STACKWALK_FORMAT_TEXT: sw_output_text(out, s, res->arch, &res->walk); break;
+	case STACKWALK_FORMAT_MACHINE: sw_output_machine(out, s, res->arch, &res->walk); break;
+	case STACKWALK_FORMAT_JSON:
+		sw_output_json(out, s, res->arch, &res->walk, flags & STACKWALK_RENDER_PRETTY);
+		break;
+	default: return fail(STACKWALK_EINVAL, "stackwalk_render: unknown format %d", (int)format);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return fail(STACKWALK_EIO, "cannot write the output: %s", strerror(errno));
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_render_buffer(const stackwalk_result *res,
+                                              enum stackwalk_format format, unsigned flags,
+                                              char **buf, size_t *len)
+{
+	if (!buf || !len)
+		return fail(STACKWALK_EINVAL, "stackwalk_render_buffer: no buffer pointer");
+	*buf = NULL;
+	*len = 0;
+	char *b = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&b, &n);
+	if (!f)
+		return fail(STACKWALK_ENOMEM, "stackwalk_render_buffer: out of memory");
+	enum stackwalk_status st = stackwalk_render(res, format, flags, f);
+	if (fclose(f) != 0 && st == STACKWALK_OK)
+		st = fail(STACKWALK_ENOMEM, "stackwalk_render_buffer: out of memory");
+	if (st != STACKWALK_OK) {
+		free(b);
+		return st;
+	}
+	*buf = b;
+	*len = n;
+	return STACKWALK_OK;
+}
+
+void stackwalk_buffer_free(char *buf)
+{
+	free(buf);
+}

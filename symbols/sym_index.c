@@ -1,0 +1,740 @@
+/* The symbol index file (sym_index.h, docs/symbol-cache.md): where it
+ * lives, how it is written atomically, and how every byte read from it is
+ * checked before use. */
+#include "sym_index.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the file format ---------------------------------------------------- */
+
+#define SYM_INDEX_MAGIC "SWSYMIX\n"
+enum {
+	SYM_INDEX_VERSION = 2,
+	BYTE_ORDER_TAG = 0x01020304,  /* written in host order: another order reads as stale */
+	BLOCK_SHIFT = 16,             /* 64 KiB checksum blocks */
+	BLOCK = 1 << BLOCK_SHIFT,
+	PAGE = 4096,
+	SECTION_ALIGN = 64,
+	DEBUG_FILE_MAX = 256,
+	DEBUG_ID_MAX = 64,
+	STALE_TEMP_SECONDS = 3600,    /* a .tmp. file this old is a killed writer's */
+};
+
+struct file_section {
+	uint64_t off, count, elem;
+};
+
+/* All fields host-endian (byte_order tells); header_crc is the CRC-32 of
+ * the header with header_crc zero, tables_crc that of the CRC table. The
+ * record arrays, [data_off, data_off + checked_len), are checked per BLOCK
+ * by the table at crc_off (nblocks entries). The text (after them in the
+ * file, or the plain source) is checked per record, by the CRC each record
+ * carries, and whole by text_crc (sym_index_check_all). */
+struct file_header {
+	char magic[8];
+	uint32_t version, header_size;
+	uint32_t byte_order, block_shift;
+	uint64_t file_size;
+	/* the key */
+	uint64_t src_size, src_mtime_ns, src_ctime_ns, src_ino, src_dev;
+	char debug_file[DEBUG_FILE_MAX];
+	char debug_id[DEBUG_ID_MAX];
+	/* the layout */
+	uint64_t data_off, checked_len, nblocks, crc_off;
+	uint64_t text_len, text_in_file;
+	struct file_section sec[SYM_SEC_COUNT];
+	uint64_t meta[SYM_INDEX_NMETA];
+	uint32_t text_crc, tables_crc, header_crc, reserved;
+};
+
+enum block_state { BLOCK_UNCHECKED, BLOCK_GOOD, BLOCK_BAD };
+
+/* The source's identity: what the key pins. */
+struct src_id {
+	uint64_t size, mtime_ns, ctime_ns, ino, dev;
+};
+
+static struct src_id src_id_of(const struct stat *st)
+{
+	return (struct src_id){
+		.size = (uint64_t)st->st_size,
+		.mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec,
+		.ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec,
+		.ino = (uint64_t)st->st_ino,
+		.dev = (uint64_t)st->st_dev,
+	};
+}
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static uint64_t nblocks_of(uint64_t len)
+{
+	return (len + BLOCK - 1) >> BLOCK_SHIFT;
+}
+
+static uint32_t header_crc(const struct file_header *h)
+{
+	struct file_header copy = *h;
+	copy.header_crc = 0;
+	return libdeflate_crc32(0, &copy, sizeof copy);
+}
+
+/* ---- the cache directory ------------------------------------------------ */
+
+struct sw_sym_cache {
+	char *dir;
+	atomic_bool write_off;      /* a write failed: warned once, no more tries */
+	atomic_uint serial;         /* temporary names made by this process */
+};
+
+struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
+{
+	char buf[4096];
+	if (!dir) {
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		int n;
+		/* XDG Base Directory spec: a relative $XDG_CACHE_HOME is invalid
+		 * and is ignored. */
+		if (xdg && xdg[0] == '/')
+			n = snprintf(buf, sizeof buf, "%s/stackwalk", xdg);
+		else if (home && *home)
+			n = snprintf(buf, sizeof buf, "%s/.cache/stackwalk", home);
+		else {
+			sw_err_set(err, SW_ERR_USAGE,
+			           "symbol cache off: neither XDG_CACHE_HOME nor HOME is set");
+			return NULL;
+		}
+		if (n < 0 || (size_t)n >= sizeof buf) {
+			sw_err_set(err, SW_ERR_USAGE, "symbol cache off: its path is too long");
+			return NULL;
+		}
+		dir = buf;
+	}
+	struct sw_sym_cache *c = calloc(1, sizeof *c);
+	if (c)
+		c->dir = strdup(dir);
+	if (!c || !c->dir) {
+		free(c);
+		sw_err_set(err, SW_ERR_NOMEM, "symbol cache: out of memory");
+		return NULL;
+	}
+	return c;
+}
+
+void sw_sym_cache_free(struct sw_sym_cache *c)
+{
+	if (!c)
+		return;
+	free(c->dir);
+	free(c);
+}
+
+const char *sw_sym_cache_dir(const struct sw_sym_cache *c)
+{
+	return c->dir;
+}
+
+/* A path component taken from a module (its debug file's base name, its
+ * debug id) is used only when it cannot leave its directory. */
+static bool safe_component(const char *s, size_t max, bool hex_only)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= max || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p == '/')
+			return false;
+		if (hex_only && !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		                  (*p >= 'A' && *p <= 'Z')))
+			return false;
+	}
+	return true;
+}
+
+/* FNV-1a, 64 bits: names the index of one source path among the indexes
+ * of one module (two stores holding the same module keep two indexes). */
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+/* dir/debug_file/debug_id into out; and, when file, the index's name. */
+static bool index_path(const struct sw_sym_cache *c, const char *src, const char *debug_file,
+                       const char *debug_id, bool file, char *out, size_t n)
+{
+	if (!safe_component(debug_file, DEBUG_FILE_MAX, false) ||
+	    !safe_component(debug_id, DEBUG_ID_MAX, true))
+		return false;
+	int w;
+	if (!file) {
+		w = snprintf(out, n, "%s/%s/%s", c->dir, debug_file, debug_id);
+	} else {
+		char *abs = realpath(src, NULL);
+		w = snprintf(out, n, "%s/%s/%s/%016llx.swidx", c->dir, debug_file, debug_id,
+		             (unsigned long long)fnv1a64(abs ? abs : src));
+		free(abs);
+	}
+	return w > 0 && (size_t)w < n;
+}
+
+/* ---- an open index ------------------------------------------------------ */
+
+struct sym_index {
+	char *path;
+	int fd;                     /* the index file */
+	int text_fd;                /* where the text is read: fd, or the plain source */
+	uint64_t text_base;         /* offset of the text in text_fd */
+	const uint8_t *map;
+	size_t map_len;
+	struct file_header h;       /* a checked copy */
+	const uint32_t *crcs;
+	_Atomic uint8_t *state;
+	atomic_bool failed;
+};
+
+/* Opened for reading without access-time updates when the file is ours
+ * (O_NOATIME: a warm walk reads thousands of records; each read would
+ * otherwise ask whether atime is due). */
+static int open_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return fd;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+void sym_index_close(struct sym_index *ix)
+{
+	if (!ix)
+		return;
+	if (ix->text_fd != ix->fd)
+		close_fd(ix->text_fd);
+	close_fd(ix->fd);
+	if (ix->map)
+		munmap((void *)ix->map, ix->map_len);
+	free((void *)ix->state);
+	free(ix->path);
+	free(ix);
+}
+
+static enum sym_index_open_status reject(struct sym_index *ix, struct sw_err *warn,
+                                         const char *why)
+{
+	sw_err_set(warn, SW_ERR_CORRUPT, "%s: symbol index ignored (%s); rebuilt from the source",
+	           ix->path, why);
+	return SYM_INDEX_REJECTED;
+}
+
+/* The header's promises, against the file's real size: every table and
+ * section lies inside the file, in its region, records of the sizes this
+ * build writes. Returns NULL or what is wrong. */
+static const char *check_layout(const struct file_header *h, uint64_t size,
+                                const uint32_t elem[SYM_SEC_COUNT])
+{
+	if (h->file_size != size)
+		return size < h->file_size ? "truncated" : "longer than written";
+	if (h->crc_off < sizeof *h || h->data_off > size || h->data_off % PAGE != 0 ||
+	    h->checked_len > size - h->data_off)
+		return "bad layout";
+	if (h->nblocks != nblocks_of(h->checked_len))
+		return "bad block count";
+	if (h->crc_off > h->data_off || (h->data_off - h->crc_off) / 4 < h->nblocks)
+		return "bad checksum tables";
+	uint64_t checked_end = h->data_off + h->checked_len;
+	for (int s = 0; s < SYM_SEC_COUNT; s++) {
+		const struct file_section *sec = &h->sec[s];
+		uint64_t want = s == SYM_SEC_TEXT ? 1 : elem[s];
+		if (sec->elem != want)
+			return "records of another layout";
+		if (sec->count == 0)
+			continue;
+		/* The arrays lie in the checked blocks, the text after them. */
+		uint64_t lo = s == SYM_SEC_TEXT ? checked_end : h->data_off;
+		uint64_t hi = s == SYM_SEC_TEXT ? size : checked_end;
+		if (sec->off < lo || sec->off > hi || sec->off % 8 != 0 ||
+		    sec->count > (hi - sec->off) / sec->elem)
+			return "a section past the end";
+	}
+	if (h->sec[SYM_SEC_TEXT].count != (h->text_in_file ? h->text_len : 0))
+		return "bad text section";
+	return NULL;
+}
+
+enum sym_index_open_status sym_index_open(struct sw_sym_cache *c, const char *src,
+                                          const char *debug_file, const char *debug_id,
+                                          const uint32_t elem[SYM_SEC_COUNT],
+                                          struct sym_index **out,
+                                          uint64_t meta[SYM_INDEX_NMETA],
+                                          struct sw_err *warn)
+{
+	*out = NULL;
+	char path[4096];
+	if (!index_path(c, src, debug_file, debug_id, true, path, sizeof path))
+		return SYM_INDEX_ABSENT;
+	struct stat sst, st;
+	int sfd = open_read(src);
+	if (sfd < 0 || fstat(sfd, &sst) != 0 || !S_ISREG(sst.st_mode)) {
+		sw_err_set(warn, SW_ERR_IO, "%s: %s", src, strerror(sfd < 0 ? errno : EINVAL));
+		close_fd(sfd);
+		return SYM_INDEX_SOURCE_GONE;
+	}
+	int fd = open_read(path);
+	if (fd < 0) {
+		close(sfd);
+		return SYM_INDEX_ABSENT;
+	}
+	struct sym_index *ix = calloc(1, sizeof *ix);
+	if (!ix || !(ix->path = strdup(path))) {
+		free(ix);
+		close(fd);
+		close(sfd);
+		return SYM_INDEX_ABSENT;
+	}
+	ix->fd = fd;
+	ix->text_fd = sfd;
+	enum sym_index_open_status rc = SYM_INDEX_REJECTED;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = reject(ix, warn, "not a regular file");
+		goto fail;
+	}
+	if ((uint64_t)st.st_size < sizeof(struct file_header)) {
+		rc = reject(ix, warn, "truncated");
+		goto fail;
+	}
+	ix->map_len = (size_t)st.st_size;
+	void *m = mmap(NULL, ix->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = reject(ix, warn, strerror(errno));
+		goto fail;
+	}
+	ix->map = m;
+	/* The header: fixed size, read (a copy) before any field is used. */
+	struct file_header *h = &ix->h;
+	memcpy(h, ix->map, sizeof *h);
+	if (memcmp(h->magic, SYM_INDEX_MAGIC, 8) != 0) {
+		rc = reject(ix, warn, "not a stackwalk symbol index");
+		goto fail;
+	}
+	/* Another build's format (an upgrade, a cache shared by two
+	 * versions) is no damage: replaced without a word. */
+	if (h->version != SYM_INDEX_VERSION || h->header_size != sizeof *h ||
+	    h->byte_order != BYTE_ORDER_TAG || h->block_shift != BLOCK_SHIFT) {
+		rc = SYM_INDEX_ABSENT;
+		goto fail;
+	}
+	if (header_crc(h) != h->header_crc) {
+		rc = reject(ix, warn, "header checksum mismatch");
+		goto fail;
+	}
+	const char *bad = check_layout(h, (uint64_t)st.st_size, elem);
+	if (bad) {
+		rc = reject(ix, warn, bad);
+		goto fail;
+	}
+	ix->crcs = (const uint32_t *)(ix->map + h->crc_off);
+	if (libdeflate_crc32(0, ix->crcs, h->nblocks * 4) != h->tables_crc) {
+		rc = reject(ix, warn, "checksum table damaged");
+		goto fail;
+	}
+	/* The key. */
+	struct src_id id = src_id_of(&sst);
+	if (strncmp(h->debug_file, debug_file, DEBUG_FILE_MAX) != 0 ||
+	    strncmp(h->debug_id, debug_id, DEBUG_ID_MAX) != 0) {
+		rc = reject(ix, warn, "stale: another module's");
+		goto fail;
+	}
+	if (h->src_size != id.size || h->src_mtime_ns != id.mtime_ns ||
+	    h->src_ctime_ns != id.ctime_ns || h->src_ino != id.ino || h->src_dev != id.dev) {
+		rc = reject(ix, warn, "stale: the source changed");
+		goto fail;
+	}
+	if (!h->text_in_file && h->text_len != id.size) {
+		rc = reject(ix, warn, "bad text section");
+		goto fail;
+	}
+	ix->state = calloc(h->nblocks ? h->nblocks : 1, 1);
+	if (!ix->state) {
+		rc = SYM_INDEX_ABSENT;
+		goto fail;
+	}
+	if (h->text_in_file) {
+		close(sfd);
+		ix->text_fd = fd;
+		ix->text_base = h->sec[SYM_SEC_TEXT].off;
+	}
+	/* The arrays are read where binary searches land, far apart; the text
+	 * is never read through the mapping. */
+	madvise((void *)ix->map, ix->map_len, MADV_RANDOM);
+	memcpy(meta, h->meta, sizeof h->meta);
+	*out = ix;
+	return SYM_INDEX_OPENED;
+fail:
+	sym_index_close(ix);
+	return rc;
+}
+
+const void *sym_index_section(const struct sym_index *ix, enum sym_index_section_id s,
+                              uint64_t *count)
+{
+	*count = ix->h.sec[s].count;
+	return *count ? ix->map + ix->h.sec[s].off : NULL;
+}
+
+uint64_t sym_index_text_len(const struct sym_index *ix)
+{
+	return ix->h.text_len;
+}
+
+bool sym_index_failed(const struct sym_index *ix)
+{
+	return atomic_load_explicit(&ix->failed, memory_order_relaxed);
+}
+
+const char *sym_index_path(const struct sym_index *ix)
+{
+	return ix->path;
+}
+
+static bool mark_failed(struct sym_index *ix)
+{
+	atomic_store_explicit(&ix->failed, true, memory_order_relaxed);
+	return false;
+}
+
+/* Block b of a region, its bytes at hand (mapped, or read with pread).
+ * Two threads may check the same block at once: both get the same answer. */
+static bool check_block(struct sym_index *ix, _Atomic uint8_t *state, const uint32_t *crcs,
+                        uint64_t b, const uint8_t *bytes, size_t n)
+{
+	uint8_t s = atomic_load_explicit(&state[b], memory_order_acquire);
+	if (s == BLOCK_UNCHECKED) {
+		s = libdeflate_crc32(0, bytes, n) == crcs[b] ? BLOCK_GOOD : BLOCK_BAD;
+		atomic_store_explicit(&state[b], s, memory_order_release);
+	}
+	return s == BLOCK_GOOD || mark_failed(ix);
+}
+
+bool sym_index_check(struct sym_index *ix, const void *p, size_t n)
+{
+	const uint8_t *start = ix->map + ix->h.data_off, *end = start + ix->h.checked_len;
+	const uint8_t *q = p;
+	if (q < start || q > end || n > (size_t)(end - q))
+		return mark_failed(ix);
+	if (n == 0)
+		return true;
+	uint64_t first = (uint64_t)(q - start) >> BLOCK_SHIFT;
+	uint64_t last = (uint64_t)(q + n - 1 - start) >> BLOCK_SHIFT;
+	for (uint64_t b = first; b <= last; b++) {
+		uint64_t off = b << BLOCK_SHIFT;
+		uint64_t len = (uint64_t)(end - start) - off;
+		if (atomic_load_explicit(&ix->state[b], memory_order_acquire) == BLOCK_GOOD)
+			continue;
+		if (!check_block(ix, ix->state, ix->crcs, b, start + off, len < BLOCK ? len : BLOCK))
+			return false;
+	}
+	return true;
+}
+
+static bool pread_all(int fd, void *out, size_t n, uint64_t off)
+{
+	char *p = out;
+	while (n > 0) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return true;
+}
+
+bool sym_index_read_text(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
+                         char *out)
+{
+	if (off > ix->h.text_len || n > ix->h.text_len - off)
+		return mark_failed(ix);
+	if (!pread_all(ix->text_fd, out, n, ix->text_base + off) ||
+	    libdeflate_crc32(0, out, n) != crc)
+		return mark_failed(ix);
+	return true;
+}
+
+bool sym_index_check_all(struct sym_index *ix)
+{
+	if (!sym_index_check(ix, ix->map + ix->h.data_off, (size_t)ix->h.checked_len))
+		return false;
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	if (!buf)
+		return false;
+	uint32_t crc = 0;
+	bool ok = true;
+	for (uint64_t off = 0; off < ix->h.text_len && ok; off += CHUNK) {
+		size_t n = ix->h.text_len - off < CHUNK ? (size_t)(ix->h.text_len - off) : CHUNK;
+		ok = pread_all(ix->text_fd, buf, n, ix->text_base + off);
+		crc = libdeflate_crc32(crc, buf, n);
+	}
+	free(buf);
+	return (ok && crc == ix->h.text_crc) || mark_failed(ix);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static bool cache_fail(struct sw_sym_cache *c, struct sw_err *warn, const char *what,
+                       const char *path, int e)
+{
+	if (!atomic_exchange(&c->write_off, true))
+		sw_err_set(warn, SW_ERR_IO, "%s: cannot %s the symbol cache: %s; walking uncached",
+		           path, what, strerror(e));
+	return false;
+}
+
+/* mkdir -p of dir/debug_file/debug_id, the cache itself included. */
+static bool make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n >= sizeof buf)
+		return false;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return false;
+			*p = c;
+			if (c == '\0')
+				return true;
+		}
+	}
+}
+
+/* Removes the temporary files (NAME.swidx.tmp.*) older than an hour in
+ * dir: writers killed mid-write. A live writer's file is younger; one
+ * removed under a writer makes its rename fail, and it warns. */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (!strstr(de->d_name, ".swidx.tmp.") ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (now - st.st_mtime > STALE_TEMP_SECONDS)
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static bool pwrite_all(int fd, const void *p, uint64_t n, uint64_t off)
+{
+	const char *q = p;
+	while (n > 0) {
+		ssize_t r = pwrite(fd, q, n < (1u << 30) ? (size_t)n : (1u << 30), (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		q += r;
+		n -= (uint64_t)r;
+		off += (uint64_t)r;
+	}
+	return true;
+}
+
+/* The CRC of each BLOCK of the arrays region as laid out in h: the bytes
+ * of the sections where they lie, zeros between them. */
+static void block_crcs(const struct file_header *h, const struct sym_index_content *c,
+                       uint32_t *crcs)
+{
+	static const uint8_t zeros[SECTION_ALIGN];
+	uint64_t pos = 0; /* relative to data_off */
+	for (int s = 1; s < SYM_SEC_COUNT; s++) {
+		if (!h->sec[s].count)
+			continue;
+		const uint8_t *p = c->data[s];
+		uint64_t start = h->sec[s].off - h->data_off, n = h->sec[s].count * h->sec[s].elem;
+		for (; pos < start; pos++) /* alignment padding: < SECTION_ALIGN bytes */
+			crcs[pos >> BLOCK_SHIFT] = libdeflate_crc32(crcs[pos >> BLOCK_SHIFT], zeros, 1);
+		while (n > 0) {
+			uint64_t room = BLOCK - (pos & (BLOCK - 1)), k = n < room ? n : room;
+			crcs[pos >> BLOCK_SHIFT] = libdeflate_crc32(crcs[pos >> BLOCK_SHIFT], p, (size_t)k);
+			p += k;
+			pos += k;
+			n -= k;
+		}
+	}
+}
+
+/* An index being written: its temporary file is open. */
+struct sym_index_writer {
+	struct sw_sym_cache *cache;
+	int fd;
+	char debug_file[DEBUG_FILE_MAX], debug_id[DEBUG_ID_MAX];
+	char path[4096], tmp[4096 + 64];
+};
+
+struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const char *src,
+                                               const char *debug_file, const char *debug_id,
+                                               struct sw_err *warn)
+{
+	if (atomic_load(&c->write_off))
+		return NULL;
+	char dir[4096];
+	struct sym_index_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->cache = c;
+	if (!index_path(c, src, debug_file, debug_id, false, dir, sizeof dir) ||
+	    !index_path(c, src, debug_file, debug_id, true, w->path, sizeof w->path)) {
+		free(w);
+		return NULL; /* a module name no index can be filed under */
+	}
+	snprintf(w->debug_file, sizeof w->debug_file, "%s", debug_file);
+	snprintf(w->debug_id, sizeof w->debug_id, "%s", debug_id);
+	if (!make_dirs(dir)) {
+		cache_fail(c, warn, "create", dir, errno);
+		free(w);
+		return NULL;
+	}
+	remove_stale_temps(dir);
+	snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.%u.%llx", w->path, (long)getpid(),
+	         atomic_fetch_add(&c->serial, 1), (unsigned long long)time(NULL));
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		cache_fail(c, warn, "write", w->tmp, errno);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void sym_index_write_abandon(struct sym_index_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	unlink(w->tmp);
+	free(w);
+}
+
+bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_content *content,
+                            struct sw_err *warn)
+{
+	if (!content->source) {
+		sym_index_write_abandon(w);
+		return false;
+	}
+	struct sw_sym_cache *c = w->cache;
+	const char *debug_file = w->debug_file, *debug_id = w->debug_id;
+	const char *tmp = w->tmp, *path = w->path;
+
+	/* The layout: header, CRC table, then (page-aligned) the arrays, then
+	 * the text. */
+	struct file_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, SYM_INDEX_MAGIC, 8);
+	h.version = SYM_INDEX_VERSION;
+	h.header_size = sizeof h;
+	h.byte_order = BYTE_ORDER_TAG;
+	h.block_shift = BLOCK_SHIFT;
+	struct src_id id = src_id_of(content->source);
+	h.src_size = id.size;
+	h.src_mtime_ns = id.mtime_ns;
+	h.src_ctime_ns = id.ctime_ns;
+	h.src_ino = id.ino;
+	h.src_dev = id.dev;
+	snprintf(h.debug_file, sizeof h.debug_file, "%s", debug_file);
+	snprintf(h.debug_id, sizeof h.debug_id, "%s", debug_id);
+	h.text_len = content->text_len;
+	h.text_in_file = content->store_text;
+	h.text_crc = libdeflate_crc32(0, content->text, (size_t)content->text_len);
+	memcpy(h.meta, content->meta, sizeof h.meta);
+	/* The arrays' size fixes the block count, which fixes where the data
+	 * starts: lay out once to count, then again with that count. */
+	for (int pass = 0; pass < 2; pass++) {
+		h.crc_off = round_up(sizeof h, 8);
+		h.data_off = round_up(h.crc_off + h.nblocks * 4, PAGE);
+		uint64_t off = h.data_off;
+		for (int s = 1; s < SYM_SEC_COUNT; s++) {
+			h.sec[s].elem = content->elem[s];
+			h.sec[s].count = content->count[s];
+			h.sec[s].off = h.sec[s].count ? round_up(off, SECTION_ALIGN) : 0;
+			if (h.sec[s].count)
+				off = h.sec[s].off + h.sec[s].count * h.sec[s].elem;
+		}
+		h.checked_len = off - h.data_off;
+		h.nblocks = nblocks_of(h.checked_len);
+		h.sec[SYM_SEC_TEXT].elem = 1;
+		h.sec[SYM_SEC_TEXT].count = content->store_text ? content->text_len : 0;
+		h.sec[SYM_SEC_TEXT].off = content->store_text ? round_up(off, SECTION_ALIGN) : 0;
+		h.file_size = content->store_text ? h.sec[SYM_SEC_TEXT].off + content->text_len : off;
+	}
+
+	uint32_t *crcs = calloc(h.nblocks + 1, 4);
+	if (!crcs) {
+		sym_index_write_abandon(w);
+		return false;
+	}
+	block_crcs(&h, content, crcs);
+	h.tables_crc = libdeflate_crc32(0, crcs, h.nblocks * 4);
+	h.header_crc = header_crc(&h);
+	int fd = w->fd;
+	/* One write per section; the gaps between them read as zeros. */
+	bool ok = ftruncate(fd, (off_t)h.file_size) == 0 &&
+	          pwrite_all(fd, &h, sizeof h, 0) &&
+	          pwrite_all(fd, crcs, h.nblocks * 4, h.crc_off);
+	for (int s = 0; s < SYM_SEC_COUNT && ok; s++) {
+		const void *p = s == SYM_SEC_TEXT ? content->text : content->data[s];
+		if (h.sec[s].count)
+			ok = pwrite_all(fd, p, h.sec[s].count * h.sec[s].elem, h.sec[s].off);
+	}
+	int e = ok ? 0 : errno ? errno : EIO;
+	free(crcs);
+	if (close(fd) != 0 && !e)
+		e = errno;
+	/* Renamed whole over any older index: a reader has either file, never
+	 * half of one; a run killed before this leaves only a .tmp name,
+	 * which no reader opens (and a later writer removes). */
+	if (!e && rename(tmp, path) != 0)
+		e = errno;
+	bool done = !e || cache_fail(c, warn, "write", tmp, e);
+	if (e)
+		unlink(tmp);
+	free(w);
+	return done;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""The symbol index cache end to end (docs/symbol-cache.md), over real dumps:
+cold and warm walks print exactly what --no-cache prints; 8 processes started
+at once on one empty cache leave one valid index per symbol file and no
+temporary file; a truncated or flipped index is noticed (one warning naming
+it) and rebuilt."""
+import argparse, glob, os, shutil, subprocess, sys, tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--stackwalk", required=True)
+ap.add_argument("--corpus", required=True)
+a = ap.parse_args()
+
+# Real minidumps with Breakpad stores (plain .sym) from the corpus, and a
+# .sym.gz store made from one of them.
+cases = []
+for dump, store in [("breakpad/linux_inline.dmp", "breakpad/symbols"),
+                    ("breakpad/minidump2.dmp", "breakpad/symbols"),
+                    ("symbolic/linux/mini.dmp", "symbolic/symbols")]:
+    d, s = os.path.join(a.corpus, dump), os.path.join(a.corpus, store)
+    if os.path.isfile(d) and os.path.isdir(s):
+        cases.append((d, s))
+if not cases:
+    for d in sorted(glob.glob(os.path.join(a.corpus, "**", "*.dmp"), recursive=True)):
+        s = os.path.join(os.path.dirname(d), "symbols")
+        if os.path.isdir(s) and glob.glob(os.path.join(s, "**", "*.sym"), recursive=True):
+            cases.append((d, s))
+        if len(cases) >= 3:
+            break
+if not cases:
+    print("no dump with a symbol store in the corpus: skipped")
+    sys.exit(77)
+
+fails = 0
+def check(ok, what):
+    global fails
+    if not ok:
+        fails += 1
+        print("FAIL:", what)
+
+def run(args, cache=None):
+    cmd = [a.stackwalk] + (["--no-cache"] if cache is None else ["--symbols-cache", cache]) + args
+    p = subprocess.run(cmd, capture_output=True)
+    return p.stdout, p.stderr.decode(errors="replace")
+
+def indexes(cache):
+    return sorted(glob.glob(os.path.join(cache, "**", "*.swidx"), recursive=True))
+
+def temps(cache):
+    return [f for f in glob.glob(os.path.join(cache, "**", "*"), recursive=True) if ".tmp." in f]
+
+total_indexes = 0
+work = tempfile.mkdtemp(prefix="sw_symcache_")
+try:
+    for n, (dump, store) in enumerate(cases):
+        gz = os.path.join(work, "gz%d" % n)
+        shutil.copytree(store, gz)
+        for f in glob.glob(os.path.join(gz, "**", "*.sym"), recursive=True):
+            subprocess.run(["gzip", "-9", "-n", f], check=True)
+        for label, st in (("plain", store), ("gz", gz)):
+            name = "%s [%s]" % (os.path.relpath(dump, a.corpus), label)
+            for fmt in ([], ["--json"], ["-m"]):
+                ref, _ = run(fmt + [dump, st])
+                cache = os.path.join(work, "c-%d-%s-%d" % (n, label, len(fmt)))
+                cold, _ = run(fmt + [dump, st], cache)
+                warm, err = run(fmt + [dump, st], cache)
+                check(cold == ref, name + " %s: cold output differs from --no-cache" % fmt)
+                check(warm == ref, name + " %s: warm output differs from --no-cache" % fmt)
+                check("index" not in err, name + ": warm walk warned: " + err)
+            # 8 processes at once on one empty cache.
+            cache = os.path.join(work, "race-%d-%s" % (n, label))
+            ref, _ = run([dump, st])
+            procs = [subprocess.Popen([a.stackwalk, "--symbols-cache", cache, dump, st],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                     for _ in range(8)]
+            outs = [p.communicate()[0] for p in procs]
+            check(all(o == ref for o in outs), name + ": concurrent outputs differ")
+            idx = indexes(cache)
+            nsym = len(glob.glob(os.path.join(st, "**", "*.sym*"), recursive=True))
+            # (a file with bad records is not indexed: linux_inline's)
+            check(len(idx) <= nsym, name + ": %d indexes for %d symbol files" % (len(idx), nsym))
+            total_indexes += len(idx)
+            check(not temps(cache), name + ": temporary files left: %s" % temps(cache))
+            warm, err = run([dump, st], cache)
+            check(warm == ref and "index" not in err, name + ": concurrent indexes not valid: " + err)
+            # Damage: truncate one index, flip a byte in the middle of another.
+            for how in ("truncate", "flip"):
+                for f in idx:
+                    data = open(f, "rb").read()
+                    if how == "truncate":
+                        data = data[:len(data) // 2]
+                    else:
+                        b = bytearray(data)
+                        b[len(b) // 2] ^= 0x20
+                        data = bytes(b)
+                    open(f, "wb").write(data)
+                out, err = run([dump, st], cache)
+                check(out == ref, name + ": %s index: output differs" % how)
+                if how == "truncate":
+                    for f in idx:
+                        check(f in err, name + ": truncated %s not warned about: %s" % (f, err))
+                else:
+                    check("index" in err or out == ref, name + ": flipped index not noticed")
+                # Rebuilt: the next walk uses intact indexes, silently.
+                out, err = run([dump, st], cache)
+                check(out == ref and "index" not in err, name + ": %s index not rebuilt: %s" % (how, err))
+            print("ok:", name)
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+check(total_indexes > 0, "no index written at all")
+print("%d failure(s)" % fails)
+sys.exit(1 if fails else 0)
