@@ -4,7 +4,10 @@
 # 5 rounds in which every tool runs once (interleaved, so machine load hits
 # them alike), each `TOOL DUMP STORE > /dev/null` timed (wall seconds to the
 # ms, from the clock around /usr/bin/time, which adds its own fork and exec
-# alike to every tool; peak RSS KiB from it). Medians with min-max. stackwalk
+# alike to every tool; peak RSS KiB from it; CPU time, user + sys, in ms from
+# `perf stat -e task-clock` around /usr/bin/time when perf can count, which
+# a loaded machine disturbs less than wall time: it includes /usr/bin/time
+# and the wrapper script, about 1 ms). Medians with min-max. stackwalk
 # reads the gzipped store directly, so decompression is inside its timing; Breakpad
 # cannot read .sym.gz and gets a store decompressed once, outside the timing.
 # Also counts frames and trust levels of each tool's text output, so
@@ -37,6 +40,8 @@
 #                       "1 5 50"; empty: none)
 #   NO_ELF=1            skip the ELF/DWARF workload
 #   NO_CORE=1           skip the ELF core workload (gen48k_core)
+#   NO_BATCH=1          skip bench/batch.sh (--batch against single runs and
+#                       Breakpad, in dumps per second per core; docs/batch.md)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sw=${1:-$here/../build/cmd/stackwalk}
@@ -75,7 +80,12 @@ if [ -n "$bp" ]; then names+=(breakpad); cmds+=("$bp"); fi
 [ -n "$bp" ] || echo "(no Breakpad: set BREAKPAD_STACKWALK, or run $bench/build-breakpad.sh; figures from another run are not compared)"
 
 printf 'load average: %s; %s rounds\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$rounds"
-printf '%-16s %-10s %24s %28s %24s\n' workload tool "wall s median (min-max)" "peak RSS KiB median (min-max)" "frames: ctx/cfi/fp/scan"
+# CPU time of a run by perf, when it works here (perf_event_paranoid).
+cpu_stat=()
+if command -v perf >/dev/null && perf stat -x, -e task-clock -o "$tmp/pstat" true 2>/dev/null; then
+  cpu_stat=(perf stat -x, -e task-clock -o "$tmp/pstat" --)
+fi
+printf '%-16s %-10s %24s %28s %24s %24s\n' workload tool "wall s median (min-max)" "peak RSS KiB median (min-max)" "frames: ctx/cfi/fp/scan" "CPU ms median (min-max)"
 for w in gen48k_depth500 rustc_abrt; do
   dump="$bench/$w/$w.dmp" gz_store="$bench/$w/symbols"
   [ -f "$dump" ] || { echo "$w: $dump missing"; continue; }
@@ -97,31 +107,35 @@ for w in gen48k_depth500 rustc_abrt; do
       # Wall time in ms (GNU time's %e has 10 ms steps: a warm walk
       # takes a few of them); peak RSS from GNU time.
       t0=$(date +%s%N)
-      /usr/bin/time -f '%M' -o "$tmp/rss" \
+      "${cpu_stat[@]}" /usr/bin/time -f '%M' -o "$tmp/rss" \
         "${cmds[$i]}" "$dump" "$(store_for "${names[$i]}")" >/dev/null 2>&1 || true
       t1=$(date +%s%N)
-      printf '%.3f %s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print (b - a) / 1e9}')" \
-        "$(tail -1 "$tmp/rss")" >> "$tmp/times.$i"
+      cpu=-
+      [ ${#cpu_stat[@]} -eq 0 ] || cpu=$(awk -F, '/task-clock/ {printf "%.1f", $1}' "$tmp/pstat")
+      printf '%.3f %s %s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print (b - a) / 1e9}')" \
+        "$(tail -1 "$tmp/rss")" "${cpu:--}" >> "$tmp/times.$i"
     done
   done
   for i in "${!cmds[@]}"; do
     t="$tmp/times.$i"
     read -r wmed wmin wmax < <(sort -n "$t" | awk '{w[NR]=$1} END{print w[int((NR+1)/2)], w[1], w[NR]}')
     read -r mmed mmin mmax < <(sort -k2,2n "$t" | awk '{m[NR]=$2} END{print m[int((NR+1)/2)], m[1], m[NR]}')
+    read -r cmed cmin cmax < <(sort -k3,3n "$t" | awk '{c[NR]=$3} END{print c[int((NR+1)/2)], c[1], c[NR]}')
     out=$("${cmds[$i]}" "$dump" "$(store_for "${names[$i]}")" 2>/dev/null || true)
     frames=$(grep -c 'Found by:' <<<"$out" || true)
     ctx=$(grep -c 'Found by: given as instruction pointer' <<<"$out" || true)
     cfi=$(grep -c 'Found by: call frame info$' <<<"$out" || true)
     fp=$(grep -c "Found by: previous frame's frame pointer" <<<"$out" || true)
     scan=$(grep -c 'Found by: stack scanning' <<<"$out" || true)
-    printf '%-16s %-10s %8s (%s-%s) %14s (%s-%s) %8s: %s/%s/%s/%s\n' \
-      "$w" "${names[$i]}" "$wmed" "$wmin" "$wmax" "$mmed" "$mmin" "$mmax" "$frames" "$ctx" "$cfi" "$fp" "$scan"
-    echo "$wmed $mmed" > "$tmp/median.$i"
+    printf '%-16s %-10s %8s (%s-%s) %14s (%s-%s) %8s: %s/%s/%s/%s %10s (%s-%s)\n' \
+      "$w" "${names[$i]}" "$wmed" "$wmin" "$wmax" "$mmed" "$mmin" "$mmax" "$frames" "$ctx" "$cfi" "$fp" "$scan" \
+      "$cmed" "$cmin" "$cmax"
+    echo "$wmed $mmed $cmed" > "$tmp/median.$i"
   done
   for i in "${!cmds[@]}"; do
     [ "$i" -eq 0 ] && continue
-    read -r w0 m0 < "$tmp/median.0"
-    read -r wi mi < "$tmp/median.$i"
+    read -r w0 m0 _ < "$tmp/median.0"
+    read -r wi mi _ < "$tmp/median.$i"
     awk -v n="${names[$i]}" -v a="$wi" -v b="$w0" -v c="$mi" -v d="$m0" 'BEGIN{
       printf "%-16s stackwalk vs %s: %.2fx the speed, %.0f%% of the memory\n", "", n, (b > 0 ? a / b : 0), (c > 0 ? 100 * d / c : 0) }'
   done
@@ -129,12 +143,14 @@ for w in gen48k_depth500 rustc_abrt; do
   # >= 50x at <= 1/10 of the RSS, cold >= 8x at <= 1/4).
   for i in "${!cmds[@]}"; do
     [ "${names[$i]}" = breakpad ] || continue
-    read -r wb mb < "$tmp/median.$i"
+    read -r wb mb cb < "$tmp/median.$i"
     for j in "${!cmds[@]}"; do
       case ${names[$j]} in stackwalk|sw-cold|sw-warm) ;; *) continue ;; esac
-      read -r wj mj < "$tmp/median.$j"
-      awk -v n="${names[$j]}" -v a="$wb" -v b="$wj" -v c="$mb" -v d="$mj" 'BEGIN{
-        printf "%-16s %s vs breakpad: %.1fx the speed, %.1f%% of the memory\n", "", n, (b > 0 ? a / b : 0), (c > 0 ? 100 * d / c : 0) }'
+      read -r wj mj cj < "$tmp/median.$j"
+      awk -v n="${names[$j]}" -v a="$wb" -v b="$wj" -v c="$mb" -v d="$mj" -v e="$cb" -v f="$cj" 'BEGIN{
+        printf "%-16s %s vs breakpad: %.1fx the speed, %.1f%% of the memory", "", n, (b > 0 ? a / b : 0), (c > 0 ? 100 * d / c : 0)
+        if (e + 0 > 0 && f + 0 > 0) printf ", %.1fx less CPU time", e / f
+        printf "\n" }'
     done
   done
   rm -rf "$tmp"/cold.* "$tmp/warm-cache"
@@ -288,4 +304,9 @@ if [ -z "${NO_CORE:-}" ] && [ -f "$cdir/core" ]; then
     python3 "$here/check_gen48k.py" "$bench/gen48k_depth500/expected_chains.txt" "$tmp/cout.0" | tail -1 |
       sed 's|^|gen48k_core stackwalk: ground truth: |' || true
   fi
+fi
+
+# ---- Batch mode: --batch against single runs and Breakpad ----
+if [ -z "${NO_BATCH:-}" ]; then
+  BREAKPAD_STACKWALK=$bp "$here/batch.sh" "$sw" "$bench" || true
 fi

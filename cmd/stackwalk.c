@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "arch/registry.h"
+#include "batch.h"
 #include "convert.h"
 #include "formats/open.h"
 #include "lib/output.h"
@@ -28,25 +29,7 @@
 #include "lib/walker.h"
 #include "symbols/store.h"
 #include "symbols/sym_index.h"
-
-enum exit_status {
-	EXIT_WALKED = 0,
-	EXIT_DAMAGED = 1,
-	EXIT_USAGE = 2,
-	EXIT_UNREADABLE = 3,
-	EXIT_INTERNAL = 4,
-	EXIT_NO_SYMBOLS = 5,
-};
-
-/* Which of two statuses a run ends with: the more severe. A missing
- * symbol (5) only matters when the walk was otherwise clean; damage (1)
- * is worse; no report at all (3, 4) worse still. */
-static int worse_status(int a, int b)
-{
-	static const int rank[] = { [EXIT_WALKED] = 0, [EXIT_NO_SYMBOLS] = 1, [EXIT_DAMAGED] = 2,
-	                            [EXIT_USAGE] = 3, [EXIT_UNREADABLE] = 4, [EXIT_INTERNAL] = 5 };
-	return rank[b] > rank[a] ? b : a;
-}
+#include "symbols/symbol_server.h"
 
 struct options {
 	enum sw_output_format format;
@@ -60,21 +43,37 @@ struct options {
 	bool local_modules;
 	const char *cache_dir;     /* --symbols-cache DIR, or NULL: the default */
 	bool no_cache;             /* --no-cache */
+	/* --symbols-url URLs, in the order given (malloc'd: free). */
+	const char **symbol_urls;
+	size_t nsymbol_urls;
+	unsigned symbols_timeout;  /* --symbols-timeout SECONDS; 0: the default */
+	bool debuginfod;           /* --debuginfod */
 	const char *maps_file;     /* --maps FILE, or NULL */
 	const char *output_file;   /* --output-file FILE, or NULL: stdout */
 	const char *cyborg_file;   /* --cyborg FILE: the JSON goes there too */
 	/* --signature-skip FILEs, in the order given (malloc'd: free). */
 	const char **skip_files;
 	size_t nskip_files;
-	/* SNAPSHOT and the symbol paths, in the order given (malloc'd: free). */
+	/* SNAPSHOT and the symbol paths, in the order given, then the
+	 * --symbols-path ones (malloc'd: free). */
 	const char **positional;
+	/* --batch: positional holds the inputs (SNAPSHOTs, folders, "-"),
+	 * symbol paths come only from --symbols-path (docs/batch.md). */
+	bool batch;
+	unsigned jobs;             /* --jobs N; 0: one per online CPU */
+	const char *const *inputs;
+	size_t ninputs;
+	/* --symbols-path PATHs, in the order given (malloc'd: free). */
+	const char **symbols_opt;
+	size_t nsymbols_opt;
 };
 
 static void usage(FILE *f)
 {
-	/* "  or:" is how help2man (the man page, docs/meson.build) knows a
-	 * second usage line. */
+	/* "  or:" is how help2man (the man page, docs/meson.build) knows
+	 * another usage line. */
 	fputs("Usage: stackwalk [OPTIONS] SNAPSHOT [SYMBOL_PATH...]\n"
+	      "  or:  stackwalk --batch [--jobs=N] [OPTIONS] INPUT... [--symbols-path=PATH...]\n"
 	      "  or:  stackwalk convert [--all-threads] IN OUT.snap [SYMBOL_PATH...]\n"
 	      "\n"
 	      "Walks the stack of every thread in SNAPSHOT (a minidump, an ELF core file, an\n"
@@ -88,6 +87,12 @@ static void usage(FILE *f)
 	      "ELF file (binary or debug file; an ESP-IDF core dump's firmware ELF).\n"
 	      "Files are used only for the build they describe (debug id, build-id,\n"
 	      "debuglink CRC, the firmware's SHA-256).\n"
+	      "\n"
+	      "--batch walks many snapshots in one process: each INPUT is a SNAPSHOT, a\n"
+	      "folder (its files, by name; not its subfolders) or '-' (paths on stdin, one\n"
+	      "per line). It prints one JSON line per snapshot, in input order: --json's\n"
+	      "document with \"file\" first, or {\"file\", \"status\": \"ERROR_UNREADABLE\",\n"
+	      "\"error\"}. Symbol paths are given only as --symbols-path (docs/batch.md).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
@@ -110,11 +115,23 @@ static void usage(FILE *f)
 	      "                    (default $XDG_CACHE_HOME/stackwalk, else\n"
 	      "                    $HOME/.cache/stackwalk); docs/symbol-cache.md\n"
 	      "  --no-cache        neither read nor write symbol indexes\n"
+	      "  --symbols-url=URL fetch symbols a SYMBOL_PATH lacks from a symbol server\n"
+	      "                    (URL/NAME/DEBUG_ID/NAME.sym[.gz], URL/NAME/BUILD_ID/NAME)\n"
+	      "                    into the symbol cache; may be given several times, tried\n"
+	      "                    in order; docs/symbol-servers.md\n"
+	      "  --symbols-timeout=SECONDS  time limit of each download (default 30)\n"
+	      "  --debuginfod      fetch ELF modules' files by build-id from the debuginfod\n"
+	      "                    servers DEBUGINFOD_URLS names\n"
 	      "  --maps=FILE       the crashed process's /proc/PID/maps: the module list of\n"
 	      "                    an ELF core that has none (no NT_FILE: qemu-user cores);\n"
 	      "                    without it such a core's modules are found through the\n"
 	      "                    dynamic loader, the executable and libraries being\n"
 	      "                    looked for in the SYMBOL_PATHs when the core lacks them\n"
+	      "  --batch           many snapshots, one JSON line each (see above)\n"
+	      "  --jobs=N          --batch: walk on N threads (default: one per online\n"
+	      "                    CPU; 1: one after the other)\n"
+	      "  --symbols-path=PATH  a SYMBOL_PATH; may be given several times (after the\n"
+	      "                    positional ones; with --batch the only way to give one)\n"
 	      "  --help, -h        this text\n"
 	      "  --version, -V     the version\n"
 	      "\n"
@@ -126,7 +143,8 @@ static void usage(FILE *f)
 	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
 	      "4 internal failure (or cannot write the output); 5 --require-symbols\n"
 	      "and the crash's modules lack symbols. A reader that stops reading\n"
-	      "(stackwalk ... | head) is no error.\n",
+	      "(stackwalk ... | head) is no error. --batch: 0 every snapshot walked;\n"
+	      "1 one was damaged or unreadable (its line says which); 2, 4, 5 as above.\n",
 	      f);
 }
 
@@ -135,7 +153,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fputs("stackwalk: ", stderr);
 	fprintf(stderr, fmt, arg);
 	fputs(" (see stackwalk --help)\n", stderr);
-	return EXIT_USAGE;
+	return SW_EXIT_USAGE;
 }
 
 /* getopt's '?': an option that is not ours, a prefix of more than one of
@@ -151,16 +169,40 @@ static int bad_option(const struct option *longopts, const char *arg, int opt)
 			matches += strncmp(lo->name, arg + 2, len) == 0;
 		fprintf(stderr, "stackwalk: %s option '%.*s' (see stackwalk --help)\n",
 		        matches > 1 ? "ambiguous" : "unknown", (int)len + 2, arg);
-		return EXIT_USAGE;
+		return SW_EXIT_USAGE;
 	}
 	for (const struct option *lo = longopts; lo->name; lo++)
 		if (opt == lo->val && lo->has_arg == no_argument) {
 			fprintf(stderr, "stackwalk: option '--%s' takes no value (see stackwalk --help)\n",
 			        lo->name);
-			return EXIT_USAGE;
+			return SW_EXIT_USAGE;
 		}
 	fprintf(stderr, "stackwalk: unknown option '-%c' (see stackwalk --help)\n", opt);
-	return EXIT_USAGE;
+	return SW_EXIT_USAGE;
+}
+
+/* --batch: what a batch takes of the options, after the checks of
+ * parse_args. Every positional word is an input; symbol paths are given
+ * only as --symbols-path, so no path can be taken for the other kind.
+ * --json is implied: a batch's lines are --json's documents. */
+static int batch_args(struct options *o, size_t npos)
+{
+	if (o->format == SW_OUTPUT_MACHINE)
+		return usage_error("%s", "--batch prints JSON lines: --machine does not apply");
+	if (o->pretty)
+		return usage_error("%s", "--batch prints one JSON document per line: --pretty does not apply");
+	if (o->cyborg_file)
+		return usage_error("%s", "--batch prints JSON lines: --cyborg does not apply");
+	if (o->maps_file)
+		return usage_error("%s", "--maps names one core's modules: it does not apply to --batch");
+	if (npos == 0)
+		return usage_error("%s", "--batch: no SNAPSHOT, folder or '-' given");
+	o->format = SW_OUTPUT_JSON;
+	o->inputs = o->positional;
+	o->ninputs = npos;
+	o->symbol_paths = o->symbols_opt;
+	o->nsymbol_paths = o->nsymbols_opt;
+	return -1;
 }
 
 /* Returns -1 to go on, else the exit status; o->positional is to be freed
@@ -171,7 +213,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	enum {
 		OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS,
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
-		OPT_SYMBOLS_CACHE, OPT_NO_CACHE,
+		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
+		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -187,7 +230,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
 		{ "symbols-cache", required_argument, NULL, OPT_SYMBOLS_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "symbols-url", required_argument, NULL, OPT_SYMBOLS_URL },
+		{ "symbols-timeout", required_argument, NULL, OPT_SYMBOLS_TIMEOUT },
+		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 		{ "maps", required_argument, NULL, OPT_MAPS },
+		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "symbols-path", required_argument, NULL, OPT_SYMBOLS_PATH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -197,9 +246,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 	 * may be 0 when a program execs us without argv[0]). */
 	o->positional = calloc((size_t)argc + 1, sizeof *o->positional);
 	o->skip_files = calloc((size_t)argc + 1, sizeof *o->skip_files);
-	if (!o->positional || !o->skip_files) {
+	o->symbols_opt = calloc((size_t)argc + 1, sizeof *o->symbols_opt);
+	o->symbol_urls = calloc((size_t)argc + 1, sizeof *o->symbol_urls);
+	if (!o->positional || !o->skip_files || !o->symbol_urls || !o->symbols_opt) {
 		fputs("stackwalk: out of memory\n", stderr);
-		return EXIT_INTERNAL;
+		return SW_EXIT_INTERNAL;
 	}
 	size_t npos = 0;
 	bool json = false, machine = false;
@@ -224,7 +275,30 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_LOCAL_MODULES: o->local_modules = true; break;
 		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
 		case OPT_NO_CACHE: o->no_cache = true; break;
+		case OPT_SYMBOLS_URL: o->symbol_urls[o->nsymbol_urls++] = optarg; break;
+		case OPT_DEBUGINFOD: o->debuginfod = true; break;
+		case OPT_SYMBOLS_TIMEOUT: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || n == 0 || n > 3600)
+				return usage_error("--symbols-timeout wants a number of seconds from 1 to 3600, "
+				                   "not '%s'", optarg);
+			o->symbols_timeout = (unsigned)n;
+			break;
+		}
 		case OPT_MAPS: o->maps_file = optarg; break;
+		case OPT_BATCH: o->batch = true; break;
+		case OPT_SYMBOLS_PATH: o->symbols_opt[o->nsymbols_opt++] = optarg; break;
+		case OPT_JOBS: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || n == 0 || n > 1024)
+				return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
+			o->jobs = (unsigned)n;
+			break;
+		}
 		case OPT_MAX_FRAMES: {
 			/* Given twice, the last value counts (as for any GNU tool):
 			 * a script may append to a command line it was handed. */
@@ -236,8 +310,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->walk.max_frames = (uint32_t)n;
 			break;
 		}
-		case 'h': usage(stdout); return EXIT_WALKED;
-		case 'V': printf("stackwalk %s\n", SW_VERSION); return EXIT_WALKED;
+		case 'h': usage(stdout); return SW_EXIT_WALKED;
+		case 'V': printf("stackwalk %s\n", SW_VERSION); return SW_EXIT_WALKED;
 		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return bad_option(longopts, argv[optind - 1], optopt);
 		}
@@ -260,26 +334,34 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return usage_error("--output-file and --cyborg name the same file '%s'", o->output_file);
 	if ((o->output_file && !*o->output_file) || (o->cyborg_file && !*o->cyborg_file))
 		return usage_error("%s", "an empty FILE name for --output-file or --cyborg");
+	if (o->batch)
+		return batch_args(o, npos);
+	if (o->jobs)
+		return usage_error("%s", "--jobs only applies to --batch");
 	if (npos == 0)
 		return usage_error("%s", "no SNAPSHOT given");
+	/* The --symbols-path ones after the positional ones: npos +
+	 * nsymbols_opt words at most fill the argc + 1 slots. */
+	for (size_t i = 0; i < o->nsymbols_opt; i++)
+		o->positional[npos + i] = o->symbols_opt[i];
 	o->snapshot = o->positional[0];
 	o->symbol_paths = &o->positional[1];
-	o->nsymbol_paths = npos - 1;
+	o->nsymbol_paths = npos - 1 + o->nsymbols_opt;
 	return -1;
 }
 
 static int status_for(enum sw_err_code code)
 {
 	switch (code) {
-	case SW_OK: return EXIT_WALKED;
-	case SW_ERR_CORRUPT: return EXIT_DAMAGED;
-	case SW_ERR_USAGE: return EXIT_USAGE;
+	case SW_OK: return SW_EXIT_WALKED;
+	case SW_ERR_CORRUPT: return SW_EXIT_DAMAGED;
+	case SW_ERR_USAGE: return SW_EXIT_USAGE;
 	case SW_ERR_IO:
 	case SW_ERR_FORMAT:
-	case SW_ERR_UNSUPPORTED: return EXIT_UNREADABLE;
+	case SW_ERR_UNSUPPORTED: return SW_EXIT_UNREADABLE;
 	case SW_ERR_NOMEM: break;
 	}
-	return EXIT_INTERNAL;
+	return SW_EXIT_INTERNAL;
 }
 
 /* Where a report goes: stdout, or a file that appears only complete. A
@@ -401,6 +483,12 @@ struct run {
 	struct sink out;           /* the report (--output-file or stdout) */
 	struct sink cyborg;        /* --cyborg's JSON; f NULL without it */
 	struct sw_sig_rules rules; /* crash-signature rules */
+	/* --symbols-url / --debuginfod (docs/symbol-servers.md), or NULL. */
+	struct sw_symbol_server *servers;
+	/* The symbol index cache (docs/symbol-cache.md), one for the run (a
+	 * batch's threads share it); NULL: none. */
+	struct sw_sym_cache *cache;
+	FILE *msgs;                /* stderr, or a batch input's messages */
 };
 
 /* The JSON "status" of a report that exits with status (docs/json.md). */
@@ -408,7 +496,7 @@ static const char *json_status(int status, bool unsupported_cpu)
 {
 	if (unsupported_cpu)
 		return "UNSUPPORTED_CPU";
-	return status == EXIT_DAMAGED ? "DAMAGED" : "OK";
+	return status == SW_EXIT_DAMAGED ? "DAMAGED" : "OK";
 }
 
 /* The thread --brief walks and prints: the crashing thread (the
@@ -431,7 +519,8 @@ static int32_t brief_thread(const struct sw_snapshot *s)
  * whose symbols were not loaded (missing, corrupt, or no symbol path),
  * one line each. True when there
  * was one. */
-static bool report_missing_symbols(const struct options *o, const struct sw_snapshot *s,
+static bool report_missing_symbols(const struct options *o, FILE *msgs,
+                                   const struct sw_snapshot *s,
                                    const struct sw_walk_result *w, const struct sw_stack *st,
                                    const struct sw_signature *sig)
 {
@@ -452,7 +541,7 @@ static bool report_missing_symbols(const struct options *o, const struct sw_snap
 		const struct sw_module *mod = &s->modules[m];
 		const char *name = sw_basename(mod->code_file);
 		const char *debug_file = sw_basename(mod->debug_file);
-		fprintf(stderr, "stackwalk: %s: %s symbols for %s (%s, %s), which holds frame %u of the "
+		fprintf(msgs, "stackwalk: %s: %s symbols for %s (%s, %s), which holds frame %u of the "
 		        "crashing thread\n", o->snapshot, ss == SW_SYMS_CORRUPT ? "corrupt" : "no",
 		        name && *name ? name : "?", debug_file && *debug_file ? debug_file : "?",
 		        mod->debug_id && *mod->debug_id ? mod->debug_id : "no debug id",
@@ -465,12 +554,12 @@ static bool report_missing_symbols(const struct options *o, const struct sw_snap
 /* A symbol path that is not there is not an error (the walk goes on
  * without it, as with a module whose symbols are missing), but it is most
  * likely a typo: say so, once, on stderr. */
-static void warn_missing_symbol_paths(const struct options *o)
+static void warn_missing_symbol_paths(const struct options *o, FILE *msgs)
 {
 	for (size_t i = 0; i < o->nsymbol_paths; i++) {
 		struct stat st;
 		if (stat(o->symbol_paths[i], &st) != 0)
-			fprintf(stderr, "stackwalk: %s: symbol path ignored: %s\n", o->symbol_paths[i],
+			fprintf(msgs, "stackwalk: %s: symbol path ignored: %s\n", o->symbol_paths[i],
 			        strerror(errno));
 	}
 }
@@ -489,6 +578,39 @@ static void print_part_header(FILE *f, enum sw_output_format format,
 		        p->count, (unsigned long long)p->line);
 	else if (format == SW_OUTPUT_MACHINE)
 		fprintf(f, "Microdump|%u|%u|%llu\n", p->index + 1, p->count, (unsigned long long)p->line);
+}
+
+/* A snapshot without a report (status 3 or 4): its message, and in a
+ * batch its line. Returns status. */
+static int no_report(const struct options *o, struct run *r, int status, const char *msg)
+{
+	fprintf(r->msgs, "stackwalk: %s\n", msg);
+	if (o->batch)
+		sw_batch_put_error(r->out.f, o->snapshot,
+		                   status == SW_EXIT_UNREADABLE ? "ERROR_UNREADABLE" : "ERROR_INTERNAL",
+		                   msg);
+	return status;
+}
+
+/* A batch's line for one report: the JSON document --json prints, with
+ * the input's path in front (docs/batch.md). False when out of memory. */
+static bool put_batch_report(const struct options *o, FILE *f, const struct sw_snapshot *view,
+                             const struct sw_arch *arch, const struct sw_walk_result *walk,
+                             const struct sw_output_options *out)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&doc, &len);
+	if (!m)
+		return false;
+	sw_output(m, SW_OUTPUT_JSON, view, arch, walk, out);
+	bool ok = !ferror(m);
+	if (fclose(m) != 0)
+		ok = false;
+	if (ok)
+		sw_batch_put_report(f, o->snapshot, doc, len);
+	free(doc);
+	return ok;
 }
 
 /* Everything after the command line for one snapshot of the input: the
@@ -511,46 +633,42 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	*more = snap.has_next;
 	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
-		fprintf(stderr, "stackwalk: %s\n", err.msg);
 		sw_snapshot_free(&snap);
-		return status_for(rc);
+		return no_report(o, r, status_for(rc), err.msg);
 	}
 	int status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
-		fprintf(stderr, "stackwalk: %s\n", err.msg);
+		fprintf(r->msgs, "stackwalk: %s\n", err.msg);
 	else if (snap.nproblems == 1)
-		fprintf(stderr, "stackwalk: %s: %s\n", o->snapshot, snap.problems[0]);
+		fprintf(r->msgs, "stackwalk: %s: %s\n", o->snapshot, snap.problems[0]);
 	else if (snap.nproblems > 1)
-		fprintf(stderr, "stackwalk: %s: %s (and %u more)\n", o->snapshot, snap.problems[0],
+		fprintf(r->msgs, "stackwalk: %s: %s (and %u more)\n", o->snapshot, snap.problems[0],
 		        snap.nproblems - 1);
 
-	if (!part) /* once per input, not per microdump */
-		warn_missing_symbol_paths(o);
+	if (!part && !o->batch) /* once per input, not per microdump; a batch's once */
+		warn_missing_symbol_paths(o, r->msgs);
 
 	const struct sw_arch *arch = sw_arch_for_cpu(snap.sys.cpu);
 	bool unsupported_cpu = !arch && snap.nthreads;
 	if (unsupported_cpu) {
-		fprintf(stderr, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
+		fprintf(r->msgs, "stackwalk: %s: CPU '%s' is not supported; threads are not walked\n",
 		        o->snapshot, snap.sys.cpu_name ? snap.sys.cpu_name : "unknown");
-		status = EXIT_DAMAGED; /* a report without stacks is not a walk */
+		status = SW_EXIT_DAMAGED; /* a report without stacks is not a walk */
 	}
 
 	struct sw_err sym_err = { 0 };
 	struct sw_sym_store *store =
 		sw_sym_store_create(o->symbol_paths, o->nsymbol_paths, &snap, &sym_err);
 	if (!store) {
-		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
 		sw_snapshot_free(&snap);
-		return status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM);
+		return no_report(o, r, status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM),
+		                 sym_err.msg);
 	}
 	sw_sym_store_set_local_modules(store, o->local_modules);
-	/* The symbol index cache (docs/symbol-cache.md); without HOME or a
-	 * --symbols-cache there is none, silently. */
-	struct sw_err cache_err = { 0 };
-	struct sw_sym_cache *cache = o->no_cache ? NULL : sw_sym_cache_create(o->cache_dir, &cache_err);
-	sw_sym_store_set_cache(store, cache);
+	sw_sym_store_set_symbol_server(store, r->servers);
+	sw_sym_store_set_cache(store, r->cache);
 	if (sym_err.code != SW_OK)
-		fprintf(stderr, "stackwalk: %s\n", sym_err.msg);
+		fprintf(r->msgs, "stackwalk: %s\n", sym_err.msg);
 
 	/* --brief walks a view of the snapshot in which only the chosen
 	 * thread has registers: the walker leaves the others unwalked
@@ -561,11 +679,9 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	if (chosen >= 0) {
 		threads = malloc(snap.nthreads * sizeof *threads);
 		if (!threads) {
-			fprintf(stderr, "stackwalk: %s: out of memory\n", o->snapshot);
 			sw_sym_store_free(store);
-			sw_sym_cache_free(cache);
 			sw_snapshot_free(&snap);
-			return EXIT_INTERNAL;
+			return no_report(o, r, SW_EXIT_INTERNAL, "out of memory");
 		}
 		memcpy(threads, snap.threads, snap.nthreads * sizeof *threads);
 		for (uint32_t i = 0; i < snap.nthreads; i++)
@@ -583,10 +699,11 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	                               &walk_arena, &walk);
 	/* Symbol files refused while the walk loaded them (symbols/store.h). */
 	for (uint32_t i = 0; i < sw_sym_store_nwarnings(store); i++)
-		fprintf(stderr, "stackwalk: %s\n", sw_sym_store_warning(store, i));
+		fprintf(r->msgs, "stackwalk: %s\n", sw_sym_store_warning(store, i));
 	if (!walked) {
-		fprintf(stderr, "stackwalk: %s: out of memory while walking\n", o->snapshot);
-		status = EXIT_INTERNAL;
+		char msg[sizeof err.msg + 64];
+		snprintf(msg, sizeof msg, "%s: out of memory while walking", o->snapshot);
+		status = no_report(o, r, SW_EXIT_INTERNAL, msg);
 	} else {
 		/* The signature of the crashing (requesting) thread, if any. */
 		struct sw_signature sig;
@@ -595,8 +712,8 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 			const struct sw_stack *st = &walk.stacks[walk.crashing];
 			sw_signature_make(&r->rules, &view, st, &sig);
 			signature = sig.text;
-			if (o->require_symbols && report_missing_symbols(o, &snap, &walk, st, &sig))
-				status = worse_status(status, EXIT_NO_SYMBOLS);
+			if (o->require_symbols && report_missing_symbols(o, r->msgs, &snap, &walk, st, &sig))
+				status = sw_worse_status(status, SW_EXIT_NO_SYMBOLS);
 		}
 		struct sw_output_options out = {
 			.pretty = o->pretty,
@@ -605,23 +722,25 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 			.signature = signature,
 			.status = json_status(status, unsupported_cpu),
 		};
-		if (!r->out.reader_gone && !r->out.failed) {
+		if (o->batch) {
+			if (!put_batch_report(o, r->out.f, &view, arch, &walk, &out))
+				status = SW_EXIT_INTERNAL;
+		} else if (!r->out.reader_gone && !r->out.failed) {
 			print_part_header(r->out.f, o->format, &view);
 			sw_output(r->out.f, o->format, &view, arch, &walk, &out);
 			if (!sink_check(&r->out))
-				status = EXIT_INTERNAL;
+				status = SW_EXIT_INTERNAL;
 		}
 		if (r->cyborg.f && !r->cyborg.failed) {
 			sw_output(r->cyborg.f, SW_OUTPUT_JSON, &view, arch, &walk, &out);
 			if (!sink_check(&r->cyborg))
-				status = EXIT_INTERNAL;
+				status = SW_EXIT_INTERNAL;
 		}
 	}
 
 	sw_arena_free(&walk_arena);
 	free(threads);
 	sw_sym_store_free(store);
-	sw_sym_cache_free(cache);
 	sw_snapshot_free(&snap);
 	return status;
 }
@@ -633,17 +752,110 @@ static int load_signature_rules(const struct options *o, struct sw_sig_rules *ru
 {
 	if (!sw_sig_rules_add_defaults(rules)) {
 		fputs("stackwalk: out of memory\n", stderr);
-		return EXIT_INTERNAL;
+		return SW_EXIT_INTERNAL;
 	}
 	for (size_t i = 0; i < o->nskip_files; i++) {
 		struct sw_err err = { 0 };
 		if (!sw_sig_rules_load(rules, o->skip_files[i], &err)) {
 			fprintf(stderr, "stackwalk: %s (see --signature-skip in docs/signature.md)\n",
 			        err.msg);
-			return err.code == SW_ERR_NOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+			return err.code == SW_ERR_NOMEM ? SW_EXIT_INTERNAL : SW_EXIT_USAGE;
 		}
 	}
 	return -1;
+}
+
+/* The symbol servers of --symbols-url and --debuginfod, downloading into
+ * the symbol cache's directory (--no-cache, or no cache directory: a
+ * temporary one, removed at the end). -1 to go on, else the exit status
+ * (a URL that is not one, a server kind this build lacks: usage). */
+static int open_symbol_servers(const struct options *o, struct run *r)
+{
+	if (!o->nsymbol_urls && !o->debuginfod)
+		return -1;
+	struct sw_err err = { 0 };
+	struct sw_sym_cache *cache = o->no_cache ? NULL : sw_sym_cache_create(o->cache_dir, &err);
+	struct sw_symbol_server_options so = {
+		.urls = o->symbol_urls,
+		.nurls = o->nsymbol_urls,
+		.debuginfod = o->debuginfod,
+		.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL,
+		.timeout_s = o->symbols_timeout,
+	};
+	sw_err_clear(&err);
+	r->servers = sw_symbol_server_create(&so, &err);
+	sw_sym_cache_free(cache);
+	if (r->servers)
+		return -1;
+	fprintf(stderr, "stackwalk: %s%s\n", err.msg,
+	        err.code == SW_ERR_USAGE ? " (see stackwalk --help)" : "");
+	return err.code == SW_ERR_USAGE ? SW_EXIT_USAGE : SW_EXIT_INTERNAL;
+}
+
+/* A batch's walk of one input (cmd/batch.h): the run's options and
+ * shared state with this input's path, lines and messages. */
+struct batch_walk {
+	const struct options *o;
+	struct run *r;             /* its sink is the batch's; workers copy the rest */
+};
+
+static int run_input(const struct options *o, struct run *r);
+
+static int walk_batch_input(void *ctx, const char *path, FILE *out, FILE *msgs)
+{
+	const struct batch_walk *bw = ctx;
+	struct options o = *bw->o;
+	o.snapshot = path;
+	/* The rules, cache and servers are read (or locked) by every thread;
+	 * the sinks are this input's (the batch's own is the main thread's,
+	 * which writes its flags meanwhile: not copied). */
+	struct run r = {
+		.out = { .f = out },
+		.rules = bw->r->rules,
+		.servers = bw->r->servers,
+		.cache = bw->r->cache,
+		.msgs = msgs,
+	};
+	return run_input(&o, &r);
+}
+
+/* After each input of a batch: has stdout's reader gone, or did a write
+ * fail (status 4, said)? write_errno: a write of the lines that failed. */
+static bool batch_out_ok(void *ctx, int write_errno, int *status)
+{
+	struct batch_walk *bw = ctx;
+	struct sink *k = &bw->r->out;
+	if (write_errno && !k->path && pipe_reader_gone(fileno(k->f), write_errno))
+		k->reader_gone = true;
+	else if (write_errno && !k->failed) {
+		if (k->path)
+			fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(write_errno));
+		else
+			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(write_errno));
+		k->failed = true;
+	}
+	if (!sink_check(k)) {
+		*status = SW_EXIT_INTERNAL;
+		return false;
+	}
+	return !k->reader_gone;
+}
+
+/* --batch: every input's lines to r's sink, in order (cmd/batch.c). */
+static int run_batch(const struct options *o, struct run *r)
+{
+	warn_missing_symbol_paths(o, stderr);
+	struct batch_walk bw = { .o = o, .r = r };
+	struct sw_batch b = {
+		.inputs = o->inputs,
+		.ninputs = o->ninputs,
+		.jobs = o->jobs,
+		.walk = walk_batch_input,
+		.ctx = &bw,
+		.out = r->out.f,
+		.out_ok = batch_out_ok,
+	};
+	return sw_batch_run(&b);
 }
 
 /* Runs every snapshot of the input into r's sinks; the worst status. */
@@ -656,7 +868,7 @@ static int run_input(const struct options *o, struct run *r)
 	int status = walk_snapshot(o, r, NULL, &next, &more);
 	while (more && !(r->out.reader_gone && !r->cyborg.f)) {
 		part = next;
-		status = worse_status(status, walk_snapshot(o, r, &part, &next, &more));
+		status = sw_worse_status(status, walk_snapshot(o, r, &part, &next, &more));
 	}
 	return status;
 }
@@ -672,29 +884,40 @@ int main(int argc, char **argv)
 	struct options o;
 	struct run r;
 	memset(&r, 0, sizeof r);
+	r.msgs = stderr;
 	sw_sig_rules_init(&r.rules);
 	int status = parse_args(argc, argv, &o);
 	if (status < 0)
 		status = load_signature_rules(&o, &r.rules);
+	if (status < 0)
+		status = open_symbol_servers(&o, &r);
 	if (status < 0) {
 		if (!sink_open(&r.out, o.output_file) ||
 		    (o.cyborg_file && !sink_open(&r.cyborg, o.cyborg_file))) {
-			status = EXIT_INTERNAL;
+			status = SW_EXIT_INTERNAL;
 			sink_close(&r.out, false);
 		} else {
-			status = run_input(&o, &r);
+			/* The symbol index cache (docs/symbol-cache.md); without HOME
+			 * or a --symbols-cache there is none, silently. */
+			struct sw_err cache_err = { 0 };
+			r.cache = o.no_cache ? NULL : sw_sym_cache_create(o.cache_dir, &cache_err);
+			status = o.batch ? run_batch(&o, &r) : run_input(&o, &r);
+			sw_sym_cache_free(r.cache);
 			/* A file is kept when it holds a report: walked, even if
 			 * damaged; not after an unreadable input or a failure. */
-			bool keep = status == EXIT_WALKED || status == EXIT_DAMAGED ||
-			            status == EXIT_NO_SYMBOLS;
+			bool keep = status == SW_EXIT_WALKED || status == SW_EXIT_DAMAGED ||
+			            status == SW_EXIT_NO_SYMBOLS;
 			if (!sink_close(&r.out, keep))
-				status = EXIT_INTERNAL;
+				status = SW_EXIT_INTERNAL;
 			if (!sink_close(&r.cyborg, keep))
-				status = EXIT_INTERNAL;
+				status = SW_EXIT_INTERNAL;
 		}
 	}
 	sw_sig_rules_free(&r.rules);
+	sw_symbol_server_free(r.servers);
 	free(o.skip_files);
+	free(o.symbol_urls);
 	free(o.positional);
+	free(o.symbols_opt);
 	return status;
 }

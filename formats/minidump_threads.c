@@ -136,12 +136,14 @@ void md_read_thread_list(struct md_reader *r, struct sw_span s)
 	}
 }
 
-static const struct sw_thread *id_sort_base;
-
-static int compare_thread_ids(const void *a, const void *b)
+/* qsort_r's comparison of two thread indexes by id (ctx: the threads):
+ * the context is an argument, not a global, since snapshots may be read
+ * by several threads at once (stackwalk --batch). */
+static int compare_thread_ids(const void *a, const void *b, void *ctx)
 {
-	uint32_t x = id_sort_base[*(const uint32_t *)a].id;
-	uint32_t y = id_sort_base[*(const uint32_t *)b].id;
+	const struct sw_thread *threads = ctx;
+	uint32_t x = threads[*(const uint32_t *)a].id;
+	uint32_t y = threads[*(const uint32_t *)b].id;
 	if (x != y)
 		return x < y ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -173,9 +175,7 @@ void md_read_thread_names(struct md_reader *r, struct sw_span s)
 		return;
 	for (uint32_t i = 0; i < snap->nthreads; i++)
 		by_id[i] = i;
-	id_sort_base = snap->threads;  /* single-threaded reader, as in lib/snapshot.c */
-	qsort(by_id, snap->nthreads, sizeof *by_id, compare_thread_ids);
-	id_sort_base = NULL;
+	qsort_r(by_id, snap->nthreads, sizeof *by_id, compare_thread_ids, (void *)snap->threads);
 	struct threads_by_id sorted = { snap->threads, by_id };
 	for (uint32_t i = 0; i < n; i++) {
 		struct sw_span e;

@@ -11,9 +11,12 @@
  * 0x10000 has file_vaddr 0x07ff0000. It is read here from the module's
  * ELF among the symbol paths (found as the symbol store finds it: by
  * build-id, else by name), which then becomes the module's image. Without
- * one the image's first byte is taken to be at file offset 0 (load_bias 0:
- * true of shared libraries and of Breakpad .sym files, whose addresses are
- * relative to the first segment's). */
+ * one, module offsets count from base (load_bias 0): a Breakpad .sym's
+ * addresses count from the first loadable segment's p_vaddr (dump_syms),
+ * so a .sym alone is right when base is where that segment runs (its
+ * p_vaddr + bias; docs/snap-format.md, MODULE). A .sym read together
+ * with the ELF is looked up at the ELF's offsets less that segment's
+ * p_offset (symbols/elf_symbols.h, sw_elf_symbols_sym_base). */
 #include <stdlib.h>
 
 #include "snap_internal.h"

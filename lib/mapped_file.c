@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,9 +38,22 @@ int sw_open_regular_file(const char *path, unsigned *mode)
 /* Descriptors kept open for sw_mapped_peek: a bound well under the usual
  * limit of 1,024 open files, which a dump of hundreds of modules with
  * their debug files would otherwise reach. Past it files are mapped
- * without one (peeks then read through the mapping). */
+ * without one (peeks then read through the mapping). The bound is the
+ * process's: threads walking snapshots at once (stackwalk --batch) share
+ * it, so the count is atomic. */
 enum { MAX_KEPT_DESCRIPTORS = 256 };
-static unsigned kept_descriptors;
+static atomic_uint kept_descriptors;
+
+/* Takes one of the descriptors kept, if any is left. */
+static bool keep_descriptor(void)
+{
+	unsigned n = atomic_load_explicit(&kept_descriptors, memory_order_relaxed);
+	while (n < MAX_KEPT_DESCRIPTORS)
+		if (atomic_compare_exchange_weak_explicit(&kept_descriptors, &n, n + 1,
+		                                          memory_order_relaxed, memory_order_relaxed))
+			return true;
+	return false;
+}
 
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err)
@@ -68,8 +82,7 @@ enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
 		}
 		out->data = p;
 		out->size = (size_t)st.st_size;
-		if (kept_descriptors < MAX_KEPT_DESCRIPTORS) {
-			kept_descriptors++;
+		if (keep_descriptor()) {
 			out->fd = fd;
 			out->has_fd = true;
 			return SW_OK;
@@ -85,7 +98,7 @@ void sw_unmap_file(struct sw_mapped_file *m)
 		munmap((void *)m->data, m->size);
 	if (m->has_fd) {
 		close(m->fd);
-		kept_descriptors--;
+		atomic_fetch_sub_explicit(&kept_descriptors, 1, memory_order_relaxed);
 	}
 	*m = (struct sw_mapped_file){ .fd = -1 };
 }

@@ -28,20 +28,100 @@ static const char *str(const char *s)
 
 enum { MAX_WIDTH = 80 };
 
-/* Breakpad's PrintRegister / PrintRegister64: returns the new column. */
-static int print_register(FILE *f, const char *name, uint64_t v, bool wide, int col)
+/* A frame's lines are formatted into a buffer and written with one fwrite:
+ * a deep walk prints thousands of frames of a dozen registers each, and
+ * printf's format parsing was a fifth of a warm walk's time. The bytes are
+ * those of the printf formats each helper names. */
+struct text_buf {
+	FILE *f;
+	size_t n;
+	char b[4096];
+};
+
+static void tb_flush(struct text_buf *t)
+{
+	if (t->n)
+		fwrite(t->b, 1, t->n, t->f);
+	t->n = 0;
+}
+
+static void tb_put(struct text_buf *t, const char *s, size_t n)
+{
+	if (n > sizeof t->b - t->n) {
+		tb_flush(t);
+		if (n > sizeof t->b) {
+			fwrite(s, 1, n, t->f);
+			return;
+		}
+	}
+	memcpy(t->b + t->n, s, n);
+	t->n += n;
+}
+
+static void tb_str(struct text_buf *t, const char *s)
+{
+	tb_put(t, s, strlen(s));
+}
+
+/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes
+ * past width); returns the length. */
+static size_t fmt_hex(char *out, uint64_t v, unsigned width)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+	if (n < width)
+		n = width;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = digits[v & 15];
+	return n;
+}
+
+/* "%" PRIu64 into out (>= 20 bytes); returns the length. */
+static size_t fmt_dec(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* "0x%" PRIx64 */
+static void tb_hex(struct text_buf *t, uint64_t v)
+{
+	char buf[18] = "0x";
+	tb_put(t, buf, 2 + fmt_hex(buf + 2, v, 0));
+}
+
+/* Breakpad's PrintRegister / PrintRegister64: " %5s = 0x%016" PRIx64 (or
+ * 0x%08x), cut at 63 bytes as its 64-byte buffer cuts it; returns the new
+ * column. */
+static int print_register(struct text_buf *t, const char *name, uint64_t v, bool wide, int col)
 {
 	char buf[64];
-	if (wide)
-		snprintf(buf, sizeof buf, " %5s = 0x%016" PRIx64, name, v);
-	else
-		snprintf(buf, sizeof buf, " %5s = 0x%08" PRIx32, name, (uint32_t)v);
-	int len = (int)strlen(buf);
+	size_t nl = strlen(name), n = 0;
+	buf[n++] = ' ';
+	for (; nl + n < 6; n++)
+		buf[n] = ' ';
+	size_t room = sizeof buf - 1 - n;
+	size_t k = nl < room ? nl : room;
+	memcpy(buf + n, name, k);
+	n += k;
+	char tail[24] = " = 0x";
+	size_t tn = 5 + (wide ? fmt_hex(tail + 5, v, 16) : fmt_hex(tail + 5, (uint32_t)v, 8));
+	k = tn < sizeof buf - 1 - n ? tn : sizeof buf - 1 - n;
+	memcpy(buf + n, tail, k);
+	n += k;
+	int len = (int)n;
 	if (col + len > MAX_WIDTH) {
 		col = 0;
-		fputs("\n ", f);
+		tb_put(t, "\n ", 2);
 	}
-	fputs(buf, f);
+	tb_put(t, buf, n);
 	return col + len;
 }
 
@@ -51,42 +131,116 @@ static bool registers_are_wide(const struct sw_arch *arch)
 	return arch->word_size == 8 || arch->cpu == SW_CPU_MIPS;
 }
 
-static void print_registers(FILE *f, const struct sw_arch *arch, const struct sw_regs *r)
+/* The part of print_register's text before the digits, " %5s = 0x", for
+ * each register a stack prints, made once per stack (a walk prints a dozen
+ * registers in each of thousands of frames). len 0: a name too long for
+ * label, printed by print_register. */
+enum { LABEL_MAX = 24 };
+struct reg_labels {
+	const struct sw_arch *arch;
+	bool wide;
+	uint8_t len[256];
+	char label[256][LABEL_MAX];
+};
+
+static void reg_labels_init(struct reg_labels *l, const struct sw_arch *arch)
 {
+	l->arch = arch;
 	if (!arch || !arch->print_order)
 		return;
-	bool wide = registers_are_wide(arch);
-	int col = 0;
+	l->wide = registers_are_wide(arch);
 	for (unsigned i = 0; i < arch->nprint; i++) {
 		unsigned reg = arch->print_order[i];
-		if (!sw_reg_valid(r, reg))
+		const char *name = str(arch->text_names ? arch->text_names[reg] : arch->reg_names[reg]);
+		size_t nl = strlen(name), n = 0;
+		l->len[i] = 0;
+		if (nl > LABEL_MAX - 7)
 			continue;
-		const char *name = arch->text_names ? arch->text_names[reg] : arch->reg_names[reg];
-		col = print_register(f, str(name), r->v[reg], wide, col);
+		char *b = l->label[i];
+		b[n++] = ' ';
+		for (; nl + n < 6; n++)
+			b[n] = ' ';
+		memcpy(b + n, name, nl);
+		n += nl;
+		memcpy(b + n, " = 0x", 5);
+		l->len[i] = (uint8_t)(n + 5);
 	}
 }
 
-/* " 0  module!function [file : line + 0xoff]" without the newline. */
-static void print_frame_header(FILE *f, const struct sw_snapshot *s, const struct sw_stack *st,
-                               const struct sw_stack_frame *fr, unsigned index)
+static void print_registers(struct text_buf *t, const struct reg_labels *l,
+                            const struct sw_stack_frame *fr)
 {
-	fprintf(f, "%2u  ", index);
+	const struct sw_arch *arch = l->arch;
+	if (!arch || !arch->print_order)
+		return;
+	unsigned digits = l->wide ? 16 : 8;
+	int col = 0;
+	for (unsigned i = 0; i < arch->nprint; i++) {
+		unsigned reg = arch->print_order[i];
+		if (!sw_stack_frame_reg_valid(fr, reg))
+			continue;
+		uint64_t v = sw_stack_frame_reg(fr, reg);
+		if (l->len[i] == 0) {
+			const char *name = arch->text_names ? arch->text_names[reg] : arch->reg_names[reg];
+			col = print_register(t, str(name), v, l->wide, col);
+			continue;
+		}
+		/* At most 23 + 16 bytes: never cut at 63 as print_register's are. */
+		int len = l->len[i] + (int)digits;
+		if (col + len > MAX_WIDTH) {
+			col = 0;
+			tb_put(t, "\n ", 2);
+		}
+		if (sizeof t->b - t->n < (size_t)len)
+			tb_flush(t);
+		char *out = t->b + t->n;
+		memcpy(out, l->label[i], l->len[i]);
+		fmt_hex(out + l->len[i], l->wide ? v : (uint32_t)v, digits);
+		t->n += (size_t)len;
+		col += len;
+	}
+}
+
+/* " 0  module!function [file : line + 0xoff]" without the newline:
+ * "%2u  " then the rest. */
+static void print_frame_header(struct text_buf *t, const struct sw_snapshot *s,
+                               const struct sw_stack *st, const struct sw_stack_frame *fr,
+                               unsigned index)
+{
+	char num[24];
+	size_t n = fmt_dec(num + 1, index);
+	if (n < 2) {
+		num[0] = ' ';
+		tb_put(t, num, n + 1);
+	} else {
+		tb_put(t, num + 1, n);
+	}
+	tb_put(t, "  ", 2);
 	uint64_t pc = sw_out_frame_address(st, fr);
 	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 		const struct sw_module *m = &s->modules[fr->module];
-		fputs(str(sw_basename(m->code_file)), f);
+		tb_str(t, str(sw_basename(m->code_file)));
 		if (fr->function) {
-			fprintf(f, "!%s", fr->function);
-			if (fr->file)
-				fprintf(f, " [%s : %" PRIu32 " + 0x%" PRIx64 "]",
-				        sw_basename(fr->file), fr->line, pc - fr->line_base);
-			else
-				fprintf(f, " + 0x%" PRIx64, pc - fr->function_base);
+			tb_put(t, "!", 1);
+			tb_str(t, fr->function);
+			if (fr->file) {
+				tb_put(t, " [", 2);
+				tb_str(t, sw_basename(fr->file));
+				tb_put(t, " : ", 3);
+				tb_put(t, num, fmt_dec(num, fr->line));
+				tb_put(t, " + ", 3);
+				tb_hex(t, pc - fr->line_base);
+				tb_put(t, "]", 1);
+			} else {
+				tb_put(t, " + ", 3);
+				tb_hex(t, pc - fr->function_base);
+			}
 		} else {
-			fprintf(f, " + 0x%" PRIx64, pc - m->base);
+			tb_put(t, " + ", 3);
+			tb_hex(t, pc - m->base);
 		}
 	} else {
-		fprintf(f, "0x%" PRIx64, pc);
+		tb_hex(t, pc);
 	}
 }
 
@@ -97,17 +251,22 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 		fputs(" <no frames>\n", f);
 		return;
 	}
+	struct text_buf t;
+	t.f = f;
+	t.n = 0;
+	struct reg_labels labels;
+	reg_labels_init(&labels, st->arch ? st->arch : arch);
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_stack_frame *fr = &st->frames[i];
-		print_frame_header(f, s, st, fr, i);
-		fputs("\n ", f);
-		if (fr->trust != SW_TRUST_INLINE) {
-			struct sw_regs r;
-			sw_stack_frame_regs(fr, &r);
-			print_registers(f, st->arch ? st->arch : arch, &r);
-		}
-		fprintf(f, "\n    Found by: %s\n", sw_trust_description(fr->trust));
+		print_frame_header(&t, s, st, fr, i);
+		tb_put(&t, "\n ", 2);
+		if (fr->trust != SW_TRUST_INLINE)
+			print_registers(&t, &labels, fr);
+		tb_str(&t, "\n    Found by: ");
+		tb_str(&t, sw_trust_description(fr->trust));
+		tb_put(&t, "\n", 1);
 	}
+	tb_flush(&t);
 	/* Breakpad cuts long walks without a word; a reader must know. */
 	if (st->truncated)
 		fprintf(f, "    Stack walk %s\n", sw_walk_end_description(st->end));

@@ -10,6 +10,8 @@ packages=(
   libc6-arm64-cross libc6-armhf-cross      # the C libraries testdata/cores ran with
   libc6-mips-cross libc6-mipsel-cross libc6-mips64el-cross libc6-ppc64el-cross
   libdeflate-dev                           # fast .sym.gz inflate
+  libcurl4-openssl-dev libdebuginfod-dev   # symbol servers, debuginfod (optional)
+  debuginfod                               # tests/debuginfod_test.py's server
   check                                    # unit tests
   python3                                  # conformance tests, JSON checks
   clang libclang-rt-14-dev                 # libFuzzer smoke runs

@@ -11,9 +11,21 @@
 #include "lib/walker.h"
 #include "postfix.h"
 
+/* A rule's expression: its text, or (decoded from an index) one of the
+ * three shapes nearly every rule dump_syms writes has, which evaluate as
+ * their text does without reading it:
+ *   ADD    "NAME N +"      the value of NAME plus N
+ *   DEREF  "NAME N + ^"    the word at that address
+ *   NAME   "NAME"          the value of NAME
+ * (NAME a register or .cfa, by number in the file's name table.) */
+enum cfi_expr_kind { EXPR_NONE, EXPR_TEXT, EXPR_ADD, EXPR_DEREF, EXPR_NAME };
+
 struct cfi_expr {
-	const char *e;
+	uint8_t kind;
+	uint8_t name;               /* ADD, DEREF, NAME: the name table's entry */
+	const char *e;              /* TEXT */
 	size_t len;
+	uint64_t n;                 /* ADD, DEREF: N */
 };
 
 struct cfi_rules {
@@ -21,10 +33,13 @@ struct cfi_rules {
 	struct cfi_expr reg[SW_MAX_REGS];
 };
 
-/* Parses "name: expr name: expr ..." into *r. False on a malformed set
- * (rules before the damage stay applied, as in Breakpad). */
-static bool parse_rule_set(const struct sw_arch *arch, const char *p, const char *e,
-                           struct cfi_rules *r)
+/* Calls each(ctx, name, name_len, expr, expr_len) for every "name: expr"
+ * of a rule set, in order. False on a malformed set (after the calls for
+ * the rules before the damage: they stay applied, as in Breakpad). */
+static bool rule_set_each(const char *p, const char *e,
+                          void (*each)(void *ctx, const char *name, size_t name_len,
+                                       const char *expr, size_t expr_len),
+                          void *ctx)
 {
 	const char *name = NULL, *expr = NULL, *expr_end = NULL;
 	size_t name_len = 0;
@@ -40,16 +55,7 @@ static bool parse_rule_set(const struct sw_arch *arch, const char *p, const char
 			if (name || expr) {
 				if (!name || !expr)
 					return false;
-				struct cfi_expr x = {expr, (size_t)(expr_end - expr)};
-				if (name_len == 4 && memcmp(name, ".cfa", 4) == 0) {
-					r->cfa = x;
-				} else if (name_len == 3 && memcmp(name, ".ra", 3) == 0) {
-					r->ra = x;
-				} else {
-					int i = sw_arch_reg_index(arch, name, name_len);
-					if (i >= 0 && i < SW_MAX_REGS)
-						r->reg[i] = x;
-				}
+				each(ctx, name, name_len, expr, (size_t)(expr_end - expr));
 			}
 			if (at_end)
 				return true;
@@ -66,7 +72,44 @@ static bool parse_rule_set(const struct sw_arch *arch, const char *p, const char
 	}
 }
 
+/* Where the rule named name goes in r: .cfa, .ra, or the register of
+ * that name (NULL: none of this CPU's, the rule is ignored). */
+static struct cfi_expr *rule_slot(const struct sw_arch *arch, struct cfi_rules *r,
+                                  const char *name, size_t name_len)
+{
+	if (name_len == 4 && memcmp(name, ".cfa", 4) == 0)
+		return &r->cfa;
+	if (name_len == 3 && memcmp(name, ".ra", 3) == 0)
+		return &r->ra;
+	int i = sw_arch_reg_index(arch, name, name_len);
+	return i >= 0 && i < SW_MAX_REGS ? &r->reg[i] : NULL;
+}
+
+struct text_rules {
+	const struct sw_arch *arch;
+	struct cfi_rules *r;
+};
+
+static void apply_text_rule(void *vctx, const char *name, size_t name_len, const char *expr,
+                            size_t expr_len)
+{
+	struct text_rules *t = vctx;
+	struct cfi_expr *slot = rule_slot(t->arch, t->r, name, name_len);
+	if (slot)
+		*slot = (struct cfi_expr){.kind = EXPR_TEXT, .e = expr, .len = expr_len};
+}
+
+/* Parses "name: expr name: expr ..." into *r. False on a malformed set
+ * (rules before the damage stay applied, as in Breakpad). */
+static bool parse_rule_set(const struct sw_arch *arch, const char *p, const char *e,
+                           struct cfi_rules *r)
+{
+	struct text_rules t = {arch, r};
+	return rule_set_each(p, e, apply_text_rule, &t);
+}
+
 struct cfi_eval_ctx {
+	const struct sw_bsym *b;
 	const struct sw_unwind_env *env;
 	uint64_t cfa;
 	bool have_cfa;
@@ -90,6 +133,72 @@ static bool cfi_read(void *vctx, uint64_t addr, uint64_t *out)
 {
 	const struct cfi_eval_ctx *c = vctx;
 	return sw_walk_read_word(c->env->walk, addr, out);
+}
+
+/* The register number of entry k of b's name table for arch (-1: none of
+ * its registers), remembered for the first arch that asks. */
+static int cfi_name_reg(const struct sw_bsym *b, const struct sw_arch *arch, size_t k)
+{
+	const struct bsym_cfi_name *nm = &b->cfi_names[k];
+	struct sw_bsym *mb = (struct sw_bsym *)b; /* the atomic cache only */
+	const struct sw_arch *known = atomic_load_explicit(&mb->cfi_arch, memory_order_acquire);
+	if (!known) {
+		const struct sw_arch *none = NULL;
+		atomic_compare_exchange_strong(&mb->cfi_arch, &none, arch);
+		known = atomic_load_explicit(&mb->cfi_arch, memory_order_acquire);
+	}
+	if (known != arch || !b->cfi_regs)
+		return sw_arch_reg_index(arch, nm->s, nm->len);
+	int16_t r = atomic_load_explicit(&b->cfi_regs[k], memory_order_relaxed);
+	if (r == BSYM_REG_UNRESOLVED) {
+		r = (int16_t)sw_arch_reg_index(arch, nm->s, nm->len);
+		atomic_store_explicit(&b->cfi_regs[k], r, memory_order_relaxed);
+	}
+	return r;
+}
+
+/* The value of name-table entry k as cfi_resolve gives the name's value. */
+static bool cfi_resolve_entry(const struct cfi_eval_ctx *c, size_t k, uint64_t *out)
+{
+	const struct bsym_cfi_name *nm = &c->b->cfi_names[k];
+	if (nm->len == 4 && memcmp(nm->s, ".cfa", 4) == 0) {
+		*out = c->cfa;
+		return c->have_cfa;
+	}
+	int i = cfi_name_reg(c->b, c->env->arch, k);
+	if (i < 0 || !sw_reg_valid(&c->env->callee->regs, (unsigned)i))
+		return false;
+	*out = c->env->callee->regs.v[i];
+	return true;
+}
+
+/* One rule's value: its text by the postfix evaluator, or a decoded
+ * shape with the evaluator's arithmetic (values wrap at the word size,
+ * a name it cannot resolve or a word it cannot read is an error). */
+static enum sw_pf_status eval_expr(const struct sw_postfix *pf, const struct cfi_eval_ctx *c,
+                                   const struct cfi_expr *x, uint64_t *out)
+{
+	if (x->kind == EXPR_TEXT)
+		return sw_postfix_eval(pf, x->e, x->len, out);
+	uint64_t mask = pf->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	uint64_t v;
+	if (x->name >= c->b->ncfi_names || !cfi_resolve_entry(c, x->name, &v))
+		return SW_PF_ERR_UNKNOWN_VAR;
+	v &= mask;
+	if (x->kind == EXPR_NAME) {
+		*out = v;
+		return SW_PF_OK;
+	}
+	v = (v + (x->n & mask)) & mask;
+	if (x->kind == EXPR_ADD) {
+		*out = v;
+		return SW_PF_OK;
+	}
+	uint64_t w;
+	if (!cfi_read((void *)c, v, &w))
+		return SW_PF_ERR_MEMORY;
+	*out = w & mask;
+	return SW_PF_OK;
 }
 
 /* The rules at offset from the INIT record's text, p .. end (the INIT
@@ -134,7 +243,264 @@ static enum sw_unwind_status collect_rules(const struct sw_arch *arch,
 	return SW_UNWIND_OK;
 }
 
-static enum sw_unwind_status eval_rules(const struct sw_arch *arch,
+/* ---- decoded rules (the index's decoded section) ------------------------
+ *
+ * A record decodes when every line collect_rules would read parses whole
+ * and every rule has one of the decoded shapes. Its bytes, to the end:
+ *     the INIT line's group, then per delta line: sleb addr - INIT addr,
+ *     and its group
+ *     group: per rule u8 target name, u8 shape (EXPR_*), u8 operand name,
+ *            [ADD, DEREF: uleb N]; then GROUP_END
+ * names being entries of the file's name table (struct bsym_cfi_name,
+ * fewer than GROUP_END). */
+enum { GROUP_END = 0xff };
+
+struct rule_encoder {
+	struct bsym_cfi_names *names;
+	struct bsym_bytes *o;
+	bool ok;
+};
+
+/* A name's slot in names->slot: rules name the same few registers. */
+static unsigned name_hash(const char *s, size_t n)
+{
+	return (unsigned)(n * 31 + (unsigned char)s[0] * 7 + (unsigned char)s[n - 1] * 3 +
+	                  (unsigned char)s[n / 2]) & 0xff;
+}
+
+static bool name_entry(struct bsym_cfi_names *names, const char *s, size_t n, uint8_t *out)
+{
+	if (n == 0 || n > BSYM_CFI_NAME_MAX)
+		return false;
+	unsigned h = name_hash(s, n);
+	unsigned k = names->slot[h];
+	if (k && k <= names->n && names->v[k - 1].len == n && memcmp(names->v[k - 1].s, s, n) == 0) {
+		*out = (uint8_t)(k - 1);
+		return true;
+	}
+	for (size_t i = 0; i < names->n; i++)
+		if (names->v[i].len == n && memcmp(names->v[i].s, s, n) == 0) {
+			names->slot[h] = (uint8_t)(i + 1);
+			*out = (uint8_t)i;
+			return true;
+		}
+	if (names->n >= BSYM_CFI_NAMES_MAX)
+		return false;
+	struct bsym_cfi_name *nm = &names->v[names->n];
+	memset(nm, 0, sizeof *nm);
+	nm->len = (uint8_t)n;
+	memcpy(nm->s, s, n);
+	names->slot[h] = (uint8_t)(names->n + 1);
+	*out = (uint8_t)names->n++;
+	return true;
+}
+
+static void encode_rule(void *vctx, const char *name, size_t name_len, const char *expr,
+                        size_t expr_len)
+{
+	struct rule_encoder *enc = vctx;
+	if (!enc->ok)
+		return;
+	/* The expression's tokens, split as the evaluator splits them. */
+	const char *tok[5];
+	size_t len[5], nt = 0;
+	for (size_t i = 0; i < expr_len;) {
+		while (i < expr_len && sw_postfix_is_space(expr[i]))
+			i++;
+		size_t start = i;
+		while (i < expr_len && !sw_postfix_is_space(expr[i]))
+			i++;
+		if (i > start) {
+			if (nt == 5) {
+				enc->ok = false;
+				return;
+			}
+			tok[nt] = expr + start;
+			len[nt++] = i - start;
+		}
+	}
+	uint8_t shape, target, operand;
+	uint64_t n = 0;
+	if (nt == 1)
+		shape = EXPR_NAME;
+	else if (nt == 3 && len[2] == 1 && tok[2][0] == '+')
+		shape = EXPR_ADD;
+	else if (nt == 4 && len[2] == 1 && tok[2][0] == '+' && len[3] == 1 && tok[3][0] == '^')
+		shape = EXPR_DEREF;
+	else
+		shape = EXPR_NONE;
+	/* `.undef` alone is no name: the evaluator reports it undefined. */
+	if (shape == EXPR_NONE || !sw_postfix_is_name(tok[0], len[0]) ||
+	    (nt == 1 && len[0] == 6 && memcmp(tok[0], ".undef", 6) == 0) ||
+	    (nt > 1 && !sw_postfix_number(tok[1], len[1], &n)) ||
+	    !name_entry(enc->names, name, name_len, &target) ||
+	    !name_entry(enc->names, tok[0], len[0], &operand)) {
+		enc->ok = false;
+		return;
+	}
+	uint8_t head[3] = {target, shape, operand};
+	bsym_bytes_put(enc->o, head, 3);
+	if (shape != EXPR_NAME)
+		bsym_put_uleb(enc->o, n);
+}
+
+/* A rule set's text and its encoding: a file repeats a few thousand rule
+ * sets (".cfa: $rsp 16 +" a hundred thousand times in gen48k), encoded
+ * once each. Names are never dropped from the table, so a remembered
+ * encoding's names stay valid. */
+enum { GROUP_SLOTS = 4096, GROUP_TEXT = 64, GROUP_CODE = 48 };
+struct bsym_cfi_group {
+	bool valid;
+	uint8_t text_len, code_len;
+	char text[GROUP_TEXT];
+	uint8_t code[GROUP_CODE];
+};
+
+void bsym_cfi_names_free(struct bsym_cfi_names *names)
+{
+	free(names->groups);
+	names->groups = NULL;
+}
+
+static unsigned group_hash(const char *p, size_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
+	return (unsigned)(h >> 32) & (GROUP_SLOTS - 1);
+}
+
+/* One line's rules as a group. */
+static bool encode_group(struct rule_encoder *enc, const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+	struct bsym_cfi_names *names = enc->names;
+	if (!names->groups)
+		names->groups = calloc(GROUP_SLOTS, sizeof *names->groups);
+	struct bsym_cfi_group *g = NULL;
+	if (names->groups && n <= GROUP_TEXT) {
+		g = &names->groups[group_hash(p, n)];
+		if (g->valid && g->text_len == n && memcmp(g->text, p, n) == 0) {
+			bsym_bytes_put(enc->o, g->code, g->code_len);
+			return !enc->o->oom;
+		}
+	}
+	size_t start = enc->o->n;
+	if (!rule_set_each(p, e, encode_rule, enc) || !enc->ok)
+		return false;
+	uint8_t end = GROUP_END;
+	bsym_bytes_put(enc->o, &end, 1);
+	if (enc->o->oom)
+		return false;
+	size_t code = enc->o->n - start;
+	if (g && code <= GROUP_CODE) {
+		g->valid = true;
+		g->text_len = (uint8_t)n;
+		memcpy(g->text, p, n);
+		g->code_len = (uint8_t)code;
+		memcpy(g->code, enc->o->p + start, code);
+	}
+	return true;
+}
+
+bool bsym_cfi_encode(const struct sw_bsym *b, const struct bsym_range *r,
+                     struct bsym_cfi_names *names, struct bsym_bytes *o)
+{
+	if (!b->text || r->off > b->len || r->len > b->len - r->off)
+		return false;
+	const char *p = b->text + r->off, *end = p + r->len;
+	size_t start = o->n;
+	struct rule_encoder enc = {names, o, true};
+	/* As collect_rules reads it: the INIT line must parse whole. */
+	const char *nl = bsym_line_end(p, end);
+	const char *e = bsym_trim_cr(p, nl);
+	bool ok = e - p >= 15;
+	if (ok) {
+		p = bsym_skip_spaces(p + 6, e);
+		p = bsym_skip_spaces(p + 4, e);
+		p = bsym_skip_spaces(p + 5, e);
+		uint64_t v;
+		ok = bsym_hex(&p, e, &v) && bsym_hex(&p, e, &v) && encode_group(&enc, p, e);
+	}
+	for (p = nl + 1; ok && p < end; p = nl + 1) {
+		nl = bsym_line_end(p, end);
+		e = bsym_trim_cr(p, nl);
+		if (e - p < 10 || memcmp(p, "STACK CFI ", 10) != 0)
+			break;
+		const char *q = bsym_skip_spaces(p + 10, e);
+		if (e - q >= 5 && memcmp(q, "INIT ", 5) == 0)
+			break;
+		uint64_t addr;
+		if (!bsym_hex(&q, e, &addr))
+			continue; /* skipped by the unwinder too */
+		bsym_put_sleb(o, (int64_t)(addr - r->addr));
+		ok = encode_group(&enc, q, e);
+	}
+	if (!ok || o->oom) {
+		o->n = start; /* its names stay: a remembered group may use them */
+		return false;
+	}
+	return true;
+}
+
+/* Reads one group's rules into rules (apply) or past them. */
+static bool decode_group(const struct sw_bsym *b, const struct sw_arch *arch,
+                         const uint8_t **pp, const uint8_t *e, bool apply,
+                         struct cfi_rules *rules)
+{
+	for (;;) {
+		if (*pp < e && **pp == GROUP_END) {
+			++*pp;
+			return true;
+		}
+		if (e - *pp < 3)
+			return false;
+		uint8_t target = (*pp)[0], shape = (*pp)[1], operand = (*pp)[2];
+		*pp += 3;
+		uint64_t n = 0;
+		if (shape != EXPR_NAME && !bsym_get_uleb(pp, e, &n))
+			return false;
+		if (target >= b->ncfi_names || operand >= b->ncfi_names ||
+		    (shape != EXPR_NAME && shape != EXPR_ADD && shape != EXPR_DEREF))
+			return false;
+		if (!apply)
+			continue;
+		const struct bsym_cfi_name *t = &b->cfi_names[target];
+		struct cfi_expr *slot;
+		if (t->len == 4 && memcmp(t->s, ".cfa", 4) == 0) {
+			slot = &rules->cfa;
+		} else if (t->len == 3 && memcmp(t->s, ".ra", 3) == 0) {
+			slot = &rules->ra;
+		} else {
+			int i = cfi_name_reg(b, arch, target);
+			slot = i >= 0 && i < SW_MAX_REGS ? &rules->reg[i] : NULL;
+		}
+		if (slot)
+			*slot = (struct cfi_expr){.kind = shape, .name = operand, .n = n};
+	}
+}
+
+/* The rules at offset from a decoded record (bsym_cfi_encode). */
+static enum sw_unwind_status collect_decoded(const struct sw_bsym *b, const struct sw_arch *arch,
+                                             const struct bsym_range *init, uint64_t offset,
+                                             const uint8_t *p, const uint8_t *e,
+                                             struct cfi_rules *rules)
+{
+	memset(rules, 0, sizeof *rules);
+	if (!decode_group(b, arch, &p, e, true, rules))
+		return SW_UNWIND_FAILED;
+	while (p < e) {
+		int64_t delta;
+		if (!bsym_get_sleb(&p, e, &delta))
+			return SW_UNWIND_FAILED;
+		uint64_t addr = init->addr + (uint64_t)delta;
+		if (!decode_group(b, arch, &p, e, addr >= init->addr && addr <= offset, rules))
+			return SW_UNWIND_FAILED;
+	}
+	return SW_UNWIND_OK;
+}
+
+static enum sw_unwind_status eval_rules(const struct sw_bsym *b, const struct sw_arch *arch,
                                         const struct cfi_rules *rules,
                                         const struct sw_unwind_env *env,
                                         struct sw_regs *caller, enum sw_trust *trust);
@@ -149,39 +515,45 @@ enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
 	const struct bsym_range *init = &b->cfi[ri];
 	const struct sw_arch *arch = env->arch;
 
-	/* The INIT line and the deltas after it: the record's text. */
+	/* The INIT line and the deltas after it: the record's text, or its
+	 * decoded rules. */
 	struct cfi_rules rules;
 	struct bsym_span sp;
-	if (!bsym_span_get(b, init->off, init->len, init->crc, &sp))
+	bool decoded = b->idx && (init->aux & BSYM_DECODED);
+	if (decoded ? !bsym_blob_get(b, init->off, init->len, init->crc, &sp)
+	            : !bsym_span_get(b, init->off, init->len, init->crc, &sp))
 		return SW_UNWIND_FAILED;
-	enum sw_unwind_status st = collect_rules(arch, init, offset, sp.p, sp.p + sp.n, &rules);
+	enum sw_unwind_status st =
+		decoded ? collect_decoded(b, arch, init, offset, (const uint8_t *)sp.p,
+		                          (const uint8_t *)sp.p + sp.n, &rules)
+		        : collect_rules(arch, init, offset, sp.p, sp.p + sp.n, &rules);
 	if (st == SW_UNWIND_OK)
-		st = eval_rules(arch, &rules, env, caller, trust); /* its expressions are in sp */
+		st = eval_rules(b, arch, &rules, env, caller, trust); /* text expressions are in sp */
 	bsym_span_free(&sp);
 	return st;
 }
 
 /* The caller's registers by the rules: .cfa, then .ra, then each register. */
-static enum sw_unwind_status eval_rules(const struct sw_arch *arch,
+static enum sw_unwind_status eval_rules(const struct sw_bsym *b, const struct sw_arch *arch,
                                         const struct cfi_rules *rules,
                                         const struct sw_unwind_env *env,
                                         struct sw_regs *caller, enum sw_trust *trust)
 {
-	if (!rules->cfa.e || !rules->ra.e)
+	if (!rules->cfa.kind || !rules->ra.kind)
 		return SW_UNWIND_FAILED;
 
-	struct cfi_eval_ctx ctx = {.env = env};
+	struct cfi_eval_ctx ctx = {.b = b, .env = env};
 	struct sw_postfix pf = {
 		.resolve = cfi_resolve, .resolve_ctx = &ctx,
 		.read = cfi_read, .read_ctx = &ctx,
 		.word_size = arch->word_size,
 	};
-	enum sw_pf_status s = sw_postfix_eval(&pf, rules->cfa.e, rules->cfa.len, &ctx.cfa);
+	enum sw_pf_status s = eval_expr(&pf, &ctx, &rules->cfa, &ctx.cfa);
 	if (s != SW_PF_OK)
 		return SW_UNWIND_FAILED;
 	ctx.have_cfa = true;
 	uint64_t ra;
-	s = sw_postfix_eval(&pf, rules->ra.e, rules->ra.len, &ra);
+	s = eval_expr(&pf, &ctx, &rules->ra, &ra);
 	if (s == SW_PF_UNDEF)
 		return SW_UNWIND_END;
 	if (s != SW_PF_OK)
@@ -192,9 +564,9 @@ static enum sw_unwind_status eval_rules(const struct sw_arch *arch,
 	const struct sw_regs *callee = &env->callee->regs;
 	uint64_t by_rule = 0;
 	for (unsigned i = 0; i < arch->nregs && i < SW_MAX_REGS; i++) {
-		if (rules->reg[i].e) {
+		if (rules->reg[i].kind) {
 			uint64_t val;
-			s = sw_postfix_eval(&pf, rules->reg[i].e, rules->reg[i].len, &val);
+			s = eval_expr(&pf, &ctx, &rules->reg[i], &val);
 			if (s == SW_PF_OK) {
 				sw_reg_set(caller, i, val);
 				by_rule |= (uint64_t)1 << i;

@@ -691,6 +691,8 @@ enum {
 	META_MODULE_LINE_LEN,
 	META_MODULE_FIELDS,         /* os, arch, id, name: offset and length each */
 	META_MODULE_LINE_CRC = META_MODULE_FIELDS + 8,
+	META_CFI_NAMES,             /* the decoded CFI rules' name table: offset in */
+	META_CFI_NAMES_LEN_CRC,     /* the decoded section; length << 32 | CRC-32 */
 };
 
 static const uint32_t index_elem[SYM_SEC_COUNT] = {
@@ -704,6 +706,7 @@ static const uint32_t index_elem[SYM_SEC_COUNT] = {
 	[SYM_SEC_FUNC_FENCES] = sizeof(uint64_t),
 	[SYM_SEC_PUBLIC_FENCES] = sizeof(uint64_t),
 	[SYM_SEC_CFI_FENCES] = sizeof(uint64_t),
+	[SYM_SEC_DECODED] = 1,
 };
 
 static size_t nfences(size_t n)
@@ -790,6 +793,23 @@ static void content_of(const struct sw_bsym *b, struct sym_index_content *c)
 	}
 }
 
+/* The top level over a fence of nf entries (struct sw_bsym.func_top):
+ * none for a short fence or without memory (the searches then use the
+ * fence alone); false when the fence is damaged. */
+static bool make_top(const struct sw_bsym *b, const uint64_t *fence, size_t nf, uint64_t **top)
+{
+	*top = NULL;
+	if (nf <= 4 * BSYM_FENCE)
+		return true;
+	if (!bsym_rec_ok(b, fence, nf * sizeof *fence))
+		return false;
+	size_t nt = nfences(nf);
+	*top = malloc(nt * sizeof **top);
+	for (size_t i = 0; *top && i < nt; i++)
+		(*top)[i] = fence[i * BSYM_FENCE];
+	return true;
+}
+
 /* A struct sw_bsym over an open index: arrays in its mapping, the MODULE
  * line copied out. NULL when that line's bytes are damaged or memory ran
  * out (ix is closed then). */
@@ -826,14 +846,41 @@ static struct sw_bsym *from_index(struct sym_index *ix, const uint64_t *meta)
 	b->cfi_fence = sym_index_section(ix, SYM_SEC_CFI_FENCES, &n);
 	if (n != nfences(b->ncfi))
 		goto bad;
+	if (!make_top(b, b->func_fence, nfences(b->nfuncs), &b->func_top) ||
+	    !make_top(b, b->pub_fence, nfences(b->npubs), &b->pub_top) ||
+	    !make_top(b, b->cfi_fence, nfences(b->ncfi), &b->cfi_top))
+		goto bad;
+	/* The decoded CFI rules' register names, read once. */
+	uint64_t names_len = meta[META_CFI_NAMES_LEN_CRC] >> 32;
+	if (names_len > 0) {
+		size_t n_names = (size_t)(names_len / sizeof *b->cfi_names);
+		/* Sizes from the header are checked before they size anything:
+		 * its CRC says the header is the one written, not that the
+		 * writer was sane (a length of 4 GiB was allocated, then
+		 * refused: fuzz_sym_index). */
+		if (names_len % sizeof *b->cfi_names != 0 || n_names > BSYM_CFI_NAMES_MAX)
+			goto bad;
+		b->cfi_names = malloc((size_t)names_len);
+		b->cfi_regs = calloc(n_names, sizeof *b->cfi_regs);
+		if (!b->cfi_names || !b->cfi_regs ||
+		    !sym_index_read_decoded(ix, meta[META_CFI_NAMES], (size_t)names_len,
+		                            (uint32_t)meta[META_CFI_NAMES_LEN_CRC],
+		                            (char *)b->cfi_names))
+			goto bad;
+		b->ncfi_names = n_names;
+		for (size_t k = 0; k < n_names; k++) {
+			if (b->cfi_names[k].len > BSYM_CFI_NAME_MAX)
+				goto bad;
+			atomic_init(&b->cfi_regs[k], BSYM_REG_UNRESOLVED);
+		}
+	}
 	/* Name slots (copy_named); none when out of memory: names are read
 	 * each time then. */
 	b->file_names = b->nfiles ? calloc(b->nfiles, sizeof *b->file_names) : NULL;
 	b->origin_names = b->norigins ? calloc(b->norigins, sizeof *b->origin_names) : NULL;
 	if (meta[META_HAS_MODULE]) {
 		uint64_t off = meta[META_MODULE_LINE], len = meta[META_MODULE_LINE_LEN];
-		b->module_line = malloc(len + 1);
-		if (len > 4096 || !b->module_line ||
+		if (len > 4096 || !(b->module_line = malloc(len + 1)) ||
 		    !sym_index_read_text(ix, off, (size_t)len, (uint32_t)meta[META_MODULE_LINE_CRC],
 		                         b->module_line))
 			goto bad;
@@ -877,20 +924,194 @@ static void stamp_crcs(struct sw_bsym *b)
 		b->origins[i].crc = libdeflate_crc32(0, t + b->origins[i].off, b->origins[i].len);
 }
 
+/* ---- decoded records ----------------------------------------------------
+ *
+ * A FUNC decodes when it has no INLINE records (their chains stay text):
+ *     uleb param size, uleb name length, the name; then to the end, per
+ *     line record lookup_func could pick (it parses, size > 0), in file
+ *     order: sleb addr - the previous record's end (the first: the FUNC's
+ *     address), uleb size, sleb line - the previous line, uleb file
+ * A line record of a few bytes instead of a dozen or two of text, read
+ * without parsing. */
+
+/* The usual line record, "<hex> <hex> <dec> <dec>" with single spaces,
+ * at most 16 hex and 9 decimal digits, ended by a newline (no CR) or e:
+ * the values parse_line_fields gives it and where the line ends (*eol),
+ * in one pass. False: another shape, for the general path to judge. */
+static bool plain_line_fields(const char *p, const char *e, struct line_fields *lf,
+                              const char **eol)
+{
+	uint64_t v[4];
+	for (int field = 0; field < 4; field++) {
+		const char *start = p;
+		uint64_t x = 0;
+		unsigned d;
+		if (field < 2) {
+			while (p < e && (d = bsym_hex_digit1[(unsigned char)*p]) != 0) {
+				x = x << 4 | (d - 1);
+				p++;
+			}
+		} else {
+			while (p < e && *p >= '0' && *p <= '9')
+				x = x * 10 + (uint64_t)(*p++ - '0');
+		}
+		size_t n = (size_t)(p - start);
+		if (n == 0 || n > (field < 2 ? 16u : 9u))
+			return false;
+		if (field < 3) {
+			if (p >= e || *p != ' ')
+				return false;
+			p++;
+		}
+		v[field] = x;
+	}
+	if (p < e && *p != '\n')
+		return false;
+	/* Field by field: a struct copy here is two 16-byte loads of four
+	 * 8-byte stores just made, which store forwarding cannot serve. */
+	lf->addr = v[0];
+	lf->size = v[1];
+	lf->line = (int64_t)v[2];
+	lf->file = (int64_t)v[3];
+	*eol = p;
+	return true;
+}
+
+static bool encode_func(const struct sw_bsym *b, const struct bsym_func *f,
+                        struct bsym_bytes *o)
+{
+	if (f->end < f->off || f->end > b->len)
+		return false;
+	const char *line = b->text + f->off, *end = b->text + f->end;
+	const char *nl = bsym_line_end(line, end);
+	struct func_fields ff;
+	if (nl - line < 5 || !parse_func_fields(line + 5, bsym_trim_cr(line, nl), true, &ff))
+		return false;
+	size_t start = o->n;
+	bsym_put_uleb(o, ff.param);
+	bsym_put_uleb(o, ff.name_len);
+	bsym_bytes_put(o, ff.name, ff.name_len);
+	uint64_t prev_end = f->addr;
+	int64_t prev_line = 0;
+	for (const char *p = nl + 1; p < end; p = nl + 1) {
+		struct line_fields lf;
+		bool ok = plain_line_fields(p, end, &lf, &nl);
+		if (!ok) {
+			nl = bsym_line_end(p, end);
+			const char *e = bsym_trim_cr(p, nl);
+			if (e == p)
+				continue;
+			if (*p == 'I' && starts(p, e, "INLINE ", 7)) {
+				o->n = start;
+				return false;
+			}
+			ok = sw_hex_digit(*p) >= 0 && parse_line_fields(p, e, &lf);
+		}
+		if (ok && lf.size > 0) {
+			if (!bsym_bytes_room(o, 40))
+				return false;
+			bsym_put_sleb(o, (int64_t)(lf.addr - prev_end));
+			bsym_put_uleb(o, lf.size);
+			bsym_put_sleb(o, lf.line - prev_line);
+			bsym_put_uleb(o, (uint64_t)lf.file);
+			prev_end = lf.addr + lf.size;
+			prev_line = lf.line;
+		}
+	}
+	return !o->oom;
+}
+
+/* The index's records with their decoded forms: copies of b's FUNC and
+ * CFI arrays (the walk reads b's own meanwhile) whose decoded records
+ * point into the decoded section, and that section. */
+struct decoded {
+	struct bsym_func *funcs;
+	struct bsym_range *cfi;
+	struct bsym_bytes arrays;   /* funcs and cfi */
+	struct bsym_bytes bytes;
+	struct bsym_cfi_names names;
+};
+
+static void decoded_free(struct decoded *d)
+{
+	bsym_cfi_names_free(&d->names);
+	bsym_bytes_free(&d->arrays);
+	bsym_bytes_free(&d->bytes);
+}
+
+/* Decodes what decodes of b into d and points c at it; c unchanged when
+ * memory runs out (the index then holds text only). */
+static void decode_records(const struct sw_bsym *b, struct decoded *d,
+                           struct sym_index_content *c)
+{
+	memset(d, 0, sizeof *d);
+	size_t fn = b->nfuncs * sizeof *d->funcs, cn = b->ncfi * sizeof *d->cfi;
+	if (!bsym_bytes_room(&d->arrays, fn + cn))
+		return;
+	d->funcs = (struct bsym_func *)d->arrays.p;
+	d->cfi = (struct bsym_range *)(d->arrays.p + fn);
+	/* By address, a FUNC before the CFI record at its address: a walk
+	 * looks a frame's function up and then unwinds it, and the second
+	 * read finds its bytes in the cache lines the first one fetched. */
+	struct bsym_bytes *o = &d->bytes;
+	size_t i = 0, j = 0;
+	while (i < b->nfuncs || j < b->ncfi) {
+		if (j >= b->ncfi || (i < b->nfuncs && b->funcs[i].addr <= b->cfi[j].addr)) {
+			struct bsym_func *f = &d->funcs[i];
+			*f = b->funcs[i++];
+			size_t start = o->n;
+			if (!encode_func(b, f, o) || o->oom) {
+				o->n = start;
+				continue;
+			}
+			f->off = start;
+			f->end = o->n;
+			f->crc = libdeflate_crc32(0, o->p + start, o->n - start);
+			f->flags |= BSYM_DECODED;
+		} else {
+			struct bsym_range *r = &d->cfi[j];
+			*r = b->cfi[j++];
+			size_t start = o->n;
+			if (!bsym_cfi_encode(b, r, &d->names, o) || o->oom ||
+			    o->n - start > UINT32_MAX) {
+				o->n = start;
+				continue;
+			}
+			r->off = start;
+			r->len = (uint32_t)(o->n - start);
+			r->crc = libdeflate_crc32(0, o->p + start, o->n - start);
+			r->aux |= BSYM_DECODED;
+		}
+	}
+	uint64_t names_off = o->n, names_len = d->names.n * sizeof d->names.v[0];
+	bsym_bytes_put(o, d->names.v, (size_t)names_len);
+	if (o->oom)
+		return;
+	c->data[SYM_SEC_FUNCS] = d->funcs;
+	c->data[SYM_SEC_CFI] = d->cfi;
+	c->data[SYM_SEC_DECODED] = o->p;
+	c->count[SYM_SEC_DECODED] = o->n;
+	c->meta[META_CFI_NAMES] = names_off;
+	c->meta[META_CFI_NAMES_LEN_CRC] =
+		names_len << 32 | libdeflate_crc32(0, o->p + names_off, (size_t)names_len);
+}
+
 /* The second half of writing b's index (sym_index_write_finish), which
- * runs beside the walk: b's text and arrays are read-only by then but for
- * the crc fields, which only this writer sets and only an index reads. */
+ * runs beside the walk: b's text and arrays are read-only by then (the
+ * records' CRCs were stamped before it started). */
 struct bsym_writer {
 	pthread_t thread;
 	struct sw_bsym *b;
 	struct sym_index_writer *w;
 	struct source_id id;
+	struct sym_index_build *claim; /* ended once the index is written */
 };
 
 static void *write_index(void *arg)
 {
 	struct bsym_writer *bw = arg;
-	stamp_crcs(bw->b);
+	struct sw_sym_cache *cache = sym_index_writer_cache(bw->w);
+	sym_index_cache_turn(cache, true);
 	/* The source changed while it was read: no index (the next run
 	 * makes one). */
 	if (!source_unchanged(&bw->id)) {
@@ -898,13 +1119,18 @@ static void *write_index(void *arg)
 	} else {
 		struct sym_index_content c;
 		content_of(bw->b, &c);
+		struct decoded d;
+		decode_records(bw->b, &d, &c);
 		c.source = &bw->id.st;
 		struct sw_err werr = {0};
 		sym_index_write_finish(bw->w, &c, &werr); /* a late failure: just no index */
 		for (int k = SYM_SEC_FUNC_FENCES; k <= SYM_SEC_CFI_FENCES; k++)
 			free((void *)c.data[k]);
+		decoded_free(&d);
 	}
+	sym_index_cache_turn(cache, false);
 	close(bw->id.fd);
+	sym_index_build_done(cache, bw->claim);
 	return NULL;
 }
 
@@ -916,27 +1142,33 @@ static void *write_index(void *arg)
  * joined by sw_bsym_free. */
 static void index_source(struct sw_sym_cache *cache, const char *path, const char *debug_file,
                          const char *debug_id, struct sw_bsym *b, struct source_id *id,
-                         struct sw_err *warn)
+                         struct sym_index_build *claim, struct sw_err *warn)
 {
 	struct sw_err werr = {0};
 	struct sym_index_writer *w = NULL;
 	struct bsym_writer *bw = NULL;
 	if (b->errors == 0 && !b->unindexable)
 		w = sym_index_write_begin(cache, path, debug_file, debug_id, &werr);
+	/* The records' CRCs before the writer starts, not on its thread: the
+	 * walk passes them along (unread for a parsed file), and a field one
+	 * thread writes while another reads is a data race. */
+	if (w)
+		stamp_crcs(b);
 	if (werr.code != SW_OK && warn && warn->code == SW_OK)
 		*warn = werr;
 	if (w && (bw = malloc(sizeof *bw)) != NULL) {
-		*bw = (struct bsym_writer){.b = b, .w = w, .id = *id};
+		*bw = (struct bsym_writer){.b = b, .w = w, .id = *id, .claim = claim};
 		if (pthread_create(&bw->thread, NULL, write_index, bw) == 0) {
 			b->writer = bw;
 			return;
 		}
 	}
 	if (w) {
-		struct bsym_writer now = {.b = b, .w = w, .id = *id};
+		struct bsym_writer now = {.b = b, .w = w, .id = *id, .claim = claim};
 		write_index(&now);
 	} else {
 		close(id->fd);
+		sym_index_build_done(cache, claim);
 	}
 	free(bw);
 }
@@ -975,6 +1207,11 @@ struct sw_bsym *sw_bsym_load_cached(const char *path, struct sw_sym_cache *cache
 	uint64_t meta[SYM_INDEX_NMETA];
 	enum sym_index_open_status st =
 		sym_index_open(cache, path, debug_file, debug_id, index_elem, &ix, meta, warn);
+	/* Another thread of this process parsing the same file for its index:
+	 * wait for it and map what it wrote, rather than parse it too. */
+	struct sym_index_build *claim = NULL;
+	if (st == SYM_INDEX_ABSENT && !sym_index_build_claim(cache, path, debug_file, debug_id, &claim))
+		st = sym_index_open(cache, path, debug_file, debug_id, index_elem, &ix, meta, warn);
 	if (st == SYM_INDEX_OPENED) {
 		char ipath[4096];
 		snprintf(ipath, sizeof ipath, "%s", sym_index_path(ix));
@@ -995,7 +1232,9 @@ struct sw_bsym *sw_bsym_load_cached(const char *path, struct sw_sym_cache *cache
 	struct source_id id;
 	struct sw_bsym *b = load_source(path, &id, err);
 	if (b)
-		index_source(cache, path, debug_file, debug_id, b, &id, warn);
+		index_source(cache, path, debug_file, debug_id, b, &id, claim, warn);
+	else
+		sym_index_build_done(cache, claim);
 	return b;
 }
 
@@ -1021,7 +1260,7 @@ static const struct sw_bsym *bsym_current(const struct sw_bsym *b)
 		           parsed ? " and the index rebuilt" : "");
 		if (parsed)
 			index_source(fb->cache, fb->source, fb->debug_file, fb->debug_id, parsed, &id,
-			             NULL);
+			             NULL, NULL);
 		atomic_store(&fb->parsed, parsed);
 	}
 	parsed = atomic_load(&fb->parsed);
@@ -1066,6 +1305,11 @@ void sw_bsym_free(struct sw_bsym *b)
 	free((void *)b->file_names);
 	free((void *)b->origin_names);
 	fallback_free(b->fb);
+	free(b->cfi_names);
+	free((void *)b->cfi_regs);
+	free(b->func_top);
+	free(b->pub_top);
+	free(b->cfi_top);
 	free(b->module_line);
 	free(b->heap);
 	if (b->map)
@@ -1108,6 +1352,31 @@ bool bsym_span_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t c
 	if (n > sizeof s->small && !(buf = s->heap = malloc((size_t)n)))
 		return false;
 	if (!sym_index_read_text(b->idx, off, (size_t)n, crc, buf)) {
+		bsym_span_free(s);
+		return false;
+	}
+	s->p = buf;
+	return true;
+}
+
+bool bsym_blob_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t crc,
+                   struct bsym_span *s)
+{
+	s->heap = NULL;
+	/* Bounded by the section before it sizes a buffer, as bsym_span_get
+	 * bounds by the text (a record claiming 4 GiB was allocated first:
+	 * fuzz_sym_index). */
+	if (!b->idx)
+		return false;
+	uint64_t size;
+	(void)sym_index_section(b->idx, SYM_SEC_DECODED, &size);
+	if (off > size || n > size - off)
+		return false;
+	s->n = (size_t)n;
+	char *buf = s->small;
+	if (n > sizeof s->small && !(buf = s->heap = malloc((size_t)n)))
+		return false;
+	if (!sym_index_read_decoded(b->idx, off, (size_t)n, crc, buf)) {
 		bsym_span_free(s);
 		return false;
 	}
@@ -1160,31 +1429,80 @@ static size_t upper_bound(const struct sw_bsym *b, const void *a, size_t n, size
 	return sw_upper_bound(&p, n, probe_addr, x);
 }
 
+/* The number of the n keys at stride elem from a (the first field of each
+ * record, or the fence's words) that are <= x. The caller has checked the
+ * bytes: a plain loop, no call per probe. */
+static size_t upper_bound_checked(const char *a, size_t n, size_t elem, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, a + mid * elem, sizeof k);
+		if (k <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* upper_bound through a fence (the key of every BSYM_FENCE-th record):
  * with fence[k-1] <= x < fence[k], every record before k-1's stretch has
  * a key <= x and every record from k's on a key > x, so the answer lies
- * in stretch k-1. */
-static size_t upper_bound_fenced(const struct sw_bsym *b, const uint64_t *fence, const void *a,
-                                 size_t n, size_t elem, uint64_t x)
+ * in stretch k-1. The fence (a few KiB) and then the one stretch are each
+ * checked once, whole, before they are searched; a check that fails
+ * answers 0 (nothing found) with the index marked failed, and the
+ * question is asked again of the parsed source. */
+static size_t upper_bound_fenced(const struct sw_bsym *b, const uint64_t *fence,
+                                 const uint64_t *top, const void *a, size_t n, size_t elem,
+                                 uint64_t x)
 {
 	if (!fence)
 		return upper_bound(b, a, n, elem, x);
-	size_t k = upper_bound(b, fence, nfences(n), sizeof *fence, x);
+	size_t nf = nfences(n), k;
+	if (top) {
+		/* The same search one level up: the answer's fence entry lies
+		 * in the stretch of the fence that top picks (checked whole at
+		 * open). */
+		size_t t = upper_bound_checked((const char *)top, nfences(nf), sizeof *top, x);
+		if (t == 0)
+			return 0;
+		size_t flo = (t - 1) * BSYM_FENCE, flen = nf - flo < BSYM_FENCE ? nf - flo : BSYM_FENCE;
+		k = flo + upper_bound_checked((const char *)(fence + flo), flen, sizeof *fence, x);
+	} else {
+		if (!bsym_rec_ok(b, fence, nf * sizeof *fence))
+			return 0;
+		k = upper_bound_checked((const char *)fence, nf, sizeof *fence, x);
+	}
 	if (k == 0)
 		return 0;
 	size_t lo = (k - 1) * BSYM_FENCE, len = n - lo < BSYM_FENCE ? n - lo : BSYM_FENCE;
-	return lo + upper_bound(b, (const char *)a + lo * elem, len, elem, x);
+	const char *stretch = (const char *)a + lo * elem;
+	if (!bsym_rec_ok(b, stretch, len * elem))
+		return 0;
+	/* A scan, not halving: its loads do not wait on each other, so the
+	 * stretch's cache lines (cold: a walk's addresses are far apart) are
+	 * fetched together rather than one after another. */
+	size_t i = 0;
+	for (; i < len; i++) {
+		uint64_t k;
+		memcpy(&k, stretch + i * elem, sizeof k);
+		if (k > x)
+			break;
+	}
+	return lo + i;
 }
 
 ptrdiff_t bsym_find_func(const struct sw_bsym *b, uint64_t x)
 {
-	return (ptrdiff_t)upper_bound_fenced(b, b->func_fence, b->funcs, b->nfuncs,
+	return (ptrdiff_t)upper_bound_fenced(b, b->func_fence, b->func_top, b->funcs, b->nfuncs,
 	                                     sizeof *b->funcs, x) - 1;
 }
 
 static ptrdiff_t find_public(const struct sw_bsym *b, uint64_t x)
 {
-	return (ptrdiff_t)upper_bound_fenced(b, b->pub_fence, b->pubs, b->npubs,
+	return (ptrdiff_t)upper_bound_fenced(b, b->pub_fence, b->pub_top, b->pubs, b->npubs,
 	                                     sizeof *b->pubs, x) - 1;
 }
 
@@ -1196,7 +1514,7 @@ static ptrdiff_t find_range(const struct sw_bsym *b, const struct bsym_range *a,
 
 ptrdiff_t bsym_find_cfi(const struct sw_bsym *b, uint64_t x)
 {
-	ptrdiff_t i = (ptrdiff_t)upper_bound_fenced(b, b->cfi_fence, b->cfi, b->ncfi,
+	ptrdiff_t i = (ptrdiff_t)upper_bound_fenced(b, b->cfi_fence, b->cfi_top, b->cfi, b->ncfi,
 	                                            sizeof *b->cfi, x) - 1;
 	if (i >= 0 && x - b->cfi[i].addr >= b->cfi[i].size)
 		return -1;
@@ -1365,8 +1683,10 @@ static const char *copy_named(const struct sw_bsym *b, const struct bsym_named *
 	else if (b->idx && !is_file && b->origin_names)
 		slot = &b->origin_names[n - b->origins];
 	char *known = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+	/* known is what strndup kept of the name: n->len bytes, or fewer
+	 * when it holds a NUL (copying n->len read past it: fuzz_sym_index). */
 	if (known)
-		return sw_arena_strndup(a, known, n->len);
+		return sw_arena_strdup(a, known);
 	struct bsym_span sp;
 	if (!bsym_span_get(b, n->off, n->len, n->crc, &sp))
 		return NULL;
@@ -1404,6 +1724,9 @@ static bool lookup_public(const struct sw_bsym *b, const struct bsym_public *pub
 static bool lookup_func(const struct sw_bsym *b, const struct bsym_func *f, uint64_t offset,
                         const char *line, const char *end, struct sw_arena *a,
                         struct sw_sym_info *out);
+static bool lookup_decoded(const struct sw_bsym *b, const struct bsym_func *f, uint64_t offset,
+                           const uint8_t *p, const uint8_t *e, struct sw_arena *a,
+                           struct sw_sym_info *out);
 
 static bool lookup_in(const struct sw_bsym *b, uint64_t offset, struct sw_arena *a,
                       struct sw_sym_info *out)
@@ -1415,13 +1738,56 @@ static bool lookup_in(const struct sw_bsym *b, uint64_t offset, struct sw_arena 
 		const struct bsym_public *pub = covering_public(b, offset, nearest);
 		return pub && lookup_public(b, pub, a, out);
 	}
-	/* The FUNC line and its line and INLINE records. */
+	/* The FUNC line and its line and INLINE records, or their decoded
+	 * form. */
 	struct bsym_span sp;
-	if (f->end < f->off || !bsym_span_get(b, f->off, f->end - f->off, f->crc, &sp))
+	bool decoded = b->idx && (f->flags & BSYM_DECODED);
+	if (f->end < f->off ||
+	    !(decoded ? bsym_blob_get : bsym_span_get)(b, f->off, f->end - f->off, f->crc, &sp))
 		return false;
-	bool ok = lookup_func(b, f, offset, sp.p, sp.p + sp.n, a, out);
+	bool ok = decoded ? lookup_decoded(b, f, offset, (const uint8_t *)sp.p,
+	                                   (const uint8_t *)sp.p + sp.n, a, out)
+	                  : lookup_func(b, f, offset, sp.p, sp.p + sp.n, a, out);
 	bsym_span_free(&sp);
 	return ok;
+}
+
+/* lookup_func over a decoded FUNC (encode_func): the same answers. */
+static bool lookup_decoded(const struct sw_bsym *b, const struct bsym_func *f, uint64_t offset,
+                           const uint8_t *p, const uint8_t *e, struct sw_arena *a,
+                           struct sw_sym_info *out)
+{
+	uint64_t param, name_len;
+	if (!bsym_get_uleb(&p, e, &param) || !bsym_get_uleb(&p, e, &name_len) ||
+	    name_len > (uint64_t)(e - p))
+		return false;
+	out->function = sw_arena_strndup(a, (const char *)p, (size_t)name_len);
+	out->function_offset = f->addr;
+	out->function_size = f->size;
+	out->param_size = (uint32_t)param;
+	p += name_len;
+	uint64_t prev_end = f->addr;
+	/* Unsigned: a hostile delta wraps instead of overflowing (UB,
+	 * fuzz_sym_index); a real file's deltas sum to its line numbers. */
+	uint64_t line = 0;
+	while (p < e) {
+		int64_t daddr, dline;
+		uint64_t size, file;
+		if (!bsym_get_sleb(&p, e, &daddr) || !bsym_get_uleb(&p, e, &size) ||
+		    !bsym_get_sleb(&p, e, &dline) || !bsym_get_uleb(&p, e, &file))
+			return false;
+		uint64_t addr = prev_end + (uint64_t)daddr;
+		line += (uint64_t)dline;
+		prev_end = addr + size;
+		if (offset >= addr && offset - addr < size) {
+			out->file = copy_named(b, find_named(b, b->files, b->nfiles, (int64_t)file),
+			                       true, a);
+			out->line = (uint32_t)line;
+			out->line_offset = addr;
+			break;
+		}
+	}
+	return out->function != NULL;
 }
 
 /* Could the line record p .. e cover offset? Its first two fields only
@@ -1530,6 +1896,18 @@ static bool frame_param_size_in(const struct sw_bsym *b, uint64_t offset, uint32
 	}
 	const struct bsym_func *nearest;
 	const struct bsym_func *f = covering_func(b, offset, &nearest);
+	if (f && b->idx && (f->flags & BSYM_DECODED)) {
+		/* encode_func: the param size comes first */
+		if (f->end < f->off || !bsym_blob_get(b, f->off, f->end - f->off, f->crc, &sp))
+			return false;
+		const uint8_t *q = (const uint8_t *)sp.p;
+		uint64_t param;
+		bool ok = bsym_get_uleb(&q, q + sp.n, &param);
+		bsym_span_free(&sp);
+		if (ok)
+			*out = (uint32_t)param;
+		return ok;
+	}
 	if (!f || f->end < f->off || !bsym_span_get(b, f->off, f->end - f->off, f->crc, &sp))
 		return false;
 	e = bsym_trim_cr(sp.p, bsym_line_end(sp.p, sp.p + sp.n));

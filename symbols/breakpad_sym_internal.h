@@ -5,20 +5,29 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "breakpad_sym.h"
 #include "sym_index.h"
 
 /* Every record names the stretch of text a lookup reads for it, and, in
  * an index, carries that stretch's CRC-32 (crc; 0 while only parsed): a
- * lookup reads exactly those bytes and checks exactly them. */
+ * lookup reads exactly those bytes and checks exactly them.
+ *
+ * In an index, a FUNC or STACK CFI INIT record whose text has the common
+ * shape is marked BSYM_DECODED: its off/end (len) and crc then name a
+ * stretch of the index's decoded section instead, the record's lines
+ * decoded into binary (bsym_blob_*: LEB128 numbers), which a lookup reads
+ * and uses without parsing text. */
+enum { BSYM_DECODED = 1 };
 
 /* A FUNC record: [addr, addr+size); the record's line starts at text+off,
- * its line and INLINE records lie in [off, end). */
+ * its line and INLINE records lie in [off, end). flags: BSYM_DECODED. */
 struct bsym_func {
 	uint64_t addr, size, off, end;
-	uint32_t crc, reserved;
+	uint32_t crc, flags;
 };
 
 /* A PUBLIC record: its line is text[off, off+len) (CR and newline not
@@ -29,9 +38,10 @@ struct bsym_public {
 };
 
 /* A STACK CFI INIT or STACK WIN record: [addr, addr+size) at text+off;
- * aux is the STACK WIN frame type. text[off, off+len) is the WIN line, or
- * the CFI INIT line and the delta lines after it (up to the first line
- * that is not a delta: what bsym_cfi_unwind reads). */
+ * aux is the STACK WIN frame type, or a CFI record's flags (BSYM_DECODED).
+ * text[off, off+len) is the WIN line, or the CFI INIT line and the delta
+ * lines after it (up to the first line that is not a delta: what
+ * bsym_cfi_unwind reads). */
 struct bsym_range {
 	uint64_t addr, off;
 	uint32_t size, aux;
@@ -83,9 +93,142 @@ struct sw_bsym {
 	 * that stay in cache, so a search touches one stretch of its array
 	 * instead of a cache line per halving. */
 	const uint64_t *func_fence, *pub_fence, *cfi_fence;
+	/* Indexed: every BSYM_FENCE-th entry of each fence (heap; NULL when
+	 * the fence is short), searched first: a few hundred bytes that stay
+	 * in cache, so a search reads two lines of its fence, not one per
+	 * halving. The fences are checked whole when the index is opened. */
+	uint64_t *func_top, *pub_top, *cfi_top;
 	char *_Atomic *file_names;  /* indexed: names read so far (copy_named) */
 	char *_Atomic *origin_names;
+	/* Indexed: the register names decoded CFI rules refer to by number,
+	 * and their register numbers for the arch that asked first (cfi_arch;
+	 * another arch resolves them each time). */
+	struct bsym_cfi_name *cfi_names;
+	size_t ncfi_names;
+	const struct sw_arch *_Atomic cfi_arch;
+	_Atomic int16_t *cfi_regs;  /* BSYM_REG_UNRESOLVED until resolved */
 };
+
+/* A register name of decoded CFI rules (".cfa" and ".ra" included). */
+enum { BSYM_CFI_NAME_MAX = 15, BSYM_CFI_NAMES_MAX = 250, BSYM_REG_UNRESOLVED = INT16_MIN };
+struct bsym_cfi_name {
+	uint8_t len;
+	char s[BSYM_CFI_NAME_MAX];
+};
+
+/* ---- decoded records: bytes written by the indexer, read by lookups ---- */
+
+/* A growing byte string (the decoded section while it is written), in
+ * pages of its own (mmap, mremap): its megabytes go back to the system
+ * when it is freed (bsym_bytes_free), which a malloc'ed block of that size
+ * may not, and a cold walk's peak RSS counts them. */
+struct bsym_bytes {
+	uint8_t *p;
+	size_t n, cap;
+	bool oom;
+};
+
+static inline void bsym_bytes_free(struct bsym_bytes *o)
+{
+	if (o->cap)
+		munmap(o->p, o->cap);
+	*o = (struct bsym_bytes){0};
+}
+
+/* Room for n more bytes; false (and o->oom) when memory ran out. */
+static inline bool bsym_bytes_room(struct bsym_bytes *o, size_t n)
+{
+	if (o->oom)
+		return false;
+	if (o->cap - o->n >= n)
+		return true;
+	size_t cap = o->cap ? o->cap : 1 << 16;
+	while (cap - o->n < n)
+		cap *= 2;
+	void *q = o->cap ? mremap(o->p, o->cap, cap, MREMAP_MAYMOVE)
+	                 : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED) {
+		o->oom = true;
+		return false;
+	}
+	o->p = q;
+	o->cap = cap;
+	return true;
+}
+
+static inline void bsym_bytes_put(struct bsym_bytes *o, const void *p, size_t n)
+{
+	/* n == 0: o->p (and p) may be NULL, which memcpy may not be given. */
+	if (n == 0 || !bsym_bytes_room(o, n))
+		return;
+	memcpy(o->p + o->n, p, n);
+	o->n += n;
+}
+
+/* LEB128: unsigned, and signed by zigzag (the two's complement difference
+ * of two addresses, so that any pair round-trips). */
+static inline void bsym_put_uleb(struct bsym_bytes *o, uint64_t v)
+{
+	if (!bsym_bytes_room(o, 10))
+		return;
+	uint8_t *b = o->p + o->n;
+	size_t n = 0;
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	o->n += n;
+}
+
+static inline void bsym_put_sleb(struct bsym_bytes *o, int64_t v)
+{
+	bsym_put_uleb(o, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static inline bool bsym_get_uleb(const uint8_t **pp, const uint8_t *e, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	for (unsigned shift = 0; p < e && shift < 64; shift += 7) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			*pp = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline bool bsym_get_sleb(const uint8_t **pp, const uint8_t *e, int64_t *out)
+{
+	uint64_t u;
+	if (!bsym_get_uleb(pp, e, &u))
+		return false;
+	*out = (int64_t)((u >> 1) ^ (0 - (u & 1)));
+	return true;
+}
+
+/* The distinct register names of a file's decoded CFI rules, while they
+ * are written: a rule refers to its names by number. */
+struct bsym_cfi_names {
+	struct bsym_cfi_name v[BSYM_CFI_NAMES_MAX];
+	size_t n;
+	uint8_t slot[256];          /* a name's hash -> its entry + 1 (0: look through v) */
+	struct bsym_cfi_group *groups; /* rule sets encoded lately, by their text's hash */
+};
+
+/* Frees what encoding left in names (not names itself). */
+void bsym_cfi_names_free(struct bsym_cfi_names *names);
+
+/* Decodes CFI record r of b (parsed text) into o, its names into names:
+ * false (o unchanged) when its text is not of the shapes decoded rules
+ * hold (then the unwinder reads the text). */
+bool bsym_cfi_encode(const struct sw_bsym *b, const struct bsym_range *r,
+                     struct bsym_cfi_names *names, struct bsym_bytes *o);
+
 
 /* Line scanning. */
 static inline const char *bsym_line_end(const char *p, const char *end)
@@ -128,6 +271,10 @@ struct bsym_span {
 bool bsym_span_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t crc,
                    struct bsym_span *s);
 void bsym_span_free(struct bsym_span *s);
+/* The bytes [off, off + n) of an index's decoded section, checked by crc,
+ * as bsym_span_get reads text. */
+bool bsym_blob_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t crc,
+                   struct bsym_span *s);
 
 /* Numbers, inline: the indexing pass reads a million line records of
  * four numbers each. */

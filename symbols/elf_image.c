@@ -408,8 +408,9 @@ static void read_debuglink(struct sw_elf *e)
 	e->info.debuglink_crc = sw_u32(s, crc_off);
 }
 
-/* p_vaddr - p_offset of the first PT_LOAD, and of the first executable
- * one (libunwindstack's load bias; gABI "Base Address"). */
+/* p_vaddr - p_offset of the first PT_LOAD (and its p_vaddr, Breakpad's
+ * base), and of the first executable one (libunwindstack's load bias;
+ * gABI "Base Address"). */
 static void read_load_biases(struct sw_elf *e)
 {
 	bool first = true;
@@ -417,8 +418,10 @@ static void read_load_biases(struct sw_elf *e)
 		const struct elf_phdr *p = &e->phdrs[i];
 		if (p->type != PT_LOAD)
 			continue;
-		if (first)
+		if (first) {
 			e->info.file_vaddr = p->vaddr - p->offset;
+			e->info.first_load_vaddr = p->vaddr;
+		}
 		first = false;
 		if ((p->flags & PF_X) && !e->info.has_exec_segment) {
 			e->info.exec_load_bias = p->vaddr - p->offset;

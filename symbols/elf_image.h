@@ -51,6 +51,11 @@ struct sw_elf_info {
 	 * libraries, 0x400000 for a classic x86-64 executable). A module's
 	 * offset (address - module base) plus this is the ELF address. */
 	uint64_t file_vaddr;
+	/* p_vaddr of the first loadable segment, whatever its file offset:
+	 * what Breakpad's dump_syms takes for the load address and subtracts
+	 * from every address of a .sym (dump_symbols.cc GetLoadingAddress).
+	 * A .sym address + first_load_vaddr - file_vaddr is a module offset. */
+	uint64_t first_load_vaddr;
 	/* p_vaddr - p_offset of the first executable loadable segment
 	 * (libunwindstack's "load bias"): differs from file_vaddr when the
 	 * linker gave segments different biases (lld, Android). */

@@ -22,6 +22,7 @@ struct sw_elf_symbols {
 	struct sw_elf *debug;       /* its separate debug file */
 	/* ELF address of the module's offset 0 (struct sw_elf_info). */
 	uint64_t file_vaddr;
+	uint64_t first_load_vaddr;  /* a .sym's address 0 (Breakpad's base) */
 	uint16_t machine;
 	bool big_endian;
 	uint8_t word_size;
@@ -66,6 +67,7 @@ struct sw_elf_symbols *sw_elf_symbols_create(struct sw_elf *image, struct sw_elf
 	 * objcopy --only-keep-debug keeps the same program headers. */
 	const struct sw_elf_info *info = sw_elf_info(image ? image : debug);
 	s->file_vaddr = info->file_vaddr;
+	s->first_load_vaddr = info->first_load_vaddr;
 	s->machine = info->machine;
 	s->big_endian = info->big_endian;
 	s->word_size = info->word_size;
@@ -105,6 +107,11 @@ static struct sw_dwarf *dwarf(struct sw_elf_symbols *s)
 bool sw_elf_symbols_has_lines(struct sw_elf_symbols *s)
 {
 	return dwarf(s) != NULL;
+}
+
+uint64_t sw_elf_symbols_sym_base(const struct sw_elf_symbols *s)
+{
+	return s->first_load_vaddr - s->file_vaddr;
 }
 
 static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name)

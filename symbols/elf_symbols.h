@@ -23,6 +23,14 @@ void sw_elf_symbols_free(struct sw_elf_symbols *s);
 bool sw_elf_symbols_has_lines(struct sw_elf_symbols *s);
 /* Does it have unwind rules (CFI or EHABI)? */
 bool sw_elf_symbols_has_cfi(struct sw_elf_symbols *s);
+/* The module offset of address 0 of a Breakpad .sym made from this ELF
+ * by dump_syms: dump_syms subtracts the first loadable segment's p_vaddr
+ * from every address, where a module offset counts from file byte 0's
+ * (elf_image.h, file_vaddr); they differ by that segment's p_offset, 0
+ * for most shared libraries, 0x1000 or 0x10000 for a firmware or an
+ * executable whose headers are not loaded. A module with both a .sym and
+ * this ELF looks the .sym up at offset - this. */
+uint64_t sw_elf_symbols_sym_base(const struct sw_elf_symbols *s);
 
 extern const struct sw_symbols_ops sw_elf_symbols_ops;
 

@@ -252,7 +252,7 @@ static enum sw_pf_status token(struct pf_machine *m, const char *t, size_t n)
 
 static bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+	return sw_postfix_is_space(c);
 }
 
 static enum sw_pf_status execute(struct pf_machine *m, const char *s, size_t len)
@@ -332,4 +332,22 @@ const char *sw_pf_status_name(enum sw_pf_status s)
 	case SW_PF_ERR_RESULT: return "wrong number of results";
 	}
 	return "?";
+}
+
+bool sw_postfix_number(const char *t, size_t n, uint64_t *out)
+{
+	return parse_number(t, n, out);
+}
+
+/* What token() pushes as a name: not an operator (none is an identifier
+ * character), not "=..." (an assignment), not a number. */
+bool sw_postfix_is_name(const char *t, size_t n)
+{
+	uint64_t v;
+	if (n == 0 || !is_ident_start(t[0]) || parse_number(t, n, &v))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!is_ident_char(t[i]))
+			return false;
+	return true;
 }

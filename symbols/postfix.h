@@ -78,4 +78,15 @@ enum sw_pf_status sw_postfix_run(const struct sw_postfix *pf, const char *prog,
 
 const char *sw_pf_status_name(enum sw_pf_status s);
 
+/* How the evaluator reads one token (for those who pre-decode
+ * expressions, as the symbol index does): a separator character; a
+ * number (decimal, -decimal, 0xhex, the whole token); a name it would
+ * push (an identifier that is no number and no operator). */
+static inline bool sw_postfix_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+bool sw_postfix_number(const char *t, size_t n, uint64_t *out);
+bool sw_postfix_is_name(const char *t, size_t n);
+
 #endif

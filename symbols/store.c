@@ -17,6 +17,7 @@
 #include "lib/mapped_file.h"
 #include "elf_symbols.h"
 #include "macho_dsym.h"
+#include "symbol_server.h"
 
 struct store_path {
 	char *path;
@@ -47,6 +48,10 @@ struct combined {
 	struct sw_bsym *bsym;
 	struct sw_module_symbols other;
 	bool other_has_lines;
+	/* The module offset of the .sym's address 0: its addresses count from
+	 * the ELF's first loadable segment (dump_syms), module offsets from
+	 * the ELF's file byte 0 (sw_elf_symbols_sym_base). */
+	uint64_t sym_base;
 };
 
 struct store_module {
@@ -75,6 +80,7 @@ struct sw_sym_store {
 	char **warnings;
 	uint32_t nwarnings, warnings_cap;
 	struct sw_sym_cache *cache;   /* the symbol index cache, or NULL (not owned) */
+	struct sw_symbol_server *server; /* symbol servers, or NULL (not owned) */
 };
 
 void sw_sym_store_set_cache(struct sw_sym_store *s, struct sw_sym_cache *cache)
@@ -143,6 +149,11 @@ static bool is_macho_file(const char *path)
 	size_t n = fread(head, 1, sizeof head, f);
 	fclose(f);
 	return n == 4 && head[0] == 0xcf && head[1] == 0xfa && head[2] == 0xed && head[3] == 0xfe;
+}
+
+void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_server *srv)
+{
+	s->server = srv;
 }
 
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
@@ -404,8 +415,13 @@ static bool both_lookup(void *self, uint64_t offset, struct sw_arena *a, struct 
 	struct combined *c = self;
 	if (c->other_has_lines)
 		return c->other.ops->lookup(c->other.self, offset, a, out);
-	return sw_bsym_ops.lookup(c->bsym, offset, a, out) ||
-	       c->other.ops->lookup(c->other.self, offset, a, out);
+	if (sw_bsym_ops.lookup(c->bsym, offset - c->sym_base, a, out)) {
+		out->function_offset += c->sym_base;
+		if (out->file)
+			out->line_offset += c->sym_base;
+		return true;
+	}
+	return c->other.ops->lookup(c->other.self, offset, a, out);
 }
 
 static enum sw_unwind_status both_unwind(void *self, uint64_t offset,
@@ -419,13 +435,15 @@ static enum sw_unwind_status both_unwind(void *self, uint64_t offset,
 		if (st == SW_UNWIND_OK || st == SW_UNWIND_END)
 			return st;
 	}
-	return sw_bsym_ops.unwind(c->bsym, offset, env, caller, trust);
+	struct sw_unwind_env sym_env = *env;
+	sym_env.module_base += c->sym_base;
+	return sw_bsym_ops.unwind(c->bsym, offset - c->sym_base, &sym_env, caller, trust);
 }
 
 static bool both_has_function(void *self, uint64_t offset)
 {
 	struct combined *c = self;
-	return sw_bsym_ops.has_function(c->bsym, offset) ||
+	return sw_bsym_ops.has_function(c->bsym, offset - c->sym_base) ||
 	       c->other.ops->has_function(c->other.self, offset);
 }
 
@@ -449,13 +467,14 @@ static bool may_have_elf(const struct sw_snapshot *snap)
 	return os != SW_OS_WINDOWS && os != SW_OS_MACOS && os != SW_OS_IOS;
 }
 
-static void find_elf(struct sw_sym_store *s, struct store_module *sm, const struct sw_module *m)
+static void find_elf(struct sw_sym_store *s, struct sw_elf_locator *l, struct store_module *sm,
+                     const struct sw_module *m)
 {
 	if (!may_have_elf(s->snap) && !m->image_path && !m->image_addr)
 		return;
 	struct sw_elf *image = NULL, *debug = NULL;
 	char *image_path = NULL, *debug_path = NULL;
-	if (!sw_elf_locate(&s->locator, m, &image, &debug, &image_path, &debug_path))
+	if (!sw_elf_locate(l, m, &image, &debug, &image_path, &debug_path))
 		return;
 	sm->elf = sw_elf_symbols_create(image, debug);
 	if (sm->elf) {
@@ -506,6 +525,47 @@ static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const str
 	}
 }
 
+/* A module no local path served (no .sym, no ELF or dSYM file; an ELF
+ * image from the snapshot's memory does not count): its files from the
+ * symbol servers, read as local ones. A .sym is checked and loaded as one
+ * found in a store; ELF files are located as single files given as
+ * symbol paths, beside the snapshot's own image. */
+static void fetch_from_servers(struct sw_sym_store *s, struct store_module *sm,
+                               const struct sw_module *m)
+{
+	unsigned kinds = SW_FETCH_BREAKPAD | (may_have_elf(s->snap) ? SW_FETCH_ELF : 0);
+	struct sw_fetched got;
+	if (!sw_symbol_server_fetch(s->server, m, kinds, &got, locator_warn, s))
+		return;
+	int32_t f = got.sym ? load_candidate(s, m, got.sym) : -1;
+	if (f >= 0) {
+		sm->file = f;
+		sm->status = s->loaded[f].status;
+		if (s->loaded[f].bsym) {
+			sm->ms.ops = &sw_bsym_ops;
+			sm->ms.self = s->loaded[f].bsym;
+		}
+	}
+	const char *files[2];
+	size_t nfiles = 0;
+	for (int i = 0; i < 2; i++)
+		if (got.elf[i])
+			files[nfiles++] = got.elf[i];
+	if (nfiles) {
+		struct sw_elf_locator fetched = {
+			.snap = s->snap, .paths = files, .npaths = nfiles,
+			.warn = locator_warn, .warn_self = s,
+		};
+		sw_elf_symbols_free(sm->elf);
+		free(sm->elf_path);
+		sm->elf = NULL;
+		sm->elf_path = NULL;
+		find_elf(s, &fetched, sm, m);
+		sw_elf_locator_free(&fetched);
+	}
+	sw_fetched_free(&got);
+}
+
 /* Another module already loaded from the same image at the same place:
  * a firmware's segments are modules of their own (formats/elfcore_esp.c)
  * whose offsets all map to the file's addresses alike, so one provider
@@ -532,7 +592,7 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 	struct sw_sym_store *s = self;
 	const struct sw_module *m = module < s->nmods ? &s->snap->modules[module] : NULL;
 	bool has_image = m && (m->image_path || m->image_addr);
-	if (s->npaths == 0 && !has_image) {
+	if (s->npaths == 0 && !has_image && !s->server) {
 		/* No symbol path given: nothing was looked for, so nothing is
 		 * "missing" (Breakpad prints no warning, rust-minidump's JSON says
 		 * missing_symbols: false). */
@@ -566,18 +626,21 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 				sm->ms.self = s->loaded[f].bsym;
 			}
 		}
-		find_elf(s, sm, m);
+		find_elf(s, &s->locator, sm, m);
 		if (!sm->elf)
 			find_dsym(s, sm, m);
+		if (s->server && sm->file < 0 && !sm->elf_path)
+			fetch_from_servers(s, sm, m);
 		struct sw_module_symbols other = { 0 };
 		if (sm->elf)
 			other = (struct sw_module_symbols){ &sw_elf_symbols_ops, sm->elf };
 		else if (sm->dsym)
 			other = (struct sw_module_symbols){ &sw_dsym_ops, sm->dsym };
 		if (other.ops && sm->ms.ops) {
-			sm->both.bsym = s->loaded[f].bsym;
+			sm->both.bsym = s->loaded[sm->file].bsym;
 			sm->both.other = other;
 			sm->both.other_has_lines = sm->dsym || sw_elf_symbols_has_lines(sm->elf);
+			sm->both.sym_base = sm->elf ? sw_elf_symbols_sym_base(sm->elf) : 0;
 			sm->ms.ops = &both_ops;
 			sm->ms.self = &sm->both;
 		} else if (other.ops) {

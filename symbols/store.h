@@ -45,6 +45,14 @@ void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on);
 struct sw_sym_cache;
 void sw_sym_store_set_cache(struct sw_sym_store *s, struct sw_sym_cache *cache);
 
+/* Fetch the files of a module that holds a frame and that no symbol path
+ * served from symbol servers and debuginfod (symbols/symbol_server.h,
+ * docs/symbol-servers.md), when the walk first asks for its symbols; they
+ * are then read as local files. NULL (the default): local paths only. The
+ * servers are not owned and must outlive the store. */
+struct sw_symbol_server;
+void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_server *srv);
+
 /* The walker's view; valid until sw_sym_store_free. */
 const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 
 #define SYM_INDEX_MAGIC "SWSYMIX\n"
 enum {
-	SYM_INDEX_VERSION = 2,
+	SYM_INDEX_VERSION = 3,
 	BYTE_ORDER_TAG = 0x01020304,  /* written in host order: another order reads as stale */
 	BLOCK_SHIFT = 16,             /* 64 KiB checksum blocks */
 	BLOCK = 1 << BLOCK_SHIFT,
@@ -38,9 +39,10 @@ struct file_section {
 /* All fields host-endian (byte_order tells); header_crc is the CRC-32 of
  * the header with header_crc zero, tables_crc that of the CRC table. The
  * record arrays, [data_off, data_off + checked_len), are checked per BLOCK
- * by the table at crc_off (nblocks entries). The text (after them in the
- * file, or the plain source) is checked per record, by the CRC each record
- * carries, and whole by text_crc (sym_index_check_all). */
+ * by the table at crc_off (nblocks entries). The decoded section and the
+ * text (after them in the file; the text may be the plain source) are
+ * checked per record, by the CRC each record carries, and whole by
+ * decoded_crc and text_crc (sym_index_check_all). */
 struct file_header {
 	char magic[8];
 	uint32_t version, header_size;
@@ -55,7 +57,7 @@ struct file_header {
 	uint64_t text_len, text_in_file;
 	struct file_section sec[SYM_SEC_COUNT];
 	uint64_t meta[SYM_INDEX_NMETA];
-	uint32_t text_crc, tables_crc, header_crc, reserved;
+	uint32_t text_crc, tables_crc, header_crc, decoded_crc;
 };
 
 enum block_state { BLOCK_UNCHECKED, BLOCK_GOOD, BLOCK_BAD };
@@ -97,8 +99,20 @@ static uint32_t header_crc(const struct file_header *h)
 
 struct sw_sym_cache {
 	char *dir;
+	pthread_mutex_t turn;       /* sym_index_cache_turn */
 	atomic_bool write_off;      /* a write failed: warned once, no more tries */
 	atomic_uint serial;         /* temporary names made by this process */
+	/* Indexes this process's threads are building (sym_index_build_claim),
+	 * under builds_lock; build_ended is signalled when one ends. */
+	pthread_mutex_t builds_lock;
+	pthread_cond_t build_ended;
+	struct sym_index_build *builds;
+};
+
+/* One index being built: the module and source it is for. */
+struct sym_index_build {
+	struct sym_index_build *next;
+	char *src, *debug_file, *debug_id;
 };
 
 struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
@@ -127,6 +141,21 @@ struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
 	struct sw_sym_cache *c = calloc(1, sizeof *c);
 	if (c)
 		c->dir = strdup(dir);
+	if (c && c->dir && pthread_mutex_init(&c->turn, NULL) != 0) {
+		free(c->dir);
+		c->dir = NULL;
+	}
+	if (c && c->dir && pthread_mutex_init(&c->builds_lock, NULL) != 0) {
+		pthread_mutex_destroy(&c->turn);
+		free(c->dir);
+		c->dir = NULL;
+	}
+	if (c && c->dir && pthread_cond_init(&c->build_ended, NULL) != 0) {
+		pthread_mutex_destroy(&c->builds_lock);
+		pthread_mutex_destroy(&c->turn);
+		free(c->dir);
+		c->dir = NULL;
+	}
 	if (!c || !c->dir) {
 		free(c);
 		sw_err_set(err, SW_ERR_NOMEM, "symbol cache: out of memory");
@@ -139,8 +168,82 @@ void sw_sym_cache_free(struct sw_sym_cache *c)
 {
 	if (!c)
 		return;
+	pthread_mutex_destroy(&c->turn);
+	while (c->builds) { /* claims never ended: none when every walk ended */
+		struct sym_index_build *b = c->builds;
+		c->builds = b->next;
+		free(b);
+	}
+	pthread_cond_destroy(&c->build_ended);
+	pthread_mutex_destroy(&c->builds_lock);
 	free(c->dir);
 	free(c);
+}
+
+static bool same_build(const struct sym_index_build *b, const char *src, const char *debug_file,
+                       const char *debug_id)
+{
+	return strcmp(b->src, src) == 0 && strcmp(b->debug_file, debug_file) == 0 &&
+	       strcmp(b->debug_id, debug_id) == 0;
+}
+
+bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *debug_file,
+                           const char *debug_id, struct sym_index_build **claim)
+{
+	*claim = NULL;
+	size_t ls = strlen(src) + 1, lf = strlen(debug_file) + 1, li = strlen(debug_id) + 1;
+	struct sym_index_build *mine = malloc(sizeof *mine + ls + lf + li);
+	if (mine) {
+		mine->src = (char *)(mine + 1);
+		mine->debug_file = mine->src + ls;
+		mine->debug_id = mine->debug_file + lf;
+		memcpy(mine->src, src, ls);
+		memcpy(mine->debug_file, debug_file, lf);
+		memcpy(mine->debug_id, debug_id, li);
+	}
+	bool waited = false;
+	pthread_mutex_lock(&c->builds_lock);
+	for (;;) {
+		const struct sym_index_build *b = c->builds;
+		while (b && !same_build(b, src, debug_file, debug_id))
+			b = b->next;
+		if (!b)
+			break;
+		waited = true;
+		pthread_cond_wait(&c->build_ended, &c->builds_lock);
+	}
+	if (!waited && mine) {
+		mine->next = c->builds;
+		c->builds = mine;
+		*claim = mine;
+		mine = NULL;
+	}
+	pthread_mutex_unlock(&c->builds_lock);
+	free(mine);
+	return !waited;
+}
+
+void sym_index_build_done(struct sw_sym_cache *c, struct sym_index_build *claim)
+{
+	if (!c || !claim)
+		return;
+	pthread_mutex_lock(&c->builds_lock);
+	for (struct sym_index_build **p = &c->builds; *p; p = &(*p)->next)
+		if (*p == claim) {
+			*p = claim->next;
+			break;
+		}
+	pthread_cond_broadcast(&c->build_ended);
+	pthread_mutex_unlock(&c->builds_lock);
+	free(claim);
+}
+
+void sym_index_cache_turn(struct sw_sym_cache *c, bool take)
+{
+	if (take)
+		pthread_mutex_lock(&c->turn);
+	else
+		pthread_mutex_unlock(&c->turn);
 }
 
 const char *sw_sym_cache_dir(const struct sw_sym_cache *c)
@@ -258,8 +361,10 @@ static const char *check_layout(const struct file_header *h, uint64_t size,
 {
 	if (h->file_size != size)
 		return size < h->file_size ? "truncated" : "longer than written";
-	if (h->crc_off < sizeof *h || h->data_off > size || h->data_off % PAGE != 0 ||
-	    h->checked_len > size - h->data_off)
+	/* crc_off aligned: the table is read as uint32_t in the mapping (a
+	 * misaligned one was UB: fuzz_sym_index). */
+	if (h->crc_off < sizeof *h || h->crc_off % 4 != 0 || h->data_off > size ||
+	    h->data_off % PAGE != 0 || h->checked_len > size - h->data_off)
 		return "bad layout";
 	if (h->nblocks != nblocks_of(h->checked_len))
 		return "bad block count";
@@ -268,14 +373,16 @@ static const char *check_layout(const struct file_header *h, uint64_t size,
 	uint64_t checked_end = h->data_off + h->checked_len;
 	for (int s = 0; s < SYM_SEC_COUNT; s++) {
 		const struct file_section *sec = &h->sec[s];
-		uint64_t want = s == SYM_SEC_TEXT ? 1 : elem[s];
+		bool read = sym_index_section_is_read((enum sym_index_section_id)s);
+		uint64_t want = read ? 1 : elem[s];
 		if (sec->elem != want)
 			return "records of another layout";
 		if (sec->count == 0)
 			continue;
-		/* The arrays lie in the checked blocks, the text after them. */
-		uint64_t lo = s == SYM_SEC_TEXT ? checked_end : h->data_off;
-		uint64_t hi = s == SYM_SEC_TEXT ? size : checked_end;
+		/* The arrays lie in the checked blocks, the decoded records and
+		 * the text after them. */
+		uint64_t lo = read ? checked_end : h->data_off;
+		uint64_t hi = read ? size : checked_end;
 		if (sec->off < lo || sec->off > hi || sec->off % 8 != 0 ||
 		    sec->count > (hi - sec->off) / sec->elem)
 			return "a section past the end";
@@ -476,14 +583,41 @@ static bool pread_all(int fd, void *out, size_t n, uint64_t off)
 	return true;
 }
 
+/* [off, off + n) of a region of len bytes at base in fd, checked by crc. */
+static bool read_checked(struct sym_index *ix, int fd, uint64_t base, uint64_t len,
+                         uint64_t off, size_t n, uint32_t crc, char *out)
+{
+	if (off > len || n > len - off)
+		return mark_failed(ix);
+	if (!pread_all(fd, out, n, base + off) || libdeflate_crc32(0, out, n) != crc)
+		return mark_failed(ix);
+	return true;
+}
+
 bool sym_index_read_text(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
                          char *out)
 {
-	if (off > ix->h.text_len || n > ix->h.text_len - off)
-		return mark_failed(ix);
-	if (!pread_all(ix->text_fd, out, n, ix->text_base + off) ||
-	    libdeflate_crc32(0, out, n) != crc)
-		return mark_failed(ix);
+	return read_checked(ix, ix->text_fd, ix->text_base, ix->h.text_len, off, n, crc, out);
+}
+
+bool sym_index_read_decoded(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
+                            char *out)
+{
+	const struct file_section *d = &ix->h.sec[SYM_SEC_DECODED];
+	return read_checked(ix, ix->fd, d->off, d->count, off, n, crc, out);
+}
+
+/* The CRC-32 of len bytes at base in fd, read in chunks into buf. */
+static bool crc_of_region(int fd, uint64_t base, uint64_t len, char *buf, size_t chunk,
+                          uint32_t *crc)
+{
+	*crc = 0;
+	for (uint64_t off = 0; off < len; off += chunk) {
+		size_t n = len - off < chunk ? (size_t)(len - off) : chunk;
+		if (!pread_all(fd, buf, n, base + off))
+			return false;
+		*crc = libdeflate_crc32(*crc, buf, n);
+	}
 	return true;
 }
 
@@ -495,15 +629,14 @@ bool sym_index_check_all(struct sym_index *ix)
 	char *buf = malloc(CHUNK);
 	if (!buf)
 		return false;
-	uint32_t crc = 0;
-	bool ok = true;
-	for (uint64_t off = 0; off < ix->h.text_len && ok; off += CHUNK) {
-		size_t n = ix->h.text_len - off < CHUNK ? (size_t)(ix->h.text_len - off) : CHUNK;
-		ok = pread_all(ix->text_fd, buf, n, ix->text_base + off);
-		crc = libdeflate_crc32(crc, buf, n);
-	}
+	uint32_t crc, dcrc;
+	const struct file_section *d = &ix->h.sec[SYM_SEC_DECODED];
+	bool ok = crc_of_region(ix->text_fd, ix->text_base, ix->h.text_len, buf, CHUNK, &crc) &&
+	          crc == ix->h.text_crc &&
+	          crc_of_region(ix->fd, d->off, d->count, buf, CHUNK, &dcrc) &&
+	          dcrc == ix->h.decoded_crc;
 	free(buf);
-	return (ok && crc == ix->h.text_crc) || mark_failed(ix);
+	return ok || mark_failed(ix);
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -584,7 +717,7 @@ static void block_crcs(const struct file_header *h, const struct sym_index_conte
 	static const uint8_t zeros[SECTION_ALIGN];
 	uint64_t pos = 0; /* relative to data_off */
 	for (int s = 1; s < SYM_SEC_COUNT; s++) {
-		if (!h->sec[s].count)
+		if (!h->sec[s].count || sym_index_section_is_read((enum sym_index_section_id)s))
 			continue;
 		const uint8_t *p = c->data[s];
 		uint64_t start = h->sec[s].off - h->data_off, n = h->sec[s].count * h->sec[s].elem;
@@ -643,6 +776,11 @@ struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const cha
 	return w;
 }
 
+struct sw_sym_cache *sym_index_writer_cache(const struct sym_index_writer *w)
+{
+	return w->cache;
+}
+
 void sym_index_write_abandon(struct sym_index_writer *w)
 {
 	if (!w)
@@ -683,6 +821,8 @@ bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_c
 	h.text_len = content->text_len;
 	h.text_in_file = content->store_text;
 	h.text_crc = libdeflate_crc32(0, content->text, (size_t)content->text_len);
+	h.decoded_crc = libdeflate_crc32(0, content->data[SYM_SEC_DECODED],
+	                                 (size_t)content->count[SYM_SEC_DECODED]);
 	memcpy(h.meta, content->meta, sizeof h.meta);
 	/* The arrays' size fixes the block count, which fixes where the data
 	 * starts: lay out once to count, then again with that count. */
@@ -691,6 +831,8 @@ bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_c
 		h.data_off = round_up(h.crc_off + h.nblocks * 4, PAGE);
 		uint64_t off = h.data_off;
 		for (int s = 1; s < SYM_SEC_COUNT; s++) {
+			if (sym_index_section_is_read((enum sym_index_section_id)s))
+				continue;
 			h.sec[s].elem = content->elem[s];
 			h.sec[s].count = content->count[s];
 			h.sec[s].off = h.sec[s].count ? round_up(off, SECTION_ALIGN) : 0;
@@ -699,6 +841,12 @@ bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_c
 		}
 		h.checked_len = off - h.data_off;
 		h.nblocks = nblocks_of(h.checked_len);
+		struct file_section *dec = &h.sec[SYM_SEC_DECODED];
+		dec->elem = 1;
+		dec->count = content->count[SYM_SEC_DECODED];
+		dec->off = dec->count ? round_up(off, SECTION_ALIGN) : 0;
+		if (dec->count)
+			off = dec->off + dec->count;
 		h.sec[SYM_SEC_TEXT].elem = 1;
 		h.sec[SYM_SEC_TEXT].count = content->store_text ? content->text_len : 0;
 		h.sec[SYM_SEC_TEXT].off = content->store_text ? round_up(off, SECTION_ALIGN) : 0;

@@ -6,7 +6,8 @@
  * One index file per (module, source file):
  *     <cache>/<debug_file>/<debug_id>/<fnv1a64 of the source's path>.swidx
  * holding a header (magic, format version, the key, the section table),
- * a CRC-32 per 64 KiB block of the record arrays, the arrays, and (for a
+ * a CRC-32 per 64 KiB block of the record arrays, the arrays, the
+ * records decoded for lookups (binary, no text to parse), and (for a
  * .sym.gz) the inflated text. The key is the module's identity (debug
  * file + debug id, as the store asked for it) and the source file's
  * identity (size, mtime and ctime in ns, inode, device); a source that
@@ -53,12 +54,20 @@ enum sym_index_section_id {
 	SYM_SEC_FUNC_FENCES,        /* the key of every BSYM_FENCE-th record (breakpad_sym.c) */
 	SYM_SEC_PUBLIC_FENCES,
 	SYM_SEC_CFI_FENCES,
+	SYM_SEC_DECODED,            /* elem 1: records decoded for lookups (read, not mapped) */
 	SYM_SEC_COUNT
 };
 
 /* Provider fields kept verbatim in the header (errors, flags, offsets of
  * the MODULE line's fields): the index does not interpret them. */
 enum { SYM_INDEX_NMETA = 16 };
+
+/* Sections outside the checked blocks: read with pread, each stretch
+ * checked by the CRC its record carries. */
+static inline bool sym_index_section_is_read(enum sym_index_section_id s)
+{
+	return s == SYM_SEC_TEXT || s == SYM_SEC_DECODED;
+}
 
 /* What a provider hands the writer. text is the source's whole text;
  * store_text says whether it goes into the index (a .sym.gz) or is read
@@ -89,6 +98,19 @@ void sw_sym_cache_free(struct sw_sym_cache *c);
 const char *sw_sym_cache_dir(const struct sw_sym_cache *c);
 
 struct sym_index;
+
+/* Threads of one process that find no index of the same source at once
+ * (stackwalk --batch, docs/batch.md): the first claims the build and
+ * parses the source; the others wait until its index is written (or will
+ * not be) and open it. True: this thread builds (*claim is the claim, to
+ * end with sym_index_build_done once the index is written, abandoned or
+ * not to be written; NULL when out of memory: nobody waits); false:
+ * another thread's build ended meanwhile (open the index again). */
+struct sym_index_build;
+bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *debug_file,
+                           const char *debug_id, struct sym_index_build **claim);
+/* Ends a claim (NULL: nothing) and wakes the threads waiting for it. */
+void sym_index_build_done(struct sw_sym_cache *c, struct sym_index_build *claim);
 
 enum sym_index_open_status {
 	SYM_INDEX_OPENED,
@@ -126,6 +148,12 @@ struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const cha
 bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_content *content,
                             struct sw_err *warn);
 void sym_index_write_abandon(struct sym_index_writer *w);
+/* The cache w writes into. Its writers take turns at their heavy part
+ * (sym_index_cache_turn: decoding and writing one index at a time), so a
+ * walk that loads five modules at once holds one index's buffers, not
+ * five. */
+struct sw_sym_cache *sym_index_writer_cache(const struct sym_index_writer *w);
+void sym_index_cache_turn(struct sw_sym_cache *c, bool take);
 
 void sym_index_close(struct sym_index *ix);
 
@@ -144,6 +172,9 @@ bool sym_index_check(struct sym_index *ix, const void *p, size_t n);
  * passes the text's end, the bytes do not match or the read fails. */
 bool sym_index_read_text(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
                          char *out);
+/* The same for bytes [off, off + n) of the decoded section. */
+bool sym_index_read_decoded(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
+                            char *out);
 
 /* Checks every block and the whole text against its CRC (a test, a cache
  * verifier): what no walk does. */

@@ -9,6 +9,8 @@
 #include "arch/registry.h"
 #include "lib/walker.h"
 #include "symbols/breakpad_sym.h"
+#include "symbols/breakpad_sym_internal.h"
+#include "symbols/sym_index.h"
 #include "testutil.h"
 
 static struct sw_bsym *parse_text(const char *text)
@@ -528,6 +530,140 @@ END_TEST
 
 /* test.dmp frame 0 -> 1 (Breakpad: eip 0x404200, esp 0x12fe90, ebp 0x12ff70,
  * "call frame info") through STACK WIN 4 4290, FRAME_DATA with a program. */
+/* An index decodes the CFI records whose rules have the common shapes
+ * (NAME N +, NAME N + ^, NAME) and keeps the others as text: the caller
+ * it gives is the parsed file's, at every offset, for rules that read
+ * memory it cannot, name registers the CPU lacks or the CFA itself, wrap
+ * around, recover the sp or pc, and for deltas outside the record. */
+static const char cfi_shapes[] =
+	"MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 t.so\n"
+	"FILE 0 a.c\n"
+	"INLINE_ORIGIN 0 inlined\n"
+	"FUNC 1000 100 0 f\n"
+	"1000 10 1 0\n"
+	"FUNC 2000 40 8 g(int)\n"
+	"2000 10 7 0\n"
+	"2010 0 8 0\n"
+	"2008 10 9 0\r\n"
+	"\n"
+	"0000000000000000002018 4 11 0\n"
+	"201c  4 12 0\n"
+	"2020 8 13 0 more\n"
+	"FUNC 3000 20 0 h\n"
+	"INLINE 0 5 0 0 3004 8\n"
+	"3000 20 3 0\n"
+	"STACK CFI INIT 1000 40 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n"
+	"STACK CFI 1001 .cfa: $rsp 16 + $rbx: .cfa -16 + ^\n"
+	"STACK CFI 1004 $rbp: $rbp $rbx: $rbx\n"
+	"STACK CFI 1008 .cfa: $rbp 0x10 + $r12: .cfa -24 + ^ $foo: .cfa -8 + ^\n"
+	"STACK CFI ff0 .cfa: $rax 8 +\n"
+	"STACK CFI 100c $r13: .cfa -4096 + ^\n"
+	"STACK CFI 1010 $rsp: .cfa 8 +\r\n"
+	"STACK CFI 1014 .cfa:\t$rsp  24 +  $rbx: .cfa\n"
+	"STACK CFI INIT 1100 20 .cfa: $rsp 8 + .ra: .undef\n"
+	"STACK CFI INIT 1200 20 .cfa: $rsp 8 + .ra: .cfa -8 + ^ $rbx: $rsp 8 - ^\n"
+	"STACK CFI INIT 1300 20 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n"
+	"STACK CFI 1304 .cfa: $rsp -8 + $rip: .cfa -8 + ^\n"
+	"STACK CFI INIT 1400 20 .cfa: .cfa 8 + .ra: .cfa -8 + ^\n"
+	"STACK CFI INIT 1500 20 .cfa: $rsp 18446744073709551615 + .ra: .cfa 9 + ^\n"
+	"STACK CFI INIT 1600 20 .cfa: $xmm0 8 + .ra: .cfa -8 + ^\n"
+	"STACK CFI INIT 1700 20 .ra: .cfa -8 + ^\n"
+	"STACK CFI INIT 1800 20 .cfa: $rsp 8 + .ra: $rbx\n";
+
+START_TEST(test_cfi_decoded_in_an_index_unwinds_as_text)
+{
+	const struct sw_arch *A = &sw_arch_amd64;
+	char dir[] = "/tmp/sw_bsym_cfi_XXXXXX", src[64], cdir[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(src, sizeof src, "%s/t.so.sym", dir);
+	snprintf(cdir, sizeof cdir, "%s/cache", dir);
+	FILE *fp = fopen(src, "wb");
+	ck_assert_ptr_nonnull(fp);
+	fputs(cfi_shapes, fp);
+	fclose(fp);
+	struct sw_err err = {0}, warn = {0};
+	struct sw_sym_cache *cache = sw_sym_cache_create(cdir, &err);
+	ck_assert_ptr_nonnull(cache);
+	const char *id = "0123456789ABCDEF0123456789ABCDEF0";
+	sw_bsym_free(sw_bsym_load_cached(src, cache, "t.so", id, &err, &warn)); /* writes it */
+	struct sw_bsym *indexed = sw_bsym_load_cached(src, cache, "t.so", id, &err, &warn);
+	ck_assert_ptr_nonnull(indexed);
+	ck_assert(sw_bsym_is_indexed(indexed));
+	ck_assert_int_eq(warn.code, SW_OK);
+	ck_assert_uint_eq(indexed->ncfi, 9);
+	ck_assert(indexed->cfi[0].aux & BSYM_DECODED);
+	ck_assert(!(indexed->cfi[1].aux & BSYM_DECODED)); /* .undef */
+	ck_assert(!(indexed->cfi[2].aux & BSYM_DECODED)); /* an operator other than + */
+	ck_assert_uint_eq(sw_bsym_error_count(indexed), 0);
+	ck_assert(indexed->funcs[0].flags & BSYM_DECODED);
+	ck_assert(indexed->funcs[1].flags & BSYM_DECODED);
+	ck_assert(!(indexed->funcs[2].flags & BSYM_DECODED)); /* INLINE: text */
+
+	struct fake text, idx;
+	fake_init(&text, A, 0x400000, parse_text(cfi_shapes));
+	fake_init(&idx, A, 0x400000, indexed);
+	struct fake *both[2] = {&text, &idx};
+	for (int k = 0; k < 2; k++) {
+		struct fake *f = both[k];
+		uint64_t sp = STACK_LO + 0x100;
+		sw_reg_set(&f->callee.regs, reg(A, "rsp"), sp);
+		sw_reg_set(&f->callee.regs, reg(A, "rip"), 0x401000);
+		sw_reg_set(&f->callee.regs, reg(A, "rbp"), STACK_LO + 0x200);
+		sw_reg_set(&f->callee.regs, reg(A, "rbx"), 0x1111);
+		sw_reg_set(&f->callee.regs, reg(A, "rax"), STACK_LO + 0x300);
+		for (uint64_t a = 0; a < STACK_SZ; a += 8)
+			put_word(f, STACK_LO + a, 0x400000 + a * 3, 8);
+	}
+	for (uint64_t off = 0xff0; off < 0x1830; off++) {
+		struct sw_regs c1, c2;
+		enum sw_trust t1, t2;
+		enum sw_unwind_status s1 = unwind(&text, off, &c1, &t1);
+		enum sw_unwind_status s2 = unwind(&idx, off, &c2, &t2);
+		ck_assert_msg(s1 == s2, "status at %#llx: %d vs %d", (unsigned long long)off, s1, s2);
+		if (s1 != SW_UNWIND_OK)
+			continue;
+		ck_assert_int_eq(t1, t2);
+		ck_assert_msg(c1.valid == c2.valid, "registers at %#llx", (unsigned long long)off);
+		for (unsigned i = 0; i < SW_MAX_REGS; i++)
+			if (sw_reg_valid(&c1, i))
+				ck_assert_msg(c1.v[i] == c2.v[i], "register %u at %#llx", i,
+				              (unsigned long long)off);
+	}
+	/* Line records of every shape, and a FUNC with INLINE records. */
+	struct sw_arena a;
+	sw_arena_init(&a);
+	for (uint64_t off = 0xff0; off < 0x3030; off++) {
+		struct sw_sym_info i1, i2;
+		bool f1 = sw_bsym_ops.lookup(text.bsym, off, &a, &i1);
+		bool f2 = sw_bsym_ops.lookup(idx.bsym, off, &a, &i2);
+		ck_assert_int_eq(f1, f2);
+		if (!f1)
+			continue;
+		ck_assert_str_eq(i1.function, i2.function);
+		ck_assert(i1.file ? i2.file && strcmp(i1.file, i2.file) == 0 : !i2.file);
+		ck_assert_msg(i1.line == i2.line, "line at %#llx: %u vs %u", (unsigned long long)off,
+		              i1.line, i2.line);
+		ck_assert_uint_eq(i1.line_offset, i2.line_offset);
+		ck_assert_uint_eq(i1.function_offset, i2.function_offset);
+		ck_assert_uint_eq(i1.function_size, i2.function_size);
+		ck_assert_uint_eq(i1.param_size, i2.param_size);
+		ck_assert_uint_eq(i1.ninlines, i2.ninlines);
+		uint32_t p1 = 0, p2 = 0;
+		ck_assert_int_eq(sw_bsym_frame_param_size(text.bsym, off, &p1),
+		                 sw_bsym_frame_param_size(idx.bsym, off, &p2));
+		ck_assert_uint_eq(p1, p2);
+	}
+	sw_arena_free(&a);
+	ck_assert(sym_index_check_all(idx.bsym->idx));
+	fake_free(&text);
+	fake_free(&idx);
+	sw_sym_cache_free(cache);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_stack_win_program_recovers_caller)
 {
 	char path[1024];
@@ -653,6 +789,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_cfi_applies_init_and_deltas_up_to_offset);
 	tcase_add_test(tc, test_cfi_undef_ra_ends_the_walk);
 	tcase_add_test(tc, test_cfi_fails_without_ra_or_on_unreadable_memory);
+	tcase_add_test(tc, test_cfi_decoded_in_an_index_unwinds_as_text);
 	tcase_add_test(tc, test_stack_win_program_recovers_caller);
 	tcase_add_test(tc, test_stack_win_fpo_without_program);
 	tcase_add_test(tc, test_stack_win_scans_when_eip_is_outside_modules);

@@ -56,6 +56,35 @@ START_TEST(test_elf_info_of_arm_library_with_load_bias)
 }
 END_TEST
 
+/* Breakpad's dump_syms counts a .sym's addresses from the first PT_LOAD's
+ * p_vaddr, whatever its file offset (dump_symbols.cc GetLoadingAddress);
+ * module offsets count from where file byte 0 is linked. A firmware's
+ * first segment lies at file offset 0x1000 (readelf -l: LOAD 0x001000
+ * 0x10000000), so a .sym is looked up 0x1000 lower, also when that segment
+ * is not the lowest (the Non-secure code at 0x00040000 comes second). */
+START_TEST(test_elf_sym_base_is_the_first_segments_file_offset)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/firmware/fixtures/mps2-an505-ns.elf", getenv("SW_TESTDATA"));
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
+	ck_assert_msg(e != NULL, "%s", err.msg);
+	const struct sw_elf_info *in = sw_elf_info(e);
+	ck_assert_uint_eq(in->first_load_vaddr, 0x10000000);
+	ck_assert_uint_eq(in->file_vaddr, 0x0ffff000);
+	struct sw_elf_symbols *s = sw_elf_symbols_create(e, NULL);
+	ck_assert_uint_eq(sw_elf_symbols_sym_base(s), 0x1000);
+	sw_elf_symbols_free(s);
+
+	/* A shared library's first segment holds its headers: the same base. */
+	e = open_corpus("libunwindstack/gnu_debugdata_arm/libandroid_runtime.so.gz", 0);
+	ck_assert_uint_eq(sw_elf_info(e)->first_load_vaddr, 0x10000);
+	s = sw_elf_symbols_create(e, NULL);
+	ck_assert_uint_eq(sw_elf_symbols_sym_base(s), 0);
+	sw_elf_symbols_free(s);
+}
+END_TEST
+
 START_TEST(test_elf_info_of_arm64_libc_with_debuglink)
 {
 	struct sw_elf *e = open_corpus("libunwindstack/common/libc.so_f3791c53da47e6e72151dcc8088b9048.gz", 0);
@@ -926,6 +955,7 @@ Suite *test_suite(void)
 	Suite *s = suite_create("elf_image");
 	TCase *info = tcase_create("info");
 	tcase_add_test(info, test_elf_info_of_arm_library_with_load_bias);
+	tcase_add_test(info, test_elf_sym_base_is_the_first_segments_file_offset);
 	tcase_add_test(info, test_elf_info_of_arm64_libc_with_debuglink);
 	tcase_add_test(info, test_elf_info_of_x86_vdso_loaded_high);
 	tcase_add_test(info, test_elf_info_exec_bias_differs_from_file_vaddr);

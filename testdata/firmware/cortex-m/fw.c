@@ -43,6 +43,11 @@
 extern uint32_t __msp_top[], __psp_top[], __msp_limit[], __psp_limit[];
 extern uint32_t __bss_start[], __bss_end[];
 extern const uint8_t __flash_start[], __flash_size[];
+#ifdef IMAGE_START
+/* netduino2 (memory-stm32.ld): the image starts at its vector table, in
+ * a flash sector before FLASH, the code's region. */
+extern const uint8_t __image_start[];
+#endif
 #if NS_IRQ
 extern uint32_t __ns_text_start[], __ns_msp_top[], __ns_ssram1_offset[], __ns_ssram2_offset[];
 #define NS_IRQ_NUMBER 10
@@ -230,6 +235,8 @@ static void capture(struct snap_writer *w)
 #if NS_IRQ
 	/* One image from the Non-secure code up to the end of the Secure. */
 	uintptr_t image = (uintptr_t)__ns_text_start;
+#elif defined(IMAGE_START)
+	uintptr_t image = (uintptr_t)__image_start;
 #else
 	uintptr_t image = (uintptr_t)__flash_start;
 #endif

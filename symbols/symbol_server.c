@@ -1,0 +1,969 @@
+/* Symbol servers and debuginfod (see symbol_server.h and
+ * docs/symbol-servers.md). Everything that talks to the network is here;
+ * the store only calls sw_symbol_server_fetch for a module no local path
+ * served, and reads what it returns as local files. */
+#include "symbol_server.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elf_image.h"
+#include "gz.h"
+#include "lib/mapped_file.h"
+
+#include "dynlib.h"
+
+enum { MAX_BUILD_ID_HEX = 128, LINE_MAX_LEN = 1024 };
+
+struct server {
+	char *url;                  /* without trailing '/' */
+	char marker[32];            /* ".missing-" + FNV-1a 64 of url, in hex */
+	bool down;                  /* timed out or unreachable: not asked again this run */
+};
+
+struct sw_symbol_server {
+	/* Held while asking servers: a batch's threads share one
+	 * sw_symbol_server, and curl's handle, the down flags and the
+	 * debuginfod client are one thread's at a time. Cache hits do not
+	 * take it. */
+	pthread_mutex_t lock;
+	struct server *servers;
+	size_t nservers;
+	bool debuginfod;
+	char *dir;                  /* the cache directory downloads go to */
+	bool dir_is_temp;           /* made for --no-cache: removed at the end */
+	unsigned timeout_s;
+	/* A new file's mode (0666 minus the umask, read once: umask() is the
+	 * process's, and a batch's other threads create files meanwhile). */
+	mode_t file_mode;
+	bool swept;                 /* stale downloads removed (once a run) */
+#ifdef SW_HAVE_CURL
+	const struct sw_curl_api *cu; /* libcurl, loaded (symbols/dynlib.h) */
+	CURL *curl;                 /* one handle: connections are kept alive */
+#endif
+#ifdef SW_HAVE_DEBUGINFOD
+	const struct sw_debuginfod_api *di; /* loaded on first use, or NULL */
+	debuginfod_client *dbgd;
+	time_t dbgd_deadline;
+#endif
+};
+
+/* One problem, one line, through the caller's callback. */
+struct reporter {
+	void (*warn)(void *self, const char *line);
+	void *self;
+};
+
+static void report(const struct reporter *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report(const struct reporter *r, const char *fmt, ...)
+{
+	if (!r->warn)
+		return;
+	char line[LINE_MAX_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	r->warn(r->self, line);
+}
+
+bool sw_symbol_server_has_http(void)
+{
+#ifdef SW_HAVE_CURL
+	return true;
+#else
+	return false;
+#endif
+}
+
+bool sw_symbol_server_has_debuginfod(void)
+{
+#ifdef SW_HAVE_DEBUGINFOD
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* ---- paths and names ---- */
+
+static bool path_printf(char *out, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool path_printf(char *out, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out, cap, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < cap;
+}
+
+/* mkdir -p of the directory part of path (everything before the last '/'). */
+static bool make_parent_dirs(const char *path)
+{
+	char buf[4096];
+	if (!path_printf(buf, sizeof buf, "%s", path))
+		return false;
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return true;
+	*slash = '\0';
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) == 0 || errno == EEXIST;
+}
+
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* A name as the store files symbols under it: the debug file's base name,
+ * else the code file's. */
+static const char *module_debug_name(const struct sw_module *m)
+{
+	const char *n = m->debug_file && *m->debug_file ? sw_basename(m->debug_file) : NULL;
+	if (!n || !*n)
+		n = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
+	return n && *n ? n : NULL;
+}
+
+/* A name that is safe as one path component (and one URL segment after
+ * escaping): not ".", "..", and without '/'. */
+static bool safe_component(const char *s)
+{
+	return s && *s && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/');
+}
+
+/* An ELF module's GNU build-id (its code id), in lower-case hex. */
+static bool module_build_id(const struct sw_module *m, char out[MAX_BUILD_ID_HEX + 1])
+{
+	const char *hex = m->code_id;
+	size_t n = hex ? strlen(hex) : 0;
+	if (n < 2 || n % 2 || n > MAX_BUILD_ID_HEX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)hex[i]))
+			return false;
+		out[i] = (char)tolower((unsigned char)hex[i]);
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/* What one module is asked for by, and where its files go. */
+struct wanted {
+	const char *name;           /* debug name (the .sym's directory) */
+	int stem_len;               /* name minus ".pdb" */
+	const char *id;             /* debug id, or NULL */
+	const char *code_name;      /* the code file's base name (the ELF layout) */
+	char build_id[MAX_BUILD_ID_HEX + 1]; /* "" when none */
+	char miss_dir[4096];        /* where miss markers go */
+};
+
+static bool wanted_init(struct wanted *w, const struct sw_module *m, const char *dir)
+{
+	memset(w, 0, sizeof *w);
+	w->name = module_debug_name(m);
+	w->id = m->debug_id && *m->debug_id ? m->debug_id : NULL;
+	w->code_name = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
+	if (!safe_component(w->name))
+		w->name = NULL;
+	if (w->id && !safe_component(w->id))
+		w->id = NULL;
+	if (!safe_component(w->code_name))
+		w->code_name = NULL;
+	if (!module_build_id(m, w->build_id))
+		w->build_id[0] = '\0';
+	if (w->name) {
+		size_t len = strlen(w->name);
+		w->stem_len = (int)len;
+		if (len > 4 && strcasecmp(w->name + len - 4, ".pdb") == 0)
+			w->stem_len -= 4;
+	}
+	if (w->name && w->id)
+		return path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->name, w->id);
+	if (w->code_name && w->build_id[0])
+		return path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->code_name,
+		                   w->build_id);
+	return false;
+}
+
+/* The layouts asked for, in order; each a path relative to the server URL
+ * and to the cache directory. */
+enum layout { LAYOUT_SYM, LAYOUT_SYM_GZ, LAYOUT_ELF, NLAYOUTS };
+
+static bool layout_path(const struct wanted *w, enum layout l, char *out, size_t cap)
+{
+	switch (l) {
+	case LAYOUT_SYM:
+	case LAYOUT_SYM_GZ:
+		return w->name && w->id &&
+		       path_printf(out, cap, "%s/%s/%.*s%s", w->name, w->id, w->stem_len, w->name,
+		                   l == LAYOUT_SYM ? ".sym" : ".sym.gz");
+	case LAYOUT_ELF:
+		return w->code_name && w->build_id[0] &&
+		       path_printf(out, cap, "%s/%s/%s", w->code_name, w->build_id, w->code_name);
+	case NLAYOUTS:
+		break;
+	}
+	return false;
+}
+
+static bool layout_wanted(enum layout l, unsigned kinds)
+{
+	return l == LAYOUT_ELF ? (kinds & SW_FETCH_ELF) : (kinds & SW_FETCH_BREAKPAD);
+}
+
+/* ---- the negative cache ---- */
+
+/* Has server s missed this module less than SW_SERVER_MISS_TTL ago? The
+ * marker's mtime is when. */
+static bool miss_remembered(const struct wanted *w, const struct server *s)
+{
+	char p[4096];
+	struct stat st;
+	if (!path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker) || stat(p, &st) != 0)
+		return false;
+	time_t now = time(NULL);
+	return st.st_mtime <= now && now - st.st_mtime < SW_SERVER_MISS_TTL;
+}
+
+/* Writes path's content through a temporary file renamed over it. */
+static bool write_atomically(const char *path, const char *text, mode_t mode)
+{
+	char tmp[4096];
+	if (!make_parent_dirs(path) || !path_printf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path))
+		return false;
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return false;
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	ok = close(fd) == 0 && ok;
+	ok = ok && chmod(tmp, mode) == 0 && rename(tmp, path) == 0;
+	if (!ok)
+		unlink(tmp);
+	return ok;
+}
+
+static void remember_miss(const struct wanted *w, const struct server *s, mode_t mode)
+{
+	char p[4096], text[LINE_MAX_LEN + 64];
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32] = "";
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(text, sizeof text, "%s missed at %s\n", s->url, when);
+	if (path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker))
+		write_atomically(p, text, mode);
+}
+
+/* ---- checking a download (HTTP builds only) ---- */
+
+#ifdef SW_HAVE_CURL
+
+/* The debug id of a "MODULE os arch id name" line; false if line is not one. */
+static bool module_line_id(const char *line, size_t n, char *id, size_t cap)
+{
+	if (n < 7 || memcmp(line, "MODULE ", 7) != 0)
+		return false;
+	const char *p = line + 7, *end = line + n;
+	for (int field = 0; field < 2; field++) { /* os, arch */
+		while (p < end && *p != ' ')
+			p++;
+		if (p == end)
+			return false;
+		p++;
+	}
+	const char *q = p;
+	while (q < end && *q != ' ' && *q != '\n' && *q != '\r')
+		q++;
+	if (q == p || (size_t)(q - p) >= cap)
+		return false;
+	memcpy(id, p, (size_t)(q - p));
+	id[q - p] = '\0';
+	return true;
+}
+
+enum check { CHECK_OK, CHECK_REFUSED, CHECK_IO };
+
+/* A downloaded .sym (plain, or gzip: inflated whole, within the store's
+ * limit for its size): its MODULE line must carry the module's debug id. */
+static enum check check_sym(const char *path, bool gz, const struct wanted *w, const char *url,
+                            const struct reporter *r)
+{
+	char head[LINE_MAX_LEN];
+	size_t nhead = 0;
+	if (!gz) {
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			return CHECK_IO;
+		nhead = fread(head, 1, sizeof head - 1, f);
+		fclose(f);
+	} else {
+		struct stat st;
+		gzFile g = gzopen(path, "rb");
+		if (!g || stat(path, &st) != 0) {
+			if (g)
+				gzclose(g);
+			return CHECK_IO;
+		}
+		uint64_t limit = sw_gz_limit((size_t)st.st_size), total = 0;
+		enum { CHUNK = 1 << 16 };
+		char *buf = malloc(CHUNK);
+		if (!buf) {
+			gzclose(g);
+			return CHECK_IO;
+		}
+		int n;
+		while ((n = gzread(g, buf, CHUNK)) > 0) {
+			if (nhead < sizeof head - 1) {
+				size_t take = sizeof head - 1 - nhead < (size_t)n ? sizeof head - 1 - nhead
+				                                                    : (size_t)n;
+				memcpy(head + nhead, buf, take);
+				nhead += take;
+			}
+			total += (uint64_t)n;
+			if (total > limit) {
+				free(buf);
+				gzclose(g);
+				report(r, "%s: inflates to more than %llu bytes, over the limit for its "
+				       "compressed size (%lld bytes): refused", url,
+				       (unsigned long long)limit, (long long)st.st_size);
+				return CHECK_REFUSED;
+			}
+		}
+		free(buf);
+		if (n == 0 && gzdirect(g)) {
+			gzclose(g);
+			report(r, "%s: not a gzip file: refused", url);
+			return CHECK_REFUSED;
+		}
+		int errnum = Z_OK;
+		const char *msg = n < 0 ? gzerror(g, &errnum) : NULL;
+		if (n < 0) {
+			report(r, "%s: not a gzip file, or a damaged one (%s): refused", url,
+			       msg ? msg : "inflate error");
+			gzclose(g);
+			return CHECK_REFUSED;
+		}
+		gzclose(g);
+	}
+	head[nhead] = '\0';
+	size_t line_len = strcspn(head, "\n");
+	char id[128];
+	if (!module_line_id(head, line_len, id, sizeof id)) {
+		report(r, "%s: not a Breakpad symbol file (no MODULE line): refused", url);
+		return CHECK_REFUSED;
+	}
+	if (strcasecmp(id, w->id) != 0) {
+		report(r, "%s: symbol file not used: its MODULE line has debug id %s, the module's "
+		       "is %s", url, id, w->id);
+		return CHECK_REFUSED;
+	}
+	return CHECK_OK;
+}
+
+/* A downloaded ELF file: the module's build-id. */
+static enum check check_elf(const char *path, const struct wanted *w, const char *url,
+                            const struct reporter *r)
+{
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
+	if (!e) {
+		report(r, "%s: not an ELF file: refused", url);
+		return CHECK_REFUSED;
+	}
+	const struct sw_elf_info *info = sw_elf_info(e);
+	char got[MAX_BUILD_ID_HEX + 1] = "missing";
+	if (info->build_id && info->build_id_len * 2 <= MAX_BUILD_ID_HEX)
+		for (size_t i = 0; i < info->build_id_len; i++)
+			snprintf(got + 2 * i, 3, "%02x", info->build_id[i]);
+	sw_elf_free(e);
+	if (strcmp(got, w->build_id) != 0) {
+		report(r, "%s: ELF file not used: its build-id is %s, the module's is %s", url, got,
+		       w->build_id);
+		return CHECK_REFUSED;
+	}
+	return CHECK_OK;
+}
+
+static bool starts_with_gzip_magic(const char *path)
+{
+	uint8_t b[2] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(b, 1, 2, f);
+	fclose(f);
+	return n == 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/* ---- HTTP ---- */
+
+enum get_result {
+	GET_OK,                     /* 200: the body is in the file */
+	GET_MISS,                   /* 404, 410, or file:// without the file */
+	GET_FAILED,                 /* said: another HTTP status, a refused size */
+	GET_DOWN,                   /* said: timeout, cannot connect: skip the server */
+};
+
+struct download {
+	int fd;
+	long long size;
+	bool too_big;
+	bool write_failed;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *self)
+{
+	struct download *d = self;
+	size_t len = size * n;
+	if (d->size + (long long)len > SW_SERVER_MAX_FILE) {
+		d->too_big = true;
+		return 0; /* stops the transfer */
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(d->fd, p + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			d->write_failed = true;
+			return 0;
+		}
+		off += (size_t)w;
+	}
+	d->size += (long long)len;
+	return len;
+}
+
+/* GETs url into fd. One line for every outcome but OK and MISS. */
+static enum get_result http_get(struct sw_symbol_server *srv, const char *url, int fd,
+                                const struct reporter *r)
+{
+	const struct sw_curl_api *cu = srv->cu;
+	CURL *c = srv->curl;
+	struct download d = { .fd = fd };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	cu->easy_reset(c);
+	cu->easy_setopt(c, CURLOPT_URL, url);
+	cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	/* Tecken answers with a redirect to its storage; only to HTTP(S). */
+	cu->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	cu->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	cu->easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)srv->timeout_s);
+	cu->easy_setopt(c, CURLOPT_TIMEOUT, (long)srv->timeout_s);
+	cu->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)SW_SERVER_MAX_FILE);
+	cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu->easy_setopt(c, CURLOPT_USERAGENT, "stackwalk/" SW_VERSION);
+	cu->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	cu->easy_setopt(c, CURLOPT_WRITEDATA, &d);
+	CURLcode rc = cu->easy_perform(c);
+	long status = 0;
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	bool is_file = strncmp(url, "file:", 5) == 0;
+	if (rc == CURLE_OK) {
+		if (status == 200 || (is_file && status == 0))
+			return GET_OK;
+		if (status == 404 || status == 410)
+			return GET_MISS;
+		report(r, "%s: HTTP status %ld", url, status);
+		return GET_FAILED;
+	}
+	if (is_file && rc == CURLE_FILE_COULDNT_READ_FILE)
+		return GET_MISS;
+	if (d.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+		report(r, "%s: larger than %lld bytes: refused", url, SW_SERVER_MAX_FILE);
+		return GET_FAILED;
+	}
+	if (d.write_failed) {
+		report(r, "%s: cannot write the download into %s: %s", url, srv->dir, strerror(errno));
+		return GET_FAILED;
+	}
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		report(r, "%s: no answer within %u s (--symbols-timeout): server not asked again "
+		       "in this run", url, srv->timeout_s);
+		return GET_DOWN;
+	}
+	report(r, "%s: %s: server not asked again in this run", url,
+	       *errbuf ? errbuf : cu->easy_strerror(rc));
+	return GET_DOWN;
+}
+
+/* A path segment of a URL: percent-escaped (a Windows module's name may
+ * hold spaces). */
+static bool url_of(struct sw_symbol_server *srv, const struct server *s, const char *rel,
+                   char *out, size_t cap)
+{
+	size_t w = 0;
+	int n = snprintf(out, cap, "%s", s->url);
+	if (n < 0 || (size_t)n >= cap)
+		return false;
+	w = (size_t)n;
+	char seg[4096];
+	while (*rel) {
+		size_t len = strcspn(rel, "/");
+		if (len >= sizeof seg)
+			return false;
+		memcpy(seg, rel, len);
+		seg[len] = '\0';
+		char *esc = srv->cu->easy_escape(srv->curl, seg, (int)len);
+		if (!esc)
+			return false;
+		n = snprintf(out + w, cap - w, "/%s", esc);
+		srv->cu->free(esc);
+		if (n < 0 || (size_t)n >= cap - w)
+			return false;
+		w += (size_t)n;
+		rel += len;
+		if (*rel == '/')
+			rel++;
+	}
+	return true;
+}
+#endif
+
+/* ---- one layout from one server ---- */
+
+#ifdef SW_HAVE_CURL
+/* The temporary files of downloads older than an hour in the cache's top
+ * directory: left by a process killed mid-download (a live one's are
+ * younger than its timeout). Once a run, before its first download. */
+static void remove_stale_downloads(struct sw_symbol_server *srv)
+{
+	enum { STALE_S = 3600 };
+	srv->swept = true;
+	DIR *d = opendir(srv->dir);
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	struct dirent *e;
+	char p[4096];
+	struct stat st;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, ".download.tmp-", 14) == 0 &&
+		    path_printf(p, sizeof p, "%s/%s", srv->dir, e->d_name) && lstat(p, &st) == 0 &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_S)
+			unlink(p);
+	closedir(d);
+}
+#endif
+
+enum try_result { TRY_FOUND, TRY_MISS, TRY_FAILED, TRY_DOWN };
+
+/* Downloads layout l of w from server s into the cache: to a temporary
+ * file in the cache's top directory, checked, then renamed to its place
+ * (a reader never sees half a file; eight processes fetching the same
+ * file each rename a whole one, the last wins). *found: the cached file's
+ * path. */
+static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s,
+                                  const struct wanted *w, enum layout l, char **found,
+                                  const struct reporter *r)
+{
+#ifdef SW_HAVE_CURL
+	char rel[4096], url[8192], dest[4096], tmp[4200];
+	/* The temporary file is in the cache's top directory: a module's
+	 * directories are made only for a file that is kept. */
+	if (!layout_path(w, l, rel, sizeof rel) || !url_of(srv, s, rel, url, sizeof url) ||
+	    !path_printf(dest, sizeof dest, "%s/%s", srv->dir, rel) ||
+	    !path_printf(tmp, sizeof tmp, "%s/.download.tmp-XXXXXX", srv->dir))
+		return TRY_MISS;
+	if (!make_parent_dirs(tmp)) {
+		report(r, "%s: cannot create the symbol cache: %s", srv->dir, strerror(errno));
+		return TRY_FAILED;
+	}
+	if (!srv->swept)
+		remove_stale_downloads(srv);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		report(r, "%s: cannot create a file in the symbol cache: %s", dest, strerror(errno));
+		return TRY_FAILED;
+	}
+	enum get_result got = http_get(srv, url, fd, r);
+	bool closed = close(fd) == 0;
+	enum try_result result = got == GET_MISS ? TRY_MISS : got == GET_DOWN ? TRY_DOWN : TRY_FAILED;
+	if (got == GET_OK && !closed) {
+		report(r, "%s: cannot write the download into %s: %s", url, srv->dir, strerror(errno));
+		got = GET_FAILED;
+	}
+	if (got == GET_OK) {
+		/* A server may answer NAME.sym with gzip bytes (stored
+		 * compressed, sent without Content-Encoding): kept as .sym.gz,
+		 * which is what the store reads gzip from. */
+		bool gz = l == LAYOUT_SYM_GZ || (l == LAYOUT_SYM && starts_with_gzip_magic(tmp));
+		size_t n = strlen(dest);
+		if (gz && l == LAYOUT_SYM && !path_printf(dest + n, sizeof dest - n, ".gz"))
+			got = GET_FAILED;
+		enum check c = got != GET_OK       ? CHECK_REFUSED
+		               : l == LAYOUT_ELF ? check_elf(tmp, w, url, r)
+		                                 : check_sym(tmp, gz, w, url, r);
+		if (c == CHECK_OK && chmod(tmp, srv->file_mode) == 0 && make_parent_dirs(dest) &&
+		    rename(tmp, dest) == 0) {
+			*found = strdup(dest);
+			if (*found)
+				return TRY_FOUND;
+		} else if (c != CHECK_REFUSED) {
+			report(r, "%s: cannot keep the download in the symbol cache: %s", dest,
+			       strerror(errno));
+		}
+		result = TRY_FAILED;
+	}
+	unlink(tmp);
+	return result;
+#else
+	(void)srv, (void)s, (void)w, (void)l, (void)found, (void)r;
+	return TRY_MISS;
+#endif
+}
+
+/* ---- debuginfod ---- */
+
+#ifdef SW_HAVE_DEBUGINFOD
+/* libdebuginfod calls this while it waits (about once a second): past the
+ * deadline a nonzero answer cancels the request. DEBUGINFOD_TIMEOUT, the
+ * library's own limit, still applies when shorter. */
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	(void)done, (void)total;
+	const char *why;
+	const struct sw_symbol_server *srv = sw_debuginfod_api(&why)->get_user_data(c);
+	return time(NULL) > srv->dbgd_deadline;
+}
+
+/* The debug file (or executable) of build_id from debuginfod; the path is
+ * in debuginfod's own cache. */
+static enum try_result try_debuginfod(struct sw_symbol_server *srv, const struct wanted *w,
+                                      bool executable, char **found, const struct reporter *r)
+{
+	if (!srv->dbgd) {
+		const char *why = NULL;
+		srv->di = sw_debuginfod_api(&why);
+		if (!srv->di) {
+			report(r, "debuginfod: cannot load libdebuginfod: %s: debuginfod not asked in "
+			       "this run", why ? why : "unknown error");
+			srv->debuginfod = false;
+			return TRY_FAILED;
+		}
+		srv->dbgd = srv->di->begin();
+		if (!srv->dbgd) {
+			report(r, "debuginfod: cannot start its client: debuginfod not asked in this run");
+			srv->debuginfod = false;
+			return TRY_FAILED;
+		}
+		srv->di->set_user_data(srv->dbgd, srv);
+		srv->di->set_progressfn(srv->dbgd, debuginfod_progress);
+	}
+	srv->dbgd_deadline = time(NULL) + (time_t)srv->timeout_s;
+	char *path = NULL;
+	const unsigned char *id = (const unsigned char *)w->build_id;
+	int fd = executable ? srv->di->find_executable(srv->dbgd, id, 0, &path)
+	                    : srv->di->find_debuginfo(srv->dbgd, id, 0, &path);
+	if (fd >= 0) {
+		close(fd);
+		*found = path;
+		return path ? TRY_FOUND : TRY_FAILED;
+	}
+	free(path);
+	/* A request cancelled by debuginfod_progress ends as -ENOENT, like a
+	 * miss (and libdebuginfod remembers it as one, for cache_miss_s): the
+	 * clock tells them apart. */
+	const char *url = getenv("DEBUGINFOD_URLS");
+	if (time(NULL) > srv->dbgd_deadline || fd == -ETIME || fd == -ETIMEDOUT) {
+		report(r, "debuginfod (%s): no answer for build-id %s within %u s: debuginfod not "
+		       "asked again in this run", url ? url : "", w->build_id, srv->timeout_s);
+		srv->debuginfod = false;
+		return TRY_DOWN;
+	}
+	if (fd == -ENOENT)
+		return TRY_MISS;
+	report(r, "debuginfod (%s): build-id %s: %s", url ? url : "", w->build_id, strerror(-fd));
+	if (fd == -ECONNREFUSED || fd == -EHOSTUNREACH || fd == -ENETUNREACH || fd == -ENOSYS) {
+		srv->debuginfod = false;
+		return TRY_DOWN;
+	}
+	return TRY_FAILED;
+}
+#endif
+
+/* ---- the servers ---- */
+
+static bool is_url(const char *s)
+{
+	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0 ||
+	       strncmp(s, "file://", 7) == 0;
+}
+
+struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_options *o,
+                                                 struct sw_err *err)
+{
+	for (size_t i = 0; i < o->nurls; i++) {
+		if (!is_url(o->urls[i])) {
+			sw_err_set(err, SW_ERR_USAGE, "--symbols-url wants an http://, https:// or "
+			           "file:// URL, not '%s' (a local store is a SYMBOL_PATH)", o->urls[i]);
+			return NULL;
+		}
+	}
+	if (o->nurls && !sw_symbol_server_has_http()) {
+		sw_err_set(err, SW_ERR_USAGE, "--symbols-url: this stackwalk was built without "
+		           "libcurl (meson -Dsymbol_servers), so it cannot fetch symbols");
+		return NULL;
+	}
+	if (o->debuginfod && !sw_symbol_server_has_debuginfod()) {
+		sw_err_set(err, SW_ERR_USAGE, "--debuginfod: this stackwalk was built without "
+		           "libdebuginfod (meson -Dsymbol_servers)");
+		return NULL;
+	}
+	const char *dbgd_urls = getenv("DEBUGINFOD_URLS");
+	if (o->debuginfod && (!dbgd_urls || !*dbgd_urls)) {
+		sw_err_set(err, SW_ERR_USAGE, "--debuginfod: DEBUGINFOD_URLS is not set (the "
+		           "debuginfod servers to ask, separated by spaces)");
+		return NULL;
+	}
+	struct sw_symbol_server *srv = calloc(1, sizeof *srv);
+	if (!srv)
+		goto nomem;
+	pthread_mutex_init(&srv->lock, NULL);
+	mode_t mask = umask(0);
+	umask(mask);
+	srv->file_mode = 0666 & ~mask;
+	srv->timeout_s = o->timeout_s ? o->timeout_s : SW_SERVER_DEFAULT_TIMEOUT;
+	srv->debuginfod = o->debuginfod;
+	srv->servers = calloc(o->nurls ? o->nurls : 1, sizeof *srv->servers);
+	if (!srv->servers)
+		goto nomem;
+	for (size_t i = 0; i < o->nurls; i++) {
+		struct server *s = &srv->servers[srv->nservers++];
+		s->url = strdup(o->urls[i]);
+		if (!s->url)
+			goto nomem;
+		size_t n = strlen(s->url);
+		while (n > 8 && s->url[n - 1] == '/')
+			s->url[--n] = '\0';
+		snprintf(s->marker, sizeof s->marker, ".missing-%016llx",
+		         (unsigned long long)fnv1a64(s->url));
+	}
+	if (o->cache_dir) {
+		srv->dir = strdup(o->cache_dir);
+		if (!srv->dir)
+			goto nomem;
+	} else if (o->nurls) {
+		/* --no-cache: downloads live as long as the run. */
+		const char *tmpdir = getenv("TMPDIR");
+		char t[4096];
+		if (!path_printf(t, sizeof t, "%s/stackwalk-symbols-XXXXXX",
+		                 tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(t)) {
+			sw_err_set(err, SW_ERR_IO, "cannot create a temporary directory for downloaded "
+			           "symbols in %s: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
+			           strerror(errno));
+			sw_symbol_server_free(srv);
+			return NULL;
+		}
+		srv->dir = strdup(t);
+		srv->dir_is_temp = true;
+		if (!srv->dir) {
+			rmdir(t);
+			goto nomem;
+		}
+	}
+#ifdef SW_HAVE_CURL
+	if (srv->nservers) {
+		const char *why = NULL;
+		srv->cu = sw_curl_api(&why);
+		if (!srv->cu) {
+			sw_err_set(err, SW_ERR_IO, "--symbols-url: cannot load libcurl: %s",
+			           why ? why : "unknown error");
+			sw_symbol_server_free(srv);
+			return NULL;
+		}
+		srv->cu->global_init(CURL_GLOBAL_DEFAULT);
+		srv->curl = srv->cu->easy_init();
+		if (!srv->curl)
+			goto nomem;
+	}
+#endif
+	return srv;
+nomem:
+	sw_symbol_server_free(srv);
+	sw_err_set(err, SW_ERR_NOMEM, "symbol servers: out of memory");
+	return NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void sw_symbol_server_free(struct sw_symbol_server *srv)
+{
+	if (!srv)
+		return;
+#ifdef SW_HAVE_CURL
+	if (srv->curl) {
+		srv->cu->easy_cleanup(srv->curl);
+		srv->cu->global_cleanup();
+	}
+#endif
+#ifdef SW_HAVE_DEBUGINFOD
+	if (srv->dbgd)
+		srv->di->end(srv->dbgd);
+#endif
+	if (srv->dir_is_temp)
+		nftw(srv->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; i < srv->nservers; i++)
+		free(srv->servers[i].url);
+	free(srv->servers);
+	free(srv->dir);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv);
+}
+
+const char *sw_symbol_server_dir(const struct sw_symbol_server *srv)
+{
+	return srv->dir;
+}
+
+void sw_fetched_free(struct sw_fetched *f)
+{
+	free(f->sym);
+	free(f->elf[0]);
+	free(f->elf[1]);
+	memset(f, 0, sizeof *f);
+}
+
+/* A file an earlier run fetched, in the cache: used without a request. */
+static bool cached(const struct sw_symbol_server *srv, const struct wanted *w, unsigned kinds,
+                   struct sw_fetched *out)
+{
+	char rel[4096], p[4096];
+	for (enum layout l = 0; l < NLAYOUTS && srv->dir; l++) {
+		if (!layout_wanted(l, kinds) || !layout_path(w, l, rel, sizeof rel) ||
+		    !path_printf(p, sizeof p, "%s/%s", srv->dir, rel) || !sw_is_regular_file(p))
+			continue;
+		char **slot = l == LAYOUT_ELF ? &out->elf[0] : &out->sym;
+		*slot = strdup(p);
+		return *slot != NULL;
+	}
+	/* A .sym.gz fetched as NAME.sym (gzip bytes) is filed as .sym.gz: found above. */
+	return false;
+}
+
+/* The servers in order, then debuginfod (the caller holds srv->lock). */
+static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, unsigned kinds,
+                        struct sw_fetched *out, const struct reporter *r)
+{
+	bool asked = false, all_missed = true, remembered = false;
+	for (size_t i = 0; i < srv->nservers; i++) {
+		struct server *s = &srv->servers[i];
+		if (s->down) {
+			all_missed = false;
+			continue;
+		}
+		if (miss_remembered(w, s)) {
+			remembered = true;
+			continue;
+		}
+		bool server_missed = true;
+		for (enum layout l = 0; l < NLAYOUTS; l++) {
+			if (!layout_wanted(l, kinds))
+				continue;
+			char **slot = l == LAYOUT_ELF ? &out->elf[0] : &out->sym;
+			asked = true;
+			enum try_result t = try_layout(srv, s, w, l, slot, r);
+			if (t == TRY_FOUND)
+				return true;
+			if (t == TRY_DOWN)
+				s->down = true;
+			if (t != TRY_MISS) {
+				server_missed = all_missed = false;
+				break;
+			}
+		}
+		if (server_missed)
+			remember_miss(w, s, srv->file_mode);
+	}
+#ifdef SW_HAVE_DEBUGINFOD
+	if (srv->debuginfod && (kinds & SW_FETCH_ELF)) {
+		asked = true;
+		enum try_result a = try_debuginfod(srv, w, false, &out->elf[0], r);
+		enum try_result b = a == TRY_DOWN ? TRY_DOWN
+		                                  : try_debuginfod(srv, w, true, &out->elf[1], r);
+		if (a == TRY_FOUND || b == TRY_FOUND) {
+			if (!out->elf[0]) {
+				out->elf[0] = out->elf[1];
+				out->elf[1] = NULL;
+			}
+			return true;
+		}
+		if (a != TRY_MISS || b != TRY_MISS)
+			all_missed = false;
+	}
+#endif
+	if ((asked || remembered) && all_missed) {
+		const char *id = w->id ? w->id : w->build_id;
+		const char *name = w->name ? w->name : w->code_name;
+		if (remembered && !asked)
+			report(r, "%s (%s): not on the symbol servers (a miss of the last %d minutes, "
+			       "remembered in %s)", name, id, SW_SERVER_MISS_TTL / 60, w->miss_dir);
+		else
+			report(r, "%s (%s): not on the symbol servers", name, id);
+	}
+	return false;
+}
+
+bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module *m,
+                            unsigned kinds, struct sw_fetched *out,
+                            void (*warn)(void *self, const char *line), void *warn_self)
+{
+	memset(out, 0, sizeof *out);
+	const struct reporter r = { warn, warn_self };
+	struct wanted w;
+	if (!srv || !wanted_init(&w, m, srv->dir ? srv->dir : ""))
+		return false;
+	if (!w.build_id[0])
+		kinds &= ~(unsigned)SW_FETCH_ELF;
+	if (!w.id)
+		kinds &= ~(unsigned)SW_FETCH_BREAKPAD;
+	if (!kinds)
+		return false;
+	if (cached(srv, &w, kinds, out))
+		return true;
+	pthread_mutex_lock(&srv->lock);
+	/* Another thread may have fetched it while this one waited. */
+	bool found = cached(srv, &w, kinds, out) || ask_servers(srv, &w, kinds, out, &r);
+	pthread_mutex_unlock(&srv->lock);
+	return found;
+}

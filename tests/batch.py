@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""stackwalk --batch end to end (docs/batch.md), over the real corpus: each
+NDJSON line is, but for its "file" key, the --json document of a single run
+of that input; lines come in input order with 1 and 4 jobs; an unreadable
+file, a damaged one and a folder of dumps in the middle of the list each
+give their lines and the batch goes on; "-" reads paths from stdin; exit
+statuses; progress only on a terminal; threads sharing one symbol cache
+leave one index per symbol file."""
+import argparse, glob, json, os, pty, select, shutil, subprocess, sys, tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--stackwalk", required=True)
+ap.add_argument("--corpus", required=True)
+ap.add_argument("--example", required=True, help="testdata/example")
+ap.add_argument("--quick", action="store_true", help="fewer dumps (sanitizer builds)")
+a = ap.parse_args()
+
+if not os.path.isfile(os.path.join(a.corpus, "manifest.tsv")):
+    print("%s not found: batch skipped" % a.corpus)
+    sys.exit(77)
+
+fails = 0
+def check(ok, what):
+    global fails
+    if not ok:
+        fails += 1
+        print("FAIL:", what)
+
+# The dumps of the corpus's manifest (one row per dump, its first symbol
+# path) and the bundled example. A batch takes one list of symbol paths for
+# all its inputs: every store is given, to the single runs alike.
+dumps, stores = [], []
+for line in open(os.path.join(a.corpus, "manifest.tsv")):
+    if line.startswith("#"):
+        continue
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 7 or f[2] != "-":
+        continue
+    d = os.path.join(a.corpus, f[0], f[1])
+    if os.path.isfile(d) and d not in dumps:
+        dumps.append(d)
+    if f[6] != "-":
+        s = os.path.join(a.corpus, f[0], f[6])
+        if os.path.isdir(s) and s not in stores:
+            stores.append(s)
+dumps.append(os.path.join(a.example, "test.dmp"))
+stores.append(os.path.join(a.example, "symbols"))
+if a.quick:
+    dumps = dumps[::6]
+sym_args = [w for s in stores for w in ("--symbols-path", s)]
+
+work = tempfile.mkdtemp(prefix="sw_batch_")
+cache = os.path.join(work, "cache")
+env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "xdg"))
+
+def run(args, stdin=None):
+    p = subprocess.run([a.stackwalk] + args, input=stdin, capture_output=True, env=env)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+# What a single run prints: one JSON document per line (a microdump log:
+# one per microdump), or nothing when the input is unreadable.
+single = {}
+def single_docs(path):
+    if path not in single:
+        rc, out, err = run(["--json", "--no-cache", path] + sym_args)
+        single[path] = (rc, [json.loads(l) for l in out.splitlines() if l.strip()])
+    return single[path]
+
+def lines_of(out):
+    docs = []
+    for l in out.splitlines():
+        try:
+            docs.append(json.loads(l))
+        except ValueError:
+            check(False, "not a JSON line: %r" % l[:200])
+    return docs
+
+# The lines a batch of `inputs` must print, from single runs.
+def expected(inputs):
+    want = []
+    for p in inputs:
+        if os.path.isdir(p):
+            names = sorted(n for n in os.listdir(p) if not n.startswith("."))
+            want += expected([os.path.join(p, n) for n in names
+                              if os.path.isfile(os.path.join(p, n))])
+            continue
+        rc, docs = single_docs(p)
+        if not docs:
+            want.append({"file": p, "status": "ERROR_UNREADABLE"})
+        for d in docs:
+            want.append(dict(d, file=p))
+    return want
+
+def compare(got, want, what):
+    check(len(got) == len(want), "%s: %d lines, want %d" % (what, len(got), len(want)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.get("file") != w["file"]:
+            check(False, "%s: line %d is %s, want %s (input order)" % (what, i, g.get("file"), w["file"]))
+            return
+        if w.get("status") == "ERROR_UNREADABLE":
+            check(g.get("status") == "ERROR_UNREADABLE" and set(g) == {"file", "status", "error"}
+                  and isinstance(g["error"], str) and "\n" not in g["error"],
+                  "%s: %s: want an ERROR_UNREADABLE line, got %s" % (what, w["file"], str(g)[:200]))
+            continue
+        check(next(iter(g)) == "file", "%s: %s: \"file\" is not the first key" % (what, w["file"]))
+        check(g == w, "%s: line %d (%s) differs from its --json run" % (what, i, w["file"]))
+
+try:
+    # A folder of dumps (and what a folder may also hold: a dot-file, a
+    # subfolder, a file that is no snapshot), a missing file and a damaged
+    # dump, in the middle of the list.
+    folder = os.path.join(work, "folder")
+    os.makedirs(os.path.join(folder, "sub"))
+    for i, d in enumerate(dumps[:3]):
+        shutil.copy(d, os.path.join(folder, "%d-%s" % (2 - i, os.path.basename(d))))
+    shutil.copy(dumps[0], os.path.join(folder, ".hidden.dmp"))
+    shutil.copy(dumps[0], os.path.join(folder, "sub", "deeper.dmp"))
+    open(os.path.join(folder, "notes.txt"), "w").write("not a dump\n")
+    missing = os.path.join(work, "no-such.dmp")
+    damaged = os.path.join(a.corpus, "rust-minidump", "invalid-range.dmp")
+    half = len(dumps) // 2
+    inputs = dumps[:half] + [missing, damaged, folder] + dumps[half:]
+    want = expected(inputs)
+    check(any(w.get("status") == "DAMAGED" for w in want), "the damaged dump is not DAMAGED alone")
+
+    for jobs in ("1", "4"):
+        rc, out, err = run(["--batch", "--jobs", jobs, "--no-cache"] + inputs + sym_args)
+        compare(lines_of(out), want, "--jobs %s" % jobs)
+        check(rc == 1, "--jobs %s: exit %d with a damaged and a missing input, want 1" % (jobs, rc))
+        check("done" not in err, "--jobs %s: progress on a stderr that is no terminal" % jobs)
+        check("no-such.dmp: cannot open" in err, "--jobs %s: the missing file is not named on stderr" % jobs)
+
+    # Only intact dumps: exit 0. Options after the inputs are options.
+    intact = [d for d in dumps if single_docs(d)[0] == 0][:6]
+    rc, out, err = run(["--batch"] + intact + ["--jobs", "2", "--no-cache"] + sym_args)
+    compare(lines_of(out), expected(intact), "intact dumps")
+    check(rc == 0, "intact dumps: exit %d, want 0: %s" % (rc, err[:300]))
+
+    # "-": the paths on stdin, one per line (an empty line skipped), a
+    # folder among them expanded; "-" and paths on the command line mixed.
+    listed = [dumps[1], "", folder, damaged]
+    rc, out, err = run(["--batch", "--no-cache", dumps[0], "-", dumps[2]] + sym_args,
+                       stdin=("\n".join(listed) + "\n").encode())
+    compare(lines_of(out), expected([dumps[0], dumps[1], folder, damaged, dumps[2]]), "stdin")
+    check(rc == 1, "stdin: exit %d, want 1" % rc)
+
+    # A path that is no UTF-8 and holds a quote and a newline is still a
+    # JSON string (invalid bytes as U+FFFD, as the reports' strings).
+    odd = os.path.join(work.encode(), b"odd")
+    os.mkdir(odd)
+    shutil.copy(dumps[0], os.path.join(odd, b'we"ird\n\xff.dmp'))
+    rc, out, err = run(["--batch", "--no-cache", odd.decode()])
+    got = lines_of(out)
+    check(len(got) == 1 and got[0].get("file", "").endswith('/we"ird\n\ufffd.dmp'),
+          "odd name: %r" % out[:120])
+
+    # An empty folder: nothing to walk, nothing printed, exit 0.
+    empty = os.path.join(work, "empty")
+    os.mkdir(empty)
+    rc, out, err = run(["--batch", empty])
+    check(rc == 0 and out == "", "an empty folder: exit %d, output %r" % (rc, out[:100]))
+
+    # --output-file: the same lines, written whole.
+    of = os.path.join(work, "out.ndjson")
+    rc, out, err = run(["--batch", "--jobs", "3", "--no-cache", "--output-file", of] + inputs + sym_args)
+    compare(lines_of(open(of).read()), want, "--output-file")
+    check(rc == 1 and out == "", "--output-file: exit %d, stdout %r" % (rc, out[:100]))
+
+    # Usage errors: exit 2, nothing on stdout.
+    for args in (["--batch"], ["--batch", "--machine", dumps[0]], ["--batch", "--pretty", dumps[0]],
+                 ["--batch", "--cyborg", of, dumps[0]], ["--batch", "--jobs", "0", dumps[0]],
+                 ["--batch", "--jobs", "x", dumps[0]], ["--jobs", "2", dumps[0]],
+                 ["--batch", "--maps", of, dumps[0]]):
+        rc, out, err = run(args)
+        check(rc == 2 and out == "" and err.count("\n") == 1, "%s: exit %d, want 2 (%s)" % (args, rc, err.strip()))
+
+    # Output that cannot be written: exit 4, one line saying why. A reader
+    # that stops reading: the batch ends quietly.
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([a.stackwalk, "--batch", "--no-cache"] + intact * 20 + sym_args,
+                               stdout=full, stderr=subprocess.PIPE, env=env)
+        err = p.stderr.decode(errors="replace")
+        check(p.returncode == 4 and "cannot write the output: No space left on device" in err,
+              "/dev/full: exit %d, %r" % (p.returncode, err[-200:]))
+    p = subprocess.Popen([a.stackwalk, "--batch", "--jobs", "2", "--no-cache"] + intact * 50 + sym_args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    p.stdout.read(100)
+    p.stdout.close()
+    err = p.stderr.read().decode(errors="replace")
+    check(p.wait() == 0 and err == "", "closed pipe: exit %d, %r" % (p.returncode, err[-200:]))
+
+    # A single run with --symbols-path is a run with that SYMBOL_PATH.
+    ex = os.path.join(a.example, "test.dmp")
+    r1 = run(["--json", "--no-cache", ex, os.path.join(a.example, "symbols")])
+    r2 = run(["--json", "--no-cache", ex, "--symbols-path", os.path.join(a.example, "symbols")])
+    check(r1 == r2 and r1[0] == 0, "--symbols-path in a single run differs from a SYMBOL_PATH")
+
+    # Threads sharing one symbol cache: the same dumps several times, 4
+    # jobs, an empty cache: the lines are the uncached ones, and the cache
+    # holds one index per symbol file read and no temporary file.
+    with_syms = [d for d in intact if any(m.get("loaded_symbols")
+                                          for doc in single_docs(d)[1] for m in doc["modules"])][:3]
+    if with_syms:
+        rep = with_syms * 4
+        rc, out, err = run(["--batch", "--jobs", "4", "--symbols-cache", cache] + rep + sym_args)
+        compare(lines_of(out), expected(rep), "shared cache, cold")
+        idx = glob.glob(os.path.join(cache, "**", "*.swidx"), recursive=True)
+        tmp = [f for f in glob.glob(os.path.join(cache, "**", "*"), recursive=True) if ".tmp." in f]
+        loaded = {(m["debug_file"], m["debug_id"]) for d in with_syms for doc in single_docs(d)[1]
+                  for m in doc["modules"] if m.get("loaded_symbols")}
+        check(len(idx) >= 1 and len(idx) <= len(loaded) and not tmp,
+              "shared cache: %d indexes for %d modules with symbols, temporary files %s"
+              % (len(idx), len(loaded), tmp))
+        rc, out, err = run(["--batch", "--jobs", "4", "--symbols-cache", cache] + rep + sym_args)
+        compare(lines_of(out), expected(rep), "shared cache, warm")
+
+    # Progress: on a terminal, "N/M done, K failed"; the lines unchanged.
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.execve(a.stackwalk, [a.stackwalk, "--batch", "--no-cache", dumps[0], missing], env)
+    text = b""
+    while True:
+        try:
+            r, _, _ = select.select([fd], [], [], 60)
+            chunk = os.read(fd, 4096) if r else b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        text += chunk
+    _, st = os.waitpid(pid, 0)
+    check(b"2/2 done, 1 failed" in text, "no progress on a terminal: %r" % text[-200:])
+    check(os.waitstatus_to_exitcode(st) == 1, "progress run: exit %d" % os.waitstatus_to_exitcode(st))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+print("%d dumps, %d single runs: %s" % (len(dumps), len(single), "FAIL" if fails else "ok"))
+sys.exit(1 if fails else 0)
