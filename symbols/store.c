@@ -370,6 +370,16 @@ static int32_t load_candidate(struct sw_sym_store *s, const struct sw_module *m,
 
 /* The loaded file of module m's symbols: the first candidate, in the order
  * of the paths, that loads and is not refused; -1 if none. */
+
+/* A debug id of zeros only (a module without one, as some writers record
+ * it) identifies no build. */
+static bool id_is_zero(const char *id)
+{
+	for (; *id; id++)
+		if (*id != '0')
+			return false;
+	return true;
+}
 static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 {
 	const char *name = module_debug_name(m);
@@ -397,8 +407,12 @@ static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 		} else {
 			if (!p->header_read)
 				read_header(p);
+			/* A file given by itself is for the module its debug id
+			 * names, whatever the module is called: a device may name
+			 * its firmware otherwise than the ELF file dump_syms read.
+			 * An id of zeros names no build: then the name must match. */
 			if (p->mod_id && p->mod_name && strcasecmp(p->mod_id, id) == 0 &&
-			    strcmp(p->mod_name, name) == 0) {
+			    (!id_is_zero(id) || strcmp(p->mod_name, name) == 0)) {
 				int32_t f = load_candidate(s, m, p->path);
 				if (f >= 0)
 					return f;

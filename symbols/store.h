@@ -6,8 +6,8 @@
  *   - a directory: Breakpad's simple symbol supplier layout,
  *       <dir>/<debug_file>/<debug_id>/<debug_file minus .pdb>.sym
  *     then the same name + ".gz";
- *   - a single .sym or .sym.gz file: used for the module whose debug id and
- *     name match its MODULE line.
+ *   - a single .sym or .sym.gz file: used for the module whose debug id
+ *     its MODULE line has (and name, for an id of zeros).
  * A file found in a store is used only if its own MODULE line has the
  * module's debug id (else it is refused with a warning, and the search
  * goes on).

@@ -169,6 +169,43 @@ START_TEST(test_store_matches_single_file_by_module_line)
 }
 END_TEST
 
+/* A firmware the device calls fw.elf whose .sym dump_syms wrote from
+ * mps2.elf: a single file is matched by its debug id; only an id of zeros,
+ * which names no build, needs the name too. */
+START_TEST(test_store_matches_single_file_by_debug_id_whatever_the_name)
+{
+	char zero[512];
+	snprintf(zero, sizeof zero, "%s/zero.sym", root);
+	write_file(zero, "MODULE Linux x86_64 000000000 other.so\nPUBLIC 5000 0 zero_func\n", false);
+	struct sw_module renamed[] = {
+		{.base = 0x700000, .size = 0x10000, .code_file = "/flash/fw.elf",
+		 .debug_file = "fw.elf", .debug_id = "DDDD0"},
+		{.base = 0x800000, .size = 0x10000, .code_file = "/lib/noname.so",
+		 .debug_file = "noname.so", .debug_id = "000000000"},
+	};
+	struct sw_snapshot s = {0};
+	s.modules = renamed;
+	s.nmodules = 2;
+	char single[512];
+	snprintf(single, sizeof single, "%s/single.sym.gz", root);
+	const char *paths[] = {single, zero};
+	struct sw_err err = {0};
+	struct sw_sym_store *st = sw_sym_store_create(paths, 2, &s, &err);
+	ck_assert_ptr_nonnull(st);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	struct sw_arena a;
+	sw_arena_init(&a);
+	enum sw_symbols_status status;
+	const struct sw_module_symbols *ms = src->for_module(src->self, 0, &status);
+	ck_assert_int_eq(status, SW_SYMS_LOADED);
+	ck_assert_str_eq(name_at(ms, 0x4000, &a), "single_func");
+	ck_assert_ptr_null(src->for_module(src->self, 1, &status));
+	ck_assert_int_eq(status, SW_SYMS_MISSING);
+	sw_arena_free(&a);
+	sw_sym_store_free(st);
+}
+END_TEST
+
 START_TEST(test_store_reports_missing)
 {
 	struct sw_sym_store *st;
@@ -340,6 +377,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_store_reads_sym_gz);
 	tcase_add_test(tc, test_store_reports_corrupt_but_serves_what_parsed);
 	tcase_add_test(tc, test_store_matches_single_file_by_module_line);
+	tcase_add_test(tc, test_store_matches_single_file_by_debug_id_whatever_the_name);
 	tcase_add_test(tc, test_store_reports_missing);
 	tcase_add_test(tc, test_store_refuses_a_file_whose_module_id_is_not_the_modules_once);
 	tcase_add_test(tc, test_store_accepts_a_module_id_in_other_case);
