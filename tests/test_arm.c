@@ -1232,7 +1232,8 @@ END_TEST
  * the banked names are what they say. */
 START_TEST(test_cortex_m_frame_stack_pointer_choice)
 {
-	enum { OWN = 0 };
+	/* No register: the handler's own sp. */
+#define OWN NULL
 	static const struct {
 		uint32_t exc_return;  /* the handler's (and the capture's) */
 		const char *holder;   /* the register naming FRAME; OWN: the handler's sp */
@@ -1294,6 +1295,7 @@ START_TEST(test_cortex_m_frame_stack_pointer_choice)
 		fixture_free(&k.fx);
 	}
 }
+#undef OWN
 END_TEST
 
 /* A Secure handler over Non-secure thread code whose capture gave no

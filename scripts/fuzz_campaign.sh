@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# fuzz_campaign.sh: long libFuzzer runs of every fuzz target of a
+# -Dfuzzing=true build, resumable across sessions (docs/fuzzing.md).
+#
+#   scripts/fuzz_campaign.sh [options] [TARGET...]
+#
+#   --build DIR     the build (default build-fz: CC=clang meson setup build-fz
+#                   -Dfuzzing=true -Db_lundef=false)
+#   --runs N        executions each target must reach (default 10000000)
+#   --time S        at most S seconds per target in this invocation (default:
+#                   no limit; the campaign resumes where it stopped)
+#   --chunk S       one libFuzzer run lasts at most S seconds (default 900):
+#                   progress is saved after each, so a killed session loses
+#                   at most one chunk
+#   --until HH:MM   start no chunk after this time (local clock)
+#   --measure S     only measure: each target S seconds (default 30), its
+#                   exec/s saved; the campaign then runs the quickest first
+#   --timeout S     libFuzzer -timeout: an input slower than this is a hang
+#                   (default 10)
+#   --rss MB        libFuzzer -rss_limit_mb (default 2048)
+#   --retry         run targets again that crashed for this commit
+#   --table         print the results table (docs/fuzzing.md) and exit
+#   --list          print the targets and their seed folders and exit
+#
+# Targets and seeds come from the build itself: the fuzz-smoke tests that
+# tests/meson.build declares (one entry per target in fuzz_seeds), as meson
+# records them in DIR/meson-info/intro-tests.json, so the campaign and the
+# smoke suite never drift apart. ../shared/corpus/fuzz-found (inputs that
+# broke the minidump reader before) is added for the minidump targets.
+#
+# Work goes to $FUZZ_WORK (default /work/fuzz-work when /work is writable,
+# else $HOME/.cache/stackwalk-fuzz), outside the repository:
+#   TARGET/corpus/      the target's corpus (the seed folders stay read-only)
+#   TARGET/artifacts/   what libFuzzer wrote (crash-*, timeout-*, oom-*, leak-*)
+#   TARGET/chunk-N.log  each run's output
+#   findings/TARGET/    copies of every crash, hang, leak or out-of-memory input
+#   state.tsv           per commit and target: executions, seconds, status
+# (the commit is HEAD's; FUZZ_KEY=NAME keeps one campaign's progress across
+# commits instead, e.g. while the tree moves under a long campaign)
+#   rates.tsv           measured exec/s per target (--measure)
+# Each chunk appends a row to $FUZZ_RESULTS (default docs/fuzzing-results.tsv):
+#   date commit target executions seconds exec/s cov ft crashes hangs status cpu
+# (seconds: wall time; cpu: user + system seconds), with the totals of that
+# commit so far; --table prints the newest row of each target.
+#
+# Every fuzzer runs under nice -n 19, one at a time. Exit status: 0 when no
+# target found anything, 1 when a target crashed, hung, leaked or ran out of
+# memory (the inputs are named on stderr), 2 on a usage or setup error.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=build-fz runs=10000000 time_budget=0 chunk=900 until="" measure=0
+timeout=10 rss=2048 retry=0 mode=run
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --time) time_budget="$2"; shift 2 ;;
+    --chunk) chunk="$2"; shift 2 ;;
+    --until) until="$2"; shift 2 ;;
+    --measure) mode=measure
+               if [[ "${2:-}" =~ ^[0-9]+$ ]]; then measure="$2"; shift 2; else measure=30; shift; fi ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    --rss) rss="$2"; shift 2 ;;
+    --retry) retry=1; shift ;;
+    --table) mode=table; shift ;;
+    --list) mode=list; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "fuzz_campaign: unknown option $1" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+case "$build" in /*) ;; *) build="$here/$build" ;; esac
+
+if [ -z "${FUZZ_WORK:-}" ]; then
+  if [ -w /work ]; then FUZZ_WORK=/work/fuzz-work; else FUZZ_WORK="$HOME/.cache/stackwalk-fuzz"; fi
+fi
+results="${FUZZ_RESULTS:-$here/docs/fuzzing-results.tsv}"
+state="$FUZZ_WORK/state.tsv" rates="$FUZZ_WORK/rates.tsv"
+fuzz_found=$(cd "$here/../shared/corpus/fuzz-found" 2>/dev/null && pwd || true)
+results_header=$'date\tcommit\ttarget\texecutions\tseconds\texec_per_s\tcov\tft\tcrashes\thangs\tstatus\tcpu_seconds'
+
+# The results table: the newest row of each target (of any commit).
+if [ "$mode" = table ]; then
+  [ -f "$results" ] || { echo "fuzz_campaign: no $results yet" >&2; exit 2; }
+  echo "| target | executions | exec/s | cov (edges) | ft | crashes | hangs | status | date | commit |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"
+  awk -F'\t' 'NR > 1 { last[$3] = $0 } END { for (t in last) print last[t] }' "$results" |
+    sort -t$'\t' -k3,3 |
+    awk -F'\t' '{ printf "| %s | %\047d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                  $3, $4, $6, $7, $8, $9, $10, $11, substr($1, 1, 10), $2 }'
+  exit 0
+fi
+
+intro="$build/meson-info/intro-tests.json"
+if [ ! -f "$intro" ]; then
+  echo "fuzz_campaign: $build is not a meson build (no $intro)" >&2
+  exit 2
+fi
+# TARGET<TAB>EXE<TAB>SEED...: the fuzz-smoke tests' arguments
+# (tests/fuzz_smoke.sh FUZZER WORKDIR SEED_DIR...).
+listing=$(python3 - "$intro" "$build" <<'EOF'
+import json, os, sys
+intro, build = sys.argv[1], sys.argv[2]
+for t in json.load(open(intro)):
+    if not any(s.endswith('fuzz-smoke') for s in t['suite']):
+        continue
+    exe, _work, *seeds = t['cmd'][1:]
+    exe = exe if os.path.isabs(exe) else os.path.join(build, exe)
+    print('\t'.join([t['name'], exe] + [os.path.normpath(s) for s in seeds]))
+EOF
+)
+if [ -z "$listing" ]; then
+  echo "fuzz_campaign: $build has no fuzz targets: configure it with -Dfuzzing=true" >&2
+  exit 2
+fi
+
+target_line() { awk -F'\t' -v t="$1" '$1 == t' <<<"$listing"; }
+seeds_of() {
+  target_line "$1" | cut -f3- | tr '\t' '\n'
+  case "$1" in
+    fuzz_minidump|fuzz_walk_minidump) [ -n "$fuzz_found" ] && echo "$fuzz_found" ;;
+  esac
+  return 0
+}
+
+if [ "$mode" = list ]; then
+  while IFS=$'\t' read -r name exe _; do
+    echo "$name ($exe)"
+    seeds_of "$name" | sed 's/^/  /'
+  done <<<"$listing"
+  exit 0
+fi
+
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cut -f1 <<<"$listing")
+fi
+for t in "${targets[@]}"; do
+  [ -n "$(target_line "$t")" ] || { echo "fuzz_campaign: no target $t in $build" >&2; exit 2; }
+  [ -x "$(target_line "$t" | cut -f2)" ] ||
+    { echo "fuzz_campaign: $t is not built: ninja -C $build tests/$t" >&2; exit 2; }
+done
+
+commit=${FUZZ_KEY:-$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+mkdir -p "$FUZZ_WORK/findings"
+[ -f "$state" ] || printf 'commit\ttarget\texecutions\tseconds\tstatus\tcov\tft\tcrashes\thangs\tcpu_seconds\n' >"$state"
+[ -f "$results" ] || printf '%s\n' "$results_header" >"$results"
+
+# The newest state of (commit, target): executions seconds status cov ft crashes hangs cpu.
+state_of() {
+  awk -F'\t' -v c="$commit" -v t="$1" '$1 == c && $2 == t { s = $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 "\t" $9 "\t" ($10 == "" ? $4 : $10) }
+       END { print (s == "" ? "0\t0\tnew\t0\t0\t0\t0\t0" : s) }' "$state"
+}
+
+until_epoch=""
+if [ -n "$until" ]; then
+  until_epoch=$(date -d "$until" +%s) ||
+    { echo "fuzz_campaign: --until $until: not a time" >&2; exit 2; }
+fi
+
+# One libFuzzer run of target for at most secs seconds and runs executions.
+# Sets: r_execs r_secs r_cpu r_cov r_ft r_found (crash/hang/leak/oom artifacts, new
+# ones copied to the findings) r_status (ok, crash, hang, oom, leak).
+run_chunk() {
+  local t="$1" secs="$2" nruns="$3" log="$4"
+  local exe dir
+  exe=$(target_line "$t" | cut -f2)
+  dir="$FUZZ_WORK/$t"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  local before after
+  before=$(ls "$dir/artifacts" | sort)
+  local seeds=()
+  mapfile -t seeds < <(seeds_of "$t")
+  local start end rc=0
+  start=$(date +%s)
+  # Run from the work folder: a stray file a harness writes lands there.
+  # CPU seconds too (user + system): on a shared machine wall time is not
+  # what a target costs.
+  local timer=()
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -o "$log.cpu" -f '%U %S')
+  rm -f "$log.cpu"
+  (cd "$dir" && nice -n 19 "${timer[@]}" "$exe" -runs="$nruns" -max_total_time="$secs" \
+      -timeout="$timeout" -rss_limit_mb="$rss" -print_final_stats=1 \
+      -artifact_prefix="$dir/artifacts/" "$dir/corpus" "${seeds[@]}") >"$log" 2>&1 || rc=$?
+  end=$(date +%s)
+  r_secs=$((end - start))
+  r_cpu=$r_secs
+  [ -s "$log.cpu" ] && r_cpu=$(awk 'END { printf "%d", $1 + $2 + 0.5 }' "$log.cpu")
+  r_execs=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log" | tail -1)
+  if [ -z "$r_execs" ]; then
+    # No final stats (a crash): the last status line's count.
+    r_execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+  fi
+  r_execs=${r_execs:-0}
+  local covline
+  covline=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+  r_cov=$(awk '{ print $2 }' <<<"$covline"); r_cov=${r_cov:-0}
+  r_ft=$(awk '{ print $4 }' <<<"$covline"); r_ft=${r_ft:-0}
+  after=$(ls "$dir/artifacts" | sort)
+  r_found=()
+  local f
+  for f in $(comm -13 <(echo "$before") <(echo "$after")); do
+    case "$f" in
+      crash-*|timeout-*|oom-*|leak-*)
+        mkdir -p "$FUZZ_WORK/findings/$t"
+        cp "$dir/artifacts/$f" "$FUZZ_WORK/findings/$t/"
+        r_found+=("$FUZZ_WORK/findings/$t/$f") ;;
+    esac
+  done
+  r_status=ok
+  for f in "${r_found[@]}"; do
+    case "$(basename "$f")" in
+      crash-*) r_status=crash ;;
+      timeout-*) [ "$r_status" = ok ] && r_status=hang ;;
+      oom-*) [ "$r_status" = ok ] && r_status=oom ;;
+      leak-*) [ "$r_status" = ok ] && r_status=leak ;;
+    esac
+  done
+  if [ "$rc" -ne 0 ] && [ "$r_status" = ok ]; then
+    r_status=crash # failed without an artifact (e.g. while loading the seeds)
+    echo "fuzz_campaign: $t exited $rc without an artifact: see $log" >&2
+  fi
+  return 0
+}
+
+append_result() { # target execs secs cov ft crashes hangs status cpu
+  local rate=0
+  [ "$3" -gt 0 ] && rate=$(( $2 / $3 ))
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    "$commit" "$1" "$2" "$3" "$rate" "$4" "$5" "$6" "$7" "$8" "$9" >>"$results"
+}
+
+all_found=()
+
+if [ "$mode" = measure ]; then
+  [ -f "$rates" ] || printf 'commit\ttarget\texec_per_s\tcov\tft\texec_per_cpu_s\n' >"$rates"
+  for t in "${targets[@]}"; do
+    log="$FUZZ_WORK/$t/measure.log"
+    mkdir -p "$FUZZ_WORK/$t"
+    run_chunk "$t" "$measure" 2000000000 "$log"
+    rate=0
+    [ "$r_secs" -gt 0 ] && rate=$((r_execs / r_secs))
+    cpurate=0
+    [ "$r_cpu" -gt 0 ] && cpurate=$((r_execs / r_cpu))
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$commit" "$t" "$rate" "$r_cov" "$r_ft" "$cpurate" >>"$rates"
+    crashes=0 hangs=0
+    case "$r_status" in crash|oom|leak) crashes=1 ;; hang) hangs=1 ;; esac
+    append_result "$t" "$r_execs" "$r_secs" "$r_cov" "$r_ft" "$crashes" "$hangs" "measure-$r_status" "$r_cpu"
+    printf '%-20s %8s exec/s %8s exec/cpu-s  cov %6s  ft %6s  %s\n' "$t" "$rate" "$cpurate" \
+      "$r_cov" "$r_ft" "$r_status"
+    all_found+=("${r_found[@]}")
+  done
+else
+  # The quickest targets first (measured exec/s, newest measurement of
+  # each; unmeasured ones last, in the build's order).
+  if [ -f "$rates" ]; then
+    mapfile -t targets < <(
+      for t in "${targets[@]}"; do
+        r=$(awk -F'\t' -v t="$t" '$2 == t { r = $3 } END { print r + 0 }' "$rates")
+        printf '%s\t%s\n' "$r" "$t"
+      done | sort -t$'\t' -k1,1nr -s | cut -f2)
+  fi
+  for t in "${targets[@]}"; do
+    IFS=$'\t' read -r done_execs done_secs status cov ft crashes hangs done_cpu <<<"$(state_of "$t")"
+    if [ "$status" = done ]; then
+      echo "fuzz_campaign: $t: done for $commit ($done_execs executions): skipped"
+      continue
+    fi
+    if { [ "$status" = crash ] || [ "$status" = hang ] || [ "$status" = oom ] ||
+         [ "$status" = leak ]; } && [ "$retry" -eq 0 ]; then
+      echo "fuzz_campaign: $t: $status for $commit: skipped (--retry runs it again)"
+      all_found+=($(ls "$FUZZ_WORK/findings/$t" 2>/dev/null | sed "s|^|$FUZZ_WORK/findings/$t/|"))
+      continue
+    fi
+    spent=0
+    while [ "$done_execs" -lt "$runs" ]; do
+      now=$(date +%s)
+      if [ -n "$until_epoch" ] && [ "$now" -ge "$until_epoch" ]; then
+        echo "fuzz_campaign: $until reached: stopping ($t at $done_execs executions)"
+        break 2
+      fi
+      secs=$chunk
+      if [ "$time_budget" -gt 0 ]; then
+        [ "$spent" -ge "$time_budget" ] && break
+        [ $((time_budget - spent)) -lt "$secs" ] && secs=$((time_budget - spent))
+      fi
+      if [ -n "$until_epoch" ] && [ $((until_epoch - now)) -lt "$secs" ]; then
+        secs=$((until_epoch - now))
+      fi
+      n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
+      log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
+      mkdir -p "$FUZZ_WORK/$t"
+      echo "fuzz_campaign: $t: $done_execs of $runs executions; next chunk ${secs} s ($log)"
+      run_chunk "$t" "$secs" $((runs - done_execs)) "$log"
+      done_execs=$((done_execs + r_execs))
+      done_secs=$((done_secs + r_secs))
+      done_cpu=$((done_cpu + r_cpu))
+      spent=$((spent + r_secs))
+      [ "$r_cov" -gt 0 ] && cov=$r_cov ft=$r_ft
+      case "$r_status" in crash|oom|leak) crashes=$((crashes + 1)) ;; hang) hangs=$((hangs + 1)) ;; esac
+      status=$r_status
+      [ "$status" = ok ] && status=partial
+      [ "$status" = partial ] && [ "$done_execs" -ge "$runs" ] && status=done
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$commit" "$t" "$done_execs" "$done_secs" \
+        "$status" "$cov" "$ft" "$crashes" "$hangs" "$done_cpu" >>"$state"
+      append_result "$t" "$done_execs" "$done_secs" "$cov" "$ft" "$crashes" "$hangs" "$status" \
+        "$done_cpu"
+      all_found+=("${r_found[@]}")
+      if [ "$r_status" != ok ]; then
+        echo "fuzz_campaign: $t: $r_status after $done_execs executions" >&2
+        break
+      fi
+      # A chunk that ended early without reaching its runs (and without
+      # an artifact) would loop forever.
+      [ "$r_execs" -eq 0 ] && { echo "fuzz_campaign: $t made no progress: see $log" >&2; break; }
+    done
+  done
+fi
+
+if [ ${#all_found[@]} -gt 0 ]; then
+  echo "fuzz_campaign: findings (crash, hang, leak or out-of-memory inputs):" >&2
+  printf '  %s\n' "${all_found[@]}" >&2
+  exit 1
+fi
+exit 0
