@@ -282,24 +282,4 @@ int main(void)
 		sink += app_step(1);
 }
 
-__attribute__((naked, section(".text.start"))) void _start(void)
-{
-	__asm__ volatile(
-		".option push\n\t"
-		".option norelax\n\t"
-		"la gp, __global_pointer$\n\t"
-		".option pop\n\t"
-		"la sp, __stack_top\n\t"
-		"la t0, __bss_start\n\t"
-		"la t1, __bss_end\n"
-		"1:\n\t"
-		"bgeu t0, t1, 2f\n\t"
-		"sw zero, 0(t0)\n\t"
-		"addi t0, t0, 4\n\t"
-		"j 1b\n"
-		"2:\n\t"
-		"la t0, " TRAP_ENTRY "\n\t"
-		"csrw mtvec, t0\n\t"
-		"call main\n\t"
-		"j .\n\t");
-}
+RV32_START(TRAP_ENTRY)

@@ -59,4 +59,28 @@ NOINLINE uint32_t app_step(uint32_t depth)
 	return r + depth;
 }
 
+/* The reset entry: gp and sp set, .bss cleared, mtvec = the program's trap
+ * routine (entry: its name, a string), then main. */
+#define RV32_START(entry)                                                   \
+	__attribute__((naked, section(".text.start"))) void _start(void)    \
+	{                                                                   \
+		__asm__ volatile(".option push\n\t"                           \
+		                 ".option norelax\n\t"                         \
+		                 "la gp, __global_pointer$\n\t"                \
+		                 ".option pop\n\t"                             \
+		                 "la sp, __stack_top\n\t"                      \
+		                 "la t0, __bss_start\n\t"                      \
+		                 "la t1, __bss_end\n"                           \
+		                 "1:\n\t"                                      \
+		                 "bgeu t0, t1, 2f\n\t"                         \
+		                 "sw zero, 0(t0)\n\t"                          \
+		                 "addi t0, t0, 4\n\t"                          \
+		                 "j 1b\n"                                       \
+		                 "2:\n\t"                                      \
+		                 "la t0, " entry "\n\t"                        \
+		                 "csrw mtvec, t0\n\t"                          \
+		                 "call main\n\t"                               \
+		                 "j .\n\t");                                   \
+	}
+
 #endif
