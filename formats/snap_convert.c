@@ -272,25 +272,6 @@ static uint16_t regset_of(const struct sw_snapshot *s, const struct sw_thread *t
 	}
 }
 
-/* The register set's names after the arch table's own registers, as
- * snap_regs.c reads them: each is the arch table's register of that name
- * (riscv's vlenb), else the thread's extra register. */
-static const char *const cortex_m_names[SNAP_CM_NREGS] = {
-	[SNAP_CM_XPSR] = "xpsr", [SNAP_CM_MSP] = "msp", [SNAP_CM_PSP] = "psp",
-	[SNAP_CM_CONTROL] = "control", [SNAP_CM_EXC_RETURN] = "exc_return",
-	[SNAP_CM_PRIMASK] = "primask", [SNAP_CM_BASEPRI] = "basepri",
-	[SNAP_CM_FAULTMASK] = "faultmask", [SNAP_CM_CFSR] = "cfsr", [SNAP_CM_HFSR] = "hfsr",
-	[SNAP_CM_DFSR] = "dfsr", [SNAP_CM_MMFAR] = "mmfar", [SNAP_CM_BFAR] = "bfar",
-	[SNAP_CM_AFSR] = "afsr", [SNAP_CM_SFSR] = "sfsr", [SNAP_CM_SFAR] = "sfar",
-	[SNAP_CM_MSP_NS] = "msp_ns", [SNAP_CM_PSP_NS] = "psp_ns", [SNAP_CM_MSP_S] = "msp_s",
-	[SNAP_CM_PSP_S] = "psp_s", [SNAP_CM_FPCCR] = "fpccr", [SNAP_CM_CONTROL_NS] = "control_ns",
-	[SNAP_CM_CONTROL_S] = "control_s",
-};
-static const char *const riscv_names[SNAP_RV_NREGS] = {
-	[SNAP_RV_MCAUSE] = "mcause", [SNAP_RV_MEPC] = "mepc", [SNAP_RV_MTVAL] = "mtval",
-	[SNAP_RV_MSTATUS] = "mstatus", [SNAP_RV_VLENB] = "vlenb",
-};
-
 /* The values of set `regset` from a context in the arch table's numbering
  * (the reverse of sr_regs_to_thread): registers 0..same-1 are the table's
  * 0..same-1, the named ones after them are found by name. Returns the
@@ -298,23 +279,18 @@ static const char *const riscv_names[SNAP_RV_NREGS] = {
 static uint64_t regset_values(const struct sw_arch *a, const struct sw_thread *t,
                               const struct sw_regs *ctx, uint16_t regset, uint64_t v[64])
 {
-	unsigned nregs = sr_regset_size(regset), same = nregs;
-	const char *const *names = NULL;
-	if (regset == SNAP_REGSET_CORTEX_M) {
-		same = SNAP_CM_PC + 1;
-		names = cortex_m_names;
-	} else if (regset == SNAP_REGSET_RISCV) {
-		same = SNAP_RV_PC + 1;
-		names = riscv_names;
-	}
+	unsigned nregs = sr_regset_size(regset);
 	uint64_t mask = 0;
 	for (unsigned i = 0; i < nregs; i++) {
-		int ours = i < same ? (int)i : sw_arch_reg_index(a, names[i], strlen(names[i]));
+		/* A named register is the arch table's register of that name
+		 * (riscv's vlenb), else the thread's extra register. */
+		const char *name = sr_regset_name(regset, i);
+		int ours = name ? sw_arch_reg_index(a, name, strlen(name)) : (int)i;
 		bool have = ours >= 0 && (unsigned)ours < a->nregs && sw_reg_valid(ctx, (unsigned)ours);
 		if (have)
 			v[i] = sw_reg_get(ctx, (unsigned)ours);
-		else if (i >= same)
-			have = sw_thread_extra_reg(t, names[i], &v[i]);
+		else if (name)
+			have = sw_thread_extra_reg(t, name, &v[i]);
 		if (have)
 			mask |= (uint64_t)1 << i;
 	}

@@ -81,6 +81,10 @@ void sr_read_records(struct sr_reader *r);
 enum sw_cpu sr_cpu(uint16_t id, uint8_t *word_size);
 /* Registers in register set `regset`; 0 when the set is unknown. */
 unsigned sr_regset_size(uint16_t regset);
+/* The name of register i of set `regset` when it is one of the set's named
+ * registers (after the arch table's own: Cortex-M's xpsr..., RISC-V's
+ * trap CSRs); NULL for a register numbered as the arch table numbers it. */
+const char *sr_regset_name(uint16_t regset, unsigned i);
 /* Can a thread of cpu use register set `regset`? */
 bool sr_regset_fits(uint16_t regset, enum sw_cpu cpu);
 /* The thread's context from a register set's values (mask bit i: the next

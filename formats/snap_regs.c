@@ -93,6 +93,12 @@ unsigned sr_regset_size(uint16_t regset)
 	return rs ? rs->nregs : 0;
 }
 
+const char *sr_regset_name(uint16_t regset, unsigned i)
+{
+	const struct regset *rs = find_regset(regset);
+	return rs && rs->names && i >= rs->same && i < rs->nregs ? rs->names[i] : NULL;
+}
+
 bool sr_regset_fits(uint16_t regset, enum sw_cpu cpu)
 {
 	const struct regset *rs = find_regset(regset);
