@@ -2,12 +2,12 @@
 # Benchmarks stackwalk on the ../shared/bench workloads side by side with the
 # tools it is compared with, in the same run: one untimed warm-up each, then
 # 5 rounds in which every tool runs once (interleaved, so machine load hits
-# them alike), each `TOOL DUMP STORE > /dev/null` timed (wall seconds to the
-# ms, from the clock around /usr/bin/time, which adds its own fork and exec
-# alike to every tool; peak RSS KiB from it; CPU time, user + sys, in ms from
-# `perf stat -e task-clock` around /usr/bin/time when perf can count, which
-# a loaded machine disturbs less than wall time: it includes /usr/bin/time
-# and the wrapper script, about 1 ms). Medians with min-max. stackwalk
+# them alike), each `TOOL DUMP STORE > /dev/null` timed by bench/runone.py:
+# wall time from spawn to wait4, peak RSS and CPU time (user + sys) from the
+# rusage wait4 returns, of the tool's own process and nothing else (the
+# perf stat + /usr/bin/time wrapping this used before added ~10 ms of its
+# own to every wall time, most of a warm walk). CPU time is what a loaded
+# machine disturbs least. Medians with min-max. stackwalk
 # reads the gzipped store directly, so decompression is inside its timing; Breakpad
 # cannot read .sym.gz and gets a store decompressed once, outside the timing.
 # Also counts frames and trust levels of each tool's text output, so
@@ -59,32 +59,16 @@ trap 'rm -rf "$tmp"' EXIT
 # (--no-cache, as before the cache); "sw-cold" starts each round on a fresh
 # empty cache directory (parse + write the indexes); "sw-warm" on a cache
 # the warm-up round filled (map the indexes).
-cat > "$tmp/sw-nocache" <<EOF2
-#!/bin/sh
-exec "$sw" --no-cache "\$@"
-EOF2
-cat > "$tmp/sw-cold" <<EOF2
-#!/bin/sh
-d=\$(mktemp -d -p "$tmp" cold.XXXXXX)
-exec "$sw" --symbols-cache "\$d" "\$@"
-EOF2
-cat > "$tmp/sw-warm" <<EOF2
-#!/bin/sh
-exec "$sw" --symbols-cache "$tmp/warm-cache" "\$@"
-EOF2
-chmod +x "$tmp/sw-nocache" "$tmp/sw-cold" "$tmp/sw-warm"
+# Each tool is a command line (paths here hold no spaces); {FRESH} is a
+# new empty directory per run (bench/runone.py).
 names=(stackwalk sw-cold sw-warm)
-cmds=("$tmp/sw-nocache" "$tmp/sw-cold" "$tmp/sw-warm")
+cmds=("$sw --no-cache" "$sw --symbols-cache {FRESH}" "$sw --symbols-cache $tmp/warm-cache")
 if [ -n "$base" ]; then names+=(baseline); cmds+=("$base"); fi
+command -v python3 >/dev/null || { echo "needs python3"; exit 2; }
 if [ -n "$bp" ]; then names+=(breakpad); cmds+=("$bp"); fi
 [ -n "$bp" ] || echo "(no Breakpad: set BREAKPAD_STACKWALK, or run $bench/build-breakpad.sh; figures from another run are not compared)"
 
 printf 'load average: %s; %s rounds\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$rounds"
-# CPU time of a run by perf, when it works here (perf_event_paranoid).
-cpu_stat=()
-if command -v perf >/dev/null && perf stat -x, -e task-clock -o "$tmp/pstat" true 2>/dev/null; then
-  cpu_stat=(perf stat -x, -e task-clock -o "$tmp/pstat" --)
-fi
 printf '%-16s %-10s %24s %28s %24s %24s\n' workload tool "wall s median (min-max)" "peak RSS KiB median (min-max)" "frames: ctx/cfi/fp/scan" "CPU ms median (min-max)"
 for w in gen48k_depth500 rustc_abrt; do
   dump="$bench/$w/$w.dmp" gz_store="$bench/$w/symbols"
@@ -99,21 +83,15 @@ for w in gen48k_depth500 rustc_abrt; do
   fi
   store_for() { [ "$1" = breakpad ] && echo "$plain_store" || echo "$gz_store"; }
   for i in "${!cmds[@]}"; do
-    "${cmds[$i]}" "$dump" "$(store_for "${names[$i]}")" >/dev/null 2>&1 || true
+    python3 "$here/runone.py" /dev/null --fresh-dir "$tmp" -- ${cmds[$i]} "$dump" "$(store_for "${names[$i]}")"
     : > "$tmp/times.$i"
   done
   for _ in $(seq "$rounds"); do
     for i in "${!cmds[@]}"; do
-      # Wall time in ms (GNU time's %e has 10 ms steps: a warm walk
-      # takes a few of them); peak RSS from GNU time.
-      t0=$(date +%s%N)
-      "${cpu_stat[@]}" /usr/bin/time -f '%M' -o "$tmp/rss" \
-        "${cmds[$i]}" "$dump" "$(store_for "${names[$i]}")" >/dev/null 2>&1 || true
-      t1=$(date +%s%N)
-      cpu=-
-      [ ${#cpu_stat[@]} -eq 0 ] || cpu=$(awk -F, '/task-clock/ {printf "%.1f", $1}' "$tmp/pstat")
-      printf '%.3f %s %s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print (b - a) / 1e9}')" \
-        "$(tail -1 "$tmp/rss")" "${cpu:--}" >> "$tmp/times.$i"
+      # Wall seconds, peak RSS KiB and CPU ms of the tool's own process
+      # (bench/runone.py: wait4's rusage, no wrapper process counted).
+      python3 "$here/runone.py" "$tmp/times.$i" --fresh-dir "$tmp" -- \
+        ${cmds[$i]} "$dump" "$(store_for "${names[$i]}")"
     done
   done
   for i in "${!cmds[@]}"; do
@@ -121,7 +99,7 @@ for w in gen48k_depth500 rustc_abrt; do
     read -r wmed wmin wmax < <(sort -n "$t" | awk '{w[NR]=$1} END{print w[int((NR+1)/2)], w[1], w[NR]}')
     read -r mmed mmin mmax < <(sort -k2,2n "$t" | awk '{m[NR]=$2} END{print m[int((NR+1)/2)], m[1], m[NR]}')
     read -r cmed cmin cmax < <(sort -k3,3n "$t" | awk '{c[NR]=$3} END{print c[int((NR+1)/2)], c[1], c[NR]}')
-    out=$("${cmds[$i]}" "$dump" "$(store_for "${names[$i]}")" 2>/dev/null || true)
+    out=$(${cmds[$i]/\{FRESH\}/$tmp/warm-cache} "$dump" "$(store_for "${names[$i]}")" 2>/dev/null || true)
     frames=$(grep -c 'Found by:' <<<"$out" || true)
     ctx=$(grep -c 'Found by: given as instruction pointer' <<<"$out" || true)
     cfi=$(grep -c 'Found by: call frame info$' <<<"$out" || true)

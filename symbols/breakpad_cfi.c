@@ -345,15 +345,26 @@ static void encode_rule(void *vctx, const char *name, size_t name_len, const cha
 }
 
 /* A rule set's text and its encoding: a file repeats a few thousand rule
- * sets (".cfa: $rsp 16 +" a hundred thousand times in gen48k), encoded
- * once each. Names are never dropped from the table, so a remembered
+ * sets (".cfa: $rsp 16 +" a hundred thousand times in gen48k; libLLVM's
+ * 1.3 M rule lines are 1,786 texts), encoded once each. An open-addressed
+ * table of GROUP_SLOTS 16-bit entries over up to GROUP_MAX remembered sets
+ * (a direct-mapped table of 4,096 sets missed on every pair that shared
+ * a slot). Names are never dropped from the table, so a remembered
  * encoding's names stay valid. */
-enum { GROUP_SLOTS = 4096, GROUP_TEXT = 64, GROUP_CODE = 48 };
+enum {
+	GROUP_MAX = 8192, GROUP_SLOTS = 4 * GROUP_MAX, GROUP_TEXT = 160, GROUP_CODE = 64,
+	GROUP_FAILS = 0xff,         /* code_len of a set that does not encode */
+};
 struct bsym_cfi_group {
-	bool valid;
 	uint8_t text_len, code_len;
 	char text[GROUP_TEXT];
 	uint8_t code[GROUP_CODE];
+};
+
+struct bsym_cfi_groups {
+	size_t n;
+	uint16_t slot[GROUP_SLOTS];       /* 0: empty; else the set's index + 1 */
+	struct bsym_cfi_group v[GROUP_MAX]; /* pages touched as they fill */
 };
 
 void bsym_cfi_names_free(struct bsym_cfi_names *names)
@@ -362,12 +373,30 @@ void bsym_cfi_names_free(struct bsym_cfi_names *names)
 	names->groups = NULL;
 }
 
+/* Eight bytes at a time (a byte at a time was a fifth of writing
+ * rustc_abrt's index: 10 M rule lines). */
 static unsigned group_hash(const char *p, size_t n)
 {
-	uint64_t h = n * 0x9e3779b97f4a7c15u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
-	return (unsigned)(h >> 32) & (GROUP_SLOTS - 1);
+	uint64_t h = n * 0x9e3779b97f4a7c15u, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	/* The last bytes: the 8 that end the text (overlapping the loop's;
+	 * a load of n - i bytes stalled on its own stores), or byte by byte
+	 * when shorter. */
+	if (i < n && n >= 8) {
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+	} else if (i < n) {
+		for (w = 0; i < n; i++)
+			w = w << 8 | (unsigned char)p[i];
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+	}
+	h ^= h >> 32;
+	return (unsigned)(h * 0xc4ceb9fe1a85ec53u >> 32) & (GROUP_SLOTS - 1);
 }
 
 /* One line's rules as a group. */
@@ -376,31 +405,45 @@ static bool encode_group(struct rule_encoder *enc, const char *p, const char *e)
 	size_t n = (size_t)(e - p);
 	struct bsym_cfi_names *names = enc->names;
 	if (!names->groups)
-		names->groups = calloc(GROUP_SLOTS, sizeof *names->groups);
-	struct bsym_cfi_group *g = NULL;
-	if (names->groups && n <= GROUP_TEXT) {
-		g = &names->groups[group_hash(p, n)];
-		if (g->valid && g->text_len == n && memcmp(g->text, p, n) == 0) {
-			bsym_bytes_put(enc->o, g->code, g->code_len);
-			return !enc->o->oom;
+		names->groups = calloc(1, sizeof *names->groups);
+	struct bsym_cfi_groups *gs = names->groups;
+	uint16_t *slot = NULL;
+	if (gs && n <= GROUP_TEXT) {
+		for (unsigned h = group_hash(p, n);; h = (h + 1) & (GROUP_SLOTS - 1)) {
+			slot = &gs->slot[h];
+			if (*slot == 0)
+				break;
+			const struct bsym_cfi_group *g = &gs->v[*slot - 1];
+			if (g->text_len == n && memcmp(g->text, p, n) == 0) {
+				if (g->code_len == GROUP_FAILS)
+					return false;
+				bsym_bytes_put(enc->o, g->code, g->code_len);
+				return !enc->o->oom;
+			}
 		}
 	}
 	size_t start = enc->o->n;
-	if (!rule_set_each(p, e, encode_rule, enc) || !enc->ok)
-		return false;
+	bool ok = rule_set_each(p, e, encode_rule, enc) && enc->ok;
 	uint8_t end = GROUP_END;
-	bsym_bytes_put(enc->o, &end, 1);
+	if (ok)
+		bsym_bytes_put(enc->o, &end, 1);
 	if (enc->o->oom)
 		return false;
-	size_t code = enc->o->n - start;
-	if (g && code <= GROUP_CODE) {
-		g->valid = true;
+	size_t code = ok ? enc->o->n - start : GROUP_FAILS;
+	/* Remembered while the table is under a quarter full (probes stay
+	 * short), a set that does not encode too (a shape the decoded form
+	 * lacks: libLLVM repeats a few of them 100,000 times); later sets are
+	 * encoded each time. */
+	if (slot && (code <= GROUP_CODE || !ok) && gs->n < GROUP_MAX) {
+		struct bsym_cfi_group *g = &gs->v[gs->n++];
 		g->text_len = (uint8_t)n;
 		memcpy(g->text, p, n);
 		g->code_len = (uint8_t)code;
-		memcpy(g->code, enc->o->p + start, code);
+		if (ok)
+			memcpy(g->code, enc->o->p + start, code);
+		*slot = (uint16_t)gs->n;
 	}
-	return true;
+	return ok;
 }
 
 bool bsym_cfi_encode(const struct sw_bsym *b, const struct bsym_range *r,

@@ -714,18 +714,6 @@ static size_t nfences(size_t n)
 	return (n + BSYM_FENCE - 1) / BSYM_FENCE;
 }
 
-/* The fence of n records of elem bytes whose first field is the address
- * (NULL when empty or out of memory: then written empty, and the index
- * refused at open, as damaged). */
-static uint64_t *make_fence(const void *a, size_t n, size_t elem)
-{
-	size_t k = nfences(n);
-	uint64_t *f = k ? malloc(k * sizeof *f) : NULL;
-	for (size_t i = 0; f && i < k; i++)
-		memcpy(&f[i], (const char *)a + i * BSYM_FENCE * elem, sizeof f[i]);
-	return f;
-}
-
 /* How an indexed file falls back to its source; shared by threads. */
 struct bsym_fallback {
 	pthread_mutex_t lock;
@@ -746,51 +734,6 @@ static void fallback_free(struct bsym_fallback *fb)
 	free(fb->debug_file);
 	free(fb->debug_id);
 	free(fb);
-}
-
-static void content_of(const struct sw_bsym *b, struct sym_index_content *c)
-{
-	memset(c, 0, sizeof *c);
-	c->text = b->text;
-	c->text_len = b->len;
-	c->store_text = b->heap != NULL; /* inflated: kept; mapped plain text: read again */
-	const void *data[SYM_SEC_COUNT] = {
-		[SYM_SEC_FUNCS] = b->funcs, [SYM_SEC_PUBLICS] = b->pubs, [SYM_SEC_CFI] = b->cfi,
-		[SYM_SEC_WIN] = b->win, [SYM_SEC_FILES] = b->files, [SYM_SEC_ORIGINS] = b->origins,
-	};
-	const uint64_t count[SYM_SEC_COUNT] = {
-		[SYM_SEC_FUNCS] = b->nfuncs, [SYM_SEC_PUBLICS] = b->npubs, [SYM_SEC_CFI] = b->ncfi,
-		[SYM_SEC_WIN] = b->nwin, [SYM_SEC_FILES] = b->nfiles, [SYM_SEC_ORIGINS] = b->norigins,
-	};
-	memcpy(c->data, data, sizeof data);
-	memcpy(c->count, count, sizeof count);
-	const void *arrays[3] = {b->funcs, b->pubs, b->cfi};
-	const size_t n[3] = {b->nfuncs, b->npubs, b->ncfi};
-	const size_t elem[3] = {sizeof *b->funcs, sizeof *b->pubs, sizeof *b->cfi};
-	for (int k = 0; k < 3; k++) {
-		c->data[SYM_SEC_FUNC_FENCES + k] = make_fence(arrays[k], n[k], elem[k]);
-		c->count[SYM_SEC_FUNC_FENCES + k] = c->data[SYM_SEC_FUNC_FENCES + k] ? nfences(n[k]) : 0;
-	}
-	memcpy(c->elem, index_elem, sizeof index_elem);
-	c->meta[META_ERRORS] = b->errors;
-	c->meta[META_HAS_MODULE] = b->has_module;
-	c->meta[META_WIN_MAX_SIZE] = b->win_max_size;
-	if (b->has_module) {
-		const struct sw_bsym_module *m = &b->module;
-		const char *line = m->os - strlen("MODULE ");
-		while (line > b->text && line[-1] != '\n')
-			line--;
-		const char *e = bsym_trim_cr(line, bsym_line_end(line, b->text + b->len));
-		c->meta[META_MODULE_LINE] = (uint64_t)(line - b->text);
-		c->meta[META_MODULE_LINE_LEN] = (uint64_t)(e - line);
-		c->meta[META_MODULE_LINE_CRC] = libdeflate_crc32(0, line, (size_t)(e - line));
-		const char *f[4] = {m->os, m->arch, m->id, m->name};
-		const size_t l[4] = {m->os_len, m->arch_len, m->id_len, m->name_len};
-		for (int i = 0; i < 4; i++) {
-			c->meta[META_MODULE_FIELDS + 2 * i] = (uint64_t)(f[i] - line);
-			c->meta[META_MODULE_FIELDS + 2 * i + 1] = l[i];
-		}
-	}
 }
 
 /* The top level over a fence of nf entries (struct sw_bsym.func_top):
@@ -1021,84 +964,304 @@ static bool encode_func(const struct sw_bsym *b, const struct bsym_func *f,
 	return !o->oom;
 }
 
-/* The index's records with their decoded forms: copies of b's FUNC and
- * CFI arrays (the walk reads b's own meanwhile) whose decoded records
- * point into the decoded section, and that section. */
-struct decoded {
-	struct bsym_func *funcs;
-	struct bsym_range *cfi;
-	struct bsym_bytes arrays;   /* funcs and cfi */
-	struct bsym_bytes bytes;
+/* ---- writing the index --------------------------------------------------
+ *
+ * The records go to the writer CHUNK at a time, each patched on its way:
+ * a record that decodes names its bytes in the decoded section; any other
+ * names its text, which for a .sym.gz the index holds compacted (only the
+ * text of records that did not decode, and the MODULE line first: gen48k's
+ * 8.8 MB of text per module leave ~0.1 MB), and for a plain .sym is read
+ * from the source at the offset it has there. The writer holds a few
+ * chunks and a record's decoded bytes, never a copy of an array (rustc's
+ * CFI array is 96 MB). Two passes: the first hands over the records and
+ * decoded bytes and gives each kept text its place, the second (text kept
+ * only) copies those texts, in the same order. */
+enum { CHUNK_RECORDS = 256, CHUNK_BYTES = CHUNK_RECORDS * sizeof(struct bsym_func) };
+
+struct chunk {
+	enum sym_index_section_id sec;
+	size_t elem, n;
+	uint64_t first;             /* the first buffered record's index */
+	_Alignas(8) unsigned char buf[CHUNK_BYTES];
+};
+
+struct index_out {
+	struct sym_index_writer *w;
+	const struct sw_bsym *b;
+	bool store_text;
+	uint64_t text_pos;          /* where the next kept text goes */
+	uint64_t module_off, module_len; /* the MODULE line in the source */
+	uint8_t *decoded;           /* a bit per FUNC, then per CFI record: it decoded */
+	struct bsym_bytes scratch;  /* one record's decoded bytes */
 	struct bsym_cfi_names names;
 };
 
-static void decoded_free(struct decoded *d)
+static void chunk_flush(struct index_out *o, struct chunk *c)
 {
-	bsym_cfi_names_free(&d->names);
-	bsym_bytes_free(&d->arrays);
-	bsym_bytes_free(&d->bytes);
+	sym_index_put_records(o->w, c->sec, c->first, c->buf, c->n);
+	c->first += c->n;
+	c->n = 0;
 }
 
-/* Decodes what decodes of b into d and points c at it; c unchanged when
- * memory runs out (the index then holds text only). */
-static void decode_records(const struct sw_bsym *b, struct decoded *d,
-                           struct sym_index_content *c)
+/* Room for the next record of c's section, to be filled in place. */
+static void *chunk_slot(struct index_out *o, struct chunk *c)
 {
-	memset(d, 0, sizeof *d);
-	size_t fn = b->nfuncs * sizeof *d->funcs, cn = b->ncfi * sizeof *d->cfi;
-	if (!bsym_bytes_room(&d->arrays, fn + cn))
-		return;
-	d->funcs = (struct bsym_func *)d->arrays.p;
-	d->cfi = (struct bsym_range *)(d->arrays.p + fn);
-	/* By address, a FUNC before the CFI record at its address: a walk
-	 * looks a frame's function up and then unwinds it, and the second
-	 * read finds its bytes in the cache lines the first one fetched. */
-	struct bsym_bytes *o = &d->bytes;
+	if ((c->n + 1) * c->elem > CHUNK_BYTES)
+		chunk_flush(o, c);
+	return c->buf + c->n++ * c->elem;
+}
+
+static void chunk_init(struct chunk *c, enum sym_index_section_id sec)
+{
+	c->sec = sec;
+	c->elem = index_elem[sec];
+	c->n = 0;
+	c->first = 0;
+}
+
+/* The offset of a record's text [off, off + len) in the index's text. */
+static uint64_t text_slot(struct index_out *o, uint64_t off, uint64_t len)
+{
+	if (!o->store_text)
+		return off;
+	uint64_t at = o->text_pos;
+	o->text_pos += len;
+	return at;
+}
+
+/* Text [off, off + len) of the source, into the index's text (pass 2). */
+static void text_copy(struct index_out *o, uint64_t off, uint64_t len)
+{
+	sym_index_put_text(o->w, o->b->text + off, (size_t)len);
+}
+
+static bool bit(const uint8_t *bits, size_t i)
+{
+	return bits[i / 8] >> (i % 8) & 1;
+}
+
+/* The decoded bytes in o->scratch into the index: their offset. */
+static uint64_t put_scratch(struct index_out *o, uint32_t *crc)
+{
+	*crc = libdeflate_crc32(0, o->scratch.p, o->scratch.n);
+	return sym_index_put_decoded(o->w, o->scratch.p, o->scratch.n);
+}
+
+static void put_func(struct index_out *o, struct chunk *c, size_t i)
+{
+	const struct sw_bsym *b = o->b;
+	struct bsym_func *f = chunk_slot(o, c);
+	*f = b->funcs[i];
+	o->scratch.n = 0;
+	if (encode_func(b, f, &o->scratch) && !o->scratch.oom) {
+		f->off = put_scratch(o, &f->crc);
+		f->end = f->off + o->scratch.n;
+		f->flags |= BSYM_DECODED;
+		o->decoded[i / 8] |= (uint8_t)(1u << (i % 8));
+	} else {
+		uint64_t len = f->end - f->off;
+		f->off = text_slot(o, f->off, len);
+		f->end = f->off + len;
+	}
+}
+
+static void put_cfi(struct index_out *o, struct chunk *c, size_t j)
+{
+	const struct sw_bsym *b = o->b;
+	struct bsym_range *r = chunk_slot(o, c);
+	*r = b->cfi[j];
+	o->scratch.n = 0;
+	if (bsym_cfi_encode(b, r, &o->names, &o->scratch) && !o->scratch.oom &&
+	    o->scratch.n <= UINT32_MAX) {
+		r->off = put_scratch(o, &r->crc);
+		r->len = (uint32_t)o->scratch.n;
+		r->aux |= BSYM_DECODED;
+		size_t k = b->nfuncs + j;
+		o->decoded[k / 8] |= (uint8_t)(1u << (k % 8));
+	} else {
+		r->off = text_slot(o, r->off, r->len);
+	}
+}
+
+/* FUNC and CFI records by address, a FUNC before the CFI record at its
+ * address: a walk looks a frame's function up and then unwinds it, and
+ * the second read finds its decoded bytes in the cache lines the first
+ * one fetched. Pass 1 (copy false) hands them over; pass 2 copies the
+ * texts of those that did not decode, in the same order. */
+static void put_funcs_and_cfi(struct index_out *o, bool copy)
+{
+	const struct sw_bsym *b = o->b;
+	struct chunk fc, cc;
+	chunk_init(&fc, SYM_SEC_FUNCS);
+	chunk_init(&cc, SYM_SEC_CFI);
 	size_t i = 0, j = 0;
 	while (i < b->nfuncs || j < b->ncfi) {
 		if (j >= b->ncfi || (i < b->nfuncs && b->funcs[i].addr <= b->cfi[j].addr)) {
-			struct bsym_func *f = &d->funcs[i];
-			*f = b->funcs[i++];
-			size_t start = o->n;
-			if (!encode_func(b, f, o) || o->oom) {
-				o->n = start;
-				continue;
-			}
-			f->off = start;
-			f->end = o->n;
-			f->crc = libdeflate_crc32(0, o->p + start, o->n - start);
-			f->flags |= BSYM_DECODED;
+			if (!copy)
+				put_func(o, &fc, i);
+			else if (!bit(o->decoded, i))
+				text_copy(o, b->funcs[i].off, b->funcs[i].end - b->funcs[i].off);
+			i++;
 		} else {
-			struct bsym_range *r = &d->cfi[j];
-			*r = b->cfi[j++];
-			size_t start = o->n;
-			if (!bsym_cfi_encode(b, r, &d->names, o) || o->oom ||
-			    o->n - start > UINT32_MAX) {
-				o->n = start;
-				continue;
-			}
-			r->off = start;
-			r->len = (uint32_t)(o->n - start);
-			r->crc = libdeflate_crc32(0, o->p + start, o->n - start);
-			r->aux |= BSYM_DECODED;
+			if (!copy)
+				put_cfi(o, &cc, j);
+			else if (!bit(o->decoded, b->nfuncs + j))
+				text_copy(o, b->cfi[j].off, b->cfi[j].len);
+			j++;
 		}
 	}
-	uint64_t names_off = o->n, names_len = d->names.n * sizeof d->names.v[0];
-	bsym_bytes_put(o, d->names.v, (size_t)names_len);
-	if (o->oom)
-		return;
-	c->data[SYM_SEC_FUNCS] = d->funcs;
-	c->data[SYM_SEC_CFI] = d->cfi;
-	c->data[SYM_SEC_DECODED] = o->p;
-	c->count[SYM_SEC_DECODED] = o->n;
-	c->meta[META_CFI_NAMES] = names_off;
-	c->meta[META_CFI_NAMES_LEN_CRC] =
-		names_len << 32 | libdeflate_crc32(0, o->p + names_off, (size_t)names_len);
+	if (!copy) {
+		chunk_flush(o, &fc);
+		chunk_flush(o, &cc);
+	}
 }
 
-/* The second half of writing b's index (sym_index_write_finish), which
- * runs beside the walk: b's text and arrays are read-only by then (the
- * records' CRCs were stamped before it started). */
+/* The records that are read as text: PUBLIC, STACK WIN, FILE and
+ * INLINE_ORIGIN, each (off, len) moved into the index's text (pass 1) or
+ * its text copied there (pass 2). */
+static void put_text_records(struct index_out *o, bool copy)
+{
+	const struct sw_bsym *b = o->b;
+	struct chunk c;
+	chunk_init(&c, SYM_SEC_PUBLICS);
+	for (size_t i = 0; i < b->npubs; i++) {
+		if (copy) {
+			text_copy(o, b->pubs[i].off, b->pubs[i].len);
+			continue;
+		}
+		struct bsym_public *p = chunk_slot(o, &c);
+		*p = b->pubs[i];
+		p->off = text_slot(o, p->off, p->len);
+	}
+	if (!copy)
+		chunk_flush(o, &c);
+	chunk_init(&c, SYM_SEC_WIN);
+	for (size_t i = 0; i < b->nwin; i++) {
+		if (copy) {
+			text_copy(o, b->win[i].off, b->win[i].len);
+			continue;
+		}
+		struct bsym_range *r = chunk_slot(o, &c);
+		*r = b->win[i];
+		r->off = text_slot(o, r->off, r->len);
+	}
+	if (!copy)
+		chunk_flush(o, &c);
+	const struct bsym_named *named[2] = {b->files, b->origins};
+	const size_t count[2] = {b->nfiles, b->norigins};
+	for (int k = 0; k < 2; k++) {
+		chunk_init(&c, k ? SYM_SEC_ORIGINS : SYM_SEC_FILES);
+		for (size_t i = 0; i < count[k]; i++) {
+			if (copy) {
+				text_copy(o, named[k][i].off, named[k][i].len);
+				continue;
+			}
+			struct bsym_named *n = chunk_slot(o, &c);
+			*n = named[k][i];
+			n->off = text_slot(o, n->off, n->len);
+		}
+		if (!copy)
+			chunk_flush(o, &c);
+	}
+}
+
+/* The fences: the address of every BSYM_FENCE-th FUNC, PUBLIC and CFI
+ * record (the first field of each). */
+static void put_fences(struct index_out *o)
+{
+	const struct sw_bsym *b = o->b;
+	const void *arrays[3] = {b->funcs, b->pubs, b->cfi};
+	const size_t n[3] = {b->nfuncs, b->npubs, b->ncfi};
+	const size_t elem[3] = {sizeof *b->funcs, sizeof *b->pubs, sizeof *b->cfi};
+	struct chunk c;
+	for (int k = 0; k < 3; k++) {
+		chunk_init(&c, (enum sym_index_section_id)(SYM_SEC_FUNC_FENCES + k));
+		for (size_t i = 0; i < nfences(n[k]); i++)
+			memcpy(chunk_slot(o, &c), (const char *)arrays[k] + i * BSYM_FENCE * elem[k],
+			       sizeof(uint64_t));
+		chunk_flush(o, &c);
+	}
+}
+
+/* The MODULE line: its place in the text (the first of the kept texts),
+ * its fields' offsets in it. */
+static void module_meta(struct index_out *o, struct sym_index_tail *t)
+{
+	const struct sw_bsym *b = o->b;
+	const struct sw_bsym_module *m = &b->module;
+	const char *line = m->os - strlen("MODULE ");
+	while (line > b->text && line[-1] != '\n')
+		line--;
+	const char *e = bsym_trim_cr(line, bsym_line_end(line, b->text + b->len));
+	o->module_off = (uint64_t)(line - b->text);
+	o->module_len = (uint64_t)(e - line);
+	t->meta[META_MODULE_LINE] = text_slot(o, (uint64_t)(line - b->text), (uint64_t)(e - line));
+	t->meta[META_MODULE_LINE_LEN] = (uint64_t)(e - line);
+	t->meta[META_MODULE_LINE_CRC] = libdeflate_crc32(0, line, (size_t)(e - line));
+	const char *f[4] = {m->os, m->arch, m->id, m->name};
+	const size_t l[4] = {m->os_len, m->arch_len, m->id_len, m->name_len};
+	for (int i = 0; i < 4; i++) {
+		t->meta[META_MODULE_FIELDS + 2 * i] = (uint64_t)(f[i] - line);
+		t->meta[META_MODULE_FIELDS + 2 * i + 1] = l[i];
+	}
+}
+
+/* Writes b's index through w (sym_index_write_start .. finish). */
+static void write_records(struct sym_index_writer *w, const struct sw_bsym *b,
+                          const struct stat *source, struct sw_err *warn)
+{
+	struct index_out o = {.w = w, .b = b, .store_text = b->heap != NULL};
+	size_t nbits = b->nfuncs + b->ncfi;
+	o.decoded = calloc(nbits / 8 + 1, 1);
+	if (!o.decoded) {
+		sym_index_write_abandon(w);
+		return;
+	}
+	struct sym_index_layout l = {.source = source, .store_text = o.store_text};
+	memcpy(l.elem, index_elem, sizeof index_elem);
+	l.count[SYM_SEC_FUNCS] = b->nfuncs;
+	l.count[SYM_SEC_PUBLICS] = b->npubs;
+	l.count[SYM_SEC_CFI] = b->ncfi;
+	l.count[SYM_SEC_WIN] = b->nwin;
+	l.count[SYM_SEC_FILES] = b->nfiles;
+	l.count[SYM_SEC_ORIGINS] = b->norigins;
+	l.count[SYM_SEC_FUNC_FENCES] = nfences(b->nfuncs);
+	l.count[SYM_SEC_PUBLIC_FENCES] = nfences(b->npubs);
+	l.count[SYM_SEC_CFI_FENCES] = nfences(b->ncfi);
+	struct sym_index_tail t = {0};
+	t.meta[META_ERRORS] = b->errors;
+	t.meta[META_HAS_MODULE] = b->has_module;
+	t.meta[META_WIN_MAX_SIZE] = b->win_max_size;
+	sym_index_write_start(w, &l);
+	/* Pass 1: records and decoded bytes; each kept text gets its place. */
+	if (b->has_module)
+		module_meta(&o, &t);
+	put_funcs_and_cfi(&o, false);
+	put_text_records(&o, false);
+	put_fences(&o);
+	uint64_t names_len = o.names.n * sizeof o.names.v[0];
+	t.meta[META_CFI_NAMES] = sym_index_put_decoded(w, o.names.v, (size_t)names_len);
+	t.meta[META_CFI_NAMES_LEN_CRC] =
+		names_len << 32 | libdeflate_crc32(0, o.names.v, (size_t)names_len);
+	/* Pass 2: the kept texts, in the order pass 1 placed them. */
+	if (o.store_text) {
+		if (b->has_module)
+			text_copy(&o, o.module_off, o.module_len);
+		put_funcs_and_cfi(&o, true);
+		put_text_records(&o, true);
+	} else {
+		t.text_len = b->len;
+		t.text_crc = libdeflate_crc32(0, b->text, b->len);
+	}
+	sym_index_write_finish(w, &t, warn);
+	bsym_cfi_names_free(&o.names);
+	bsym_bytes_free(&o.scratch);
+	free(o.decoded);
+}
+
+/* The second half of writing b's index (write_records), which runs beside
+ * the walk: b's text and arrays are read-only by then (the records' CRCs
+ * were stamped before it started). */
 struct bsym_writer {
 	pthread_t thread;
 	struct sw_bsym *b;
@@ -1117,16 +1280,8 @@ static void *write_index(void *arg)
 	if (!source_unchanged(&bw->id)) {
 		sym_index_write_abandon(bw->w);
 	} else {
-		struct sym_index_content c;
-		content_of(bw->b, &c);
-		struct decoded d;
-		decode_records(bw->b, &d, &c);
-		c.source = &bw->id.st;
 		struct sw_err werr = {0};
-		sym_index_write_finish(bw->w, &c, &werr); /* a late failure: just no index */
-		for (int k = SYM_SEC_FUNC_FENCES; k <= SYM_SEC_CFI_FENCES; k++)
-			free((void *)c.data[k]);
-		decoded_free(&d);
+		write_records(bw->w, bw->b, &bw->id.st, &werr); /* a late failure: just no index */
 	}
 	sym_index_cache_turn(cache, false);
 	close(bw->id.fd);

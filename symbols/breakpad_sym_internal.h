@@ -217,7 +217,7 @@ struct bsym_cfi_names {
 	struct bsym_cfi_name v[BSYM_CFI_NAMES_MAX];
 	size_t n;
 	uint8_t slot[256];          /* a name's hash -> its entry + 1 (0: look through v) */
-	struct bsym_cfi_group *groups; /* rule sets encoded lately, by their text's hash */
+	struct bsym_cfi_groups *groups; /* rule sets encoded before, by their text */
 };
 
 /* Frees what encoding left in names (not names itself). */

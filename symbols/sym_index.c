@@ -9,6 +9,7 @@
 #include <libdeflate.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 
 #define SYM_INDEX_MAGIC "SWSYMIX\n"
 enum {
-	SYM_INDEX_VERSION = 3,
+	SYM_INDEX_VERSION = 4,
 	BYTE_ORDER_TAG = 0x01020304,  /* written in host order: another order reads as stale */
 	BLOCK_SHIFT = 16,             /* 64 KiB checksum blocks */
 	BLOCK = 1 << BLOCK_SHIFT,
@@ -99,7 +100,6 @@ static uint32_t header_crc(const struct file_header *h)
 
 struct sw_sym_cache {
 	char *dir;
-	pthread_mutex_t turn;       /* sym_index_cache_turn */
 	atomic_bool write_off;      /* a write failed: warned once, no more tries */
 	atomic_uint serial;         /* temporary names made by this process */
 	/* Indexes this process's threads are building (sym_index_build_claim),
@@ -107,6 +107,10 @@ struct sw_sym_cache {
 	pthread_mutex_t builds_lock;
 	pthread_cond_t build_ended;
 	struct sym_index_build *builds;
+	/* sym_index_cache_turn: writers at their heavy part, and how many may
+	 * be (one per CPU), under builds_lock; build_ended also signals a
+	 * turn's end. */
+	unsigned writing, max_writing;
 };
 
 /* One index being built: the module and source it is for. */
@@ -141,18 +145,12 @@ struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
 	struct sw_sym_cache *c = calloc(1, sizeof *c);
 	if (c)
 		c->dir = strdup(dir);
-	if (c && c->dir && pthread_mutex_init(&c->turn, NULL) != 0) {
-		free(c->dir);
-		c->dir = NULL;
-	}
 	if (c && c->dir && pthread_mutex_init(&c->builds_lock, NULL) != 0) {
-		pthread_mutex_destroy(&c->turn);
 		free(c->dir);
 		c->dir = NULL;
 	}
 	if (c && c->dir && pthread_cond_init(&c->build_ended, NULL) != 0) {
 		pthread_mutex_destroy(&c->builds_lock);
-		pthread_mutex_destroy(&c->turn);
 		free(c->dir);
 		c->dir = NULL;
 	}
@@ -161,6 +159,8 @@ struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
 		sw_err_set(err, SW_ERR_NOMEM, "symbol cache: out of memory");
 		return NULL;
 	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c->max_writing = cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
 	return c;
 }
 
@@ -168,7 +168,6 @@ void sw_sym_cache_free(struct sw_sym_cache *c)
 {
 	if (!c)
 		return;
-	pthread_mutex_destroy(&c->turn);
 	while (c->builds) { /* claims never ended: none when every walk ended */
 		struct sym_index_build *b = c->builds;
 		c->builds = b->next;
@@ -240,10 +239,16 @@ void sym_index_build_done(struct sw_sym_cache *c, struct sym_index_build *claim)
 
 void sym_index_cache_turn(struct sw_sym_cache *c, bool take)
 {
-	if (take)
-		pthread_mutex_lock(&c->turn);
-	else
-		pthread_mutex_unlock(&c->turn);
+	pthread_mutex_lock(&c->builds_lock);
+	if (take) {
+		while (c->writing >= c->max_writing)
+			pthread_cond_wait(&c->build_ended, &c->builds_lock);
+		c->writing++;
+	} else {
+		c->writing--;
+		pthread_cond_broadcast(&c->build_ended);
+	}
+	pthread_mutex_unlock(&c->builds_lock);
 }
 
 const char *sw_sym_cache_dir(const struct sw_sym_cache *c)
@@ -312,7 +317,10 @@ struct sym_index {
 	const uint32_t *crcs;
 	_Atomic uint8_t *state;
 	atomic_bool failed;
+	uint64_t serial;            /* this open's number in the process (the read window's key) */
 };
+
+static atomic_uint_fast64_t open_serial;
 
 /* Opened for reading without access-time updates when the file is ours
  * (O_NOATIME: a warm walk reads thousands of records; each read would
@@ -424,6 +432,7 @@ enum sym_index_open_status sym_index_open(struct sw_sym_cache *c, const char *sr
 	}
 	ix->fd = fd;
 	ix->text_fd = sfd;
+	ix->serial = atomic_fetch_add(&open_serial, 1) + 1;
 	enum sym_index_open_status rc = SYM_INDEX_REJECTED;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = reject(ix, warn, "not a regular file");
@@ -600,11 +609,38 @@ bool sym_index_read_text(struct sym_index *ix, uint64_t off, size_t n, uint32_t 
 	return read_checked(ix, ix->text_fd, ix->text_base, ix->h.text_len, off, n, crc, out);
 }
 
+/* The decoded bytes this thread read last, around the record asked for:
+ * a walk reads a frame's FUNC record and then its CFI record, whose
+ * decoded bytes the writer put next to each other (either may come
+ * first), so one pread serves both (9,100 reads for gen48k's 4,544 frames
+ * became ~4,600). Keyed by the index's open serial, not its address,
+ * which a later index may reuse. */
+enum { WINDOW = 1024, WINDOW_BEFORE = 256 };
+static _Thread_local struct {
+	uint64_t serial, off, n;
+	char buf[WINDOW];
+} window;
+
 bool sym_index_read_decoded(struct sym_index *ix, uint64_t off, size_t n, uint32_t crc,
                             char *out)
 {
 	const struct file_section *d = &ix->h.sec[SYM_SEC_DECODED];
-	return read_checked(ix, ix->fd, d->off, d->count, off, n, crc, out);
+	if (off > d->count || n > d->count - off)
+		return mark_failed(ix);
+	if (n > WINDOW - WINDOW_BEFORE)
+		return read_checked(ix, ix->fd, d->off, d->count, off, n, crc, out);
+	if (window.serial != ix->serial || off < window.off || off + n > window.off + window.n) {
+		uint64_t start = off > WINDOW_BEFORE ? off - WINDOW_BEFORE : 0;
+		uint64_t len = d->count - start < WINDOW ? d->count - start : WINDOW;
+		window.serial = 0;
+		if (!pread_all(ix->fd, window.buf, (size_t)len, d->off + start))
+			return mark_failed(ix);
+		window.serial = ix->serial;
+		window.off = start;
+		window.n = len;
+	}
+	memcpy(out, window.buf + (off - window.off), n);
+	return libdeflate_crc32(0, out, n) == crc || mark_failed(ix);
 }
 
 /* The CRC-32 of len bytes at base in fd, read in chunks into buf. */
@@ -709,36 +745,29 @@ static bool pwrite_all(int fd, const void *p, uint64_t n, uint64_t off)
 	return true;
 }
 
-/* The CRC of each BLOCK of the arrays region as laid out in h: the bytes
- * of the sections where they lie, zeros between them. */
-static void block_crcs(const struct file_header *h, const struct sym_index_content *c,
-                       uint32_t *crcs)
-{
-	static const uint8_t zeros[SECTION_ALIGN];
-	uint64_t pos = 0; /* relative to data_off */
-	for (int s = 1; s < SYM_SEC_COUNT; s++) {
-		if (!h->sec[s].count || sym_index_section_is_read((enum sym_index_section_id)s))
-			continue;
-		const uint8_t *p = c->data[s];
-		uint64_t start = h->sec[s].off - h->data_off, n = h->sec[s].count * h->sec[s].elem;
-		for (; pos < start; pos++) /* alignment padding: < SECTION_ALIGN bytes */
-			crcs[pos >> BLOCK_SHIFT] = libdeflate_crc32(crcs[pos >> BLOCK_SHIFT], zeros, 1);
-		while (n > 0) {
-			uint64_t room = BLOCK - (pos & (BLOCK - 1)), k = n < room ? n : room;
-			crcs[pos >> BLOCK_SHIFT] = libdeflate_crc32(crcs[pos >> BLOCK_SHIFT], p, (size_t)k);
-			p += k;
-			pos += k;
-			n -= k;
-		}
-	}
-}
+/* Bytes appended to a section (the decoded records, the text) through a
+ * buffer: one pwrite per SINK_BUF bytes, the CRC-32 of all of them kept. */
+enum { SINK_BUF = 64 * 1024 };
+struct sink {
+	uint64_t base, len;         /* where the section starts; bytes put so far */
+	uint32_t crc;
+	size_t n;                   /* buffered, not yet written */
+	uint8_t buf[SINK_BUF];
+};
 
-/* An index being written: its temporary file is open. */
+/* An index being written: its temporary file is open; after
+ * sym_index_write_start, the layout of its arrays is fixed in h and the
+ * sections are written as the provider hands them over. ok is false
+ * after a failed write (errno in err): finish then removes the file. */
 struct sym_index_writer {
 	struct sw_sym_cache *cache;
 	int fd;
 	char debug_file[DEBUG_FILE_MAX], debug_id[DEBUG_ID_MAX];
 	char path[4096], tmp[4096 + 64];
+	struct file_header h;
+	bool ok, text_started;
+	int err;
+	struct sink decoded, text;
 };
 
 struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const char *src,
@@ -767,7 +796,8 @@ struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const cha
 	remove_stale_temps(dir);
 	snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.%u.%llx", w->path, (long)getpid(),
 	         atomic_fetch_add(&c->serial, 1), (unsigned long long)time(NULL));
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* Read and written: the block CRCs are taken from what was written. */
+	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		cache_fail(c, warn, "write", w->tmp, errno);
 		free(w);
@@ -790,90 +820,187 @@ void sym_index_write_abandon(struct sym_index_writer *w)
 	free(w);
 }
 
-bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_content *content,
-                            struct sw_err *warn)
+static bool write_failed(struct sym_index_writer *w)
 {
-	if (!content->source) {
-		sym_index_write_abandon(w);
-		return false;
+	if (w->ok) {
+		w->ok = false;
+		w->err = errno ? errno : EIO;
 	}
-	struct sw_sym_cache *c = w->cache;
-	const char *debug_file = w->debug_file, *debug_id = w->debug_id;
-	const char *tmp = w->tmp, *path = w->path;
+	return false;
+}
 
-	/* The layout: header, CRC table, then (page-aligned) the arrays, then
-	 * the text. */
-	struct file_header h;
-	memset(&h, 0, sizeof h);
-	memcpy(h.magic, SYM_INDEX_MAGIC, 8);
-	h.version = SYM_INDEX_VERSION;
-	h.header_size = sizeof h;
-	h.byte_order = BYTE_ORDER_TAG;
-	h.block_shift = BLOCK_SHIFT;
-	struct src_id id = src_id_of(content->source);
-	h.src_size = id.size;
-	h.src_mtime_ns = id.mtime_ns;
-	h.src_ctime_ns = id.ctime_ns;
-	h.src_ino = id.ino;
-	h.src_dev = id.dev;
-	snprintf(h.debug_file, sizeof h.debug_file, "%s", debug_file);
-	snprintf(h.debug_id, sizeof h.debug_id, "%s", debug_id);
-	h.text_len = content->text_len;
-	h.text_in_file = content->store_text;
-	h.text_crc = libdeflate_crc32(0, content->text, (size_t)content->text_len);
-	h.decoded_crc = libdeflate_crc32(0, content->data[SYM_SEC_DECODED],
-	                                 (size_t)content->count[SYM_SEC_DECODED]);
-	memcpy(h.meta, content->meta, sizeof h.meta);
+static bool write_at(struct sym_index_writer *w, const void *p, uint64_t n, uint64_t off)
+{
+	return w->ok && (pwrite_all(w->fd, p, n, off) || write_failed(w));
+}
+
+bool sym_index_write_start(struct sym_index_writer *w, const struct sym_index_layout *l)
+{
+	struct file_header *h = &w->h;
+	memset(h, 0, sizeof *h);
+	w->ok = true;
+	memcpy(h->magic, SYM_INDEX_MAGIC, 8);
+	h->version = SYM_INDEX_VERSION;
+	h->header_size = sizeof *h;
+	h->byte_order = BYTE_ORDER_TAG;
+	h->block_shift = BLOCK_SHIFT;
+	struct src_id id = src_id_of(l->source);
+	h->src_size = id.size;
+	h->src_mtime_ns = id.mtime_ns;
+	h->src_ctime_ns = id.ctime_ns;
+	h->src_ino = id.ino;
+	h->src_dev = id.dev;
+	snprintf(h->debug_file, sizeof h->debug_file, "%s", w->debug_file);
+	snprintf(h->debug_id, sizeof h->debug_id, "%s", w->debug_id);
+	h->text_in_file = l->store_text;
 	/* The arrays' size fixes the block count, which fixes where the data
 	 * starts: lay out once to count, then again with that count. */
+	uint64_t off = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		h.crc_off = round_up(sizeof h, 8);
-		h.data_off = round_up(h.crc_off + h.nblocks * 4, PAGE);
-		uint64_t off = h.data_off;
+		h->crc_off = round_up(sizeof *h, 8);
+		h->data_off = round_up(h->crc_off + h->nblocks * 4, PAGE);
+		off = h->data_off;
 		for (int s = 1; s < SYM_SEC_COUNT; s++) {
 			if (sym_index_section_is_read((enum sym_index_section_id)s))
 				continue;
-			h.sec[s].elem = content->elem[s];
-			h.sec[s].count = content->count[s];
-			h.sec[s].off = h.sec[s].count ? round_up(off, SECTION_ALIGN) : 0;
-			if (h.sec[s].count)
-				off = h.sec[s].off + h.sec[s].count * h.sec[s].elem;
+			h->sec[s].elem = l->elem[s];
+			h->sec[s].count = l->count[s];
+			h->sec[s].off = h->sec[s].count ? round_up(off, SECTION_ALIGN) : 0;
+			if (h->sec[s].count)
+				off = h->sec[s].off + h->sec[s].count * h->sec[s].elem;
 		}
-		h.checked_len = off - h.data_off;
-		h.nblocks = nblocks_of(h.checked_len);
-		struct file_section *dec = &h.sec[SYM_SEC_DECODED];
-		dec->elem = 1;
-		dec->count = content->count[SYM_SEC_DECODED];
-		dec->off = dec->count ? round_up(off, SECTION_ALIGN) : 0;
-		if (dec->count)
-			off = dec->off + dec->count;
-		h.sec[SYM_SEC_TEXT].elem = 1;
-		h.sec[SYM_SEC_TEXT].count = content->store_text ? content->text_len : 0;
-		h.sec[SYM_SEC_TEXT].off = content->store_text ? round_up(off, SECTION_ALIGN) : 0;
-		h.file_size = content->store_text ? h.sec[SYM_SEC_TEXT].off + content->text_len : off;
+		h->checked_len = off - h->data_off;
+		h->nblocks = nblocks_of(h->checked_len);
 	}
+	h->sec[SYM_SEC_DECODED].elem = 1;
+	h->sec[SYM_SEC_TEXT].elem = 1;
+	memset(&w->decoded, 0, offsetof(struct sink, buf));
+	memset(&w->text, 0, offsetof(struct sink, buf));
+	w->decoded.base = round_up(off, SECTION_ALIGN);
+	return true;
+}
 
-	uint32_t *crcs = calloc(h.nblocks + 1, 4);
+bool sym_index_put_records(struct sym_index_writer *w, enum sym_index_section_id s,
+                           uint64_t first, const void *recs, uint64_t n)
+{
+	const struct file_section *sec = &w->h.sec[s];
+	if (sym_index_section_is_read(s) || first > sec->count || n > sec->count - first) {
+		errno = EINVAL;
+		return write_failed(w);
+	}
+	return n == 0 || write_at(w, recs, n * sec->elem, sec->off + first * sec->elem);
+}
+
+static void sink_flush(struct sym_index_writer *w, struct sink *k)
+{
+	if (k->n)
+		write_at(w, k->buf, k->n, k->base + k->len - k->n);
+	k->n = 0;
+}
+
+static void sink_put(struct sym_index_writer *w, struct sink *k, const void *p, size_t n)
+{
+	k->crc = libdeflate_crc32(k->crc, p, n);
+	if (k->n + n > SINK_BUF)
+		sink_flush(w, k);
+	if (n >= SINK_BUF) {
+		write_at(w, p, n, k->base + k->len);
+	} else {
+		memcpy(k->buf + k->n, p, n);
+		k->n += n;
+	}
+	k->len += n;
+}
+
+uint64_t sym_index_put_decoded(struct sym_index_writer *w, const void *p, size_t n)
+{
+	uint64_t at = w->decoded.len;
+	if (w->text_started) {
+		errno = EINVAL;
+		write_failed(w);
+	}
+	sink_put(w, &w->decoded, p, n);
+	return at;
+}
+
+void sym_index_put_text(struct sym_index_writer *w, const void *p, size_t n)
+{
+	if (!w->text_started) {
+		sink_flush(w, &w->decoded);
+		w->text.base = round_up(w->decoded.base + w->decoded.len, SECTION_ALIGN);
+		w->text_started = true;
+	}
+	sink_put(w, &w->text, p, n);
+}
+
+/* Each BLOCK's CRC, over the arrays region as written (zeros where no
+ * section lies): read back from the page cache, since the provider hands
+ * two arrays over interleaved. */
+static bool block_crcs_of_file(struct sym_index_writer *w, uint32_t *crcs)
+{
+	uint8_t *buf = malloc(BLOCK);
+	if (!buf) {
+		errno = ENOMEM;
+		return write_failed(w);
+	}
+	const struct file_header *h = &w->h;
+	for (uint64_t b = 0; b < h->nblocks && w->ok; b++) {
+		uint64_t off = b << BLOCK_SHIFT, n = h->checked_len - off;
+		if (n > BLOCK)
+			n = BLOCK;
+		/* A hole (padding never written) past the end reads short: zeros. */
+		memset(buf, 0, (size_t)n);
+		ssize_t r = pread(w->fd, buf, (size_t)n, (off_t)(h->data_off + off));
+		if (r < 0)
+			write_failed(w);
+		crcs[b] = libdeflate_crc32(0, buf, (size_t)n);
+	}
+	free(buf);
+	return w->ok;
+}
+
+bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_tail *tail,
+                            struct sw_err *warn)
+{
+	struct sw_sym_cache *c = w->cache;
+	const char *tmp = w->tmp, *path = w->path;
+	struct file_header *h = &w->h;
+	sink_flush(w, &w->decoded);
+	sink_flush(w, &w->text);
+	struct file_section *dec = &h->sec[SYM_SEC_DECODED], *text = &h->sec[SYM_SEC_TEXT];
+	dec->count = w->decoded.len;
+	dec->off = dec->count ? w->decoded.base : 0;
+	h->decoded_crc = w->decoded.crc;
+	uint64_t end = w->decoded.base + w->decoded.len;
+	if (h->text_in_file) {
+		h->text_len = w->text.len;
+		h->text_crc = w->text.crc;
+		text->count = w->text.len;
+		text->off = w->text_started ? w->text.base : round_up(end, SECTION_ALIGN);
+		end = text->off + text->count;
+	} else {
+		h->text_len = tail->text_len;
+		h->text_crc = tail->text_crc;
+	}
+	h->file_size = end > h->data_off + h->checked_len ? end : h->data_off + h->checked_len;
+	memcpy(h->meta, tail->meta, sizeof h->meta);
+	uint32_t *crcs = calloc(h->nblocks + 1, 4);
 	if (!crcs) {
-		sym_index_write_abandon(w);
-		return false;
+		errno = ENOMEM;
+		write_failed(w);
 	}
-	block_crcs(&h, content, crcs);
-	h.tables_crc = libdeflate_crc32(0, crcs, h.nblocks * 4);
-	h.header_crc = header_crc(&h);
-	int fd = w->fd;
-	/* One write per section; the gaps between them read as zeros. */
-	bool ok = ftruncate(fd, (off_t)h.file_size) == 0 &&
-	          pwrite_all(fd, &h, sizeof h, 0) &&
-	          pwrite_all(fd, crcs, h.nblocks * 4, h.crc_off);
-	for (int s = 0; s < SYM_SEC_COUNT && ok; s++) {
-		const void *p = s == SYM_SEC_TEXT ? content->text : content->data[s];
-		if (h.sec[s].count)
-			ok = pwrite_all(fd, p, h.sec[s].count * h.sec[s].elem, h.sec[s].off);
+	/* The size first: padding at the end of the arrays reads as zeros. */
+	if (w->ok && ftruncate(w->fd, (off_t)h->file_size) != 0)
+		write_failed(w);
+	if (crcs && block_crcs_of_file(w, crcs)) {
+		h->tables_crc = libdeflate_crc32(0, crcs, h->nblocks * 4);
+		h->header_crc = header_crc(h);
+		write_at(w, crcs, h->nblocks * 4, h->crc_off);
+		write_at(w, h, sizeof *h, 0);
 	}
-	int e = ok ? 0 : errno ? errno : EIO;
 	free(crcs);
-	if (close(fd) != 0 && !e)
+	int e = w->ok ? 0 : w->err;
+	if (close(w->fd) != 0 && !e)
 		e = errno;
 	/* Renamed whole over any older index: a reader has either file, never
 	 * half of one; a run killed before this leaves only a .tmp name,

@@ -69,20 +69,26 @@ static inline bool sym_index_section_is_read(enum sym_index_section_id s)
 	return s == SYM_SEC_TEXT || s == SYM_SEC_DECODED;
 }
 
-/* What a provider hands the writer. text is the source's whole text;
- * store_text says whether it goes into the index (a .sym.gz) or is read
- * from the source file later (a plain .sym). source is the identity of the
- * source (fstat of the descriptor the text was read from, before reading):
- * the key. The records carry the CRC-32 of the text they point into. */
-struct sym_index_content {
-	const char *text;
-	uint64_t text_len;
-	bool store_text;
+/* What a provider tells the writer before handing it the records: the
+ * identity of the source (fstat of the descriptor the text was read
+ * from, before reading: the key), whether the index holds the records'
+ * text (a .sym.gz: the inflated text would be costly to make again) or
+ * they are read from the source file later (a plain .sym), and the
+ * record count and size of each array section. */
+struct sym_index_layout {
 	const struct stat *source;
-	const void *data[SYM_SEC_COUNT];
+	bool store_text;
 	uint64_t count[SYM_SEC_COUNT];
 	uint32_t elem[SYM_SEC_COUNT];
+};
+
+/* What is known once every record is handed over: the provider fields,
+ * and for an index without the text (store_text false) the source's
+ * length and CRC-32 (sym_index_check_all compares them). */
+struct sym_index_tail {
 	uint64_t meta[SYM_INDEX_NMETA];
+	uint64_t text_len;
+	uint32_t text_crc;
 };
 
 /* A cache directory. Warnings about it (cannot be created, cannot be
@@ -131,27 +137,39 @@ enum sym_index_open_status sym_index_open(struct sw_sym_cache *c, const char *sr
                                           uint64_t meta[SYM_INDEX_NMETA],
                                           struct sw_err *warn);
 
-/* Writing the index of src for (debug_file, debug_id), in two steps so
- * that the second may run on another thread while the caller goes on.
- * begin creates the directories, removes the temporary files of killed
- * writers (older than an hour) there, and opens a new temporary file in
- * the index's directory: the failures a user is warned about (NULL and
- * *warn set, once per cache; NULL without a warning when there is nothing
- * to write). finish writes the content (whose source field is the key),
- * renames the file over the index's name, and frees w; a failure there
- * sets *warn (once per cache) and leaves no file. abandon removes the
- * temporary file and frees w. */
+/* Writing the index of src for (debug_file, debug_id). begin (on the
+ * caller's thread) creates the directories, removes the temporary files of
+ * killed writers (older than an hour) there, and opens a new temporary
+ * file in the index's directory: the failures a user is warned about
+ * (NULL and *warn set, once per cache; NULL without a warning when there
+ * is nothing to write). The rest may run on another thread while the
+ * caller goes on, streamed, so that the writer holds buffers of a few
+ * KiB, not copies of the arrays:
+ *   start      fixes the layout of the arrays (l's counts and sizes);
+ *   put_records writes n records of section s from index first on, in
+ *              any order of sections and chunks;
+ *   put_decoded appends bytes to the decoded section: their offset in it;
+ *   put_text   appends to the text section (after every put_decoded);
+ *   finish     writes the block CRCs and the header, renames the file over
+ *              the index's name, and frees w; a failed write anywhere
+ *              before sets *warn here (once per cache) and leaves no file.
+ * abandon removes the temporary file and frees w. */
 struct sym_index_writer;
 struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const char *src,
                                                const char *debug_file, const char *debug_id,
                                                struct sw_err *warn);
-bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_content *content,
+bool sym_index_write_start(struct sym_index_writer *w, const struct sym_index_layout *l);
+bool sym_index_put_records(struct sym_index_writer *w, enum sym_index_section_id s,
+                           uint64_t first, const void *recs, uint64_t n);
+uint64_t sym_index_put_decoded(struct sym_index_writer *w, const void *p, size_t n);
+void sym_index_put_text(struct sym_index_writer *w, const void *p, size_t n);
+bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_tail *tail,
                             struct sw_err *warn);
 void sym_index_write_abandon(struct sym_index_writer *w);
 /* The cache w writes into. Its writers take turns at their heavy part
- * (sym_index_cache_turn: decoding and writing one index at a time), so a
- * walk that loads five modules at once holds one index's buffers, not
- * five. */
+ * (sym_index_cache_turn: decoding and writing), as many at once as there
+ * are CPUs: a walk that loads twenty modules at once does not run twenty
+ * writers beside it (each holds ~1 MB of buffers). */
 struct sw_sym_cache *sym_index_writer_cache(const struct sym_index_writer *w);
 void sym_index_cache_turn(struct sw_sym_cache *c, bool take);
 

@@ -221,6 +221,34 @@ START_TEST(test_index_answers_like_parsed_sym_gz)
 }
 END_TEST
 
+/* A .sym.gz's index keeps only the text read as text: the MODULE line,
+ * PUBLIC lines and FILE names here (every FUNC and CFI record of
+ * make_sym decodes), not the 300 KiB the FUNC and CFI lines take. */
+START_TEST(test_sym_gz_index_keeps_only_the_text_read_as_text)
+{
+	struct fixture fx;
+	setup(&fx, true);
+	struct sw_err warn = {0};
+	sw_bsym_free(load(&fx, &warn));
+	struct sw_bsym *warm = load(&fx, &warn);
+	ck_assert(sw_bsym_is_indexed(warm));
+	const struct sw_bsym *p = fx.parsed;
+	uint64_t want = strlen("MODULE Linux x86_64 ") + strlen(debug_id) + 1 + strlen(debug_file);
+	for (size_t i = 0; i < p->npubs; i++)
+		want += p->pubs[i].len;
+	for (size_t i = 0; i < p->nfiles; i++)
+		want += p->files[i].len;
+	ck_assert_uint_eq(sym_index_text_len(warm->idx), want);
+	ck_assert_uint_lt(want * 4, p->len);
+	for (size_t i = 0; i < warm->nfuncs; i++)
+		ck_assert(warm->funcs[i].flags & BSYM_DECODED);
+	assert_same_answers(fx.parsed, warm);
+	ck_assert(sym_index_check_all(warm->idx));
+	sw_bsym_free(warm);
+	teardown(&fx);
+}
+END_TEST
+
 static size_t file_size(const char *path)
 {
 	struct stat st;
@@ -460,6 +488,7 @@ Suite *test_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_index_answers_like_parsed_plain_sym);
 	tcase_add_test(tc, test_index_answers_like_parsed_sym_gz);
+	tcase_add_test(tc, test_sym_gz_index_keeps_only_the_text_read_as_text);
 	tcase_add_loop_test(tc, test_truncated_index_is_rejected_and_rebuilt, 0, 2);
 	tcase_add_loop_test(tc, test_flipped_byte_in_every_block_is_detected, 0, 2);
 	tcase_add_test(tc, test_key_changes_when_source_changes);
