@@ -369,7 +369,8 @@ struct bsym_cfi_groups {
 
 void bsym_cfi_names_free(struct bsym_cfi_names *names)
 {
-	free(names->groups);
+	if (names->groups)
+		munmap(names->groups, sizeof *names->groups);
 	names->groups = NULL;
 }
 
@@ -404,8 +405,14 @@ static bool encode_group(struct rule_encoder *enc, const char *p, const char *e)
 {
 	size_t n = (size_t)(e - p);
 	struct bsym_cfi_names *names = enc->names;
-	if (!names->groups)
-		names->groups = calloc(1, sizeof *names->groups);
+	/* Pages of its own, zero until touched: calloc from a heap whose
+	 * mmap threshold earlier frees had raised cleared all 1.9 MB, on each
+	 * writer's thread (+2.5 MB of gen48k's cold peak RSS). */
+	if (!names->groups) {
+		void *m = mmap(NULL, sizeof *names->groups, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		names->groups = m == MAP_FAILED ? NULL : m;
+	}
 	struct bsym_cfi_groups *gs = names->groups;
 	uint16_t *slot = NULL;
 	if (gs && n <= GROUP_TEXT) {

@@ -8,7 +8,7 @@
  * holding a header (magic, format version, the key, the section table),
  * a CRC-32 per 64 KiB block of the record arrays, the arrays, the
  * records decoded for lookups (binary, no text to parse), and (for a
- * .sym.gz) the inflated text. The key is the module's identity (debug
+ * .sym.gz) the text of the records read as text. The key is the module's identity (debug
  * file + debug id, as the store asked for it) and the source file's
  * identity (size, mtime and ctime in ns, inode, device); a source that
  * changed gets a new index.
@@ -26,8 +26,8 @@
  * record with pread(), so a walk's resident memory is the pages of the
  * arrays its binary searches visit, not the text of every function it
  * names, and what it checksums is what it reads. For a .sym.gz the text is
- * a section of the index (the inflated file); for a plain .sym it is read
- * from the source itself, whose identity the key pins.
+ * a section of the index (what is read as text, compacted); for a plain
+ * .sym it is read from the source itself, whose identity the key pins.
  *
  * An index is read-only once open and may be shared by threads: the
  * per-block "verified" marks and the failed flag are atomic. */
