@@ -1496,8 +1496,11 @@ bool bsym_span_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t c
                    struct bsym_span *s)
 {
 	s->heap = NULL;
+	/* A record pointing outside the text: a damaged index (its blocks
+	 * passed their CRCs, so a forged or miswritten one); the question
+	 * goes to the source, as for any failed check. */
 	if (off > b->len || n > b->len - off)
-		return false;
+		return b->idx ? sym_index_fail(b->idx) : false;
 	s->n = (size_t)n;
 	if (b->text) {
 		s->p = b->text + off;
@@ -1526,7 +1529,7 @@ bool bsym_blob_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t c
 	uint64_t size;
 	(void)sym_index_section(b->idx, SYM_SEC_DECODED, &size);
 	if (off > size || n > size - off)
-		return false;
+		return sym_index_fail(b->idx);
 	s->n = (size_t)n;
 	char *buf = s->small;
 	if (n > sizeof s->small && !(buf = s->heap = malloc((size_t)n)))

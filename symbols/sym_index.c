@@ -542,6 +542,11 @@ static bool mark_failed(struct sym_index *ix)
 	return false;
 }
 
+bool sym_index_fail(struct sym_index *ix)
+{
+	return mark_failed(ix);
+}
+
 /* Block b of a region, its bytes at hand (mapped, or read with pread).
  * Two threads may check the same block at once: both get the same answer. */
 static bool check_block(struct sym_index *ix, _Atomic uint8_t *state, const uint32_t *crcs,

@@ -198,6 +198,10 @@ bool sym_index_read_decoded(struct sym_index *ix, uint64_t off, size_t n, uint32
  * verifier): what no walk does. */
 bool sym_index_check_all(struct sym_index *ix);
 
+/* Marks the index failed (its user found a record that cannot be right):
+ * false, for the caller to return. */
+bool sym_index_fail(struct sym_index *ix);
+
 /* Did a check fail? Then nothing read from the index may be trusted. */
 bool sym_index_failed(const struct sym_index *ix);
 /* The index file's path (for messages). */

@@ -249,6 +249,31 @@ START_TEST(test_sym_gz_index_keeps_only_the_text_read_as_text)
 }
 END_TEST
 
+/* A record whose range lies outside the text or the decoded section can
+ * only come from a forged or miswritten index (the blocks passed their
+ * CRCs): it marks the index failed, so the question goes to the source,
+ * instead of answering "nothing" from the index. */
+START_TEST(test_record_outside_its_section_fails_the_index)
+{
+	struct fixture fx;
+	setup(&fx, true);
+	struct sw_err warn = {0};
+	sw_bsym_free(load(&fx, &warn));
+	for (int decoded = 0; decoded < 2; decoded++) {
+		struct sw_bsym *warm = load(&fx, &warn);
+		ck_assert(sw_bsym_is_indexed(warm) && !sym_index_failed(warm->idx));
+		struct bsym_span sp;
+		uint64_t size = warm->len;
+		if (decoded)
+			(void)sym_index_section(warm->idx, SYM_SEC_DECODED, &size);
+		ck_assert(!(decoded ? bsym_blob_get : bsym_span_get)(warm, size - 1, 2, 0, &sp));
+		ck_assert(sym_index_failed(warm->idx));
+		sw_bsym_free(warm);
+	}
+	teardown(&fx);
+}
+END_TEST
+
 static size_t file_size(const char *path)
 {
 	struct stat st;
@@ -489,6 +514,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_index_answers_like_parsed_plain_sym);
 	tcase_add_test(tc, test_index_answers_like_parsed_sym_gz);
 	tcase_add_test(tc, test_sym_gz_index_keeps_only_the_text_read_as_text);
+	tcase_add_test(tc, test_record_outside_its_section_fails_the_index);
 	tcase_add_loop_test(tc, test_truncated_index_is_rejected_and_rebuilt, 0, 2);
 	tcase_add_loop_test(tc, test_flipped_byte_in_every_block_is_detected, 0, 2);
 	tcase_add_test(tc, test_key_changes_when_source_changes);
