@@ -499,22 +499,6 @@ static const char *json_status(int status, bool unsupported_cpu)
 	return status == SW_EXIT_DAMAGED ? "DAMAGED" : "OK";
 }
 
-/* The thread --brief walks and prints: the crashing thread (the
- * exception's, else the one that requested the dump: the walker's rule),
- * else the first thread that did not write the dump. -1: none. */
-static int32_t brief_thread(const struct sw_snapshot *s)
-{
-	bool has_req = s->crash.present || s->has_requesting_thread_id;
-	uint32_t req = s->crash.present ? s->crash.thread_id : s->requesting_thread_id;
-	for (uint32_t i = 0; has_req && i < s->nthreads; i++)
-		if (s->threads[i].id == req)
-			return (int32_t)i;
-	for (uint32_t i = 0; i < s->nthreads; i++)
-		if (!(s->has_dump_thread_id && s->threads[i].id == s->dump_thread_id))
-			return (int32_t)i;
-	return -1;
-}
-
 /* --require-symbols: each module holding a frame the signature is made of
  * whose symbols were not loaded (missing, corrupt, or no symbol path),
  * one line each. True when there
@@ -593,8 +577,9 @@ static int no_report(const struct options *o, struct run *r, int status, const c
 }
 
 /* A batch's line for one report: the JSON document --json prints, with
- * the input's path in front (docs/batch.md). False when out of memory. */
-static bool put_batch_report(const struct options *o, FILE *f, const struct sw_snapshot *view,
+ * the input's path in front and, for one of several microdumps of a log,
+ * which one it is (docs/batch.md). False when out of memory. */
+static bool put_batch_report(const struct options *o, FILE *f, const struct sw_snapshot *snap,
                              const struct sw_arch *arch, const struct sw_walk_result *walk,
                              const struct sw_output_options *out)
 {
@@ -603,10 +588,23 @@ static bool put_batch_report(const struct options *o, FILE *f, const struct sw_s
 	FILE *m = open_memstream(&doc, &len);
 	if (!m)
 		return false;
-	sw_output(m, SW_OUTPUT_JSON, view, arch, walk, out);
+	/* The microdump key goes in front of the document's own keys, after
+	 * "file" (sw_batch_put_report puts that first). */
+	const struct sw_part *p = &snap->part;
+	if (p->count >= 2)
+		fprintf(m, "{\"microdump\":{\"number\":%u,\"count\":%u,\"line\":%llu},", p->index + 1,
+		        p->count, (unsigned long long)p->line);
+	long body = ftell(m);
+	sw_output(m, SW_OUTPUT_JSON, snap, arch, walk, out);
 	bool ok = !ferror(m);
 	if (fclose(m) != 0)
 		ok = false;
+	/* Drop the document's own "{", which follows the microdump key's
+	 * "{...},". */
+	if (ok && body > 0 && (size_t)body < len && doc[body] == '{') {
+		memmove(doc + body, doc + body + 1, len - (size_t)body);
+		len--;
+	}
 	if (ok)
 		sw_batch_put_report(f, o->snapshot, doc, len);
 	free(doc);
@@ -670,32 +668,18 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	if (sym_err.code != SW_OK)
 		fprintf(r->msgs, "stackwalk: %s\n", sym_err.msg);
 
-	/* --brief walks a view of the snapshot in which only the chosen
-	 * thread has registers: the walker leaves the others unwalked
-	 * (walk_end "not_walked"), and their indexes stay the snapshot's. */
-	struct sw_snapshot view = snap;
-	struct sw_thread *threads = NULL;
-	int32_t chosen = o->brief ? brief_thread(&snap) : -1;
-	if (chosen >= 0) {
-		threads = malloc(snap.nthreads * sizeof *threads);
-		if (!threads) {
-			sw_sym_store_free(store);
-			sw_snapshot_free(&snap);
-			return no_report(o, r, SW_EXIT_INTERNAL, "out of memory");
-		}
-		memcpy(threads, snap.threads, snap.nthreads * sizeof *threads);
-		for (uint32_t i = 0; i < snap.nthreads; i++)
-			if (i != (uint32_t)chosen)
-				memset(&threads[i].ctx, 0, sizeof threads[i].ctx);
-		view.threads = threads;
-	}
+	/* --brief walks and prints one thread, the walker's choice
+	 * (sw_walk_chosen_thread, as the API's STACKWALK_WALK_CRASHING_ONLY);
+	 * the others are listed unwalked (walk_end "not_walked"). */
+	int32_t chosen = o->brief ? sw_walk_chosen_thread(&snap) : -1;
 
 	struct sw_arena walk_arena;
 	sw_arena_init(&walk_arena);
 	struct sw_walk_result walk;
 	struct sw_walk_options walk_opt = o->walk;
 	walk_opt.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
-	bool walked = sw_walk_snapshot(&view, arch, sw_sym_store_source(store), &walk_opt,
+	walk_opt.crashing_only = o->brief;
+	bool walked = sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt,
 	                               &walk_arena, &walk);
 	/* Symbol files refused while the walk loaded them (symbols/store.h). */
 	for (uint32_t i = 0; i < sw_sym_store_nwarnings(store); i++)
@@ -710,7 +694,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 		const char *signature = NULL;
 		if (walk.crashing >= 0 && (uint32_t)walk.crashing < walk.nstacks) {
 			const struct sw_stack *st = &walk.stacks[walk.crashing];
-			sw_signature_make(&r->rules, &view, st, &sig);
+			sw_signature_make(&r->rules, &snap, st, &sig);
 			signature = sig.text;
 			if (o->require_symbols && report_missing_symbols(o, r->msgs, &snap, &walk, st, &sig))
 				status = sw_worse_status(status, SW_EXIT_NO_SYMBOLS);
@@ -723,23 +707,22 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 			.status = json_status(status, unsupported_cpu),
 		};
 		if (o->batch) {
-			if (!put_batch_report(o, r->out.f, &view, arch, &walk, &out))
+			if (!put_batch_report(o, r->out.f, &snap, arch, &walk, &out))
 				status = SW_EXIT_INTERNAL;
 		} else if (!r->out.reader_gone && !r->out.failed) {
-			print_part_header(r->out.f, o->format, &view);
-			sw_output(r->out.f, o->format, &view, arch, &walk, &out);
+			print_part_header(r->out.f, o->format, &snap);
+			sw_output(r->out.f, o->format, &snap, arch, &walk, &out);
 			if (!sink_check(&r->out))
 				status = SW_EXIT_INTERNAL;
 		}
 		if (r->cyborg.f && !r->cyborg.failed) {
-			sw_output(r->cyborg.f, SW_OUTPUT_JSON, &view, arch, &walk, &out);
+			sw_output(r->cyborg.f, SW_OUTPUT_JSON, &snap, arch, &walk, &out);
 			if (!sink_check(&r->cyborg))
 				status = SW_EXIT_INTERNAL;
 		}
 	}
 
 	sw_arena_free(&walk_arena);
-	free(threads);
 	sw_sym_store_free(store);
 	sw_snapshot_free(&snap);
 	return status;

@@ -29,7 +29,10 @@
  * Threads: the library has no global state. Handles are not locked: use
  * each snapshot, options and result handle (and the threads and frames of
  * a result) from one thread at a time; different handles may be used in
- * different threads at once, also for the same file.
+ * different threads at once, also for the same file. One exception: once
+ * set up, an options handle may be passed to stackwalk_walk in several
+ * threads at once (it only reads it), so walks share its symbol cache and
+ * symbol servers; no setter may be called meanwhile.
  *
  * Lifetimes: a result refers to its snapshot (free the result first);
  * strings returned by a handle's accessors live as long as the handle. */
@@ -100,7 +103,8 @@ STACKWALK_API size_t stackwalk_snapshot_problem_count(const stackwalk_snapshot *
 STACKWALK_API const char *stackwalk_snapshot_problem(const stackwalk_snapshot *snap, size_t i);
 
 /* Walk options. A new handle walks without symbols, all frames, with
- * stack scanning. */
+ * stack scanning, no symbol cache (nothing is written to disk), no symbol
+ * server and the built-in crash-signature rules. */
 STACKWALK_API stackwalk_options *stackwalk_options_new(void);
 STACKWALK_API void stackwalk_options_free(stackwalk_options *opt);
 /* A Breakpad symbol store, a .sym/.sym.gz file, a folder of ELF files or
@@ -120,8 +124,60 @@ STACKWALK_API enum stackwalk_status stackwalk_options_set_local_modules(stackwal
 STACKWALK_API enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt,
                                                                     const char *path);
 
+/* Added in 0.2 (version node STACKWALK_0.2). */
+
+/* The symbol index cache (stackwalk(1)'s --symbols-cache; see its
+ * docs/symbol-cache.md): each .sym/.sym.gz read is indexed once into dir,
+ * and later walks, in this process or another, map the index instead of
+ * parsing the file; output is the same. dir NULL: stackwalk(1)'s default,
+ * $XDG_CACHE_HOME/stackwalk, else $HOME/.cache/stackwalk (ENOENT when
+ * neither is set). A new handle has no cache: a library writes nothing to
+ * disk unless asked. The directory is created with the first index; one
+ * that cannot be written is a warning (stackwalk_result_warning) of the
+ * first walk that tries, and walks go on uncached. Every walk with opt
+ * (and its result, until freed) shares one cache, across threads too.
+ * The symbol servers, if any, download into dir from then on. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_symbol_cache(stackwalk_options *opt,
+                                                                       const char *dir);
+/* No symbol cache (stackwalk(1)'s --no-cache): every walk parses its
+ * symbol files; downloads go to a temporary directory (see below). */
+STACKWALK_API enum stackwalk_status stackwalk_options_disable_symbol_cache(stackwalk_options *opt);
+/* A symbol server (stackwalk(1)'s --symbols-url; docs/symbol-servers.md):
+ * an http://, https:// or file:// URL laid out as a Breakpad store
+ * (URL/NAME/DEBUG_ID/NAME.sym[.gz], URL/NAME/BUILD_ID/NAME for ELF files),
+ * asked for the modules holding a frame that no symbol path served, the
+ * URLs in the order added. EINVAL: not such a URL, or a library built
+ * without libcurl; EIO: libcurl cannot be loaded (it is loaded by the
+ * first call), or the temporary directory (below) cannot be made. */
+STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt,
+                                                                     const char *url);
+/* 1: also ask debuginfod, by build-id, for ELF modules' files (stackwalk(1)'s
+ * --debuginfod), the servers being those $DEBUGINFOD_URLS names (read now).
+ * EINVAL: DEBUGINFOD_URLS is not set, or a library built without
+ * libdebuginfod. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt,
+                                                                     int on);
+/* The URLs' downloads go into the symbol cache's directory and stay there
+ * for later walks; without a cache (a new handle's default), into a
+ * temporary directory ($TMPDIR/stackwalk-symbols-XXXXXX) that is removed
+ * once opt and every result walked with it are freed, or the servers or
+ * the cache are set anew (debuginfod's files stay in libdebuginfod's own
+ * cache). A server that cannot be reached, or a file it refuses, is a
+ * warning of the walk, never a failure: the walk goes on without that
+ * module's symbols. */
+
+/* More crash-signature rules (stackwalk(1)'s --signature-skip; the file
+ * format is docs/signature.md's: "irrelevant GLOB", "prefix GLOB", "keep
+ * GLOB", "reset"), after the built-in ones and those of files added
+ * before. EIO: the file cannot be read; EINVAL: a bad line (the message
+ * names the file and the line); either way no rule of it is added. */
+STACKWALK_API enum stackwalk_status stackwalk_options_add_signature_skip(stackwalk_options *opt,
+                                                                         const char *path);
+
 /* Walking. flags: 0 walks every thread; STACKWALK_WALK_CRASHING_ONLY only
- * the crashing one (the others are listed without frames). opt may be
+ * the crashing one, or when none crashed nor requested the dump the first
+ * thread that did not write it (the others are listed without frames;
+ * the thread stackwalk(1)'s --brief prints). opt may be
  * NULL (the defaults). Returns OK, or DAMAGED when the snapshot's CPU is
  * one stackwalk cannot walk (threads listed, not walked), with *out set;
  * or an error with *out NULL. Symbol files refused and symbol paths
@@ -131,9 +187,15 @@ STACKWALK_API enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *sna
                                                    const stackwalk_options *opt,
                                                    unsigned flags, stackwalk_result **out);
 STACKWALK_API void stackwalk_result_free(stackwalk_result *res);
-/* Warnings of the walk: symbol paths skipped, symbol files refused. */
+/* Warnings of the walk: symbol paths skipped, symbol files refused,
+ * symbol servers that failed, a symbol cache that cannot be written. */
 STACKWALK_API size_t stackwalk_result_warning_count(const stackwalk_result *res);
 STACKWALK_API const char *stackwalk_result_warning(const stackwalk_result *res, size_t i);
+/* The crash signature (docs/signature.md): the crashing thread's first
+ * meaningful function names joined by " | ", by the options' rules; what
+ * stackwalk(1) prints as "Signature:" and in the JSON's "signature". NULL
+ * when no thread crashed or requested the dump (added in 0.2). */
+STACKWALK_API const char *stackwalk_result_signature(const stackwalk_result *res);
 
 /* Threads, in the snapshot's order; the crashing one (the exception's, or
  * the one that asked for the dump) or NULL. */
@@ -187,7 +249,9 @@ STACKWALK_API uint32_t stackwalk_frame_line(const stackwalk_frame *f);
 
 /* Rendering, as stackwalk(1) prints it: TEXT is Breakpad's
  * minidump_stackwalk layout, MACHINE its pipe-delimited one (-m), JSON
- * rust-minidump's schema (flag STACKWALK_RENDER_PRETTY indents it). */
+ * rust-minidump's schema (flag STACKWALK_RENDER_PRETTY indents it). The
+ * crash signature is in TEXT and JSON as stackwalk(1) prints it. Every
+ * thread is printed, those CRASHING_ONLY left unwalked without frames. */
 enum stackwalk_format {
 	STACKWALK_FORMAT_TEXT = 0,
 	STACKWALK_FORMAT_MACHINE = 1,

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,11 @@
 #include "arch/registry.h"
 #include "formats/open.h"
 #include "lib/output.h"
+#include "lib/signature.h"
 #include "lib/walker.h"
 #include "symbols/store.h"
+#include "symbols/sym_index.h"
+#include "symbols/symbol_server.h"
 
 struct stackwalk_snapshot {
 	struct sw_snapshot snap;
@@ -26,12 +30,31 @@ struct stackwalk_snapshot {
 	size_t nsearch_paths;
 };
 
+/* An object that options and the results walked with them hold on to: a
+ * symbol cache or the symbol servers, which the store of a result uses
+ * until the result is freed, and which are thread-safe (several results
+ * in several threads may use one). Freed with its last reference. */
+struct shared {
+	atomic_uint refs;
+	void *obj;
+	void (*release)(void *obj);
+};
+
 struct stackwalk_options {
 	char **paths;             /* symbol paths, malloc'd copies */
 	size_t npaths;
 	char *maps_file;
 	struct sw_walk_options walk;
 	bool local_modules;
+	struct shared *cache;     /* a struct sw_sym_cache; NULL: none */
+	char **urls;              /* symbol server URLs, malloc'd copies */
+	size_t nurls;
+	bool debuginfod;
+	/* A struct sw_symbol_server made of urls, debuginfod and the cache's
+	 * directory, remade by each setter of one of them (which so checks
+	 * its argument at once); NULL: neither URLs nor debuginfod. */
+	struct shared *servers;
+	struct sw_sig_rules rules; /* the built-in crash-signature rules, then the skip files' */
 };
 
 struct stackwalk_frame {
@@ -50,11 +73,13 @@ struct stackwalk_result {
 	const struct stackwalk_snapshot *snap;
 	const struct sw_arch *arch;       /* the snapshot's CPU, NULL: unknown */
 	struct sw_sym_store *store;       /* frames' names may point into its files */
+	struct shared *cache, *servers;   /* the store's, held until it is freed */
 	struct sw_arena arena;
 	struct sw_walk_result walk;
 	struct stackwalk_thread *threads; /* one per walk.stacks */
 	const char **warnings;
 	size_t nwarnings;
+	const char *signature;            /* of the crashing thread; NULL: none */
 };
 
 /* The one error channel, per thread (as elfutils' dwfl_errmsg): the handles
@@ -213,21 +238,78 @@ const char *stackwalk_snapshot_problem(const stackwalk_snapshot *snap, size_t i)
 	return snap && i < snap->snap.nproblems ? snap->snap.problems[i] : NULL;
 }
 
+/* ---- shared objects ---- */
+
+static struct shared *shared_new(void *obj, void (*release)(void *obj))
+{
+	struct shared *sh = malloc(sizeof *sh);
+	if (!sh) {
+		release(obj);
+		return NULL;
+	}
+	atomic_init(&sh->refs, 1);
+	sh->obj = obj;
+	sh->release = release;
+	return sh;
+}
+
+static struct shared *shared_ref(struct shared *sh)
+{
+	if (sh)
+		atomic_fetch_add_explicit(&sh->refs, 1, memory_order_relaxed);
+	return sh;
+}
+
+static void shared_unref(struct shared *sh)
+{
+	if (!sh || atomic_fetch_sub_explicit(&sh->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	sh->release(sh->obj);
+	free(sh);
+}
+
+static void release_cache(void *cache)
+{
+	sw_sym_cache_free(cache);
+}
+
+static void release_servers(void *servers)
+{
+	sw_symbol_server_free(servers);
+}
+
 /* ---- options ---- */
 
 stackwalk_options *stackwalk_options_new(void)
 {
-	return calloc(1, sizeof(struct stackwalk_options));
+	struct stackwalk_options *opt = calloc(1, sizeof *opt);
+	if (!opt)
+		return NULL;
+	sw_sig_rules_init(&opt->rules);
+	if (!sw_sig_rules_add_defaults(&opt->rules)) {
+		stackwalk_options_free(opt);
+		return NULL;
+	}
+	return opt;
+}
+
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 void stackwalk_options_free(stackwalk_options *opt)
 {
 	if (!opt)
 		return;
-	for (size_t i = 0; i < opt->npaths; i++)
-		free(opt->paths[i]);
-	free(opt->paths);
+	free_strings(opt->paths, opt->npaths);
 	free(opt->maps_file);
+	shared_unref(opt->cache);
+	free_strings(opt->urls, opt->nurls);
+	shared_unref(opt->servers);
+	sw_sig_rules_free(&opt->rules);
 	free(opt);
 }
 
@@ -280,6 +362,132 @@ enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt, co
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
 	free(opt->maps_file);
 	opt->maps_file = copy;
+	return STACKWALK_OK;
+}
+
+/* The symbol servers of urls, debuginfod and cache (its directory receives
+ * the downloads; NULL: a temporary directory, removed with the servers),
+ * as cmd/stackwalk.c makes them, into *out (NULL: no server asked for).
+ * On failure *out is untouched and the message says who failed. */
+static enum stackwalk_status make_servers(const char *who, char *const *urls, size_t nurls,
+                                          bool debuginfod, const struct shared *cache,
+                                          struct shared **out)
+{
+	if (!nurls && !debuginfod) {
+		*out = NULL;
+		return STACKWALK_OK;
+	}
+	struct sw_symbol_server_options so = {
+		.urls = (const char *const *)urls,
+		.nurls = nurls,
+		.debuginfod = debuginfod,
+		.cache_dir = cache ? sw_sym_cache_dir(cache->obj) : NULL,
+	};
+	struct sw_err err = { 0 };
+	struct sw_symbol_server *srv = sw_symbol_server_create(&so, &err);
+	if (!srv)
+		return fail(status_of(err.code ? err.code : SW_ERR_NOMEM), "%s: %s", who,
+		            err.code ? err.msg : "out of memory");
+	struct shared *sh = shared_new(srv, release_servers);
+	if (!sh)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", who);
+	*out = sh;
+	return STACKWALK_OK;
+}
+
+/* Makes opt's cache `cache` (taken over), its servers remade to download
+ * into it; on failure opt is unchanged and cache released. */
+static enum stackwalk_status replace_cache(stackwalk_options *opt, const char *who,
+                                           struct shared *cache)
+{
+	struct shared *servers;
+	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod, cache,
+	                                        &servers);
+	if (st != STACKWALK_OK) {
+		shared_unref(cache);
+		return st;
+	}
+	shared_unref(opt->cache);
+	opt->cache = cache;
+	shared_unref(opt->servers);
+	opt->servers = servers;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_symbol_cache(stackwalk_options *opt, const char *dir)
+{
+	static const char who[] = "stackwalk_options_set_symbol_cache";
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "%s: no options", who);
+	if (dir && !*dir)
+		return fail(STACKWALK_EINVAL, "%s: an empty directory name", who);
+	struct sw_err err = { 0 };
+	struct sw_sym_cache *c = sw_sym_cache_create(dir, &err);
+	if (!c && err.code == SW_ERR_USAGE) /* no default directory */
+		return fail(STACKWALK_ENOENT, "%s: %s", who, err.msg);
+	struct shared *cache = c ? shared_new(c, release_cache) : NULL;
+	if (!cache)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", who);
+	return replace_cache(opt, who, cache);
+}
+
+enum stackwalk_status stackwalk_options_disable_symbol_cache(stackwalk_options *opt)
+{
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_disable_symbol_cache: no options");
+	return replace_cache(opt, "stackwalk_options_disable_symbol_cache", NULL);
+}
+
+enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt, const char *url)
+{
+	static const char who[] = "stackwalk_options_add_symbol_url";
+	if (!opt || !url)
+		return fail(STACKWALK_EINVAL, "%s: no %s", who, opt ? "URL" : "options");
+	char **urls = realloc(opt->urls, (opt->nurls + 1) * sizeof *urls);
+	if (!urls)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", url);
+	opt->urls = urls;
+	if (!(urls[opt->nurls] = strdup(url)))
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", url);
+	struct shared *servers;
+	enum stackwalk_status st = make_servers(who, urls, opt->nurls + 1, opt->debuginfod,
+	                                        opt->cache, &servers);
+	if (st != STACKWALK_OK) {
+		free(urls[opt->nurls]);
+		return st;
+	}
+	opt->nurls++;
+	shared_unref(opt->servers);
+	opt->servers = servers;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt, int on)
+{
+	static const char who[] = "stackwalk_options_set_debuginfod";
+	if (!opt)
+		return fail(STACKWALK_EINVAL, "%s: no options", who);
+	struct shared *servers;
+	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, on != 0, opt->cache,
+	                                        &servers);
+	if (st != STACKWALK_OK)
+		return st;
+	opt->debuginfod = on != 0;
+	shared_unref(opt->servers);
+	opt->servers = servers;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_add_signature_skip(stackwalk_options *opt,
+                                                           const char *path)
+{
+	if (!opt || !path)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_add_signature_skip: no %s",
+		            opt ? "path" : "options");
+	struct sw_err err = { 0 };
+	if (!sw_sig_rules_load(&opt->rules, path, &err))
+		return fail(status_of(err.code ? err.code : SW_ERR_NOMEM), "%s",
+		            err.code ? err.msg : "out of memory");
 	return STACKWALK_OK;
 }
 
@@ -340,17 +548,46 @@ static bool make_views(struct stackwalk_result *res)
 	return true;
 }
 
+/* The crash signature of the crashing thread's stack, if any, by opt's
+ * rules (as the CLI's JSON "signature"). False when out of memory. */
+static bool make_signature(struct stackwalk_result *res, const struct stackwalk_options *opt)
+{
+	const struct sw_walk_result *w = &res->walk;
+	if (w->crashing < 0 || (uint32_t)w->crashing >= w->nstacks)
+		return true;
+	struct sw_signature sig;
+	sw_signature_make(&opt->rules, &res->snap->snap, &w->stacks[w->crashing], &sig);
+	res->signature = sw_arena_strdup(&res->arena, sig.text);
+	return res->signature != NULL;
+}
+
+static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
+                                       const stackwalk_options *opt, unsigned flags,
+                                       stackwalk_result **out);
+
 enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap, const stackwalk_options *opt,
                                      unsigned flags, stackwalk_result **out)
 {
-	static const struct stackwalk_options defaults;
 	if (!snap || !out)
 		return fail(STACKWALK_EINVAL, "stackwalk_walk: no %s", snap ? "result pointer" : "snapshot");
 	*out = NULL;
 	if (flags & ~(unsigned)STACKWALK_WALK_CRASHING_ONLY)
 		return fail(STACKWALK_EINVAL, "stackwalk_walk: unknown flags 0x%x", flags);
-	if (!opt)
-		opt = &defaults;
+	if (opt)
+		return walk_with(snap, opt, flags, out);
+	/* The defaults are a new handle's (the built-in signature rules). */
+	stackwalk_options *defaults = stackwalk_options_new();
+	if (!defaults)
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
+	enum stackwalk_status st = walk_with(snap, defaults, flags, out);
+	stackwalk_options_free(defaults);
+	return st;
+}
+
+static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
+                                       const stackwalk_options *opt, unsigned flags,
+                                       stackwalk_result **out)
+{
 	struct stackwalk_result *res = calloc(1, sizeof *res);
 	if (!res)
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
@@ -380,13 +617,18 @@ enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap, const stack
 		return st;
 	}
 	sw_sym_store_set_local_modules(res->store, opt->local_modules);
+	res->cache = shared_ref(opt->cache);
+	res->servers = shared_ref(opt->servers);
+	sw_sym_store_set_cache(res->store, res->cache ? res->cache->obj : NULL);
+	sw_sym_store_set_symbol_server(res->store, res->servers ? res->servers->obj : NULL);
 
 	struct sw_walk_options wo = opt->walk;
 	wo.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
 	wo.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
 	if (!sw_walk_snapshot(&snap->snap, res->arch, sw_sym_store_source(res->store), &wo,
 	                      &res->arena, &res->walk) ||
-	    !collect_warnings(res, opt, &store_err) || !make_views(res)) {
+	    !collect_warnings(res, opt, &store_err) || !make_views(res) ||
+	    !make_signature(res, opt)) {
 		stackwalk_result_free(res);
 		return fail(STACKWALK_ENOMEM, "%s: out of memory while walking", snap->path);
 	}
@@ -403,6 +645,8 @@ void stackwalk_result_free(stackwalk_result *res)
 		return;
 	sw_arena_free(&res->arena);
 	sw_sym_store_free(res->store);
+	shared_unref(res->cache);
+	shared_unref(res->servers);
 	free(res);
 }
 
@@ -414,6 +658,11 @@ size_t stackwalk_result_warning_count(const stackwalk_result *res)
 const char *stackwalk_result_warning(const stackwalk_result *res, size_t i)
 {
 	return res && i < res->nwarnings ? res->warnings[i] : NULL;
+}
+
+const char *stackwalk_result_signature(const stackwalk_result *res)
+{
+	return res ? res->signature : NULL;
 }
 
 /* ---- threads ---- */
@@ -559,15 +808,20 @@ enum stackwalk_status stackwalk_render(const stackwalk_result *res, enum stackwa
 		return fail(STACKWALK_EINVAL, "stackwalk_render: no %s", res ? "FILE" : "result");
 	if (flags & ~(unsigned)STACKWALK_RENDER_PRETTY)
 		return fail(STACKWALK_EINVAL, "stackwalk_render: unknown flags 0x%x", flags);
-	const struct sw_snapshot *s = &res->snap->snap;
+	enum sw_output_format fmt;
 	switch (format) {
-	case STACKWALK_FORMAT_TEXT: sw_output_text(out, s, res->arch, &res->walk); break;
-	case STACKWALK_FORMAT_MACHINE: sw_output_machine(out, s, res->arch, &res->walk); break;
-	case STACKWALK_FORMAT_JSON:
-		sw_output_json(out, s, res->arch, &res->walk, flags & STACKWALK_RENDER_PRETTY);
-		break;
+	case STACKWALK_FORMAT_TEXT: fmt = SW_OUTPUT_TEXT; break;
+	case STACKWALK_FORMAT_MACHINE: fmt = SW_OUTPUT_MACHINE; break;
+	case STACKWALK_FORMAT_JSON: fmt = SW_OUTPUT_JSON; break;
 	default: return fail(STACKWALK_EINVAL, "stackwalk_render: unknown format %d", (int)format);
 	}
+	/* The signature as the CLI prints it (text "Signature:", JSON
+	 * "signature"). */
+	struct sw_output_options oo = {
+		.pretty = (flags & STACKWALK_RENDER_PRETTY) != 0,
+		.signature = res->signature,
+	};
+	sw_output(out, fmt, &res->snap->snap, res->arch, &res->walk, &oo);
 	if (fflush(out) != 0 || ferror(out))
 		return fail(STACKWALK_EIO, "cannot write the output: %s", strerror(errno));
 	return STACKWALK_OK;

@@ -913,6 +913,28 @@ static uint64_t address_mask(const struct sw_snapshot *s)
 	return mask;
 }
 
+/* Breakpad's rules (MinidumpProcessor::Process): the exception names the
+ * crashing thread, else the Breakpad info stream the thread that requested
+ * the dump. */
+static bool requesting_thread_id(const struct sw_snapshot *s, uint32_t *id)
+{
+	*id = s->crash.present ? s->crash.thread_id : s->requesting_thread_id;
+	return s->crash.present || s->has_requesting_thread_id;
+}
+
+int32_t sw_walk_chosen_thread(const struct sw_snapshot *snap)
+{
+	uint32_t req;
+	if (requesting_thread_id(snap, &req))
+		for (uint32_t i = 0; i < snap->nthreads; i++)
+			if (snap->threads[i].id == req)
+				return (int32_t)i;
+	for (uint32_t i = 0; i < snap->nthreads; i++)
+		if (!(snap->has_dump_thread_id && snap->threads[i].id == snap->dump_thread_id))
+			return (int32_t)i;
+	return -1;
+}
+
 bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,
                       const struct sw_symbol_source *symbols,
                       const struct sw_walk_options *opt, struct sw_arena *arena,
@@ -942,11 +964,11 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 			return false;
 	}
 	out->nstacks = snap->nthreads;
-	/* Breakpad's rules (MinidumpProcessor::Process): the exception names
-	 * the crashing thread, else the Breakpad info stream the thread that
-	 * requested the dump; the thread that wrote the dump is not walked. */
-	bool has_requesting = snap->crash.present || snap->has_requesting_thread_id;
-	uint32_t requesting = snap->crash.present ? snap->crash.thread_id : snap->requesting_thread_id;
+	/* The thread that wrote the dump is not walked (unless it is the
+	 * crashing one). */
+	uint32_t requesting;
+	bool has_requesting = requesting_thread_id(snap, &requesting);
+	int32_t chosen = w.opt.crashing_only ? sw_walk_chosen_thread(snap) : -1;
 	struct frame_list scratch = { 0 };
 	bool ok = true;
 	for (uint32_t i = 0; i < snap->nthreads && ok; i++) {
@@ -961,7 +983,7 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
 		if (is_requesting)
 			out->crashing = (int32_t)i;
-		if (w.opt.crashing_only && !is_requesting) {
+		if (w.opt.crashing_only && (int32_t)i != chosen) {
 			memset(&out->stacks[i], 0, sizeof out->stacks[i]);
 			out->stacks[i].thread = i;
 			continue;

@@ -17,8 +17,9 @@ struct sw_walk_options {
 	uint32_t max_frames;       /* per thread; 0: the default (SW_DEFAULT_MAX_FRAMES) */
 	bool no_scan;              /* never fall back to stack scanning */
 	uint32_t max_scanned;      /* scanned frames per thread; 0: SW_MAX_SCANNED_FRAMES */
-	/* Walk only the crashing thread (sw_walk_result.crashing); the others
-	 * get a stack without frames (SW_END_NOT_WALKED). */
+	/* Walk only the thread sw_walk_chosen_thread names (the crashing
+	 * one, else a stand-in); the others get a stack without frames
+	 * (SW_END_NOT_WALKED). */
 	bool crashing_only;
 	/* The hook table for a thread whose context names another CPU than
 	 * the snapshot's (Breakpad picks the walker per context); NULL: every
@@ -97,6 +98,13 @@ struct sw_walk {
 	uint32_t scanned;             /* frames of this thread found by scanning */
 	uint64_t frame_budget;        /* physical frames left for all threads */
 };
+
+/* The one thread a walk with crashing_only walks, and the one the CLI's
+ * --brief and the API's STACKWALK_WALK_CRASHING_ONLY show: the crashing
+ * thread (sw_walk_result.crashing: the exception's, else the one that
+ * requested the dump), else the first thread that did not write the dump
+ * (a dump taken without a crash still has a stack to show). -1: none. */
+int32_t sw_walk_chosen_thread(const struct sw_snapshot *snap);
 
 /* Walks every thread of snap. Frames and strings are allocated in arena. */
 bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,

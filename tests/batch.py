@@ -5,7 +5,8 @@ of that input; lines come in input order with 1 and 4 jobs; an unreadable
 file, a damaged one and a folder of dumps in the middle of the list each
 give their lines and the batch goes on; "-" reads paths from stdin; exit
 statuses; progress only on a terminal; threads sharing one symbol cache
-leave one index per symbol file."""
+leave one index per symbol file; each microdump of a log holding several
+is named by its line's "microdump" key."""
 import argparse, glob, json, os, pty, select, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
@@ -75,6 +76,13 @@ def lines_of(out):
             check(False, "not a JSON line: %r" % l[:200])
     return docs
 
+# A log of several microdumps: where each is, from the headers a single
+# --machine run prints before each report ("Microdump|2|3|192").
+def microdump_keys(path):
+    rc, out, err = run(["-m", "--no-cache", path])
+    return [{"number": int(f[1]), "count": int(f[2]), "line": int(f[3])}
+            for f in (l.split("|") for l in out.splitlines()) if f[0] == "Microdump"]
+
 # The lines a batch of `inputs` must print, from single runs.
 def expected(inputs):
     want = []
@@ -87,8 +95,11 @@ def expected(inputs):
         rc, docs = single_docs(p)
         if not docs:
             want.append({"file": p, "status": "ERROR_UNREADABLE"})
-        for d in docs:
-            want.append(dict(d, file=p))
+        keys = microdump_keys(p) if len(docs) > 1 else []
+        check(len(keys) == (len(docs) if len(docs) > 1 else 0),
+              "%s: %d documents, %d microdump headers" % (p, len(docs), len(keys)))
+        for i, d in enumerate(docs):
+            want.append(dict(d, file=p, **({"microdump": keys[i]} if keys else {})))
     return want
 
 def compare(got, want, what):
@@ -103,6 +114,9 @@ def compare(got, want, what):
                   "%s: %s: want an ERROR_UNREADABLE line, got %s" % (what, w["file"], str(g)[:200]))
             continue
         check(next(iter(g)) == "file", "%s: %s: \"file\" is not the first key" % (what, w["file"]))
+        if "microdump" in g:
+            check(list(g)[1] == "microdump", "%s: %s: \"microdump\" is not the second key"
+                  % (what, w["file"]))
         check(g == w, "%s: line %d (%s) differs from its --json run" % (what, i, w["file"]))
 
 try:
@@ -214,6 +228,20 @@ try:
               % (len(idx), len(loaded), tmp))
         rc, out, err = run(["--batch", "--jobs", "4", "--symbols-cache", cache] + rep + sym_args)
         compare(lines_of(out), expected(rep), "shared cache, warm")
+
+    # A log holding two microdumps: two lines, each naming which of the
+    # log's microdumps it is and where it begins; a log of one has no such
+    # key (docs/batch.md).
+    multi = os.path.join(a.corpus, "breakpad", "microdump-multiple.dmp")
+    one = os.path.join(a.corpus, "breakpad", "microdump-arm.dmp")
+    if os.path.isfile(multi) and os.path.isfile(one):
+        rc, out, err = run(["--batch", "--no-cache", multi, one, multi] + sym_args)
+        got = lines_of(out)
+        compare(got, expected([multi, one, multi]), "microdumps")
+        check([g.get("microdump") for g in got] ==
+              [{"number": 1, "count": 2, "line": 7}, {"number": 2, "count": 2, "line": 192}, None,
+               {"number": 1, "count": 2, "line": 7}, {"number": 2, "count": 2, "line": 192}],
+              "microdumps: %s" % [g.get("microdump") for g in got])
 
     # Progress: on a terminal, "N/M done, K failed"; the lines unchanged.
     pid, fd = pty.fork()

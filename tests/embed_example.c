@@ -3,7 +3,8 @@
  * --libs stackwalk`, shared and static. Walks SNAPSHOT's crashing thread
  * with SYMBOL_PATH and prints one line per frame:
  *     N MODULE!FUNCTION [FILE : LINE] pc=0x... sp=0x... TRUST
- * then the size of the JSON report, rendered into a buffer. */
+ * then the crash signature and whether the JSON report, rendered into a
+ * buffer, looks whole. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,9 @@ int main(int argc, char **argv)
 			printf(" sp=0x%" PRIx64, stackwalk_frame_sp(f));
 		printf(" %s\n", stackwalk_trust_name(stackwalk_frame_trust(f)));
 	}
+	/* NULL when nothing crashed (a dump taken on request). */
+	const char *signature = stackwalk_result_signature(res);
+	printf("signature %s\n", signature ? signature : "(none)");
 	char *json;
 	size_t len;
 	if (stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &json, &len) != STACKWALK_OK) {

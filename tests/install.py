@@ -58,6 +58,8 @@ def check_frames(out, how):
         got = frames[i] if i < len(frames) else "(missing)"
         check(re.fullmatch(want, got) is not None, f"{how}: frame {i} is {function} ({trust})")
     check("json ok" in out.splitlines(), f"{how}: JSON rendered into a buffer")
+    check("signature `anonymous namespace'::CrashFunction" in out.splitlines(),
+          f"{how}: the crash signature")
 
 
 def main():
@@ -111,10 +113,18 @@ def main():
         r = run(["nm", "-D", "--defined-only", so])
         names = [l.split()[-1] for l in r.stdout.splitlines() if l.strip()]
         api = [n for n in names if n.startswith("stackwalk_")]
-        other = [n for n in names if not n.startswith("stackwalk_") and n != "STACKWALK_0"]
+        # The version nodes (STACKWALK_0, STACKWALK_0.2, ...) are symbols too.
+        other = [n for n in names
+                 if not n.startswith("stackwalk_") and not re.fullmatch(r"STACKWALK_[0-9.]+", n)]
         check(r.returncode == 0 and len(api) > 20 and not other,
               f"libstackwalk.so exports {len(api)} stackwalk_* functions and nothing else"
               + (f" (also: {' '.join(other[:8])})" if other else ""))
+        # A function added after 0.1 is in its own node (lib/stackwalk.map);
+        # nm prints NAME@@NODE when it knows versions.
+        if any("@@" in n for n in api):
+            check("stackwalk_result_signature@@STACKWALK_0.2" in api
+                  and "stackwalk_walk@@STACKWALK_0" in api,
+                  "the 0.2 functions are in version node STACKWALK_0.2, the others in STACKWALK_0")
     r = run(["readelf", "-d", so]) if shutil.which("readelf") else None
     if r:
         check("Library soname: [libstackwalk.so.0]" in r.stdout, "SONAME libstackwalk.so.0")

@@ -1,11 +1,18 @@
 /* libstackwalk's public API (include/stackwalk.h) as a program sees it:
  * linked to the shared library, including only the public header. The
  * example minidump's crashing thread, error codes and messages, options,
- * rendering to a FILE and to a buffer. */
+ * rendering to a FILE and to a buffer, the symbol cache, symbol servers,
+ * the crash signature. */
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <check.h>
+#include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <stackwalk.h>
 
@@ -229,6 +236,376 @@ START_TEST(test_api_a_minidump_has_no_next_part)
 }
 END_TEST
 
+/* ---- added in 0.2: symbol cache, symbol servers, signature ---- */
+
+/* A fresh directory under TMPDIR (removed by rm_tree). */
+static void temp_dir(char *out, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(out, cap, "%s/sw_api_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(out));
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* An environment variable set (value NULL: unset) for one test, and put
+ * back after it (tests may run in one process: CK_FORK=no). */
+struct saved_env {
+	const char *name;
+	char *value;
+};
+
+static struct saved_env set_env(const char *name, const char *value)
+{
+	const char *old = getenv(name);
+	struct saved_env saved = { name, old ? strdup(old) : NULL };
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	return saved;
+}
+
+static void restore_env(struct saved_env *saved)
+{
+	if (saved->value)
+		setenv(saved->name, saved->value, 1);
+	else
+		unsetenv(saved->name);
+	free(saved->value);
+}
+
+static size_t nfound;
+static const char *found_suffix;
+static char found_first[4096];
+
+static int count_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	size_t n = strlen(path), k = strlen(found_suffix);
+	if (flag == FTW_F && n >= k && strcmp(path + n - k, found_suffix) == 0 && nfound++ == 0)
+		snprintf(found_first, sizeof found_first, "%s", path);
+	return 0;
+}
+
+/* How many files under dir end with suffix. */
+static size_t count_files(const char *dir, const char *suffix)
+{
+	nfound = 0;
+	found_suffix = suffix;
+	nftw(dir, count_entry, 16, FTW_PHYS);
+	return nfound;
+}
+
+/* The example walked with opt, rendered as text then JSON (paths() done:
+ * threads call it). */
+static char *render_example(const stackwalk_options *opt)
+{
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(example_dump, opt, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+	ck_assert_uint_eq(stackwalk_result_warning_count(res), 0);
+	char *text, *json;
+	size_t tlen, jlen;
+	ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_TEXT, 0, &text, &tlen),
+	                 STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &json, &jlen),
+	                 STACKWALK_OK);
+	char *both = malloc(tlen + jlen + 1);
+	ck_assert_ptr_nonnull(both);
+	memcpy(both, text, tlen);
+	memcpy(both + tlen, json, jlen + 1);
+	stackwalk_buffer_free(text);
+	stackwalk_buffer_free(json);
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+	return both;
+}
+
+START_TEST(test_api_a_symbol_cache_indexes_each_sym_and_renders_the_same)
+{
+	paths();
+	char dir[4096], cache[4200];
+	temp_dir(dir, sizeof dir);
+	snprintf(cache, sizeof cache, "%s/not/yet", dir); /* made with the first index */
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+	char *plain = render_example(opt); /* a new handle: no cache */
+	ck_assert_uint_eq(count_files(dir, ".swidx"), 0);
+
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, cache), STACKWALK_OK);
+	char *cold = render_example(opt);
+	ck_assert_uint_eq(count_files(cache, ".swidx"), 1); /* test_app.sym's */
+	struct stat before, after;
+	ck_assert_int_eq(stat(found_first, &before), 0);
+	char *warm = render_example(opt);
+	ck_assert_uint_eq(count_files(cache, ".swidx"), 1);
+	ck_assert_int_eq(stat(found_first, &after), 0);
+	/* Mapped, not written again. */
+	ck_assert(before.st_ino == after.st_ino && before.st_mtime == after.st_mtime);
+	ck_assert_str_eq(cold, plain);
+	ck_assert_str_eq(warm, plain);
+
+	/* Off again: nothing read or written. */
+	rm_tree(cache);
+	ck_assert_int_eq(stackwalk_options_disable_symbol_cache(opt), STACKWALK_OK);
+	char *off = render_example(opt);
+	ck_assert_str_eq(off, plain);
+	ck_assert_uint_eq(count_files(dir, ".swidx"), 0);
+	free(plain);
+	free(cold);
+	free(warm);
+	free(off);
+
+	/* A directory that cannot be made: a warning, and the walk goes on. */
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, "/proc/no/cache"), STACKWALK_OK);
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(example_dump, opt, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+	ck_assert_uint_eq(stackwalk_result_warning_count(res), 1);
+	ck_assert_ptr_nonnull(strstr(stackwalk_result_warning(res, 0),
+	                             "cannot create the symbol cache"));
+	ck_assert_str_eq(stackwalk_frame_function(stackwalk_thread_frame(
+	                         stackwalk_result_crashing_thread(res), 1)), "main");
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+	stackwalk_options_free(opt);
+	rm_tree(dir);
+}
+END_TEST
+
+static void *render_in_thread(void *opt)
+{
+	return render_example(opt);
+}
+
+/* One options handle, so one cache, for walks in four threads at once on
+ * an empty cache: one index, and every rendering the uncached one. */
+START_TEST(test_api_walks_in_several_threads_share_one_cache)
+{
+	paths();
+	char dir[4096];
+	temp_dir(dir, sizeof dir);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+	char *plain = render_example(opt);
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, dir), STACKWALK_OK);
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, render_in_thread, opt), 0);
+	for (int i = 0; i < 4; i++) {
+		void *out;
+		ck_assert_int_eq(pthread_join(t[i], &out), 0);
+		ck_assert_str_eq(out, plain);
+		free(out);
+	}
+	ck_assert_uint_eq(count_files(dir, ".swidx"), 1);
+	free(plain);
+	stackwalk_options_free(opt);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_api_the_default_symbol_cache_is_the_cli_s)
+{
+	paths();
+	char dir[4096], xdg_cache[4200];
+	temp_dir(dir, sizeof dir);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+	/* Neither variable: no default directory, the cache stays off. */
+	struct saved_env xdg = set_env("XDG_CACHE_HOME", NULL), home = set_env("HOME", NULL);
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, NULL), STACKWALK_ENOENT);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "XDG_CACHE_HOME"));
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, ""), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(NULL, dir), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_disable_symbol_cache(NULL), STACKWALK_EINVAL);
+	/* $HOME/.cache/stackwalk, unless $XDG_CACHE_HOME (absolute) says. */
+	setenv("HOME", dir, 1);
+	setenv("XDG_CACHE_HOME", "relative/is/ignored", 1);
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, NULL), STACKWALK_OK);
+	free(render_example(opt));
+	snprintf(xdg_cache, sizeof xdg_cache, "%s/.cache/stackwalk", dir);
+	ck_assert_uint_eq(count_files(xdg_cache, ".swidx"), 1);
+	snprintf(xdg_cache, sizeof xdg_cache, "%s/xdg", dir);
+	setenv("XDG_CACHE_HOME", xdg_cache, 1);
+	ck_assert_int_eq(stackwalk_options_set_symbol_cache(opt, NULL), STACKWALK_OK);
+	free(render_example(opt));
+	ck_assert_uint_eq(count_files(xdg_cache, ".swidx"), 1);
+	stackwalk_options_free(opt);
+	rm_tree(dir);
+	restore_env(&xdg);
+	restore_env(&home);
+}
+END_TEST
+
+START_TEST(test_api_symbol_urls_and_debuginfod_are_checked)
+{
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(NULL, "http://x"), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(opt, NULL), STACKWALK_EINVAL);
+	/* A local store is a symbol path, not a URL. */
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(opt, "/srv/symbols"), STACKWALK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "'/srv/symbols'"));
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(opt, "ftp://host/symbols"),
+	                 STACKWALK_EINVAL);
+	/* Without DEBUGINFOD_URLS there is no server to ask. */
+	struct saved_env urls = set_env("DEBUGINFOD_URLS", NULL);
+	ck_assert_int_eq(stackwalk_options_set_debuginfod(opt, 1), STACKWALK_EINVAL);
+	restore_env(&urls);
+	ck_assert_int_eq(stackwalk_options_set_debuginfod(NULL, 0), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_debuginfod(opt, 0), STACKWALK_OK);
+	/* A file:// store needs no library; refused URLs left nothing behind:
+	 * walks as before. */
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(opt, "file:///nonexistent/store"),
+	                 STACKWALK_OK);
+	stackwalk_options_free(opt);
+}
+END_TEST
+
+START_TEST(test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure)
+{
+	paths();
+	char dir[4096];
+	temp_dir(dir, sizeof dir);
+	/* Where the downloads' temporary directory goes. */
+	struct saved_env tmpdir = set_env("TMPDIR", dir);
+	stackwalk_options *opt = stackwalk_options_new();
+	/* Port 1 of the loopback: nothing listens, the connection is refused
+	 * at once. */
+	enum stackwalk_status st = stackwalk_options_add_symbol_url(opt, "http://127.0.0.1:1/symbols");
+	if ((st == STACKWALK_EINVAL && strstr(stackwalk_errmsg(), "without libcurl")) ||
+	    (st == STACKWALK_EIO && strstr(stackwalk_errmsg(), "cannot load libcurl"))) {
+		stackwalk_options_free(opt);
+		rm_tree(dir);
+		restore_env(&tmpdir);
+		return; /* a build without symbol servers */
+	}
+	ck_assert_int_eq(st, STACKWALK_OK);
+	/* No cache: one temporary directory for the downloads. */
+	ck_assert_uint_eq(count_files(dir, ""), 0);
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(example_dump, opt, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, opt, STACKWALK_WALK_CRASHING_ONLY, &res), STACKWALK_OK);
+	const stackwalk_thread *t = stackwalk_result_crashing_thread(res);
+	ck_assert_uint_ge(stackwalk_thread_frame_count(t), 1);
+	ck_assert_ptr_null(stackwalk_frame_function(stackwalk_thread_frame(t, 0)));
+	ck_assert_uint_ge(stackwalk_result_warning_count(res), 1);
+	int named = 0;
+	for (size_t i = 0; i < stackwalk_result_warning_count(res); i++)
+		named |= strstr(stackwalk_result_warning(res, i), "127.0.0.1:1") != NULL;
+	ck_assert_msg(named, "no warning names the server: %s", stackwalk_result_warning(res, 0));
+
+	/* The temporary directory lives while opt or a result needs it. */
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	size_t entries = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		entries += strncmp(e->d_name, "stackwalk-symbols-", 18) == 0;
+	closedir(d);
+	ck_assert_uint_eq(entries, 1);
+	stackwalk_options_free(opt);
+	ck_assert_int_eq(rmdir(dir), -1); /* still there: res holds it */
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+	ck_assert_int_eq(rmdir(dir), 0); /* removed with the last holder */
+	restore_env(&tmpdir);
+}
+END_TEST
+
+START_TEST(test_api_the_signature_is_the_json_s_and_skip_files_change_it)
+{
+	/* What `stackwalk --json testdata/example/test.dmp
+	 * testdata/example/symbols` prints as "signature". */
+	static const char cli_signature[] = "`anonymous namespace'::CrashFunction";
+	stackwalk_snapshot *snap;
+	stackwalk_result *res = walk_example(&snap, STACKWALK_WALK_CRASHING_ONLY);
+	ck_assert_str_eq(stackwalk_result_signature(res), cli_signature);
+	char *buf;
+	size_t len;
+	ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &buf, &len),
+	                 STACKWALK_OK);
+	ck_assert_ptr_nonnull(strstr(buf, "\"signature\":\"`anonymous namespace'::CrashFunction\""));
+	stackwalk_buffer_free(buf);
+	ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_TEXT, 0, &buf, &len),
+	                 STACKWALK_OK);
+	ck_assert_ptr_nonnull(strstr(buf, "\nSignature: `anonymous namespace'::CrashFunction\n"));
+	stackwalk_buffer_free(buf);
+	stackwalk_result_free(res);
+	ck_assert_ptr_null(stackwalk_result_signature(NULL));
+
+	char dir[4096], good[4200], bad[4200];
+	temp_dir(dir, sizeof dir);
+	snprintf(good, sizeof good, "%s/good.skip", dir);
+	snprintf(bad, sizeof bad, "%s/bad.skip", dir);
+	FILE *f = fopen(good, "w");
+	fputs("# the crash is its caller's fault\nprefix `anonymous namespace'::Crash*\n", f);
+	fclose(f);
+	f = fopen(bad, "w");
+	fputs("irrelevant main\nignore this\n", f);
+	fclose(f);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_options_add_signature_skip(opt, good), STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_options_add_signature_skip(opt, "/nonexistent/skip"),
+	                 STACKWALK_EIO);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "/nonexistent/skip"));
+	ck_assert_int_eq(stackwalk_options_add_signature_skip(opt, bad), STACKWALK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "bad.skip:2"));
+	ck_assert_int_eq(stackwalk_options_add_signature_skip(NULL, good), STACKWALK_EINVAL);
+	/* The bad file added no rule: main is not irrelevant. */
+	ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+	ck_assert_str_eq(stackwalk_result_signature(res), "`anonymous namespace'::CrashFunction | main");
+	stackwalk_result_free(res);
+	stackwalk_options_free(opt);
+	stackwalk_snapshot_close(snap);
+	rm_tree(dir);
+}
+END_TEST
+
+/* breakpad/tiny-exe-with-cet-xsave-x86.dmp: a dump taken without a crash
+ * and without a requesting thread; 3 threads, none wrote the dump. */
+START_TEST(test_api_crashing_only_without_a_crash_walks_the_first_thread)
+{
+	const char *corpus = getenv("SW_CORPUS");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/breakpad/tiny-exe-with-cet-xsave-x86.dmp",
+	         corpus ? corpus : "");
+	if (!corpus || access(path, R_OK) != 0)
+		return; /* no corpus here */
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, NULL, STACKWALK_WALK_CRASHING_ONLY, &res), STACKWALK_OK);
+	ck_assert_ptr_null(stackwalk_result_crashing_thread(res));
+	ck_assert_ptr_null(stackwalk_result_signature(res));
+	ck_assert_uint_eq(stackwalk_result_thread_count(res), 3);
+	/* The thread stackwalk --brief prints. */
+	const stackwalk_thread *t = stackwalk_result_thread(res, 0);
+	ck_assert_uint_eq(stackwalk_thread_id(t), 59444);
+	ck_assert_uint_eq(stackwalk_thread_frame_count(t), 1);
+	ck_assert_str_eq(stackwalk_thread_end(t), "null_return");
+	for (size_t i = 1; i < 3; i++) {
+		ck_assert_uint_eq(stackwalk_thread_frame_count(stackwalk_result_thread(res, i)), 0);
+		ck_assert_str_eq(stackwalk_thread_end(stackwalk_result_thread(res, i)), "not_walked");
+	}
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -242,6 +619,13 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_a_missing_symbol_path_is_a_warning);
 	tcase_add_test(tc, test_api_render_buffer_equals_render_to_a_file);
 	tcase_add_test(tc, test_api_a_minidump_has_no_next_part);
+	tcase_add_test(tc, test_api_a_symbol_cache_indexes_each_sym_and_renders_the_same);
+	tcase_add_test(tc, test_api_walks_in_several_threads_share_one_cache);
+	tcase_add_test(tc, test_api_the_default_symbol_cache_is_the_cli_s);
+	tcase_add_test(tc, test_api_symbol_urls_and_debuginfod_are_checked);
+	tcase_add_test(tc, test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure);
+	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
+	tcase_add_test(tc, test_api_crashing_only_without_a_crash_walks_the_first_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
