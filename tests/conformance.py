@@ -28,6 +28,7 @@ import struct
 import tempfile
 
 from corpus_skip import require_corpus
+from swtest import run_stackwalk, summary
 
 TRUST = {
     "given as instruction pointer in context": "context",
@@ -253,8 +254,7 @@ def read_manifest(corpus):
 
 
 def run(stackwalk, args, timeout=120):
-    p = subprocess.run([stackwalk] + args, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    return run_stackwalk(stackwalk, args, timeout)
 
 
 class Result:
@@ -651,8 +651,7 @@ def main():
             res.fail("stale known difference %s" % (key,),
                      "listed in KNOWN_DIFFERENCES but no longer happens: remove it")
     print("\n".join(res.lines))
-    print("conformance: %d passed, %d failed" % (res.passed, res.failed))
-    return 1 if res.failed else 0
+    return summary("conformance", res.passed, res.failed)
 
 
 if __name__ == "__main__":

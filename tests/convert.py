@@ -21,9 +21,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from swtest import run_stackwalk, summary
 
 # (input label, mode): why the walks differ.
 KNOWN_DIFFERENCES = {}
@@ -38,15 +39,11 @@ SANITIZER = re.compile(r'runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanit
 
 
 def run(stackwalk, argv, timeout=120):
-    try:
-        p = subprocess.run([stackwalk] + argv, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, '', 'timed out after %d s' % timeout
-    err = p.stderr.decode('utf-8', 'replace')
+    code, out, err = run_stackwalk(stackwalk, argv, timeout)
     # A sanitizer's report is a failure whatever the exit status.
-    if SANITIZER.search(err):
+    if code is not None and SANITIZER.search(err):
         return 'sanitizer', '', err
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), err
+    return code, out, err
 
 
 def first_document(text):
@@ -299,8 +296,7 @@ def main():
             print('FAIL  %s [%s]: listed as a known difference, which no longer happens'
                   % key)
     shutil.rmtree(snapdir, ignore_errors=True)
-    print('convert: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return summary('convert', passed, failed)
 
 
 if __name__ == '__main__':

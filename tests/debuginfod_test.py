@@ -28,6 +28,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_skip import require_corpus  # noqa: E402
+from swtest import Checks, fresh_dir, run_stackwalk  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--stackwalk', required=True)
@@ -36,24 +37,13 @@ ap.add_argument('--work', required=True)
 a = ap.parse_args()
 
 BUILD_ID = 'f1c3bcc0279865fe3058404b2831d9e64135386c'
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL ' + what)
-        sys.stdout.flush()
+checks = Checks('debuginfod_test')
+check = checks.check
 
 
 def walk(args, env):
-    e = {k: v for k, v in os.environ.items() if not k.startswith('DEBUGINFOD_')}
-    e.update(env)
-    p = subprocess.run([a.stackwalk] + args, capture_output=True, timeout=300, env=e)
-    return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
+    # Only the servers this test starts answer: the user's DEBUGINFOD_* go.
+    return run_stackwalk(a.stackwalk, args, timeout=300, env=env, unset=('DEBUGINFOD_',))
 
 
 def frames(json_text):
@@ -78,7 +68,7 @@ if code == 2 and 'without libdebuginfod' in err:
     sys.exit(77)
 require_corpus(a.corpus, 'debuginfod_test', os.path.join('symbolic', 'linux'))
 
-shutil.rmtree(a.work, ignore_errors=True)
+fresh_dir(a.work)
 files = os.path.join(a.work, 'files')
 os.makedirs(files)
 for f in ('crash', 'crash.debug'):
@@ -196,5 +186,4 @@ with socket.socket() as s:
     check(frames(out) == frames(empty_json) or all(f[1] is None for f in frames(out)),
           'stalled debuginfod: symbols found')
 
-print('debuginfod_test: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.summary())

@@ -22,26 +22,17 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 
 from corpus_skip import require_corpus
+from swtest import Checks, fresh_dir, run_stackwalk
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL ' + what)
+checks = Checks('elf_symbols')
+check = checks.check
 
 
 def walk(sw, args):
-    p = subprocess.run([sw] + args, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    return run_stackwalk(sw, args, timeout=120)
 
 
 def crashing_frames(sw, args):
@@ -127,9 +118,7 @@ def test_layouts(sw, corpus, work, reference):
               % (name, frames, reference))
     # The binary's .gnu_debuglink names crash.debug: given only the binary,
     # the debug file next to it is found, and its CRC checked.
-    root = os.path.join(work, 'layout-debuglink')
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
+    root = fresh_dir(os.path.join(work, 'layout-debuglink'))
     shutil.copyfile(crash, os.path.join(root, 'crash'))
     shutil.copyfile(debug, os.path.join(root, 'crash.debug'))
     frames, err = crashing_frames(sw, [dump, os.path.join(root, 'crash')])
@@ -145,9 +134,7 @@ def test_layouts(sw, corpus, work, reference):
           'debuglink: one CRC warning, got: %s' % err.strip())
     check(not any(f[0] == 'inline' for f in frames), 'debuglink: no DWARF from a refused file')
     # A file of another build (another build-id) is refused by name.
-    root = os.path.join(work, 'layout-other-build')
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
+    root = fresh_dir(os.path.join(work, 'layout-other-build'))
     other = os.path.join(corpus, 'symbolic', 'linux', 'crash')
     data = bytearray(open(other, 'rb').read())
     i = bytes(data).find(bytes.fromhex(build_id(other)))
@@ -218,8 +205,7 @@ def main():
     test_layouts(sw, corpus, work, reference)
     test_mixed(sw, corpus, work)
     test_macos_dsym(sw, corpus, work)
-    print('elf_symbols: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return checks.summary()
 
 
 if __name__ == '__main__':

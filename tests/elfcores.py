@@ -47,10 +47,10 @@ import json
 import os
 import re
 import struct
-import subprocess
 import sys
 
 from corpus_skip import require_corpus
+from swtest import run_stackwalk, summary
 
 # (case, key) -> why the difference is right. Keys: "TOOL:TID:#N" (frame N
 # of the reference, its repeated frames counted once), "TOOL:TID:length",
@@ -475,11 +475,7 @@ def check_upstream(case, row, doc, ours, sig_tid, problems, notes):
 
 
 def run(args, argv):
-    try:
-        p = subprocess.run([args.stackwalk] + argv, capture_output=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return None, '', 'timed out after 60 s'
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+    return run_stackwalk(args.stackwalk, argv, timeout=60)
 
 
 def check_case(args, row, case, core, exe):
@@ -716,8 +712,7 @@ def main():
         for key in sorted(set(KNOWN_DIFFERENCES) - used):
             failed += 1
             print('FAIL stale known difference %s: it no longer happens; remove it' % (key,))
-    print('elfcores: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return summary('elfcores', passed, failed)
 
 
 if __name__ == '__main__':

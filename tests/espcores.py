@@ -40,6 +40,7 @@ import sys
 import tempfile
 
 from corpus_skip import require_corpus
+from swtest import run_stackwalk, summary
 
 # (case, task name, key) -> why the difference is right. Keys: "#N missing"
 # (gdb's frame N has no frame of ours: the frames after it are compared
@@ -127,8 +128,7 @@ def parse_expected(path):
 
 
 def run(args, argv):
-    p = subprocess.run([args.stackwalk] + argv, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    return run_stackwalk(args.stackwalk, argv, timeout=120)
 
 
 def text_pcs(text):
@@ -334,8 +334,7 @@ def main():
     for key in sorted(set(KNOWN_DIFFERENCES) - used):
         failed += 1
         print('FAIL stale known difference %s: it no longer happens; remove it' % (key,))
-    print('espcores: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return summary('espcores', passed, failed)
 
 
 if __name__ == '__main__':

@@ -24,12 +24,13 @@ Usage: firmware.py --stackwalk PATH [--work DIR] [--update] [-v]
 Prints one line per board and "firmware: N passed, N failed".
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from swtest import summary, walk_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIRMWARE = os.path.join(HERE, '..', 'testdata', 'firmware')
@@ -97,13 +98,7 @@ def capture(board, work, built):
 
 
 def walk(stackwalk, snap, elf):
-    p = subprocess.run([stackwalk, '--json', snap, elf], capture_output=True, text=True,
-                       timeout=60)
-    if p.returncode != 0:
-        raise RuntimeError('stackwalk exit %d: %s' % (p.returncode, p.stderr.strip()))
-    if p.stderr.strip():
-        raise RuntimeError('stackwalk said: %s' % p.stderr.strip())
-    return json.loads(p.stdout)
+    return walk_json(stackwalk, [snap, elf])
 
 
 def check(doc, chain):
@@ -177,8 +172,7 @@ def main():
         else:
             passed += 1
             print('ok   %s (%s): %d frames' % (board, how, len(chain)))
-    print('firmware: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return summary('firmware', passed, failed)
 
 
 if __name__ == '__main__':

@@ -52,7 +52,6 @@ Prints one line per board and mode, then "firmware_sym: N passed, N failed".
 """
 import argparse
 import gzip
-import json
 import os
 import re
 import shutil
@@ -64,6 +63,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import firmware  # noqa: E402  (the boards' call chains)
+from swtest import summary, walk_json  # noqa: E402
 
 FIXTURES = firmware.FIXTURES
 BREAKPAD = os.path.join(FIXTURES, 'breakpad')
@@ -137,13 +137,8 @@ def sym_module_line(path):
 
 
 def walk(stackwalk, snap, paths):
-    p = subprocess.run([stackwalk, '--json', '--no-cache', snap] + paths, capture_output=True,
-                       text=True, timeout=60)
-    if p.returncode != 0:
-        raise RuntimeError('stackwalk exit %d: %s' % (p.returncode, p.stderr.strip()))
-    if p.stderr.strip():
-        raise RuntimeError('stackwalk said: %s' % p.stderr.strip())
-    frames = json.loads(p.stdout).get('crashing_thread', {}).get('frames') or []
+    doc = walk_json(stackwalk, ['--no-cache', snap] + paths)
+    frames = doc.get('crashing_thread', {}).get('frames') or []
     return [(f.get('function'), f.get('line')) for f in frames]
 
 
@@ -268,8 +263,7 @@ def main():
                         print('ok   %s %s' % (board, mode))
             if args.v:
                 print('     %s: %s' % (board, ref))
-        print('firmware_sym: %d passed, %d failed' % (passed, failed))
-        return 1 if failed else 0
+        return summary('firmware_sym', passed, failed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

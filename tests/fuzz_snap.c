@@ -10,13 +10,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "arch/registry.h"
 #include "formats/snap.h"
 #include "fuzz_memfd.h"
+#include "fuzz_walk.h"
 #include "lib/crash_reason.h"
-#include "lib/output.h"
-#include "lib/walker.h"
-#include "symbols/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,29 +25,13 @@ static uint8_t touch_string(const char *s)
 	return x;
 }
 
-static void walk_and_print(const struct sw_snapshot *snap, FILE *sink)
-{
-	struct sw_err err = { 0 };
-	struct sw_sym_store *store = sw_sym_store_create(NULL, 0, snap, &err);
-	if (!store)
-		return;
-	const struct sw_arch *arch = sw_arch_for_cpu(snap->sys.cpu);
-	/* A few frames each: the reader is under test, not the scan. */
-	struct sw_walk_options opt = { .max_frames = 16, .arch_for_cpu = sw_arch_for_cpu };
-	struct sw_arena arena;
-	sw_arena_init(&arena);
-	struct sw_walk_result walk;
-	if (sw_walk_snapshot(snap, arch, sw_sym_store_source(store), &opt, &arena, &walk))
-		sw_output_text(sink, snap, arch, &walk);
-	sw_arena_free(&arena);
-	sw_sym_store_free(store);
-}
+/* No symbols, a few frames each, the text only: the reader is under test,
+ * not the scan. */
+static const struct fuzz_walk no_symbols = { .max_frames = 16 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	if (!sink)
-		sink = fopen("/dev/null", "w");
+	FILE *sink = fuzz_sink();
 	if (!sink)
 		return 0;
 	char path[FUZZ_PATH_MAX];
@@ -82,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink_byte ^= touch_string(sw_crash_reason(&snap, SW_REASON_BREAKPAD, reason, sizeof reason));
 	(void)sink_byte;
 	if (rc == SW_OK || rc == SW_ERR_CORRUPT)
-		walk_and_print(&snap, sink);
+		fuzz_walk_and_print(&snap, &no_symbols, sink);
 	sw_snapshot_free(&snap);
 	close(fd);
 	return 0;

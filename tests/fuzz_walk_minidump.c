@@ -10,12 +10,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "arch/registry.h"
 #include "formats/open.h"
 #include "fuzz_memfd.h"
-#include "lib/output.h"
-#include "lib/walker.h"
-#include "symbols/store.h"
+#include "fuzz_walk.h"
 
 #ifndef SW_FUZZ_SYMBOLS
 #define SW_FUZZ_SYMBOLS "testdata/example/symbols"
@@ -23,33 +20,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void walk_and_print(const struct sw_snapshot *snap, FILE *sink)
-{
-	const char *paths[] = { SW_FUZZ_SYMBOLS };
-	struct sw_err err = { 0 };
-	struct sw_sym_store *store = sw_sym_store_create(paths, 1, snap, &err);
-	if (!store)
-		return;
-	const struct sw_arch *arch = sw_arch_for_cpu(snap->sys.cpu);
-	struct sw_walk_options opt = { .arch_for_cpu = sw_arch_for_cpu };
-	struct sw_arena arena;
-	sw_arena_init(&arena);
-	struct sw_walk_result walk;
-	if (sw_walk_snapshot(snap, arch, sw_sym_store_source(store), &opt, &arena, &walk)) {
-		sw_output_text(sink, snap, arch, &walk);
-		sw_output_machine(sink, snap, arch, &walk);
-		sw_output_json(sink, snap, arch, &walk, false);
-		sw_output_json(sink, snap, arch, &walk, true);
-	}
-	sw_arena_free(&arena);
-	sw_sym_store_free(store);
-}
+static const char *const symbol_paths[] = { SW_FUZZ_SYMBOLS };
+/* The CLI's walk: the committed store, every frame, every format. */
+static const struct fuzz_walk as_the_cli = { .symbol_paths = symbol_paths, .npaths = 1,
+	                                     .every_format = true };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	if (!sink)
-		sink = fopen("/dev/null", "w");
+	FILE *sink = fuzz_sink();
 	if (!sink)
 		return 0;
 	char path[FUZZ_PATH_MAX];
@@ -61,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum sw_err_code rc = sw_snapshot_open(path, &snap, &err);
 	/* The CLI walks what was intact in a damaged input too. */
 	if (rc == SW_OK || rc == SW_ERR_CORRUPT)
-		walk_and_print(&snap, sink);
+		fuzz_walk_and_print(&snap, &as_the_cli, sink);
 	sw_snapshot_free(&snap);
 	close(fd);
 	return 0;

@@ -26,6 +26,7 @@ import subprocess
 import sys
 
 from corpus_skip import require_corpus
+from swtest import run_stackwalk, summary
 
 # case -> (frames of output.txt we do not reproduce, why). The evidence is
 # in the reason; the frames listed must be exactly the ones that differ.
@@ -310,11 +311,10 @@ def text_frame_registers(text):
 
 def compare_case(args, case, arch, extra):
     case_dir = prepare(args.corpus, args.work, case, extra)
-    proc = subprocess.run([args.stackwalk, '--json', case_dir], capture_output=True, text=True,
-                          timeout=120)
-    if not proc.stdout.strip():
-        return ['stackwalk printed nothing (exit %d): %s' % (proc.returncode, proc.stderr.strip())]
-    doc = json.loads(proc.stdout)
+    code, out, err = run_stackwalk(args.stackwalk, ['--json', case_dir], timeout=120)
+    if not out.strip():
+        return ['stackwalk printed nothing (exit %s): %s' % (code, err.strip())]
+    doc = json.loads(out)
     threads = doc.get('threads') or []
     if not threads:
         return ['no thread in the output']
@@ -322,8 +322,7 @@ def compare_case(args, case, arch, extra):
     # The JSON (rust-minidump's schema) has registers for the crashing
     # thread's frame 0 only: every frame's raw pc and sp come from the text
     # output, which prints the registers each frame recovered.
-    text = subprocess.run([args.stackwalk, case_dir], capture_output=True, text=True,
-                          timeout=120).stdout
+    _, text, _ = run_stackwalk(args.stackwalk, [case_dir], timeout=120)
     text_regs = text_frame_registers(text)
     for f, regs in zip(ours, text_regs):
         f['registers'] = regs
@@ -448,8 +447,7 @@ def main():
         else:
             print('ok   %s' % case)
             passed += 1
-    print('libunwindstack: %d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return summary('libunwindstack', passed, failed)
 
 
 if __name__ == '__main__':

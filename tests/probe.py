@@ -27,18 +27,18 @@ import subprocess
 import sys
 import tempfile
 
+from swtest import run_stackwalk, summary
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, '..', 'testdata', 'firmware', 'fixtures')
 CONVERTER = os.path.join(HERE, 'snap_to_probe.py')
 
 
 def walk(stackwalk, snapshot, elf):
-    p = subprocess.run([stackwalk, '--json', snapshot, elf], capture_output=True, text=True,
-                       timeout=60)
-    if p.returncode != 0:
-        raise RuntimeError('%s: stackwalk exit %d: %s' % (snapshot, p.returncode,
-                                                          p.stderr.strip()))
-    doc = json.loads(p.stdout)
+    code, out, err = run_stackwalk(stackwalk, ['--json', snapshot, elf], timeout=60)
+    if code != 0:
+        raise RuntimeError('%s: stackwalk exit %s: %s' % (snapshot, code, err.strip()))
+    doc = json.loads(out)
     thread = doc.get('crashing_thread') or {}
     return [(f.get('function'), f.get('offset'), f.get('trust'))
             for f in thread.get('frames') or []], doc
@@ -105,7 +105,7 @@ def main():
             if args.v:
                 for f in got:
                     print('     %s %s %s' % f)
-    print('probe: %d passed, %d failed' % (passed, failed))
+    summary('probe', passed, failed)
     return 1 if failed or not passed else 0
 
 

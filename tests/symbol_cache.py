@@ -6,6 +6,8 @@ temporary file; a truncated or flipped index is noticed (one warning naming
 it) and rebuilt."""
 import argparse, glob, os, shutil, subprocess, sys, tempfile
 
+from swtest import Checks, run_stackwalk
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--stackwalk", required=True)
 ap.add_argument("--corpus", required=True)
@@ -31,17 +33,13 @@ if not cases:
     print("no dump with a symbol store in the corpus: skipped")
     sys.exit(77)
 
-fails = 0
-def check(ok, what):
-    global fails
-    if not ok:
-        fails += 1
-        print("FAIL:", what)
+checks = Checks("symbol_cache", prefix="FAIL: ")
+check = checks.check
 
 def run(args, cache=None):
-    cmd = [a.stackwalk] + (["--no-cache"] if cache is None else ["--symbols-cache", cache]) + args
-    p = subprocess.run(cmd, capture_output=True)
-    return p.stdout, p.stderr.decode(errors="replace")
+    cache_args = ["--no-cache"] if cache is None else ["--symbols-cache", cache]
+    _, out, err = run_stackwalk(a.stackwalk, cache_args + args, timeout=None, raw_stdout=True)
+    return out, err
 
 def indexes(cache):
     return sorted(glob.glob(os.path.join(cache, "**", "*.swidx"), recursive=True))
@@ -108,5 +106,7 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 check(total_indexes > 0, "no index written at all")
-print("%d failure(s)" % fails)
-sys.exit(1 if fails else 0)
+# Its closing line stays the failure count alone: tests/run counts this
+# suite as one check by its result, as before.
+print("%d failure(s)" % checks.failed)
+sys.exit(1 if checks.failed else 0)

@@ -26,6 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from swtest import Checks, fresh_dir, run_stackwalk, stackwalk_env  # noqa: E402
 from symbol_server_http import SymbolServer  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -35,25 +36,16 @@ ap.add_argument('--testdata', required=True)
 ap.add_argument('--work', required=True)
 a = ap.parse_args()
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL ' + what)
-        sys.stdout.flush()
+checks = Checks('symbol_server')
+check = checks.check
+# Only this test's server answers: a DEBUGINFOD_URLS in the user's
+# environment is dropped.
+NO_DEBUGINFOD = ('DEBUGINFOD_URLS',)
 
 
 def walk(args, env=None):
-    e = dict(os.environ)
-    e.pop('DEBUGINFOD_URLS', None)
-    e.update(env or {})
-    p = subprocess.run([a.stackwalk] + args, capture_output=True, timeout=300, env=e)
-    return p.returncode, p.stdout, p.stderr.decode(errors='replace')
+    return run_stackwalk(a.stackwalk, args, timeout=300, env=env, unset=NO_DEBUGINFOD,
+                         raw_stdout=True)
 
 
 def stderr_lines(err):
@@ -74,9 +66,7 @@ if code == 2 and 'without libcurl' in err:
     print('stackwalk built without libcurl: symbol_server skipped')
     sys.exit(77)
 
-shutil.rmtree(a.work, ignore_errors=True)
-os.makedirs(a.work)
-work = a.work
+work = fresh_dir(a.work)
 
 # The served store: testdata/example's symbols, and a corpus dump's.
 store = os.path.join(work, 'store')
@@ -236,8 +226,7 @@ with SymbolServer(store) as srv:
     # 8. Eight processes at once on one empty cache.
     _, local_out, _ = walk(['--no-cache', example, store])
     cache = new_cache()
-    env = dict(os.environ)
-    env.pop('DEBUGINFOD_URLS', None)
+    env = stackwalk_env(unset=NO_DEBUGINFOD)
     procs = [subprocess.Popen([a.stackwalk, '--symbols-cache', cache, '--symbols-url',
                                srv.url('ok'), example], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, env=env) for _ in range(8)]
@@ -331,5 +320,4 @@ code, out, err = walk(['--symbols-cache', new_cache(), '--symbols-url', 'http://
 lines = stderr_lines(err)
 check(code == 0 and len(lines) == 1 and '127.0.0.1:9' in lines[0], 'refused port: %r' % lines)
 
-print('symbol_server: %d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.summary())

@@ -58,6 +58,17 @@ static enum sw_err_code read_snap(const void *data, size_t n, const struct sw_op
 	return sw_snap_read(f->path, o, s, err);
 }
 
+/* The same bytes opened as the CLI opens any file: by their magic
+ * (sw_snapshot_open), not by the .snap reader directly. */
+static enum sw_err_code open_snap(const void *data, size_t n, struct file *f,
+                                  struct sw_snapshot *s, struct sw_err *err)
+{
+	f->fd = fuzz_memfd("test_snap", data, n, f->path);
+	ck_assert_int_ge(f->fd, 0);
+	sw_err_clear(err);
+	return sw_snapshot_open(f->path, s, err);
+}
+
 static void done(struct file *f, struct sw_snapshot *s)
 {
 	sw_snapshot_free(s);
@@ -175,6 +186,16 @@ static int write_everything(struct snap_writer *w)
 	if ((rc = snap_annotation(w, "boot_count", "17")))
 		return rc;
 	return snap_end(w);
+}
+
+/* Where write_everything()'s stack record starts: its head is the
+ * MEMORY type and a length of base + the 64 stack bytes. */
+static size_t stack_record_at(const uint8_t *buf, size_t n)
+{
+	const uint8_t head[8] = { SNAP_REC_MEMORY, 0, 0, 0, 8 + sizeof stack_bytes, 0, 0, 0 };
+	const uint8_t *at = memmem(buf, n, head, sizeof head);
+	ck_assert_ptr_nonnull(at);
+	return (size_t)(at - buf);
 }
 
 static size_t write_everything_to(uint8_t *buf, size_t cap)
@@ -506,9 +527,7 @@ START_TEST(test_a_file_cut_at_every_byte_keeps_what_is_intact)
 		struct file f;
 		struct sw_snapshot s;
 		struct sw_err err;
-		f.fd = fuzz_memfd("test_snap", buf, len, f.path);
-		sw_err_clear(&err);
-		enum sw_err_code rc = sw_snapshot_open(f.path, &s, &err);
+		enum sw_err_code rc = open_snap(buf, len, &f, &s, &err);
 		if (len < SNAP_MAGIC_SIZE) {
 			ck_assert_int_eq(rc, SW_ERR_FORMAT); /* not a snapshot at all */
 		} else if (len < SNAP_HEADER_SIZE) {
@@ -539,12 +558,9 @@ START_TEST(test_a_memory_record_cut_by_the_end_keeps_its_bytes)
 {
 	fill_inputs();
 	static uint8_t buf[BIG];
-	write_everything_to(buf, sizeof buf);
-	/* The stack's record: its head, base, then 64 bytes. */
-	uint8_t head[8] = { SNAP_REC_MEMORY, 0, 0, 0, 8 + sizeof stack_bytes, 0, 0, 0 };
-	uint8_t *at = memmem(buf, sizeof buf, head, sizeof head);
-	ck_assert_ptr_nonnull(at);
-	size_t cut = (size_t)(at - buf) + 8 + 8 + 20;
+	size_t n = write_everything_to(buf, sizeof buf);
+	/* The stack's record: its head, base, then 20 of its 64 bytes. */
+	size_t cut = stack_record_at(buf, n) + 8 + 8 + 20;
 	struct file f;
 	struct sw_snapshot s;
 	struct sw_err err;
@@ -577,9 +593,7 @@ START_TEST(test_every_single_bit_flip_is_reported)
 		struct file f;
 		struct sw_snapshot s;
 		struct sw_err err;
-		f.fd = fuzz_memfd("test_snap", buf, n, f.path);
-		sw_err_clear(&err);
-		enum sw_err_code rc = sw_snapshot_open(f.path, &s, &err);
+		enum sw_err_code rc = open_snap(buf, n, &f, &s, &err);
 		ck_assert_msg(rc == SW_ERR_CORRUPT || rc == SW_ERR_FORMAT || rc == SW_ERR_UNSUPPORTED,
 		              "bit %zu flipped: %d, %u problems", bit, rc, s.nproblems);
 		assert_one_line(&err);
@@ -601,8 +615,7 @@ START_TEST(test_records_after_a_lost_or_added_byte_are_found_again)
 	fill_inputs();
 	static uint8_t buf[BIG], bad[BIG];
 	size_t n = write_everything_to(buf, sizeof buf);
-	uint8_t head[8] = { SNAP_REC_MEMORY, 0, 0, 0, 8 + sizeof stack_bytes, 0, 0, 0 };
-	size_t at = (size_t)((uint8_t *)memmem(buf, n, head, sizeof head) - buf) + 30;
+	size_t at = stack_record_at(buf, n) + 30;
 	for (int added = 0; added < 2; added++) {
 		memcpy(bad, buf, at);
 		size_t m;
@@ -1255,9 +1268,8 @@ START_TEST(test_open_reads_a_snap_by_its_magic)
 	size_t n = write_everything_to(buf, sizeof buf);
 	struct file f;
 	struct sw_snapshot s;
-	struct sw_err err = { 0 };
-	f.fd = fuzz_memfd("test_snap", buf, n, f.path);
-	ck_assert_int_eq(sw_snapshot_open(f.path, &s, &err), SW_OK);
+	struct sw_err err;
+	ck_assert_int_eq(open_snap(buf, n, &f, &s, &err), SW_OK);
 	ck_assert_str_eq(s.format, "snap");
 	ck_assert(sw_snap_is(buf, 8));
 	ck_assert(!sw_snap_is(buf, 7));

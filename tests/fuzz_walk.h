@@ -1,0 +1,63 @@
+/* The fuzz targets' last stage, as cmd/stackwalk.c runs it: an opened
+ * snapshot walked with a symbol store and rendered to /dev/null, so that
+ * what a reader let through reaches the walker and the output as a user's
+ * input would. What is checked is that nothing crashes, leaks or hangs. */
+#ifndef STACKWALK_TESTS_FUZZ_WALK_H
+#define STACKWALK_TESTS_FUZZ_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arch/registry.h"
+#include "lib/output.h"
+#include "lib/walker.h"
+#include "symbols/store.h"
+
+/* How a target walks: the store's paths (none: no symbols), the frames per
+ * thread (0: the walker's default), and whether every output format is
+ * rendered or the text alone. */
+struct fuzz_walk {
+	const char *const *symbol_paths;
+	size_t npaths;
+	uint32_t max_frames;
+	bool every_format;
+};
+
+/* /dev/null, opened once for the process; NULL when it cannot be. */
+static inline FILE *fuzz_sink(void)
+{
+	static FILE *sink;
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	return sink;
+}
+
+/* Walks snap as how says and renders it to sink (no store, no walk). */
+static inline void fuzz_walk_and_print(const struct sw_snapshot *snap,
+                                       const struct fuzz_walk *how, FILE *sink)
+{
+	struct sw_err err = { 0 };
+	struct sw_sym_store *store = sw_sym_store_create(how->symbol_paths, how->npaths, snap, &err);
+	if (!store)
+		return;
+	const struct sw_arch *arch = sw_arch_for_cpu(snap->sys.cpu);
+	struct sw_walk_options opt = { .max_frames = how->max_frames,
+		                       .arch_for_cpu = sw_arch_for_cpu };
+	struct sw_arena arena;
+	sw_arena_init(&arena);
+	struct sw_walk_result walk;
+	if (sw_walk_snapshot(snap, arch, sw_sym_store_source(store), &opt, &arena, &walk)) {
+		sw_output_text(sink, snap, arch, &walk);
+		if (how->every_format) {
+			sw_output_machine(sink, snap, arch, &walk);
+			sw_output_json(sink, snap, arch, &walk, false);
+			sw_output_json(sink, snap, arch, &walk, true);
+		}
+	}
+	sw_arena_free(&arena);
+	sw_sym_store_free(store);
+}
+
+#endif
