@@ -176,6 +176,11 @@ struct indexer {
 	bool in_func;           /* a FUNC is open (maybe not stored: bad range) */
 	ptrdiff_t cur_cfi;      /* the CFI INIT whose deltas may follow, -1 none */
 	bool cfi_line;          /* this line was a CFI INIT or delta */
+	/* The second half of a split parse (build_index) does not know
+	 * whether a FUNC is open where it starts, until its first FUNC or
+	 * PUBLIC line: a line or INLINE record before that needs the first
+	 * half's state (needs_serial: the file is parsed again in one pass). */
+	bool unsure_func, needs_serial;
 };
 
 /* A record's text length in its 32-bit len field; a longer record (a
@@ -197,6 +202,7 @@ static bool index_func(struct indexer *ix, const char *line, const char *p,
                        const char *e)
 {
 	struct func_fields f;
+	ix->unsure_func = false;
 	if (!parse_func_fields(p, e, true, &f)) {
 		bad(ix);
 		ix->cur_func = -1;
@@ -231,6 +237,7 @@ static bool index_public(struct indexer *ix, const char *line, const char *p,
 {
 	ix->cur_func = -1;
 	ix->in_func = false;
+	ix->unsure_func = false;
 	struct func_fields f;
 	if (!parse_func_fields(p, e, false, &f)) {
 		bad(ix);
@@ -369,6 +376,7 @@ static bool index_line(struct indexer *ix, const char *line, const char *e)
 		if (starts(p, e, "INLINE ", 7)) {
 			/* Parsed at lookup; Breakpad does not count bad INLINEs as
 			 * corruption, but one outside a FUNC is. */
+			ix->needs_serial |= ix->unsure_func;
 			if (!ix->in_func)
 				bad(ix);
 			extend_func(ix, e);
@@ -404,6 +412,7 @@ static bool index_line(struct indexer *ix, const char *line, const char *e)
 	}
 	if (sw_hex_digit(*p) >= 0) {
 		struct line_fields lf;
+		ix->needs_serial |= ix->unsure_func;
 		if (!ix->in_func || !parse_line_fields(p, e, &lf))
 			bad(ix);
 		else
@@ -519,35 +528,200 @@ static bool index_lines(struct indexer *ix, const char *p, const char *end)
 	return ok;
 }
 
-static bool build_index(struct sw_bsym *b)
+/* Sorts and compacts each array of ix into b. */
+static void finish_index(struct indexer *ix, struct sw_bsym *b)
 {
+	/* Sort only what is out of order (dump_syms writes sorted files). */
+	if (!ix->funcs.sorted)
+		qsort(ix->funcs.data, ix->funcs.n, ix->funcs.elem, cmp_func);
+	vec_drop_clashes(&ix->funcs, func_overlaps);
+	if (!ix->pubs.sorted)
+		qsort(ix->pubs.data, ix->pubs.n, ix->pubs.elem, cmp_public);
+	vec_drop_clashes(&ix->pubs, public_same_addr);
+	if (!ix->cfi.sorted)
+		qsort(ix->cfi.data, ix->cfi.n, ix->cfi.elem, cmp_range);
+	vec_drop_clashes(&ix->cfi, range_overlaps);
+	if (!ix->win.sorted)
+		qsort(ix->win.data, ix->win.n, ix->win.elem, cmp_range);
+	if (!ix->files.sorted)
+		qsort(ix->files.data, ix->files.n, ix->files.elem, cmp_named);
+	if (!ix->origins.sorted)
+		qsort(ix->origins.data, ix->origins.n, ix->origins.elem, cmp_named);
+
+	b->funcs = vec_finish(&ix->funcs, &b->nfuncs);
+	b->pubs = vec_finish(&ix->pubs, &b->npubs);
+	b->cfi = vec_finish(&ix->cfi, &b->ncfi);
+	b->win = vec_finish(&ix->win, &b->nwin);
+	b->files = vec_finish(&ix->files, &b->nfiles);
+	b->origins = vec_finish(&ix->origins, &b->norigins);
+}
+
+static void indexer_free(struct indexer *ix)
+{
+	struct vec *v[6] = {&ix->funcs, &ix->pubs, &ix->cfi, &ix->win, &ix->files, &ix->origins};
+	for (int i = 0; i < 6; i++)
+		free(v[i]->data);
+}
+
+/* Appends w's records to v's, as one pass over both halves would have;
+ * key_at gives a record's sort key. */
+static bool vec_append(struct vec *v, struct vec *w, uint64_t (*key_at)(const void *rec))
+{
+	if (w->n == 0)
+		return true;
+	if (v->n + w->n > v->cap) {
+		void *nd = realloc(v->data, (v->n + w->n) * v->elem);
+		if (!nd)
+			return false;
+		v->data = nd;
+		v->cap = v->n + w->n;
+	}
+	memcpy((char *)v->data + v->n * v->elem, w->data, w->n * w->elem);
+	if (v->n > 0 && key_at(w->data) < v->last)
+		v->sorted = false;
+	v->sorted &= w->sorted;
+	v->last = w->last;
+	v->n += w->n;
+	return true;
+}
+
+static uint64_t addr_key(const void *rec)
+{
+	uint64_t k;
+	memcpy(&k, rec, sizeof k); /* FUNC, PUBLIC, CFI, WIN: the address leads */
+	return k;
+}
+
+static uint64_t id_key(const void *rec)
+{
+	return ((const struct bsym_named *)rec)->id;
+}
+
+/* Parsing in two halves on two threads, for a large file: the second
+ * half starts at a FUNC or PUBLIC line (after which nothing depends on
+ * earlier lines), or failing that a STACK CFI INIT line. Its own
+ * indexer keeps its own errors and module line (a shadow of b), merged
+ * after; the arrays are appended in file order, so the result is what
+ * one pass gives (gen48k: 8.8 MB per module, parsed in ~4.5 ms instead
+ * of ~8). Below SPLIT_MIN a thread costs more than it saves. */
+enum { SPLIT_MIN = 2u << 20 };
+
+struct half {
+	struct indexer ix;
+	struct sw_bsym shadow;
+	const char *p, *end;
+	bool ok;
+};
+
+static void *index_half(void *arg)
+{
+	struct half *h = arg;
+	h->ok = index_lines(&h->ix, h->p, h->end);
+	return NULL;
+}
+
+static bool starts_record(const char *p, const char *end)
+{
+	return starts(p, end, "FUNC ", 5) || starts(p, end, "PUBLIC ", 7) ||
+	       starts(p, end, "STACK CFI INIT ", 15);
+}
+
+/* A line start in [mid, end) that starts_record, else one in the first
+ * half, else NULL. */
+static const char *split_point(const char *text, const char *end)
+{
+	const char *mid = text + (end - text) / 2;
+	for (const char *p = mid; p < end; p++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p || p + 1 >= end)
+			break;
+		if (starts_record(p + 1, end))
+			return p + 1;
+	}
+	for (const char *p = mid; p > text + 1; ) {
+		const char *nl = memrchr(text, '\n', (size_t)(p - text));
+		if (!nl)
+			break;
+		if (starts_record(nl + 1, end) && nl + 1 > text)
+			return nl + 1;
+		p = nl;
+	}
+	return NULL;
+}
+
+static bool build_index_split(struct sw_bsym *b, const char *cut, bool *done)
+{
+	const char *end = b->text + b->len;
+	struct indexer first;
+	struct half *h = calloc(1, sizeof *h);
+	pthread_t t;
+	*done = false;
+	if (!h)
+		return false;
+	h->shadow.text = b->text;
+	h->shadow.len = b->len;
+	indexer_init(&h->ix, &h->shadow);
+	h->ix.unsure_func = true;
+	h->p = cut;
+	h->end = end;
+	if (pthread_create(&t, NULL, index_half, h) != 0) {
+		free(h);
+		return false;
+	}
+	indexer_init(&first, b);
+	bool ok = index_lines(&first, b->text, cut);
+	pthread_join(t, NULL);
+	if (h->ix.needs_serial) {
+		indexer_free(&first);
+		indexer_free(&h->ix);
+		b->errors = 0;
+		b->unindexable = false;
+		b->win_max_size = 0;
+		b->has_module = false;
+		memset(&b->module, 0, sizeof b->module);
+		free(h);
+		return false; /* parse in one pass */
+	}
+	*done = true;
+	struct vec *v[6] = {&first.funcs, &first.pubs, &first.cfi, &first.win, &first.files,
+	                    &first.origins};
+	struct vec *w[6] = {&h->ix.funcs, &h->ix.pubs, &h->ix.cfi, &h->ix.win, &h->ix.files,
+	                    &h->ix.origins};
+	ok = ok && h->ok;
+	for (int i = 0; i < 6; i++)
+		ok = ok && vec_append(v[i], w[i], i < 4 ? addr_key : id_key);
+	const struct sw_bsym *sh = &h->shadow;
+	b->errors += sh->errors;
+	b->unindexable |= sh->unindexable;
+	if (sh->win_max_size > b->win_max_size)
+		b->win_max_size = sh->win_max_size;
+	/* A MODULE line in the second half: its fields as the one pass
+	 * would have left them (each MODULE line sets them). */
+	if (sh->module.os) {
+		b->module = sh->module;
+		b->has_module |= sh->has_module;
+	}
+	indexer_free(&h->ix);
+	free(h);
+	finish_index(&first, b);
+	return ok;
+}
+
+static bool build_index(struct sw_bsym *b, bool allow_split)
+{
+	if (allow_split && b->len >= SPLIT_MIN) {
+		const char *cut = split_point(b->text, b->text + b->len);
+		bool done;
+		if (cut) {
+			bool ok = build_index_split(b, cut, &done);
+			if (done)
+				return ok;
+		}
+	}
 	struct indexer ix;
 	indexer_init(&ix, b);
 	bool ok = index_lines(&ix, b->text, b->text + b->len);
-
-	/* Sort only what is out of order (dump_syms writes sorted files). */
-	if (!ix.funcs.sorted)
-		qsort(ix.funcs.data, ix.funcs.n, ix.funcs.elem, cmp_func);
-	vec_drop_clashes(&ix.funcs, func_overlaps);
-	if (!ix.pubs.sorted)
-		qsort(ix.pubs.data, ix.pubs.n, ix.pubs.elem, cmp_public);
-	vec_drop_clashes(&ix.pubs, public_same_addr);
-	if (!ix.cfi.sorted)
-		qsort(ix.cfi.data, ix.cfi.n, ix.cfi.elem, cmp_range);
-	vec_drop_clashes(&ix.cfi, range_overlaps);
-	if (!ix.win.sorted)
-		qsort(ix.win.data, ix.win.n, ix.win.elem, cmp_range);
-	if (!ix.files.sorted)
-		qsort(ix.files.data, ix.files.n, ix.files.elem, cmp_named);
-	if (!ix.origins.sorted)
-		qsort(ix.origins.data, ix.origins.n, ix.origins.elem, cmp_named);
-
-	b->funcs = vec_finish(&ix.funcs, &b->nfuncs);
-	b->pubs = vec_finish(&ix.pubs, &b->npubs);
-	b->cfi = vec_finish(&ix.cfi, &b->ncfi);
-	b->win = vec_finish(&ix.win, &b->nwin);
-	b->files = vec_finish(&ix.files, &b->nfiles);
-	b->origins = vec_finish(&ix.origins, &b->norigins);
+	finish_index(&ix, b);
 	return ok;
 }
 
@@ -556,6 +730,12 @@ static bool build_index(struct sw_bsym *b)
 struct sw_bsym *sw_bsym_parse(const char *text, size_t len, const char *name,
                               struct sw_err *err)
 {
+	return bsym_parse_with(text, len, name, err, true);
+}
+
+struct sw_bsym *bsym_parse_with(const char *text, size_t len, const char *name,
+                                struct sw_err *err, bool allow_split)
+{
 	struct sw_bsym *b = calloc(1, sizeof *b);
 	if (!b) {
 		sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
@@ -563,7 +743,7 @@ struct sw_bsym *sw_bsym_parse(const char *text, size_t len, const char *name,
 	}
 	b->text = text;
 	b->len = len;
-	if (!build_index(b)) {
+	if (!build_index(b, allow_split)) {
 		sw_bsym_free(b);
 		sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
 		return NULL;

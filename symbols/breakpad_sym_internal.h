@@ -267,6 +267,11 @@ struct bsym_span {
 	char small[512];            /* most records fit: no malloc */
 };
 
+/* sw_bsym_parse, with the two-thread parse of a large file allowed or not
+ * (tests compare the two). */
+struct sw_bsym *bsym_parse_with(const char *text, size_t len, const char *name,
+                                struct sw_err *err, bool allow_split);
+
 /* False when the range is outside the text, damaged, or memory ran out. */
 bool bsym_span_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t crc,
                    struct bsym_span *s);

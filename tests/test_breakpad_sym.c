@@ -359,6 +359,91 @@ START_TEST(test_corrupt_lines_are_counted_not_fatal)
 }
 END_TEST
 
+/* A text of more than 2 MiB (parsed in two halves on two threads):
+ * FUNCs with line and INLINE records, PUBLICs, CFI with deltas, STACK WIN,
+ * bad records here and there, and (orphan) a line record among the CFI
+ * records past the middle, which one pass judges by whether the last FUNC
+ * is open: the second half cannot know, and the file is parsed again in
+ * one pass. */
+static char *big_text(bool orphan, size_t *len)
+{
+	size_t cap = 8u << 20, n = 0;
+	char *t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)sprintf(t + n, "MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 big.so\n"
+	                            "FILE 0 a.c\nFILE 1 b.c\nINLINE_ORIGIN 0 inl\n");
+	for (unsigned i = 0; i < 30000; i++) {
+		unsigned a = 0x1000 + i * 0x40;
+		n += (size_t)sprintf(t + n, "FUNC %x 40 0 f%u\n", a, i);
+		if (i % 7 == 0)
+			n += (size_t)sprintf(t + n, "INLINE 0 3 0 0 %x 8\n", a + 8);
+		for (unsigned l = 0; l < 4; l++)
+			n += (size_t)sprintf(t + n, "%x 10 %u %u\n", a + l * 0x10, 10 + l, l & 1);
+		if (i % 1000 == 500)
+			n += (size_t)sprintf(t + n, "FUNC zz bad\n");
+		if (i % 5 == 0)
+			n += (size_t)sprintf(t + n, "PUBLIC %x 0 p%u\n", a + 0x3c, i);
+	}
+	for (unsigned i = 0; i < 30000; i++) {
+		unsigned a = 0x1000 + i * 0x40;
+		n += (size_t)sprintf(t + n, "STACK CFI INIT %x 40 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n", a);
+		if (orphan && i == 20000) /* past the middle: the second half's */
+			n += (size_t)sprintf(t + n, "%x 4 99 0\n", a);
+		n += (size_t)sprintf(t + n, "STACK CFI %x .cfa: $rsp 16 +\n", a + 1);
+		if (i % 3000 == 0)
+			n += (size_t)sprintf(t + n, "STACK WIN 4 %x 40 0 0 8 0 0 0 1 $eip 4 + ^ =\n", a);
+		if (i % 4000 == 1)
+			n += (size_t)sprintf(t + n, "STACK BOGUS\n");
+	}
+	ck_assert_uint_lt(n, cap);
+	ck_assert_uint_gt(n, 2u << 20);
+	*len = n;
+	return t;
+}
+
+static void assert_same_index(const struct sw_bsym *x, const struct sw_bsym *y)
+{
+	ck_assert_uint_eq(x->nfuncs, y->nfuncs);
+	ck_assert_uint_eq(x->npubs, y->npubs);
+	ck_assert_uint_eq(x->ncfi, y->ncfi);
+	ck_assert_uint_eq(x->nwin, y->nwin);
+	ck_assert_uint_eq(x->nfiles, y->nfiles);
+	ck_assert_uint_eq(x->norigins, y->norigins);
+	ck_assert(memcmp(x->funcs, y->funcs, x->nfuncs * sizeof *x->funcs) == 0);
+	ck_assert(memcmp(x->pubs, y->pubs, x->npubs * sizeof *x->pubs) == 0);
+	ck_assert(memcmp(x->cfi, y->cfi, x->ncfi * sizeof *x->cfi) == 0);
+	ck_assert(memcmp(x->win, y->win, x->nwin * sizeof *x->win) == 0);
+	ck_assert(memcmp(x->files, y->files, x->nfiles * sizeof *x->files) == 0);
+	ck_assert(memcmp(x->origins, y->origins, x->norigins * sizeof *x->origins) == 0);
+	ck_assert_uint_eq(x->errors, y->errors);
+	ck_assert_uint_eq(x->win_max_size, y->win_max_size);
+	ck_assert_int_eq(x->has_module, y->has_module);
+	ck_assert_ptr_eq(x->module.name, y->module.name);
+}
+
+START_TEST(test_two_thread_parse_gives_the_one_pass_index)
+{
+	for (int orphan = 0; orphan < 2; orphan++) {
+		size_t n;
+		char *t = big_text(orphan, &n);
+		struct sw_err e1 = {0}, e2 = {0};
+		struct sw_bsym *one = bsym_parse_with(t, n, "big.sym", &e1, false);
+		struct sw_bsym *two = bsym_parse_with(t, n, "big.sym", &e2, true);
+		ck_assert_ptr_nonnull(one);
+		ck_assert_ptr_nonnull(two);
+		/* The bad FUNCs and STACK lines; the orphan extends the last
+		 * FUNC, which is still open. */
+		ck_assert_uint_eq(one->errors, 30 + 8);
+		ck_assert_uint_gt(one->nwin, 0);
+		assert_same_index(one, two);
+		ck_assert_str_eq(e1.msg, e2.msg);
+		sw_bsym_free(one);
+		sw_bsym_free(two);
+		free(t);
+	}
+}
+END_TEST
+
 START_TEST(test_load_missing_file_fails)
 {
 	struct sw_err err = {0};
@@ -785,6 +870,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_inline_real_linux_inline_variants);
 	tcase_add_test(tc, test_lookup_real_test_app_matches_breakpad);
 	tcase_add_test(tc, test_corrupt_lines_are_counted_not_fatal);
+	tcase_add_test(tc, test_two_thread_parse_gives_the_one_pass_index);
 	tcase_add_test(tc, test_load_missing_file_fails);
 	tcase_add_test(tc, test_cfi_applies_init_and_deltas_up_to_offset);
 	tcase_add_test(tc, test_cfi_undef_ra_ends_the_walk);
