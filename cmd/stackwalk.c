@@ -128,8 +128,10 @@ static void usage(FILE *f)
 	      "                    dynamic loader, the executable and libraries being\n"
 	      "                    looked for in the SYMBOL_PATHs when the core lacks them\n"
 	      "  --batch           many snapshots, one JSON line each (see above)\n"
-	      "  --jobs=N          --batch: walk on N threads (default: one per online\n"
-	      "                    CPU; 1: one after the other)\n"
+	      "  --jobs=N          walk on N threads (default: one per online CPU, at\n"
+	      "                    most 8; 1: one after the other): a snapshot's threads\n"
+	      "                    at once, or with --batch its snapshots; the output is\n"
+	      "                    the same\n"
 	      "  --symbols-path=PATH  a SYMBOL_PATH; may be given several times (after the\n"
 	      "                    positional ones; with --batch the only way to give one)\n"
 	      "  --help, -h        this text\n"
@@ -336,8 +338,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return usage_error("%s", "an empty FILE name for --output-file or --cyborg");
 	if (o->batch)
 		return batch_args(o, npos);
-	if (o->jobs)
-		return usage_error("%s", "--jobs only applies to --batch");
 	if (npos == 0)
 		return usage_error("%s", "no SNAPSHOT given");
 	/* The --symbols-path ones after the positional ones: npos +
@@ -614,6 +614,13 @@ static bool put_batch_report(const struct options *o, FILE *f, const struct sw_s
 /* Everything after the command line for one snapshot of the input: the
  * first (part NULL), or the one part names. Returns the exit status; *more
  * says whether the input holds another, *next which. */
+/* Online CPUs, at most 8 (a walk's threads rarely keep more busy). */
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
 static int walk_snapshot(const struct options *o, struct run *r, const struct sw_part *part,
                          struct sw_part *next, bool *more)
 {
@@ -679,6 +686,11 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	struct sw_walk_options walk_opt = o->walk;
 	walk_opt.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
 	walk_opt.crashing_only = o->brief;
+	/* The snapshot's threads walked at once (--jobs); a batch walks its
+	 * snapshots at once instead. */
+	walk_opt.threads = o->batch ? 1 : o->jobs ? o->jobs : online_cpus();
+	if (walk_opt.threads > 1)
+		sw_sym_store_set_concurrent(store);
 	bool walked = sw_walk_snapshot(&snap, arch, sw_sym_store_source(store), &walk_opt,
 	                               &walk_arena, &walk);
 	/* Symbol files refused while the walk loaded them (symbols/store.h). */

@@ -28,6 +28,24 @@ void sw_arena_free(struct sw_arena *a)
 	sw_arena_init(a);
 }
 
+void sw_arena_adopt(struct sw_arena *a, struct sw_arena *src)
+{
+	if (!src->head)
+		return;
+	if (!a->head) {
+		*a = *src;
+	} else {
+		/* Behind a's head, which stays the block a allocates from. */
+		struct sw_arena_block *tail = src->head;
+		while (tail->next)
+			tail = tail->next;
+		tail->next = a->head->next;
+		a->head->next = src->head;
+		a->total += src->total;
+	}
+	sw_arena_init(src);
+}
+
 void *sw_arena_alloc(struct sw_arena *a, size_t size)
 {
 	const size_t align = _Alignof(max_align_t);

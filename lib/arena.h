@@ -17,6 +17,9 @@ struct sw_arena {
 
 void sw_arena_init(struct sw_arena *a);
 void sw_arena_free(struct sw_arena *a);
+/* Moves every block of src into a (freed with it); src is left empty.
+ * What was allocated from src stays where it is. */
+void sw_arena_adopt(struct sw_arena *a, struct sw_arena *src);
 
 /* Returns zeroed memory aligned for any type, or NULL when out of memory. */
 void *sw_arena_alloc(struct sw_arena *a, size_t size);

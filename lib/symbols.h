@@ -110,6 +110,10 @@ struct sw_symbol_source {
 	void *self;
 	const struct sw_module_symbols *(*for_module)(void *self, uint32_t module,
 	                                              enum sw_symbols_status *status);
+	/* for_module, and every provider it returns, may be called from
+	 * several threads at once (the walker then walks threads in
+	 * parallel). */
+	bool concurrent;
 };
 
 #endif

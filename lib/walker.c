@@ -7,6 +7,8 @@
  * before it. */
 #include "walker.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -935,6 +937,131 @@ int32_t sw_walk_chosen_thread(const struct sw_snapshot *snap)
 	return -1;
 }
 
+/* One thread's part of a walk, fixed before any is walked. */
+struct thread_plan {
+	uint32_t index;
+	bool crashed;                 /* walked from the crash context */
+	const struct sw_arch *arch;
+};
+
+static bool walk_serial(struct sw_walk *w, const struct thread_plan *plan, uint32_t n,
+                        struct sw_walk_result *out)
+{
+	struct frame_list scratch = { 0 };
+	bool ok = true;
+	for (uint32_t k = 0; k < n && ok; k++) {
+		w->arch = plan[k].arch;
+		ok = walk_thread(w, plan[k].index, plan[k].crashed, &scratch,
+		                 &out->stacks[plan[k].index]);
+	}
+	free(scratch.v);
+	return ok;
+}
+
+/* ---- walking threads in parallel ----------------------------------------
+ *
+ * The threads of a snapshot are independent walks over read-only memory;
+ * what they share is the symbol source (concurrent: it loads each module
+ * once, under its own lock, and its providers take concurrent lookups).
+ * Each worker has its own struct sw_walk, arena (adopted by the caller's
+ * afterwards), scratch frames and module status, and takes the planned
+ * threads one by one. The result is the one walk_serial gives: each
+ * thread's frames depend only on its own walk, a module's status is the
+ * same whoever asks, and the one thing threads share in a serial walk,
+ * the frame budget, is checked after: when the threads used more than it
+ * (an input with hundreds of thousands of frames, where a serial walk cuts
+ * a late thread short), the snapshot is walked again one thread after the
+ * other. */
+struct walk_shared {
+	const struct thread_plan *plan;
+	uint32_t n;
+	atomic_uint next;
+	atomic_bool failed;
+	struct sw_walk_result *out;
+};
+
+struct walk_worker {
+	pthread_t thread;
+	bool started;
+	struct walk_shared *sh;
+	struct sw_walk w;
+	struct sw_arena arena;
+	uint64_t used;                /* frame budget used */
+};
+
+static void *walk_worker_main(void *arg)
+{
+	struct walk_worker *k = arg;
+	struct walk_shared *sh = k->sh;
+	struct frame_list scratch = { 0 };
+	for (;;) {
+		uint32_t j = atomic_fetch_add(&sh->next, 1);
+		if (j >= sh->n || atomic_load(&sh->failed))
+			break;
+		const struct thread_plan *p = &sh->plan[j];
+		uint64_t before = k->w.frame_budget;
+		k->w.arch = p->arch;
+		if (!walk_thread(&k->w, p->index, p->crashed, &scratch, &sh->out->stacks[p->index]))
+			atomic_store(&sh->failed, true);
+		k->used += before - k->w.frame_budget;
+	}
+	free(scratch.v);
+	return NULL;
+}
+
+/* Walks plan on up to nworkers threads (this one included). False: out
+ * of memory during a walk; *serial: walk again one thread after the
+ * other (the frame budget ran out, or there was no memory for workers). */
+static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan *plan,
+                          uint32_t n, uint32_t nworkers, struct sw_walk_result *out,
+                          bool *serial)
+{
+	const struct sw_snapshot *snap = proto->snap;
+	struct walk_shared sh = {.plan = plan, .n = n, .out = out};
+	atomic_init(&sh.next, 0);
+	atomic_init(&sh.failed, false);
+	struct walk_worker *k = calloc(nworkers, sizeof *k);
+	*serial = true;
+	if (!k)
+		return true;
+	bool ok = true;
+	for (uint32_t i = 0; i < nworkers; i++) {
+		k[i].sh = &sh;
+		k[i].w = *proto;
+		sw_arena_init(&k[i].arena);
+		k[i].w.arena = &k[i].arena;
+		k[i].w.module_status = NULL;
+		if (snap->nmodules &&
+		    !(k[i].w.module_status = calloc(snap->nmodules, sizeof *k[i].w.module_status)))
+			ok = false;
+	}
+	for (uint32_t i = 1; ok && i < nworkers; i++)
+		k[i].started = pthread_create(&k[i].thread, NULL, walk_worker_main, &k[i]) == 0;
+	if (ok)
+		walk_worker_main(&k[0]);
+	uint64_t used = 0;
+	for (uint32_t i = 0; i < nworkers; i++) {
+		if (k[i].started)
+			pthread_join(k[i].thread, NULL);
+		used += k[i].used;
+	}
+	bool walked = ok;
+	ok = !atomic_load(&sh.failed);
+	bool cut = used > proto->frame_budget;
+	for (uint32_t j = 0; walked && ok && j < n; j++)
+		cut |= out->stacks[plan[j].index].end == SW_END_FRAME_BUDGET;
+	for (uint32_t i = 0; i < nworkers; i++) {
+		for (uint32_t m = 0; walked && k[i].w.module_status && m < snap->nmodules; m++)
+			if (k[i].w.module_status[m] != SW_SYMS_NOT_LOOKED)
+				proto->module_status[m] = k[i].w.module_status[m];
+		free(k[i].w.module_status);
+		sw_arena_adopt(proto->arena, &k[i].arena);
+	}
+	free(k);
+	*serial = ok && (!walked || cut);
+	return ok;
+}
+
 bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,
                       const struct sw_symbol_source *symbols,
                       const struct sw_walk_options *opt, struct sw_arena *arena,
@@ -952,6 +1079,8 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 	};
 	if (opt)
 		w.opt = *opt;
+	if (w.opt.frame_budget)
+		w.frame_budget = w.opt.frame_budget;
 	if (snap->nmodules) {
 		w.module_status = sw_arena_array(arena, snap->nmodules, sizeof *w.module_status);
 		if (!w.module_status)
@@ -964,37 +1093,50 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 			return false;
 	}
 	out->nstacks = snap->nthreads;
+	struct thread_plan *plan = snap->nthreads ? malloc(snap->nthreads * sizeof *plan) : NULL;
+	if (snap->nthreads && !plan)
+		return false;
+	uint32_t n = 0;
 	/* The thread that wrote the dump is not walked (unless it is the
 	 * crashing one). */
 	uint32_t requesting;
 	bool has_requesting = requesting_thread_id(snap, &requesting);
 	int32_t chosen = w.opt.crashing_only ? sw_walk_chosen_thread(snap) : -1;
-	struct frame_list scratch = { 0 };
-	bool ok = true;
-	for (uint32_t i = 0; i < snap->nthreads && ok; i++) {
+	for (uint32_t i = 0; i < snap->nthreads; i++) {
 		const struct sw_thread *t = &snap->threads[i];
+		out->stacks[i].thread = i;
 		if (snap->has_dump_thread_id && t->id == snap->dump_thread_id &&
 		    !(has_requesting && t->id == requesting)) {
-			memset(&out->stacks[i], 0, sizeof out->stacks[i]);
-			out->stacks[i].thread = i;
 			out->stacks[i].dump_thread = true;
 			continue;
 		}
 		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
 		if (is_requesting)
 			out->crashing = (int32_t)i;
-		if (w.opt.crashing_only && (int32_t)i != chosen) {
-			memset(&out->stacks[i], 0, sizeof out->stacks[i]);
-			out->stacks[i].thread = i;
+		if (w.opt.crashing_only && (int32_t)i != chosen)
 			continue;
-		}
 		/* Breakpad picks the walker by the context's CPU, not the system
 		 * info's: a 32-bit process on a 64-bit kernel, a mixed dump. */
-		w.arch = arch;
+		const struct sw_arch *a = arch;
 		if (t->cpu != SW_CPU_UNKNOWN && w.opt.arch_for_cpu && (!arch || t->cpu != arch->cpu))
-			w.arch = w.opt.arch_for_cpu(t->cpu);
-		ok = walk_thread(&w, i, is_requesting && snap->crash.present, &scratch, &out->stacks[i]);
+			a = w.opt.arch_for_cpu(t->cpu);
+		plan[n++] = (struct thread_plan){i, is_requesting && snap->crash.present, a};
 	}
-	free(scratch.v);
+	bool ok, serial = true;
+	uint32_t workers = w.opt.threads < n ? w.opt.threads : n;
+	if (workers > 1 && symbols && symbols->concurrent) {
+		ok = walk_parallel(&w, plan, n, workers, out, &serial);
+		if (ok && serial) {
+			for (uint32_t j = 0; j < n; j++) {
+				memset(&out->stacks[plan[j].index], 0, sizeof out->stacks[0]);
+				out->stacks[plan[j].index].thread = plan[j].index;
+			}
+			if (w.module_status)
+				memset(w.module_status, 0, snap->nmodules * sizeof *w.module_status);
+		}
+	}
+	if (serial)
+		ok = walk_serial(&w, plan, n, out);
+	free(plan);
 	return ok;
 }

@@ -25,6 +25,13 @@ struct sw_walk_options {
 	 * the snapshot's (Breakpad picks the walker per context); NULL: every
 	 * thread is walked with the snapshot's arch. */
 	const struct sw_arch *(*arch_for_cpu)(enum sw_cpu cpu);
+	/* Threads of the snapshot walked at once, when the symbol source is
+	 * concurrent; 0 or 1: one after the other. The result is the same
+	 * (sw_walk_snapshot). */
+	uint32_t threads;
+	/* Physical frames for all threads together; 0: the default (a base
+	 * plus one per 16 bytes of input). */
+	uint64_t frame_budget;
 };
 
 /* Breakpad's limits (Stackwalker::max_frames_, max_frames_scanned_): a

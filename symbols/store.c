@@ -5,7 +5,9 @@
 #include "store.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,20 @@ struct combined {
 	uint64_t sym_base;
 };
 
+/* A provider that is not known to take concurrent calls (ELF/DWARF,
+ * dSYM, a .sym combined with either), behind a lock of its own when the
+ * store is concurrent: its calls from several walking threads take turns.
+ * ops has the inner provider's NULL entries. */
+struct locked_symbols {
+	pthread_mutex_t lock;
+	bool init;
+	struct sw_module_symbols inner;
+	struct sw_symbols_ops ops;
+};
+
 struct store_module {
+	atomic_bool ready;          /* looked, and ms final (a concurrent store's fast path) */
+	struct locked_symbols locked;
 	bool looked;
 	enum sw_symbols_status status;
 	int32_t file;               /* index into loaded, -1 none */
@@ -78,7 +93,12 @@ struct sw_sym_store {
 	struct sw_elf_locator locator;
 	const char **elf_paths;     /* the directories and ELF files */
 	char **warnings;
+	uint32_t *warning_key;      /* 0: the store's own; module + 1: while finding its symbols */
 	uint32_t nwarnings, warnings_cap;
+	uint32_t key_now;           /* the key of warnings given now */
+	/* sw_sym_store_set_concurrent: for_module under lock, once per module. */
+	bool concurrent;
+	pthread_mutex_t lock;
 	struct sw_sym_cache *cache;   /* the symbol index cache, or NULL (not owned) */
 	struct sw_symbol_server *server; /* symbol servers, or NULL (not owned) */
 };
@@ -102,6 +122,9 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Warnings are kept in module order (the store's own first), each
+ * module's in the order given: the same list whichever order the walk
+ * (or parallel walks) first needed the modules in. */
 static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 {
 	if (s->nwarnings == s->warnings_cap) {
@@ -110,6 +133,10 @@ static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 		if (!w)
 			return;
 		s->warnings = w;
+		uint32_t *k = realloc(s->warning_key, cap * sizeof *k);
+		if (!k)
+			return;
+		s->warning_key = k;
 		s->warnings_cap = cap;
 	}
 	char buf[1024];
@@ -118,8 +145,17 @@ static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	char *copy = strdup(buf);
-	if (copy)
-		s->warnings[s->nwarnings++] = copy;
+	if (!copy)
+		return;
+	uint32_t at = s->nwarnings;
+	while (at > 0 && s->warning_key[at - 1] > s->key_now)
+		at--;
+	memmove(&s->warnings[at + 1], &s->warnings[at], (s->nwarnings - at) * sizeof *s->warnings);
+	memmove(&s->warning_key[at + 1], &s->warning_key[at],
+	        (s->nwarnings - at) * sizeof *s->warning_key);
+	s->warnings[at] = copy;
+	s->warning_key[at] = s->key_now;
+	s->nwarnings++;
 }
 
 static void locator_warn(void *self, const char *line)
@@ -235,6 +271,8 @@ void sw_sym_store_free(struct sw_sym_store *s)
 		sw_bsym_free(s->loaded[i].bsym);
 	}
 	for (uint32_t i = 0; i < s->nmods; i++) {
+		if (s->mods[i].locked.init)
+			pthread_mutex_destroy(&s->mods[i].locked.lock);
 		sw_elf_symbols_free(s->mods[i].elf);
 		sw_dsym_free(s->mods[i].dsym);
 		free(s->mods[i].elf_path);
@@ -244,6 +282,9 @@ void sw_sym_store_free(struct sw_sym_store *s)
 	for (uint32_t i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
 	free(s->warnings);
+	free(s->warning_key);
+	if (s->concurrent)
+		pthread_mutex_destroy(&s->lock);
 	free(s->paths);
 	free(s->mods);
 	free(s->loaded);
@@ -600,10 +641,106 @@ static int32_t image_twin(const struct sw_sym_store *s, uint32_t module)
 	return -1;
 }
 
+static bool locked_lookup(void *self, uint64_t offset, struct sw_arena *a,
+                          struct sw_sym_info *out)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	bool r = l->inner.ops->lookup(l->inner.self, offset, a, out);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static enum sw_unwind_status locked_unwind(void *self, uint64_t offset,
+                                           const struct sw_unwind_env *env,
+                                           struct sw_caller *caller, enum sw_trust *trust)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	enum sw_unwind_status r = l->inner.ops->unwind(l->inner.self, offset, env, caller, trust);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static bool locked_read_code(void *self, uint64_t offset, void *out, size_t n)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	bool r = l->inner.ops->read_code(l->inner.self, offset, out, n);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static bool locked_has_function(void *self, uint64_t offset)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	bool r = l->inner.ops->has_function(l->inner.self, offset);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+/* sm's provider behind its own lock (sw_bsym takes concurrent calls as
+ * it is: docs/symbol-cache.md, "Threads and batches"). */
+static void lock_provider(struct store_module *sm)
+{
+	if (!sm->ms.ops || sm->ms.ops == &sw_bsym_ops || sm->shared ||
+	    pthread_mutex_init(&sm->locked.lock, NULL) != 0)
+		return;
+	struct locked_symbols *l = &sm->locked;
+	l->init = true;
+	l->inner = sm->ms;
+	const struct sw_symbols_ops *in = sm->ms.ops;
+	l->ops = (struct sw_symbols_ops){
+		.lookup = in->lookup ? locked_lookup : NULL,
+		.unwind = in->unwind ? locked_unwind : NULL,
+		.read_code = in->read_code ? locked_read_code : NULL,
+		.has_function = in->has_function ? locked_has_function : NULL,
+	};
+	sm->ms = (struct sw_module_symbols){&l->ops, l};
+}
+
+static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, uint32_t module,
+                                                      enum sw_symbols_status *status);
+
 static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
                                                         enum sw_symbols_status *status)
 {
 	struct sw_sym_store *s = self;
+	if (!s->concurrent || module >= s->nmods) {
+		s->key_now = module + 1;
+		const struct sw_module_symbols *ms = resolve_module(s, module, status);
+		s->key_now = 0;
+		return ms;
+	}
+	struct store_module *sm = &s->mods[module];
+	if (!atomic_load_explicit(&sm->ready, memory_order_acquire)) {
+		pthread_mutex_lock(&s->lock);
+		if (!atomic_load_explicit(&sm->ready, memory_order_relaxed)) {
+			enum sw_symbols_status st;
+			s->key_now = module + 1;
+			resolve_module(s, module, &st);
+			s->key_now = 0;
+			lock_provider(sm);
+			atomic_store_explicit(&sm->ready, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	*status = sm->status;
+	return sm->ms.ops ? &sm->ms : NULL;
+}
+
+void sw_sym_store_set_concurrent(struct sw_sym_store *s)
+{
+	if (!s->concurrent && pthread_mutex_init(&s->lock, NULL) == 0) {
+		s->concurrent = true;
+		s->source.concurrent = true;
+	}
+}
+
+static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, uint32_t module,
+                                                      enum sw_symbols_status *status)
+{
 	const struct sw_module *m = module < s->nmods ? &s->snap->modules[module] : NULL;
 	bool has_image = m && (m->image_path || m->image_addr);
 	if (s->npaths == 0 && !has_image && !s->server) {
@@ -683,11 +820,16 @@ const struct sw_err *sw_sym_store_error(const struct sw_sym_store *s, uint32_t m
 	return &s->loaded[s->mods[module].file].err;
 }
 
-/* After the load warnings: those of indexes found damaged mid-walk. */
+/* After the load warnings: those of indexes found damaged mid-walk, in
+ * module order (a file serving several modules: at the first). */
 static const char *late_warning(const struct sw_sym_store *s, uint32_t i)
 {
-	for (size_t k = 0; k < s->nloaded; k++) {
-		const char *w = s->loaded[k].bsym ? sw_bsym_warning(s->loaded[k].bsym) : NULL;
+	for (uint32_t m = 0; m < s->nmods; m++) {
+		int32_t f = s->mods[m].file;
+		bool first = f >= 0;
+		for (uint32_t e = 0; first && e < m; e++)
+			first = s->mods[e].file != f;
+		const char *w = first && s->loaded[f].bsym ? sw_bsym_warning(s->loaded[f].bsym) : NULL;
 		if (w && i-- == 0)
 			return w;
 	}

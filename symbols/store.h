@@ -53,6 +53,14 @@ void sw_sym_store_set_cache(struct sw_sym_store *s, struct sw_sym_cache *cache);
 struct sw_symbol_server;
 void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_server *srv);
 
+/* Makes the store (its for_module and the providers it returns) safe to
+ * call from several threads at once, so that the walker may walk threads
+ * in parallel (sw_walk_options.threads): each module's symbols are found
+ * once, under the store's lock; providers other than Breakpad text
+ * symbols (whose lookups are read-only) get a lock each. Call before the
+ * walk. */
+void sw_sym_store_set_concurrent(struct sw_sym_store *s);
+
 /* The walker's view; valid until sw_sym_store_free. */
 const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s);
 

@@ -183,7 +183,7 @@ try:
     # Usage errors: exit 2, nothing on stdout.
     for args in (["--batch"], ["--batch", "--machine", dumps[0]], ["--batch", "--pretty", dumps[0]],
                  ["--batch", "--cyborg", of, dumps[0]], ["--batch", "--jobs", "0", dumps[0]],
-                 ["--batch", "--jobs", "x", dumps[0]], ["--jobs", "2", dumps[0]],
+                 ["--batch", "--jobs", "x", dumps[0]], ["--jobs", "0", dumps[0]],
                  ["--batch", "--maps", of, dumps[0]]):
         rc, out, err = run(args)
         check(rc == 2 and out == "" and err.count("\n") == 1, "%s: exit %d, want 2 (%s)" % (args, rc, err.strip()))

@@ -488,7 +488,7 @@ static void unwind_with(const struct sw_arch *arch, const uint64_t *offs, size_t
 	snap.modules = &module;
 	snap.nmodules = 1;
 	sw_snapshot_finish(&snap);
-	struct sw_symbol_source src = { NULL, fuzz_for_module };
+	struct sw_symbol_source src = { .self = NULL, .for_module = fuzz_for_module };
 	struct sw_arena arena;
 	sw_arena_init(&arena);
 	struct sw_walk walk = { .snap = &snap, .arch = arch, .symbols = &src, .arena = &arena,

@@ -337,7 +337,7 @@ static inline void pf_machine_init(struct pf_machine *pm, const struct pro_fixtu
 	sw_snapshot_finish(&pm->snap);
 	sw_arena_init(&pm->arena);
 	pm->syms = (struct sw_module_symbols){ &pf_ops, (void *)f };
-	pm->source = (struct sw_symbol_source){ pm, pf_for_module };
+	pm->source = (struct sw_symbol_source){ .self = pm, .for_module = pf_for_module };
 	pm->walk = (struct sw_walk){
 		.snap = &pm->snap, .arch = f->arch, .symbols = with_symbols ? &pm->source : NULL,
 		.arena = &pm->arena, .stack_lo = PF_STACK_BASE,

@@ -274,7 +274,7 @@ static void fake_init(struct fake_symbols *fs)
 	fs->funcs[2] = (struct fake_func){ 0x800, 0x2000, "main" };
 	fs->nfuncs = 3;
 	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
-	fs->source = (struct sw_symbol_source){ &fs->module, syn_module0_symbols };
+	fs->source = (struct sw_symbol_source){ .self = &fs->module, .for_module = syn_module0_symbols };
 }
 
 static const struct sw_stack *walk_opt(struct fixture *fx, const struct sw_symbol_source *src,

@@ -493,7 +493,7 @@ static void fake_init(struct fake *f, const struct sw_arch *arch, uint64_t mod_b
 	sw_snapshot_finish(&f->snap);
 	f->bsym = b;
 	f->ms = (struct sw_module_symbols){&sw_bsym_ops, b};
-	f->src = (struct sw_symbol_source){f, fake_for_module};
+	f->src = (struct sw_symbol_source){ .self = f, .for_module = fake_for_module };
 	f->walk.snap = &f->snap;
 	f->walk.arch = arch;
 	f->walk.symbols = &f->src;

@@ -222,7 +222,7 @@ START_TEST(test_prologue_slot_return_into_code_no_symbol_covers)
 	                     *entry = pf_func_named(&f, "entry");
 	struct hiding_symbols h = { &f, entry };
 	struct sw_module_symbols syms = { &hiding_ops, &h };
-	struct sw_symbol_source src = { &syms, hiding_for_module };
+	struct sw_symbol_source src = { .self = &syms, .for_module = hiding_for_module };
 	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
 	const struct pf_row *row1 = cfi_at(&f, ra1);
 	uint64_t sp0 = PF_CFA - 0x1000, cfa1 = sp0 + (uint64_t)row1->cfa_off;
@@ -303,7 +303,7 @@ START_TEST(test_walk_cfi_with_dump_syms_register_names)
 	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
 	ck_assert_ptr_nonnull(bs.b);
 	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
-	bs.source = (struct sw_symbol_source){ &bs, pf_bsym_for_module };
+	bs.source = (struct sw_symbol_source){ .self = &bs, .for_module = pf_bsym_for_module };
 	uint64_t sp0 = PF_CFA - 0x100;
 	pf_put(&pm, sp0 + 28, ra2, 4);
 	pf_put(&pm, sp0 + 24, 0x5000, 4);

@@ -412,7 +412,7 @@ START_TEST(test_walk_cfi_from_breakpad_symbols)
 	bs.b = sw_bsym_parse(text, strlen(text), "prog.sym", &err);
 	ck_assert_ptr_nonnull(bs.b);
 	bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, bs.b };
-	bs.source = (struct sw_symbol_source){ &bs, pf_bsym_for_module };
+	bs.source = (struct sw_symbol_source){ .self = &bs, .for_module = pf_bsym_for_module };
 	uint64_t sp0 = PF_CFA - 0x100;
 	pf_put(&pm, sp0 + 24, ra2, 8);
 	pf_put(&pm, sp0 + 16, 0x5000, 8);
@@ -541,7 +541,7 @@ START_TEST(test_scan_from_rom_refuses_a_call_into_the_module)
 	sw_reg_set(&fx.thread.ctx, RA, 0);
 	fx.snap.scans_need_code = true;
 	struct sw_module_symbols ms = { &abc_ops, NULL };
-	struct sw_symbol_source src = { &ms, syn_module0_symbols };
+	struct sw_symbol_source src = { .self = &ms, .for_module = syn_module0_symbols };
 	const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv32, &src, NULL);
 	ck_assert_uint_ge(st->nframes, 2);
 	ck_assert_uint_eq(st->frames[1].pc, 0x42000318);
@@ -658,7 +658,7 @@ static void trap_fixture_init(struct trap_fixture *t, bool rv64, const char *ent
 	t->b = sw_bsym_parse(text, strlen(text), "fw.sym", &err);
 	ck_assert_ptr_nonnull(t->b);
 	t->bs.syms = (struct sw_module_symbols){ &sw_bsym_ops, t->b };
-	t->bs.source = (struct sw_symbol_source){ &t->bs, pf_bsym_for_module };
+	t->bs.source = (struct sw_symbol_source){ .self = &t->bs, .for_module = pf_bsym_for_module };
 	put_word(&t->fx, ISR_SP + 16 - ws, HOOK_RA);
 	sw_reg_set(&t->fx.thread.ctx, PC, FW + 0x310);
 	sw_reg_set(&t->fx.thread.ctx, SP, ISR_SP);

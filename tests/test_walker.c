@@ -140,7 +140,7 @@ static void fake_init(struct fake_symbols *fs, enum fake_rule rule)
 	fs->func_lo = 0;
 	fs->func_hi = CODE_SIZE;
 	fs->module = (struct sw_module_symbols){ &fake_ops, fs };
-	fs->source = (struct sw_symbol_source){ &fs->module, syn_module0_symbols };
+	fs->source = (struct sw_symbol_source){ .self = &fs->module, .for_module = syn_module0_symbols };
 }
 
 static const struct sw_stack *walk(struct fixture *fx, const struct sw_symbol_source *src,
@@ -593,6 +593,71 @@ START_TEST(test_scan_limit_truncates_and_says_so)
 }
 END_TEST
 
+static const struct sw_module_symbols *no_symbols(void *self, uint32_t m,
+                                                  enum sw_symbols_status *st)
+{
+	(void)self;
+	(void)m;
+	*st = SW_SYMS_MISSING;
+	return NULL;
+}
+
+/* Six threads walked at once (a concurrent symbol source, threads = 4)
+ * give what one after the other gives, also when the frame budget cuts
+ * the later threads short (a serial walk spends it in thread order: the
+ * parallel walk is then done again serially). */
+START_TEST(test_parallel_walk_gives_the_serial_result)
+{
+	enum { NT = 6 };
+	const uint64_t budgets[2] = {0, 1200};
+	for (int b = 0; b < 2; b++) {
+		uint32_t nframes[2][NT], ends[2][NT];
+		uint64_t last_pc[2][NT];
+		for (int par = 0; par < 2; par++) {
+			struct fixture fx;
+			fixture_init(&fx, SW_OS_LINUX);
+			uint64_t sp = STACK_BASE + 0x10;
+			set_context(&fx, CODE_BASE + 0x10, sp, 0);
+			put_call_before(&fx, CODE_BASE + 0x500);
+			for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
+				put_u64(&fx, a, CODE_BASE + 0x500);
+			struct sw_thread threads[NT];
+			for (int i = 0; i < NT; i++) {
+				threads[i] = fx.thread;
+				threads[i].id = 100 + (uint32_t)i;
+			}
+			fx.snap.threads = threads;
+			fx.snap.nthreads = NT;
+			struct sw_symbol_source src = {.for_module = no_symbols, .concurrent = true};
+			struct sw_walk_options opt = {.threads = par ? 4 : 1, .frame_budget = budgets[b]};
+			sw_snapshot_finish(&fx.snap);
+			ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_amd64, &src, &opt, &fx.arena,
+			                           &fx.result));
+			ck_assert_uint_eq(fx.result.nstacks, NT);
+			for (int i = 0; i < NT; i++) {
+				const struct sw_stack *st = &fx.result.stacks[i];
+				nframes[par][i] = st->nframes;
+				ends[par][i] = st->end;
+				last_pc[par][i] = st->nframes ? st->frames[st->nframes - 1].pc : 0;
+			}
+			fixture_free(&fx);
+		}
+		for (int i = 0; i < NT; i++) {
+			ck_assert_uint_eq(nframes[0][i], nframes[1][i]);
+			ck_assert_uint_eq(ends[0][i], ends[1][i]);
+			ck_assert_uint_eq(last_pc[0][i], last_pc[1][i]);
+		}
+		/* The budget did cut: the last thread got only its first frame. */
+		if (budgets[b]) {
+			ck_assert_uint_eq(ends[0][NT - 1], SW_END_FRAME_BUDGET);
+			ck_assert_uint_eq(nframes[0][NT - 1], 1);
+		} else {
+			ck_assert_uint_gt(nframes[0][NT - 1], 100);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_crashing_thread_starts_from_exception_context)
 {
 	struct fixture fx;
@@ -765,6 +830,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_max_frames_caps_the_walk);
 	tcase_add_test(tc, test_scan_limit_truncates_and_says_so);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
+	tcase_add_test(tc, test_parallel_walk_gives_the_serial_result);
 	tcase_add_test(tc, test_thread_without_context_has_no_frames);
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
