@@ -69,6 +69,7 @@ struct locked_symbols {
 
 struct store_module {
 	atomic_bool ready;          /* looked, and ms final (a concurrent store's fast path) */
+	bool resolving;             /* a thread is finding its symbols (under the store's lock) */
 	struct locked_symbols locked;
 	bool looked;
 	enum sw_symbols_status status;
@@ -95,10 +96,10 @@ struct sw_sym_store {
 	char **warnings;
 	uint32_t *warning_key;      /* 0: the store's own; module + 1: while finding its symbols */
 	uint32_t nwarnings, warnings_cap;
-	uint32_t key_now;           /* the key of warnings given now */
 	/* sw_sym_store_set_concurrent: for_module under lock, once per module. */
 	bool concurrent;
 	pthread_mutex_t lock;
+	pthread_cond_t resolved;    /* a module's symbols were found */
 	struct sw_sym_cache *cache;   /* the symbol index cache, or NULL (not owned) */
 	struct sw_symbol_server *server; /* symbol servers, or NULL (not owned) */
 };
@@ -124,7 +125,11 @@ static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 
 /* Warnings are kept in module order (the store's own first), each
  * module's in the order given: the same list whichever order the walk
- * (or parallel walks) first needed the modules in. */
+ * (or parallel walks) first needed the modules in. The key of the
+ * warnings this thread gives now: 0, or module + 1 while it finds that
+ * module's symbols. */
+static _Thread_local uint32_t warn_key;
+
 static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 {
 	if (s->nwarnings == s->warnings_cap) {
@@ -148,13 +153,13 @@ static void store_warn(struct sw_sym_store *s, const char *fmt, ...)
 	if (!copy)
 		return;
 	uint32_t at = s->nwarnings;
-	while (at > 0 && s->warning_key[at - 1] > s->key_now)
+	while (at > 0 && s->warning_key[at - 1] > warn_key)
 		at--;
 	memmove(&s->warnings[at + 1], &s->warnings[at], (s->nwarnings - at) * sizeof *s->warnings);
 	memmove(&s->warning_key[at + 1], &s->warning_key[at],
 	        (s->nwarnings - at) * sizeof *s->warning_key);
 	s->warnings[at] = copy;
-	s->warning_key[at] = s->key_now;
+	s->warning_key[at] = warn_key;
 	s->nwarnings++;
 }
 
@@ -283,8 +288,10 @@ void sw_sym_store_free(struct sw_sym_store *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->warning_key);
-	if (s->concurrent)
+	if (s->concurrent) {
+		pthread_cond_destroy(&s->resolved);
 		pthread_mutex_destroy(&s->lock);
+	}
 	free(s->paths);
 	free(s->mods);
 	free(s->loaded);
@@ -343,39 +350,65 @@ static void read_header(struct store_path *p)
 	p->mod_name = strdup(tok[3]);
 }
 
-static int32_t load(struct sw_sym_store *s, const char *path, const char *debug_file,
-                    const char *debug_id)
+static int32_t loaded_index(const struct sw_sym_store *s, const char *path)
 {
 	for (size_t i = 0; i < s->nloaded; i++)
 		if (strcmp(s->loaded[i].path, path) == 0)
 			return (int32_t)i;
+	return -1;
+}
+
+static int32_t load(struct sw_sym_store *s, const char *path, const char *debug_file,
+                    const char *debug_id)
+{
+	int32_t have = loaded_index(s, path);
+	if (have >= 0)
+		return have;
+	struct loaded_file lf = {0};
+	lf.path = strdup(path);
+	if (!lf.path)
+		return -1;
+	struct sw_err cache_warn = {0};
+	/* The costly part (inflating and parsing, or mapping an index)
+	 * without a concurrent store's lock: other walking threads go on
+	 * finding other modules' symbols (this module's are found here alone:
+	 * store_for_module), two files load at once. */
+	if (s->concurrent)
+		pthread_mutex_unlock(&s->lock);
+	lf.bsym = sw_bsym_load_cached(path, s->cache, debug_file, debug_id, &lf.err, &cache_warn);
+	if (s->concurrent)
+		pthread_mutex_lock(&s->lock);
+	/* Another module's thread loaded the same file meanwhile (a BOLTed
+	 * library's two mappings): theirs is kept. */
+	if (s->concurrent && (have = loaded_index(s, path)) >= 0) {
+		sw_bsym_free(lf.bsym);
+		free(lf.path);
+		return have;
+	}
 	if (s->nloaded == s->loaded_cap) {
 		size_t ncap = s->loaded_cap ? s->loaded_cap * 2 : 16;
 		struct loaded_file *nl = realloc(s->loaded, ncap * sizeof *nl);
-		if (!nl)
+		if (!nl) {
+			sw_bsym_free(lf.bsym);
+			free(lf.path);
 			return -1;
+		}
 		s->loaded = nl;
 		s->loaded_cap = ncap;
 	}
-	struct loaded_file *lf = &s->loaded[s->nloaded];
-	memset(lf, 0, sizeof *lf);
-	lf->path = strdup(path);
-	if (!lf->path)
-		return -1;
-	struct sw_err cache_warn = {0};
-	lf->bsym = sw_bsym_load_cached(path, s->cache, debug_file, debug_id, &lf->err, &cache_warn);
 	if (cache_warn.code != SW_OK)
 		store_warn(s, "%s", cache_warn.msg);
-	if (!lf->bsym) {
+	if (!lf.bsym) {
 		/* It exists, but could not be read (unreadable, a .sym.gz past
 		 * the inflation limit, out of memory): the module list only says
 		 * "corrupt", so say why here. The message names the file. */
-		lf->status = SW_SYMS_CORRUPT;
-		store_warn(s, "%s", lf->err.msg);
-	} else if (sw_bsym_is_corrupt(lf->bsym))
-		lf->status = SW_SYMS_CORRUPT;
+		lf.status = SW_SYMS_CORRUPT;
+		store_warn(s, "%s", lf.err.msg);
+	} else if (sw_bsym_is_corrupt(lf.bsym))
+		lf.status = SW_SYMS_CORRUPT;
 	else
-		lf->status = SW_SYMS_LOADED;
+		lf.status = SW_SYMS_LOADED;
+	s->loaded[s->nloaded] = lf;
 	return (int32_t)s->nloaded++;
 }
 
@@ -708,21 +741,28 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 {
 	struct sw_sym_store *s = self;
 	if (!s->concurrent || module >= s->nmods) {
-		s->key_now = module + 1;
+		warn_key = module + 1;
 		const struct sw_module_symbols *ms = resolve_module(s, module, status);
-		s->key_now = 0;
+		warn_key = 0;
 		return ms;
 	}
 	struct store_module *sm = &s->mods[module];
 	if (!atomic_load_explicit(&sm->ready, memory_order_acquire)) {
 		pthread_mutex_lock(&s->lock);
+		/* One thread finds a module's symbols; the others that need them
+		 * meanwhile wait (load lets go of the lock while it reads). */
+		while (!atomic_load_explicit(&sm->ready, memory_order_relaxed) && sm->resolving)
+			pthread_cond_wait(&s->resolved, &s->lock);
 		if (!atomic_load_explicit(&sm->ready, memory_order_relaxed)) {
+			sm->resolving = true;
 			enum sw_symbols_status st;
-			s->key_now = module + 1;
+			warn_key = module + 1;
 			resolve_module(s, module, &st);
-			s->key_now = 0;
+			warn_key = 0;
 			lock_provider(sm);
+			sm->resolving = false;
 			atomic_store_explicit(&sm->ready, true, memory_order_release);
+			pthread_cond_broadcast(&s->resolved);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -732,10 +772,14 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 
 void sw_sym_store_set_concurrent(struct sw_sym_store *s)
 {
-	if (!s->concurrent && pthread_mutex_init(&s->lock, NULL) == 0) {
-		s->concurrent = true;
-		s->source.concurrent = true;
+	if (s->concurrent || pthread_mutex_init(&s->lock, NULL) != 0)
+		return;
+	if (pthread_cond_init(&s->resolved, NULL) != 0) {
+		pthread_mutex_destroy(&s->lock);
+		return;
 	}
+	s->concurrent = true;
+	s->source.concurrent = true;
 }
 
 static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, uint32_t module,
