@@ -174,6 +174,12 @@ STACKWALK_API enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_o
 STACKWALK_API enum stackwalk_status stackwalk_options_add_signature_skip(stackwalk_options *opt,
                                                                          const char *path);
 
+/* Walk a snapshot's threads on up to threads threads at once (1 to 1024;
+ * a new handle: 1, one after the other; stackwalk(1)'s --jobs). The
+ * result is the same whatever the number (docs/cli.md, "Threads"). */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_threads(stackwalk_options *opt,
+                                                                  uint32_t threads);
+
 /* Walking. flags: 0 walks every thread; STACKWALK_WALK_CRASHING_ONLY only
  * the crashing one, or when none crashed nor requested the dump the first
  * thread that did not write it (the others are listed without frames;

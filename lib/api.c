@@ -491,6 +491,16 @@ enum stackwalk_status stackwalk_options_add_signature_skip(stackwalk_options *op
 	return STACKWALK_OK;
 }
 
+enum stackwalk_status stackwalk_options_set_threads(stackwalk_options *opt, uint32_t threads)
+{
+	if (!opt || threads == 0 || threads > 1024)
+		return fail(STACKWALK_EINVAL,
+		            "stackwalk_options_set_threads: %s", !opt ? "no options"
+		            : "the number of threads must be 1 to 1024");
+	opt->walk.threads = threads;
+	return STACKWALK_OK;
+}
+
 /* ---- walking ---- */
 
 /* The warnings of a walk, in the CLI's order: symbol paths that do not
@@ -625,6 +635,8 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 	struct sw_walk_options wo = opt->walk;
 	wo.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
 	wo.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
+	if (wo.threads > 1)
+		sw_sym_store_set_concurrent(res->store);
 	if (!sw_walk_snapshot(&snap->snap, res->arch, sw_sym_store_source(res->store), &wo,
 	                      &res->arena, &res->walk) ||
 	    !collect_warnings(res, opt, &store_err) || !make_views(res) ||

@@ -221,11 +221,11 @@ const char *sw_basename(const char *path)
 {
 	if (!path)
 		return NULL;
-	const char *base = path;
-	for (const char *p = path; *p; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	return base;
+	/* Two vectorized searches: every frame's module and source file
+	 * names pass here (a byte loop was a tenth of printing gen48k). */
+	const char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');
+	const char *last = !slash ? back : !back ? slash : slash > back ? slash : back;
+	return last ? last + 1 : path;
 }
 
 bool sw_thread_extra_reg(const struct sw_thread *t, const char *name, uint64_t *out)

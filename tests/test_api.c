@@ -225,6 +225,35 @@ START_TEST(test_api_render_buffer_equals_render_to_a_file)
 }
 END_TEST
 
+/* Threads walked at once render what one after the other renders. */
+START_TEST(test_api_threads_walk_at_once_and_render_the_same)
+{
+	char *out[2];
+	paths();
+	for (int k = 0; k < 2; k++) {
+		stackwalk_options *opt = stackwalk_options_new();
+		ck_assert_ptr_nonnull(opt);
+		ck_assert_int_eq(stackwalk_options_set_threads(opt, 0), STACKWALK_EINVAL);
+		ck_assert_int_eq(stackwalk_options_set_threads(opt, k ? 4 : 1), STACKWALK_OK);
+		ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+		stackwalk_snapshot *snap;
+		ck_assert_int_eq(stackwalk_snapshot_open(example_dump, opt, &snap), STACKWALK_OK);
+		stackwalk_result *res;
+		ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+		ck_assert_uint_gt(stackwalk_result_thread_count(res), 1);
+		size_t len;
+		ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &out[k], &len),
+		                 STACKWALK_OK);
+		stackwalk_result_free(res);
+		stackwalk_snapshot_close(snap);
+		stackwalk_options_free(opt);
+	}
+	ck_assert_str_eq(out[0], out[1]);
+	stackwalk_buffer_free(out[0]);
+	stackwalk_buffer_free(out[1]);
+}
+END_TEST
+
 START_TEST(test_api_a_minidump_has_no_next_part)
 {
 	paths();
@@ -618,6 +647,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_max_frames_is_checked_and_applied);
 	tcase_add_test(tc, test_api_a_missing_symbol_path_is_a_warning);
 	tcase_add_test(tc, test_api_render_buffer_equals_render_to_a_file);
+	tcase_add_test(tc, test_api_threads_walk_at_once_and_render_the_same);
 	tcase_add_test(tc, test_api_a_minidump_has_no_next_part);
 	tcase_add_test(tc, test_api_a_symbol_cache_indexes_each_sym_and_renders_the_same);
 	tcase_add_test(tc, test_api_walks_in_several_threads_share_one_cache);
