@@ -8,6 +8,7 @@
 #include "breakpad_sym_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <libdeflate.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1296,49 +1297,48 @@ static void put_funcs_and_cfi(struct index_out *o, bool copy)
 	}
 }
 
+/* An array of records read as text: where each one's text offset and
+ * length lie in it. */
+struct text_array {
+	enum sym_index_section_id sec;
+	const void *recs;
+	size_t n, elem, off_at, len_at;
+};
+
 /* The records that are read as text: PUBLIC, STACK WIN, FILE and
  * INLINE_ORIGIN, each (off, len) moved into the index's text (pass 1) or
  * its text copied there (pass 2). */
 static void put_text_records(struct index_out *o, bool copy)
 {
 	const struct sw_bsym *b = o->b;
-	struct chunk c;
-	chunk_init(&c, SYM_SEC_PUBLICS);
-	for (size_t i = 0; i < b->npubs; i++) {
-		if (copy) {
-			text_copy(o, b->pubs[i].off, b->pubs[i].len);
-			continue;
-		}
-		struct bsym_public *p = chunk_slot(o, &c);
-		*p = b->pubs[i];
-		p->off = text_slot(o, p->off, p->len);
-	}
-	if (!copy)
-		chunk_flush(o, &c);
-	chunk_init(&c, SYM_SEC_WIN);
-	for (size_t i = 0; i < b->nwin; i++) {
-		if (copy) {
-			text_copy(o, b->win[i].off, b->win[i].len);
-			continue;
-		}
-		struct bsym_range *r = chunk_slot(o, &c);
-		*r = b->win[i];
-		r->off = text_slot(o, r->off, r->len);
-	}
-	if (!copy)
-		chunk_flush(o, &c);
-	const struct bsym_named *named[2] = {b->files, b->origins};
-	const size_t count[2] = {b->nfiles, b->norigins};
-	for (int k = 0; k < 2; k++) {
-		chunk_init(&c, k ? SYM_SEC_ORIGINS : SYM_SEC_FILES);
-		for (size_t i = 0; i < count[k]; i++) {
+	const struct text_array arrays[] = {
+		{SYM_SEC_PUBLICS, b->pubs, b->npubs, sizeof *b->pubs,
+		 offsetof(struct bsym_public, off), offsetof(struct bsym_public, len)},
+		{SYM_SEC_WIN, b->win, b->nwin, sizeof *b->win,
+		 offsetof(struct bsym_range, off), offsetof(struct bsym_range, len)},
+		{SYM_SEC_FILES, b->files, b->nfiles, sizeof *b->files,
+		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len)},
+		{SYM_SEC_ORIGINS, b->origins, b->norigins, sizeof *b->origins,
+		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len)},
+	};
+	for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+		const struct text_array *t = &arrays[k];
+		struct chunk c;
+		chunk_init(&c, t->sec);
+		for (size_t i = 0; i < t->n; i++) {
+			const char *rec = (const char *)t->recs + i * t->elem;
+			uint64_t off;
+			uint32_t len;
+			memcpy(&off, rec + t->off_at, sizeof off);
+			memcpy(&len, rec + t->len_at, sizeof len);
 			if (copy) {
-				text_copy(o, named[k][i].off, named[k][i].len);
+				text_copy(o, off, len);
 				continue;
 			}
-			struct bsym_named *n = chunk_slot(o, &c);
-			*n = named[k][i];
-			n->off = text_slot(o, n->off, n->len);
+			char *slot = chunk_slot(o, &c);
+			memcpy(slot, rec, t->elem);
+			off = text_slot(o, off, len);
+			memcpy(slot + t->off_at, &off, sizeof off);
 		}
 		if (!copy)
 			chunk_flush(o, &c);

@@ -554,15 +554,22 @@ START_TEST(test_inline_frames_precede_their_physical_frame)
 }
 END_TEST
 
+/* The context at the stack's bottom, and every word above it a return
+ * address after a call: a scan finds a frame in each (~500). */
+static void fill_stack_with_return_addresses(struct fixture *fx)
+{
+	uint64_t sp = STACK_BASE + 0x10;
+	set_context(fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(fx, CODE_BASE + 0x500);
+	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
+		put_u64(fx, a, CODE_BASE + 0x500);
+}
+
 START_TEST(test_max_frames_caps_the_walk)
 {
 	struct fixture fx;
 	fixture_init(&fx, SW_OS_LINUX);
-	uint64_t sp = STACK_BASE + 0x10;
-	set_context(&fx, CODE_BASE + 0x10, sp, 0);
-	put_call_before(&fx, CODE_BASE + 0x500);
-	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
-		put_u64(&fx, a, CODE_BASE + 0x500);
+	fill_stack_with_return_addresses(&fx);
 	struct sw_walk_options opt = { .max_frames = 5 };
 	const struct sw_stack *st = walk(&fx, NULL, &opt);
 	ck_assert_uint_eq(st->nframes, 5);
@@ -578,11 +585,7 @@ START_TEST(test_scan_limit_truncates_and_says_so)
 {
 	struct fixture fx;
 	fixture_init(&fx, SW_OS_LINUX);
-	uint64_t sp = STACK_BASE + 0x10;
-	set_context(&fx, CODE_BASE + 0x10, sp, 0);
-	put_call_before(&fx, CODE_BASE + 0x500);
-	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
-		put_u64(&fx, a, CODE_BASE + 0x500);
+	fill_stack_with_return_addresses(&fx);
 	struct sw_walk_options opt = { .max_scanned = 3 };
 	const struct sw_stack *st = walk(&fx, NULL, &opt);
 	ck_assert_uint_eq(st->nframes, 4);
@@ -616,11 +619,7 @@ START_TEST(test_parallel_walk_gives_the_serial_result)
 		for (int par = 0; par < 2; par++) {
 			struct fixture fx;
 			fixture_init(&fx, SW_OS_LINUX);
-			uint64_t sp = STACK_BASE + 0x10;
-			set_context(&fx, CODE_BASE + 0x10, sp, 0);
-			put_call_before(&fx, CODE_BASE + 0x500);
-			for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
-				put_u64(&fx, a, CODE_BASE + 0x500);
+			fill_stack_with_return_addresses(&fx);
 			struct sw_thread threads[NT];
 			for (int i = 0; i < NT; i++) {
 				threads[i] = fx.thread;
