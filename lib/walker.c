@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "thread.h"
+
 enum {
 	/* Breakpad's kRASearchWords: how far a scan looks for a return address,
 	 * four times as far for the caller of the context frame. */
@@ -1036,7 +1038,7 @@ static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan 
 			ok = false;
 	}
 	for (uint32_t i = 1; ok && i < nworkers; i++)
-		k[i].started = pthread_create(&k[i].thread, NULL, walk_worker_main, &k[i]) == 0;
+		k[i].started = sw_thread_create(&k[i].thread, walk_worker_main, &k[i]);
 	if (ok)
 		walk_worker_main(&k[0]);
 	uint64_t used = 0;

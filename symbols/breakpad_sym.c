@@ -23,6 +23,7 @@
 #include "lib/bsearch.h"
 #include "lib/hex.h"
 #include "lib/mapped_file.h"
+#include "lib/thread.h"
 
 /* ---- numbers ------------------------------------------------------------ */
 
@@ -665,7 +666,7 @@ static bool build_index_split(struct sw_bsym *b, const char *cut, bool *done)
 	h->ix.unsure_func = true;
 	h->p = cut;
 	h->end = end;
-	if (pthread_create(&t, NULL, index_half, h) != 0) {
+	if (!sw_thread_create(&t, index_half, h)) {
 		free(h);
 		return false;
 	}
@@ -1493,7 +1494,7 @@ static void index_source(struct sw_sym_cache *cache, const char *path, const cha
 		*warn = werr;
 	if (w && (bw = malloc(sizeof *bw)) != NULL) {
 		*bw = (struct bsym_writer){.b = b, .w = w, .id = *id, .claim = claim};
-		if (pthread_create(&bw->thread, NULL, write_index, bw) == 0) {
+		if (sw_thread_create(&bw->thread, write_index, bw)) {
 			b->writer = bw;
 			return;
 		}
