@@ -5,6 +5,7 @@
  * damaged data, where it salvages what precedes the damage. */
 #include "gz.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -173,6 +174,8 @@ static enum sw_err_code gz_inflate_streaming(const uint8_t *in, size_t n, size_t
 
 enum fast_result { FAST_OK, FAST_DAMAGED, FAST_NOMEM, FAST_TOO_BIG };
 
+enum { GZ_LARGE = 4u << 20 }; /* compressed bytes: see sw_gz_inflate */
+
 /* Faults the pages of a large output buffer in with one call, before the
  * inflater writes them: a page fault per 4 KiB page was 8 % of a cold
  * gen48k walk (27 MB of text). Every page is written anyway, so nothing
@@ -253,7 +256,19 @@ enum sw_err_code sw_gz_inflate(const uint8_t *in, size_t n, size_t max_out,
 	*out_len = 0;
 	if (!is_gzip_member(in, n))
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a gzip file", name);
-	switch (gz_inflate_fast(in, n, max_out, out, out_len)) {
+	/* One large inflation at a time in a process: while a file inflates,
+	 * its compressed bytes are resident beside its output, and two at once
+	 * (walking threads loading libLLVM's 8.6 MB and librustc_driver's
+	 * 6.7 MB .sym.gz) raised rustc_abrt's peak RSS by up to 3 MB, past a
+	 * quarter of Breakpad's; serial, they cost ~40 ms of its ~0.2 s. */
+	static pthread_mutex_t large = PTHREAD_MUTEX_INITIALIZER;
+	bool one_at_a_time = n >= GZ_LARGE;
+	if (one_at_a_time)
+		pthread_mutex_lock(&large);
+	enum fast_result fast = gz_inflate_fast(in, n, max_out, out, out_len);
+	if (one_at_a_time)
+		pthread_mutex_unlock(&large);
+	switch (fast) {
 	case FAST_OK: return SW_OK;
 	case FAST_NOMEM: return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory", name);
 	case FAST_TOO_BIG: return refuse_too_big(name, max_out, err);
