@@ -480,6 +480,76 @@ START_TEST(test_line_records_of_every_shape_are_read_alike)
 }
 END_TEST
 
+/* Line records whose fields have every length from 1 digit to the most
+ * (16 hex, 9 decimal; leading zeros keep the values), upper- and lower-case
+ * hex: the index decodes them (plain_line_fields) to the line and file the
+ * parsed text gives (parse_line_fields). */
+START_TEST(test_line_fields_of_every_length_decode_alike)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	n += (size_t)sprintf(t + n, "MODULE Linux x86_64 %s %s\nFILE 1 a.c\nFILE 12 b.c\n",
+	                     debug_id, debug_file);
+	unsigned nf = 0;
+	for (int h = 1; h <= 16; h++) {
+		for (int d = 1; d <= 9; d++, nf++) {
+			unsigned base = 0x10000 + nf * 0x100;
+			n += (size_t)sprintf(t + n, "FUNC %x 100 0 f%u\n", base, nf);
+			for (unsigned l = 0; l < 4; l++) {
+				unsigned addr = base + l * 0x40;
+				/* addr in h digits (at least its own 5), size 0x40 in
+				 * h digits, upper case every other line */
+				int ha = h < 5 ? 5 : h;
+				unsigned line = d >= 7 ? 1234567u + l : (unsigned)(l + 1) * 3u;
+				n += (size_t)sprintf(t + n, l & 1 ? "%0*X %0*X %0*u %0*u\n" : "%0*x %0*x %0*u %0*u\n",
+				                     ha, addr, h < 2 ? 2 : h, 0x40u, d, line % (d >= 7 ? 100000000u : 1000u),
+				                     d < 2 ? 2 : d, l & 1 ? 12u : 1u);
+			}
+		}
+	}
+	ck_assert_uint_lt(n, cap);
+	char dir[] = "/tmp/sw_linefields_XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char src[128], cdir[128];
+	snprintf(src, sizeof src, "%s/synth.so.sym.gz", dir);
+	snprintf(cdir, sizeof cdir, "%s/cache", dir);
+	write_file(src, t, n, true);
+	struct sw_err err = {0}, warn = {0};
+	struct sw_sym_cache *cache = sw_sym_cache_create(cdir, &err);
+	ck_assert_ptr_nonnull(cache);
+	struct sw_bsym *ref = sw_bsym_parse(t, n, "t.sym", &err);
+	ck_assert_ptr_nonnull(ref);
+	ck_assert_uint_eq(sw_bsym_error_count(ref), 0);
+	sw_bsym_free(sw_bsym_load_cached(src, cache, debug_file, debug_id, &err, &warn));
+	struct sw_bsym *warm = sw_bsym_load_cached(src, cache, debug_file, debug_id, &err, &warn);
+	ck_assert(sw_bsym_is_indexed(warm));
+	for (size_t i = 0; i < warm->nfuncs; i++)
+		ck_assert(warm->funcs[i].flags & BSYM_DECODED);
+	struct sw_arena a;
+	sw_arena_init(&a);
+	for (unsigned f = 0; f < nf; f++)
+		for (unsigned off = 0; off < 0x100; off += 0x20) {
+			uint64_t x = 0x10000 + f * 0x100 + off;
+			struct sw_sym_info i1, i2;
+			ck_assert(sw_bsym_ops.lookup(ref, x, &a, &i1));
+			ck_assert(sw_bsym_ops.lookup(warm, x, &a, &i2));
+			ck_assert_uint_eq(i1.line, i2.line);
+			ck_assert_str_eq(i1.file, i2.file);
+			ck_assert_uint_gt(i1.line, 0);
+		}
+	ck_assert(!sym_index_failed(warm->idx));
+	sw_arena_free(&a);
+	sw_bsym_free(warm);
+	sw_bsym_free(ref);
+	sw_sym_cache_free(cache);
+	free(t);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Writing an index removes the temporary files killed writers left in its
  * directory (older than an hour), and only those. */
 START_TEST(test_stale_temporary_files_are_removed)
@@ -515,6 +585,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_index_answers_like_parsed_sym_gz);
 	tcase_add_test(tc, test_sym_gz_index_keeps_only_the_text_read_as_text);
 	tcase_add_test(tc, test_record_outside_its_section_fails_the_index);
+	tcase_add_test(tc, test_line_fields_of_every_length_decode_alike);
 	tcase_add_loop_test(tc, test_truncated_index_is_rejected_and_rebuilt, 0, 2);
 	tcase_add_loop_test(tc, test_flipped_byte_in_every_block_is_detected, 0, 2);
 	tcase_add_test(tc, test_key_changes_when_source_changes);
