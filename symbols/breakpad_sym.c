@@ -1028,27 +1028,6 @@ bad:
 	return NULL;
 }
 
-/* Each record's text CRC (struct bsym_func etc.), over the text the
- * records were parsed from: what an index's lookups check. */
-static void stamp_crcs(struct sw_bsym *b)
-{
-	const char *t = b->text;
-	for (size_t i = 0; i < b->nfuncs; i++) {
-		struct bsym_func *f = &b->funcs[i];
-		f->crc = libdeflate_crc32(0, t + f->off, (size_t)(f->end - f->off));
-	}
-	for (size_t i = 0; i < b->npubs; i++)
-		b->pubs[i].crc = libdeflate_crc32(0, t + b->pubs[i].off, b->pubs[i].len);
-	for (size_t i = 0; i < b->ncfi; i++)
-		b->cfi[i].crc = libdeflate_crc32(0, t + b->cfi[i].off, b->cfi[i].len);
-	for (size_t i = 0; i < b->nwin; i++)
-		b->win[i].crc = libdeflate_crc32(0, t + b->win[i].off, b->win[i].len);
-	for (size_t i = 0; i < b->nfiles; i++)
-		b->files[i].crc = libdeflate_crc32(0, t + b->files[i].off, b->files[i].len);
-	for (size_t i = 0; i < b->norigins; i++)
-		b->origins[i].crc = libdeflate_crc32(0, t + b->origins[i].off, b->origins[i].len);
-}
-
 /* ---- decoded records ----------------------------------------------------
  *
  * A FUNC decodes when it has no INLINE records (their chains stay text):
@@ -1242,6 +1221,7 @@ static void put_func(struct index_out *o, struct chunk *c, size_t i)
 		o->decoded[i / 8] |= (uint8_t)(1u << (i % 8));
 	} else {
 		uint64_t len = f->end - f->off;
+		f->crc = libdeflate_crc32(0, b->text + f->off, (size_t)len);
 		f->off = text_slot(o, f->off, len);
 		f->end = f->off + len;
 	}
@@ -1261,6 +1241,7 @@ static void put_cfi(struct index_out *o, struct chunk *c, size_t j)
 		size_t k = b->nfuncs + j;
 		o->decoded[k / 8] |= (uint8_t)(1u << (k % 8));
 	} else {
+		r->crc = libdeflate_crc32(0, b->text + r->off, r->len);
 		r->off = text_slot(o, r->off, r->len);
 	}
 }
@@ -1303,7 +1284,7 @@ static void put_funcs_and_cfi(struct index_out *o, bool copy)
 struct text_array {
 	enum sym_index_section_id sec;
 	const void *recs;
-	size_t n, elem, off_at, len_at;
+	size_t n, elem, off_at, len_at, crc_at;
 };
 
 /* The records that are read as text: PUBLIC, STACK WIN, FILE and
@@ -1314,13 +1295,17 @@ static void put_text_records(struct index_out *o, bool copy)
 	const struct sw_bsym *b = o->b;
 	const struct text_array arrays[] = {
 		{SYM_SEC_PUBLICS, b->pubs, b->npubs, sizeof *b->pubs,
-		 offsetof(struct bsym_public, off), offsetof(struct bsym_public, len)},
+		 offsetof(struct bsym_public, off), offsetof(struct bsym_public, len),
+		 offsetof(struct bsym_public, crc)},
 		{SYM_SEC_WIN, b->win, b->nwin, sizeof *b->win,
-		 offsetof(struct bsym_range, off), offsetof(struct bsym_range, len)},
+		 offsetof(struct bsym_range, off), offsetof(struct bsym_range, len),
+		 offsetof(struct bsym_range, crc)},
 		{SYM_SEC_FILES, b->files, b->nfiles, sizeof *b->files,
-		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len)},
+		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len),
+		 offsetof(struct bsym_named, crc)},
 		{SYM_SEC_ORIGINS, b->origins, b->norigins, sizeof *b->origins,
-		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len)},
+		 offsetof(struct bsym_named, off), offsetof(struct bsym_named, len),
+		 offsetof(struct bsym_named, crc)},
 	};
 	for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
 		const struct text_array *t = &arrays[k];
@@ -1338,6 +1323,8 @@ static void put_text_records(struct index_out *o, bool copy)
 			}
 			char *slot = chunk_slot(o, &c);
 			memcpy(slot, rec, t->elem);
+			uint32_t crc = libdeflate_crc32(0, o->b->text + off, len);
+			memcpy(slot + t->crc_at, &crc, sizeof crc);
 			off = text_slot(o, off, len);
 			memcpy(slot + t->off_at, &off, sizeof off);
 		}
@@ -1441,8 +1428,8 @@ static void write_records(struct sym_index_writer *w, const struct sw_bsym *b,
 }
 
 /* The second half of writing b's index (write_records), which runs beside
- * the walk: b's text and arrays are read-only by then (the records' CRCs
- * were stamped before it started). */
+ * the walk: b's text and arrays are read-only (the index's records get
+ * their CRCs in the writer's copies; a parsed file's own are never read). */
 struct bsym_writer {
 	pthread_t thread;
 	struct sw_bsym *b;
@@ -1485,11 +1472,6 @@ static void index_source(struct sw_sym_cache *cache, const char *path, const cha
 	struct bsym_writer *bw = NULL;
 	if (b->errors == 0 && !b->unindexable)
 		w = sym_index_write_begin(cache, path, debug_file, debug_id, &werr);
-	/* The records' CRCs before the writer starts, not on its thread: the
-	 * walk passes them along (unread for a parsed file), and a field one
-	 * thread writes while another reads is a data race. */
-	if (w)
-		stamp_crcs(b);
 	if (werr.code != SW_OK && warn && warn->code == SW_OK)
 		*warn = werr;
 	if (w && (bw = malloc(sizeof *bw)) != NULL) {
