@@ -256,7 +256,9 @@ STACKWALK_API uint32_t stackwalk_frame_line(const stackwalk_frame *f);
 /* Rendering, as stackwalk(1) prints it: TEXT is Breakpad's
  * minidump_stackwalk layout, MACHINE its pipe-delimited one (-m), JSON
  * rust-minidump's schema (flag STACKWALK_RENDER_PRETTY indents it). The
- * crash signature is in TEXT and JSON as stackwalk(1) prints it. Every
+ * crash signature is in TEXT and JSON as stackwalk(1) prints it, and so is
+ * the JSON's "status" ("DAMAGED" for a snapshot opened DAMAGED,
+ * "UNSUPPORTED_CPU" for threads of a CPU it cannot walk, else "OK"). Every
  * thread is printed, those CRASHING_ONLY left unwalked without frames. */
 enum stackwalk_format {
 	STACKWALK_FORMAT_TEXT = 0,

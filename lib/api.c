@@ -28,6 +28,7 @@ struct stackwalk_snapshot {
 	 * may keep a module's file name pointing into them. */
 	char **search_paths;
 	size_t nsearch_paths;
+	bool damaged;             /* opened with STACKWALK_DAMAGED */
 };
 
 /* An object that options and the results walked with them hold on to: a
@@ -184,6 +185,7 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 		return st;
 	}
 	*out = h;
+	h->damaged = rc == SW_ERR_CORRUPT;
 	if (rc == SW_ERR_CORRUPT)
 		return fail(STACKWALK_DAMAGED, "%s", err.msg);
 	return STACKWALK_OK;
@@ -829,9 +831,15 @@ enum stackwalk_status stackwalk_render(const stackwalk_result *res, enum stackwa
 	}
 	/* The signature as the CLI prints it (text "Signature:", JSON
 	 * "signature"). */
+	/* The JSON "status" as stackwalk(1) gives it (docs/json.md): a CPU it
+	 * cannot walk, else a damaged input, else OK. */
+	const char *status = !res->arch && res->snap->snap.nthreads ? "UNSUPPORTED_CPU"
+	                     : res->snap->damaged                    ? "DAMAGED"
+	                                                              : NULL;
 	struct sw_output_options oo = {
 		.pretty = (flags & STACKWALK_RENDER_PRETTY) != 0,
 		.signature = res->signature,
+		.status = status,
 	};
 	sw_output(out, fmt, &res->snap->snap, res->arch, &res->walk, &oo);
 	if (fflush(out) != 0 || ferror(out))

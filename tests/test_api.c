@@ -225,6 +225,45 @@ START_TEST(test_api_render_buffer_equals_render_to_a_file)
 }
 END_TEST
 
+/* The JSON "status" says what stackwalk(1)'s says: DAMAGED for an input
+ * cut short (its intact part walked), OK for the intact one. */
+START_TEST(test_api_json_status_says_damaged)
+{
+	paths();
+	FILE *in = fopen(example_dump, "rb");
+	ck_assert_ptr_nonnull(in);
+	char buf[16384];
+	size_t n = fread(buf, 1, sizeof buf, in);
+	fclose(in);
+	char cut[] = "/tmp/sw_api_cut_XXXXXX";
+	int fd = mkstemp(cut);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, n * 7 / 10), (ssize_t)(n * 7 / 10));
+	close(fd);
+	const char *files[2] = {example_dump, cut};
+	const char *want[2] = {"\"status\":\"OK\"", "\"status\":\"DAMAGED\""};
+	for (int k = 0; k < 2; k++) {
+		stackwalk_options *opt = stackwalk_options_new();
+		ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+		stackwalk_snapshot *snap;
+		ck_assert_int_eq(stackwalk_snapshot_open(files[k], opt, &snap),
+		                 k ? STACKWALK_DAMAGED : STACKWALK_OK);
+		stackwalk_result *res;
+		ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+		char *json;
+		size_t len;
+		ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &json, &len),
+		                 STACKWALK_OK);
+		ck_assert_msg(strstr(json, want[k]), "no %s in the JSON", want[k]);
+		stackwalk_buffer_free(json);
+		stackwalk_result_free(res);
+		stackwalk_snapshot_close(snap);
+		stackwalk_options_free(opt);
+	}
+	unlink(cut);
+}
+END_TEST
+
 /* Threads walked at once render what one after the other renders. */
 START_TEST(test_api_threads_walk_at_once_and_render_the_same)
 {
@@ -648,6 +687,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_a_missing_symbol_path_is_a_warning);
 	tcase_add_test(tc, test_api_render_buffer_equals_render_to_a_file);
 	tcase_add_test(tc, test_api_threads_walk_at_once_and_render_the_same);
+	tcase_add_test(tc, test_api_json_status_says_damaged);
 	tcase_add_test(tc, test_api_a_minidump_has_no_next_part);
 	tcase_add_test(tc, test_api_a_symbol_cache_indexes_each_sym_and_renders_the_same);
 	tcase_add_test(tc, test_api_walks_in_several_threads_share_one_cache);
