@@ -157,6 +157,11 @@ STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_o
  * libdebuginfod. */
 STACKWALK_API enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt,
                                                                      int on);
+/* Each download's time limit, connecting included (stackwalk(1)'s
+ * --symbols-timeout; 1 to 3600 seconds, default 30): a server slower than
+ * that is a warning of the walk. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_symbols_timeout(stackwalk_options *opt,
+                                                                          unsigned seconds);
 /* The URLs' downloads go into the symbol cache's directory and stay there
  * for later walks; without a cache (a new handle's default), into a
  * temporary directory ($TMPDIR/stackwalk-symbols-XXXXXX) that is removed

@@ -51,6 +51,7 @@ struct stackwalk_options {
 	char **urls;              /* symbol server URLs, malloc'd copies */
 	size_t nurls;
 	bool debuginfod;
+	unsigned timeout_s;       /* each download's time limit; 0: the default */
 	/* A struct sw_symbol_server made of urls, debuginfod and the cache's
 	 * directory, remade by each setter of one of them (which so checks
 	 * its argument at once); NULL: neither URLs nor debuginfod. */
@@ -372,8 +373,8 @@ enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt, co
  * as cmd/stackwalk.c makes them, into *out (NULL: no server asked for).
  * On failure *out is untouched and the message says who failed. */
 static enum stackwalk_status make_servers(const char *who, char *const *urls, size_t nurls,
-                                          bool debuginfod, const struct shared *cache,
-                                          struct shared **out)
+                                          bool debuginfod, unsigned timeout_s,
+                                          const struct shared *cache, struct shared **out)
 {
 	if (!nurls && !debuginfod) {
 		*out = NULL;
@@ -383,6 +384,7 @@ static enum stackwalk_status make_servers(const char *who, char *const *urls, si
 		.urls = (const char *const *)urls,
 		.nurls = nurls,
 		.debuginfod = debuginfod,
+		.timeout_s = timeout_s,
 		.cache_dir = cache ? sw_sym_cache_dir(cache->obj) : NULL,
 	};
 	struct sw_err err = { 0 };
@@ -403,8 +405,8 @@ static enum stackwalk_status replace_cache(stackwalk_options *opt, const char *w
                                            struct shared *cache)
 {
 	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod, cache,
-	                                        &servers);
+	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod,
+	                                        opt->timeout_s, cache, &servers);
 	if (st != STACKWALK_OK) {
 		shared_unref(cache);
 		return st;
@@ -452,7 +454,7 @@ enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt, c
 	if (!(urls[opt->nurls] = strdup(url)))
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", url);
 	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, urls, opt->nurls + 1, opt->debuginfod,
+	enum stackwalk_status st = make_servers(who, urls, opt->nurls + 1, opt->debuginfod, opt->timeout_s,
 	                                        opt->cache, &servers);
 	if (st != STACKWALK_OK) {
 		free(urls[opt->nurls]);
@@ -464,14 +466,32 @@ enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt, c
 	return STACKWALK_OK;
 }
 
+enum stackwalk_status stackwalk_options_set_symbols_timeout(stackwalk_options *opt,
+                                                            unsigned seconds)
+{
+	static const char who[] = "stackwalk_options_set_symbols_timeout";
+	if (!opt || seconds == 0 || seconds > 3600)
+		return fail(STACKWALK_EINVAL, "%s: %s", who,
+		            !opt ? "no options" : "seconds must be 1 to 3600");
+	struct shared *servers;
+	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod, seconds,
+	                                        opt->cache, &servers);
+	if (st != STACKWALK_OK)
+		return st;
+	opt->timeout_s = seconds;
+	shared_unref(opt->servers);
+	opt->servers = servers;
+	return STACKWALK_OK;
+}
+
 enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt, int on)
 {
 	static const char who[] = "stackwalk_options_set_debuginfod";
 	if (!opt)
 		return fail(STACKWALK_EINVAL, "%s: no options", who);
 	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, on != 0, opt->cache,
-	                                        &servers);
+	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, on != 0, opt->timeout_s,
+	                                        opt->cache, &servers);
 	if (st != STACKWALK_OK)
 		return st;
 	opt->debuginfod = on != 0;

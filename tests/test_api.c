@@ -7,12 +7,17 @@
 #include <check.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <stackwalk.h>
 
@@ -542,6 +547,56 @@ START_TEST(test_api_symbol_urls_and_debuginfod_are_checked)
 }
 END_TEST
 
+/* stackwalk_options_set_symbols_timeout bounds a server that accepts the
+ * connection and never answers (a loopback socket nobody reads): one
+ * warning after 1 s, not the default 30. */
+START_TEST(test_api_symbols_timeout_bounds_a_stalled_server)
+{
+	paths();
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_set_symbols_timeout(opt, 0), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_symbols_timeout(opt, 3601), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_symbols_timeout(NULL, 5), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_symbols_timeout(opt, 1), STACKWALK_OK);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%u/symbols", (unsigned)ntohs(sa.sin_port));
+	char dir[4096];
+	temp_dir(dir, sizeof dir);
+	struct saved_env tmpdir = set_env("TMPDIR", dir);
+	enum stackwalk_status st = stackwalk_options_add_symbol_url(opt, url);
+	if (st != STACKWALK_OK) { /* a build or machine without libcurl */
+		ck_assert(st == STACKWALK_EINVAL || st == STACKWALK_EIO);
+	} else {
+		/* No symbol path: every module with a frame is asked for. */
+		stackwalk_snapshot *snap;
+		ck_assert_int_eq(stackwalk_snapshot_open(example_dump, opt, &snap), STACKWALK_OK);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		stackwalk_result *res;
+		ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 15);
+		bool said = false;
+		for (size_t i = 0; i < stackwalk_result_warning_count(res); i++)
+			said |= strstr(stackwalk_result_warning(res, i), "no answer within 1 s") != NULL;
+		ck_assert_msg(said, "no timeout warning");
+		stackwalk_result_free(res);
+		stackwalk_snapshot_close(snap);
+	}
+	stackwalk_options_free(opt);
+	close(fd);
+	rm_tree(dir);
+	restore_env(&tmpdir);
+}
+END_TEST
+
 START_TEST(test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure)
 {
 	paths();
@@ -694,6 +749,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_the_default_symbol_cache_is_the_cli_s);
 	tcase_add_test(tc, test_api_symbol_urls_and_debuginfod_are_checked);
 	tcase_add_test(tc, test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure);
+	tcase_add_test(tc, test_api_symbols_timeout_bounds_a_stalled_server);
 	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
 	tcase_add_test(tc, test_api_crashing_only_without_a_crash_walks_the_first_thread);
 	suite_add_tcase(s, tc);
