@@ -1124,7 +1124,7 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 			a = w.opt.arch_for_cpu(t->cpu);
 		plan[n++] = (struct thread_plan){i, is_requesting && snap->crash.present, a};
 	}
-	bool ok, serial = true;
+	bool ok = true, serial = true;
 	uint32_t workers = w.opt.threads < n ? w.opt.threads : n;
 	if (workers > 1 && symbols && symbols->concurrent) {
 		ok = walk_parallel(&w, plan, n, workers, out, &serial);
