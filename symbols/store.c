@@ -613,6 +613,18 @@ static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const str
 	}
 }
 
+/* Module sm's symbols from loaded file f: its status, and its Breakpad
+ * symbols when it has them. */
+static void use_file(struct sw_sym_store *s, struct store_module *sm, int32_t f)
+{
+	sm->file = f;
+	sm->status = s->loaded[f].status;
+	if (s->loaded[f].bsym) {
+		sm->ms.ops = &sw_bsym_ops;
+		sm->ms.self = s->loaded[f].bsym;
+	}
+}
+
 /* A module no local path served (no .sym, no ELF or dSYM file; an ELF
  * image from the snapshot's memory does not count): its files from the
  * symbol servers, read as local ones. A .sym is checked and loaded as one
@@ -626,14 +638,8 @@ static void fetch_from_servers(struct sw_sym_store *s, struct store_module *sm,
 	if (!sw_symbol_server_fetch(s->server, m, kinds, &got, locator_warn, s))
 		return;
 	int32_t f = got.sym ? load_candidate(s, m, got.sym) : -1;
-	if (f >= 0) {
-		sm->file = f;
-		sm->status = s->loaded[f].status;
-		if (s->loaded[f].bsym) {
-			sm->ms.ops = &sw_bsym_ops;
-			sm->ms.self = s->loaded[f].bsym;
-		}
-	}
+	if (f >= 0)
+		use_file(s, sm, f);
 	const char *files[2];
 	size_t nfiles = 0;
 	for (int i = 0; i < 2; i++)
@@ -813,14 +819,8 @@ static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, ui
 		sm->looked = true;
 		sm->status = SW_SYMS_MISSING;
 		int32_t f = find_symbols(s, m);
-		if (f >= 0) {
-			sm->file = f;
-			sm->status = s->loaded[f].status;
-			if (s->loaded[f].bsym) {
-				sm->ms.ops = &sw_bsym_ops;
-				sm->ms.self = s->loaded[f].bsym;
-			}
-		}
+		if (f >= 0)
+			use_file(s, sm, f);
 		find_elf(s, &s->locator, sm, m);
 		if (!sm->elf)
 			find_dsym(s, sm, m);
