@@ -114,6 +114,12 @@ struct sw_symbol_source {
 	 * several threads at once (the walker then walks threads in
 	 * parallel). */
 	bool concurrent;
+	/* Optional, for a concurrent source: load a module's symbols now,
+	 * because a walk will likely ask for them soon. Nothing of a module
+	 * only prefetched (its status, its load's warnings) shows in what the
+	 * walk reports; a source that fetches over the network does not
+	 * prefetch. NULL: none. */
+	void (*prefetch)(void *self, uint32_t module);
 };
 
 #endif

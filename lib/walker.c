@@ -977,6 +977,10 @@ static bool walk_serial(struct sw_walk *w, const struct thread_plan *plan, uint3
 struct walk_shared {
 	const struct thread_plan *plan;
 	uint32_t n;
+	const struct sw_symbol_source *symbols;
+	const uint32_t *prefetch;     /* modules to load before walking */
+	uint32_t nprefetch;
+	atomic_uint next_prefetch;
 	atomic_uint next;
 	atomic_bool failed;
 	struct sw_walk_result *out;
@@ -997,6 +1001,12 @@ static void *walk_worker_main(void *arg)
 	struct walk_shared *sh = k->sh;
 	struct frame_list scratch = { 0 };
 	for (;;) {
+		uint32_t j = atomic_fetch_add(&sh->next_prefetch, 1);
+		if (j >= sh->nprefetch)
+			break;
+		sh->symbols->prefetch(sh->symbols->self, sh->prefetch[j]);
+	}
+	for (;;) {
 		uint32_t j = atomic_fetch_add(&sh->next, 1);
 		if (j >= sh->n || atomic_load(&sh->failed))
 			break;
@@ -1011,6 +1021,69 @@ static void *walk_worker_main(void *arg)
 	return NULL;
 }
 
+/* The modules the walks will most likely need, in the order they will
+ * need them: each thread's context pc, then the words of the first
+ * PREFETCH_STACK_BYTES of its stack that point into a module (return
+ * addresses, mostly). Loading these first, one per worker, keeps every
+ * worker busy: walked as they come, the threads of a snapshot tend to
+ * need the same module at the same moment, and all but one worker would
+ * wait while it loads (gen48k_depth500 with an empty symbol cache: three
+ * 9 MB symbol files loaded one after the other). A module named here that
+ * no walk needs costs its load and nothing else: the walks' results, the
+ * modules' statuses and the store's warnings are those of the modules the
+ * walks asked for. NULL (and *n 0) when nothing is worth loading early. */
+enum { PREFETCH_STACK_BYTES = 4096 };
+
+/* Whether a module of list has m's symbol file (the same debug file and
+ * id: one library mapped twice, as a BOLTed one is). Two workers loading
+ * it at once would both wait for the one parse. */
+static bool same_symbols_listed(const struct sw_snapshot *snap, const uint32_t *list,
+                                uint32_t n, uint32_t m)
+{
+	const struct sw_module *a = &snap->modules[m];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct sw_module *b = &snap->modules[list[i]];
+		if (a->debug_id && b->debug_id && a->debug_file && b->debug_file &&
+		    strcmp(a->debug_id, b->debug_id) == 0 && strcmp(a->debug_file, b->debug_file) == 0)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t *modules_to_prefetch(const struct sw_snapshot *snap,
+                                     const struct thread_plan *plan, uint32_t n, uint32_t *count)
+{
+	*count = 0;
+	uint8_t *seen = snap->nmodules ? calloc(snap->nmodules, 1) : NULL;
+	uint32_t *list = seen ? malloc(snap->nmodules * sizeof *list) : NULL;
+	if (!list) {
+		free(seen);
+		return NULL;
+	}
+	for (uint32_t j = 0; j < n && *count < snap->nmodules; j++) {
+		const struct sw_regs *ctx = &snap->threads[plan[j].index].ctx;
+		if (plan[j].crashed && snap->crash.ctx.valid)
+			ctx = &snap->crash.ctx;
+		const struct sw_arch *arch = plan[j].arch;
+		if (!arch || !sw_reg_valid(ctx, arch->pc))
+			continue;
+		uint64_t sp = sw_reg_valid(ctx, arch->sp) ? sw_reg_get(ctx, arch->sp) : 0;
+		uint64_t addr = ctx->v[arch->pc];
+		for (uint64_t off = 0; off <= PREFETCH_STACK_BYTES; off += arch->word_size) {
+			if (off > 0 && (!sp || !sw_mem_read_word(snap, sp + off - arch->word_size, &addr)))
+				break;
+			int32_t m = sw_module_at(snap, addr);
+			if (m >= 0 && !seen[m]) {
+				seen[m] = 1;
+				if (!same_symbols_listed(snap, list, *count, (uint32_t)m))
+					list[(*count)++] = (uint32_t)m;
+			}
+		}
+	}
+	free(seen);
+	return list;
+}
+
 /* Walks plan on up to nworkers threads (this one included). False: out
  * of memory during a walk; *serial: walk again one thread after the
  * other (the frame budget ran out, or there was no memory for workers). */
@@ -1019,13 +1092,18 @@ static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan 
                           bool *serial)
 {
 	const struct sw_snapshot *snap = proto->snap;
-	struct walk_shared sh = {.plan = plan, .n = n, .out = out};
+	struct walk_shared sh = {.plan = plan, .n = n, .out = out, .symbols = proto->symbols};
+	if (proto->symbols->prefetch)
+		sh.prefetch = modules_to_prefetch(snap, plan, n, &sh.nprefetch);
+	atomic_init(&sh.next_prefetch, 0);
 	atomic_init(&sh.next, 0);
 	atomic_init(&sh.failed, false);
 	struct walk_worker *k = calloc(nworkers, sizeof *k);
 	*serial = true;
-	if (!k)
+	if (!k) {
+		free((void *)sh.prefetch);
 		return true;
+	}
 	bool ok = true;
 	for (uint32_t i = 0; i < nworkers; i++) {
 		k[i].sh = &sh;
@@ -1060,6 +1138,7 @@ static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan 
 		sw_arena_adopt(proto->arena, &k[i].arena);
 	}
 	free(k);
+	free((void *)sh.prefetch);
 	*serial = ok && (!walked || cut);
 	return ok;
 }

@@ -69,6 +69,7 @@ struct locked_symbols {
 
 struct store_module {
 	atomic_bool ready;          /* looked, and ms final (a concurrent store's fast path) */
+	atomic_bool requested;      /* a walk asked for it (not only a prefetch) */
 	bool resolving;             /* a thread is finding its symbols (under the store's lock) */
 	struct locked_symbols locked;
 	bool looked;
@@ -742,24 +743,17 @@ static void lock_provider(struct store_module *sm)
 static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, uint32_t module,
                                                       enum sw_symbols_status *status);
 
-static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
-                                                        enum sw_symbols_status *status)
+/* A concurrent store finds a module's symbols once, whoever asks first.
+ * The others that need them meanwhile wait (load lets go of the lock
+ * while it reads); a prefetch (!wait) goes on to other work instead. */
+static void resolve_once(struct sw_sym_store *s, uint32_t module, bool wait)
 {
-	struct sw_sym_store *s = self;
-	if (!s->concurrent || module >= s->nmods) {
-		warn_key = module + 1;
-		const struct sw_module_symbols *ms = resolve_module(s, module, status);
-		warn_key = 0;
-		return ms;
-	}
 	struct store_module *sm = &s->mods[module];
 	if (!atomic_load_explicit(&sm->ready, memory_order_acquire)) {
 		pthread_mutex_lock(&s->lock);
-		/* One thread finds a module's symbols; the others that need them
-		 * meanwhile wait (load lets go of the lock while it reads). */
-		while (!atomic_load_explicit(&sm->ready, memory_order_relaxed) && sm->resolving)
+		while (wait && !atomic_load_explicit(&sm->ready, memory_order_relaxed) && sm->resolving)
 			pthread_cond_wait(&s->resolved, &s->lock);
-		if (!atomic_load_explicit(&sm->ready, memory_order_relaxed)) {
+		if (!atomic_load_explicit(&sm->ready, memory_order_relaxed) && !sm->resolving) {
 			sm->resolving = true;
 			enum sw_symbols_status st;
 			warn_key = module + 1;
@@ -772,8 +766,34 @@ static const struct sw_module_symbols *store_for_module(void *self, uint32_t mod
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+}
+
+static const struct sw_module_symbols *store_for_module(void *self, uint32_t module,
+                                                        enum sw_symbols_status *status)
+{
+	struct sw_sym_store *s = self;
+	if (module < s->nmods && !atomic_load_explicit(&s->mods[module].requested,
+	                                               memory_order_relaxed))
+		atomic_store_explicit(&s->mods[module].requested, true, memory_order_relaxed);
+	if (!s->concurrent || module >= s->nmods) {
+		warn_key = module + 1;
+		const struct sw_module_symbols *ms = resolve_module(s, module, status);
+		warn_key = 0;
+		return ms;
+	}
+	struct store_module *sm = &s->mods[module];
+	resolve_once(s, module, true);
 	*status = sm->status;
 	return sm->ms.ops ? &sm->ms : NULL;
+}
+
+/* sw_symbol_source.prefetch: local files and the index cache only; with
+ * symbol servers a prefetch could download what no walk needs. */
+static void store_prefetch(void *self, uint32_t module)
+{
+	struct sw_sym_store *s = self;
+	if (s->concurrent && !s->server && module < s->nmods)
+		resolve_once(s, module, false);
 }
 
 void sw_sym_store_set_concurrent(struct sw_sym_store *s)
@@ -786,6 +806,7 @@ void sw_sym_store_set_concurrent(struct sw_sym_store *s)
 	}
 	s->concurrent = true;
 	s->source.concurrent = true;
+	s->source.prefetch = store_prefetch;
 }
 
 static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, uint32_t module,
@@ -880,15 +901,38 @@ static const char *late_warning(const struct sw_sym_store *s, uint32_t i)
 	return NULL;
 }
 
+/* The i-th warning given while finding the symbols of the store itself or
+ * of a module a walk asked for (not one only prefetched), or NULL. */
+static const char *load_warning(const struct sw_sym_store *s, uint32_t i)
+{
+	for (uint32_t k = 0; k < s->nwarnings; k++) {
+		uint32_t key = s->warning_key[k];
+		bool shown = key == 0 || key > s->nmods ||
+		             atomic_load_explicit(&s->mods[key - 1].requested, memory_order_relaxed);
+		if (shown && i-- == 0)
+			return s->warnings[k];
+	}
+	return NULL;
+}
+
+static uint32_t nload_warnings(const struct sw_sym_store *s)
+{
+	uint32_t n = 0;
+	while (load_warning(s, n))
+		n++;
+	return n;
+}
+
 uint32_t sw_sym_store_nwarnings(const struct sw_sym_store *s)
 {
-	uint32_t n = s->nwarnings;
-	while (late_warning(s, n - s->nwarnings))
+	uint32_t nload = nload_warnings(s), n = nload;
+	while (late_warning(s, n - nload))
 		n++;
 	return n;
 }
 
 const char *sw_sym_store_warning(const struct sw_sym_store *s, uint32_t i)
 {
-	return i < s->nwarnings ? s->warnings[i] : late_warning(s, i - s->nwarnings);
+	uint32_t nload = nload_warnings(s);
+	return i < nload ? load_warning(s, i) : late_warning(s, i - nload);
 }

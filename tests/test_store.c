@@ -245,13 +245,15 @@ static struct sw_module id_modules[] = {
 	 .debug_id = "FFFF0"},
 	{.base = 0x500000, .size = 0x1000, .code_file = "/lib/w.so", .debug_file = "w.so",
 	 .debug_id = "FFFF0"},
+	{.base = 0x600000, .size = 0x1000, .code_file = "/lib/w.so", .debug_file = "w.so",
+	 .debug_id = "EEEE0"},
 };
 
 static struct sw_sym_store *open_id_store(const char *const *stores, size_t n)
 {
 	memset(&snap, 0, sizeof snap);
 	snap.modules = id_modules;
-	snap.nmodules = 2;
+	snap.nmodules = sizeof id_modules / sizeof id_modules[0];
 	char paths[4][512];
 	const char *p[4];
 	for (size_t i = 0; i < n; i++) {
@@ -280,6 +282,34 @@ START_TEST(test_store_refuses_a_file_whose_module_id_is_not_the_modules_once)
 	ck_assert_ptr_nonnull(strstr(w, "debug id 123456"));
 	ck_assert_ptr_nonnull(strstr(w, "the module's is FFFF0"));
 	ck_assert_ptr_null(strchr(w, '\n'));
+	sw_sym_store_free(st);
+}
+END_TEST
+
+/* A prefetch (the walker loading a module it will likely need, on a
+ * concurrent store) finds the symbols once, for the walk that asks later,
+ * but leaves no trace of its own: the refused file's warning shows only
+ * once a walk asks for the module. */
+START_TEST(test_store_prefetch_shows_nothing_until_a_walk_asks)
+{
+	write_store_file("s1", "w.so", "FFFF0", "123456");
+	write_store_file("s1", "w.so", "EEEE0", "EEEE0");
+	struct sw_sym_store *st = open_id_store((const char *[]){"s1"}, 1);
+	const struct sw_symbol_source *src = sw_sym_store_source(st);
+	ck_assert_ptr_null(src->prefetch);
+	sw_sym_store_set_concurrent(st);
+	ck_assert_ptr_nonnull(src->prefetch);
+	src->prefetch(src->self, 0);
+	src->prefetch(src->self, 2);
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 0);
+	enum sw_symbols_status status;
+	ck_assert_ptr_nonnull(src->for_module(src->self, 2, &status));
+	ck_assert_int_eq(status, SW_SYMS_LOADED);
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 0);
+	ck_assert_ptr_null(src->for_module(src->self, 0, &status));
+	ck_assert_int_eq(status, SW_SYMS_MISSING);
+	ck_assert_uint_eq(sw_sym_store_nwarnings(st), 1);
+	ck_assert_ptr_nonnull(strstr(sw_sym_store_warning(st, 0), "symbol file not used"));
 	sw_sym_store_free(st);
 }
 END_TEST
@@ -380,6 +410,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_store_matches_single_file_by_debug_id_whatever_the_name);
 	tcase_add_test(tc, test_store_reports_missing);
 	tcase_add_test(tc, test_store_refuses_a_file_whose_module_id_is_not_the_modules_once);
+	tcase_add_test(tc, test_store_prefetch_shows_nothing_until_a_walk_asks);
 	tcase_add_test(tc, test_store_accepts_a_module_id_in_other_case);
 	tcase_add_test(tc, test_store_looks_on_past_a_refused_file);
 	tcase_add_test(tc, test_store_warns_about_a_symbol_path_that_is_not_symbols);
