@@ -201,45 +201,76 @@ static enum sw_pf_status eval_expr(const struct sw_postfix *pf, const struct cfi
 	return SW_PF_OK;
 }
 
-/* The rules at offset from the INIT record's text, p .. end (the INIT
- * line and its deltas: struct bsym_range.len). */
+/* The lines of a STACK CFI INIT record's text (struct bsym_range.off and
+ * .len: the INIT line, then its delta lines), as the unwinder and the
+ * index's encoder both read them. */
+struct cfi_lines {
+	const char *p, *end;        /* the lines not read yet */
+};
+
+/* The INIT line, "STACK CFI INIT <addr> <size> <rules>": its rules' text
+ * in [*rules, *rules_end). False when the line does not parse. */
+static bool cfi_init_line(struct cfi_lines *it, const char **rules, const char **rules_end)
+{
+	const char *p = it->p;
+	const char *nl = bsym_line_end(p, it->end);
+	const char *e = bsym_trim_cr(p, nl);
+	it->p = nl + 1;
+	if (e - p < 15)
+		return false;
+	p = bsym_skip_spaces(p + 6, e);
+	p = bsym_skip_spaces(p + 4, e);
+	p = bsym_skip_spaces(p + 5, e);
+	uint64_t v;
+	if (!bsym_hex(&p, e, &v) || !bsym_hex(&p, e, &v))
+		return false;
+	*rules = p;
+	*rules_end = e;
+	return true;
+}
+
+/* The next delta line, "STACK CFI <addr> <rules>": its address and rules'
+ * text. False at the end of the record: the end of its text, or a line of
+ * another kind (which the record's text ends before; the test stays, for
+ * text read whole). A line whose address does not parse is skipped. */
+static bool cfi_delta_line(struct cfi_lines *it, uint64_t *addr, const char **rules,
+                           const char **rules_end)
+{
+	while (it->p < it->end) {
+		const char *p = it->p;
+		const char *nl = bsym_line_end(p, it->end);
+		const char *e = bsym_trim_cr(p, nl);
+		if (e - p < 10 || memcmp(p, "STACK CFI ", 10) != 0)
+			return false;
+		const char *q = bsym_skip_spaces(p + 10, e);
+		if (e - q >= 5 && memcmp(q, "INIT ", 5) == 0)
+			return false;
+		it->p = nl + 1;
+		if (!bsym_hex(&q, e, addr))
+			continue;
+		*rules = q;
+		*rules_end = e;
+		return true;
+	}
+	return false;
+}
+
+/* The rules at offset from the INIT record's text, p .. end: the INIT
+ * line's, then those of each delta line from init's address to offset. */
 static enum sw_unwind_status collect_rules(const struct sw_arch *arch,
                                            const struct bsym_range *init, uint64_t offset,
                                            const char *p, const char *end,
                                            struct cfi_rules *rules)
 {
 	memset(rules, 0, sizeof *rules);
-	/* STACK CFI INIT <addr> <size> <rules> */
-	const char *nl = bsym_line_end(p, end);
-	const char *e = bsym_trim_cr(p, nl);
-	if (e - p < 15)
+	struct cfi_lines it = {p, end};
+	const char *q, *qe;
+	if (!cfi_init_line(&it, &q, &qe) || !parse_rule_set(arch, q, qe, rules))
 		return SW_UNWIND_FAILED;
-	p = bsym_skip_spaces(p + 6, e);
-	p = bsym_skip_spaces(p + 4, e);
-	p = bsym_skip_spaces(p + 5, e);
-	uint64_t v;
-	if (!bsym_hex(&p, e, &v) || !bsym_hex(&p, e, &v) ||
-	    !parse_rule_set(arch, p, e, rules))
-		return SW_UNWIND_FAILED;
-
-	/* STACK CFI <addr> <rules>, until the next record of another kind
-	 * (which the record's text ends before: the test stays, for text
-	 * read whole). */
-	for (p = nl + 1; p < end; p = nl + 1) {
-		nl = bsym_line_end(p, end);
-		e = bsym_trim_cr(p, nl);
-		if (e - p < 10 || memcmp(p, "STACK CFI ", 10) != 0)
-			break;
-		const char *q = bsym_skip_spaces(p + 10, e);
-		if (e - q >= 5 && memcmp(q, "INIT ", 5) == 0)
-			break;
-		uint64_t addr;
-		if (!bsym_hex(&q, e, &addr))
-			continue;
-		if (addr < init->addr || addr > offset)
-			continue;
-		parse_rule_set(arch, q, e, rules);
-	}
+	uint64_t addr;
+	while (cfi_delta_line(&it, &addr, &q, &qe))
+		if (addr >= init->addr && addr <= offset)
+			parse_rule_set(arch, q, qe, rules);
 	return SW_UNWIND_OK;
 }
 
@@ -458,33 +489,16 @@ bool bsym_cfi_encode(const struct sw_bsym *b, const struct bsym_range *r,
 {
 	if (!b->text || r->off > b->len || r->len > b->len - r->off)
 		return false;
-	const char *p = b->text + r->off, *end = p + r->len;
 	size_t start = o->n;
 	struct rule_encoder enc = {names, o, true};
 	/* As collect_rules reads it: the INIT line must parse whole. */
-	const char *nl = bsym_line_end(p, end);
-	const char *e = bsym_trim_cr(p, nl);
-	bool ok = e - p >= 15;
-	if (ok) {
-		p = bsym_skip_spaces(p + 6, e);
-		p = bsym_skip_spaces(p + 4, e);
-		p = bsym_skip_spaces(p + 5, e);
-		uint64_t v;
-		ok = bsym_hex(&p, e, &v) && bsym_hex(&p, e, &v) && encode_group(&enc, p, e);
-	}
-	for (p = nl + 1; ok && p < end; p = nl + 1) {
-		nl = bsym_line_end(p, end);
-		e = bsym_trim_cr(p, nl);
-		if (e - p < 10 || memcmp(p, "STACK CFI ", 10) != 0)
-			break;
-		const char *q = bsym_skip_spaces(p + 10, e);
-		if (e - q >= 5 && memcmp(q, "INIT ", 5) == 0)
-			break;
-		uint64_t addr;
-		if (!bsym_hex(&q, e, &addr))
-			continue; /* skipped by the unwinder too */
+	struct cfi_lines it = {b->text + r->off, b->text + r->off + r->len};
+	const char *q, *qe;
+	bool ok = cfi_init_line(&it, &q, &qe) && encode_group(&enc, q, qe);
+	uint64_t addr;
+	while (ok && cfi_delta_line(&it, &addr, &q, &qe)) {
 		bsym_put_sleb(o, (int64_t)(addr - r->addr));
-		ok = encode_group(&enc, q, e);
+		ok = encode_group(&enc, q, qe);
 	}
 	if (!ok || o->oom) {
 		o->n = start; /* its names stay: a remembered group may use them */
