@@ -12,6 +12,7 @@
  *      of had no symbols */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -876,6 +877,13 @@ int main(int argc, char **argv)
 	/* A closed pipe is a write error (EPIPE) to handle, not a death:
 	 * `stackwalk big.dmp | head` ends quietly (sink_check). */
 	signal(SIGPIPE, SIG_IGN);
+	/* Large buffers (inflated symbol files, record arrays) mapped and
+	 * unmapped on their own, at a fixed threshold: glibc raises its
+	 * threshold after each large free, and later large buffers then come
+	 * from heaps that keep what is freed (cold walks: 0.9 MB more peak RSS
+	 * for gen48k_depth500, 1.7 MB for rustc_abrt, at no measured time
+	 * cost). */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	struct options o;
 	struct run r;
 	memset(&r, 0, sizeof r);
