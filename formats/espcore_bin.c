@@ -183,12 +183,15 @@ bool esp_bin_to_elf(struct esp_reader *r, struct sw_span data, const struct sw_e
 	if (ntasks == 0)
 		return false;
 
+	/* The last task's stack is padded to 4 bytes: its end (at) may lie
+	 * up to 3 bytes past data that ends unpadded. */
+	uint64_t left = at < data.size ? data.size - at : 0;
 	uint32_t nsegs_max = h->has_segs_num ? h->segs_num : 0;
-	if ((uint64_t)nsegs_max * BIN_SEG_HEADER > data.size - at) {
+	if ((uint64_t)nsegs_max * BIN_SEG_HEADER > left) {
 		esp_problem(r, false, "the header counts %u memory segments, but %llu bytes are left "
 		                      "for them",
-		            h->segs_num, (unsigned long long)(data.size - at));
-		nsegs_max = (uint32_t)((data.size - at) / BIN_SEG_HEADER);
+		            h->segs_num, (unsigned long long)left);
+		nsegs_max = (uint32_t)(left / BIN_SEG_HEADER);
 	}
 	struct bin_piece *segs = nsegs_max ? sw_arena_array(a, nsegs_max, sizeof *segs) : NULL;
 	if (nsegs_max && !segs)

@@ -705,6 +705,39 @@ START_TEST(test_binary_format_hostile_counts)
 }
 END_TEST
 
+/* The last task's stack ends unpadded at the end of the data: its padded
+ * end lies past it, and the bytes "left" for the segments were counted as
+ * 2^64 - 1, so a segment count of 2^31 was believed and 16 GiB asked for
+ * (fuzz_espcore and fuzz_elfcore, 24 Nov 2026). */
+START_TEST(test_binary_format_segment_count_after_an_unpadded_stack)
+{
+	struct buf b = { 0 };
+	put32(&b, 0);                      /* tot_len, set below */
+	put32(&b, 5u << 16 | 0x0003);      /* ESP32-C3, 0.3 */
+	put32(&b, 1);                      /* task_num */
+	put32(&b, BIN_TCBSZ);
+	put32(&b, 0x80000000u);            /* segs_num */
+	put32(&b, 3);                      /* chip_rev */
+	put32(&b, 0x3fc80100);             /* the task: TCB, stack top, stack end */
+	put32(&b, 0x3fc80400);
+	put32(&b, 0x3fc80483);             /* 0x83 bytes: not a multiple of 4 */
+	put_tcb(&b, 0x3fc80100, "main");
+	put_stack(&b, 0x80, 0x42000100, 0x42000200, 0x3fc80440, 2);
+	put(&b, "\0\0\0", 3);
+	put32(&b, 0);                      /* the CRC-32 */
+	set32(&b, 0, (uint32_t)b.len);
+	seal_crc(&b);
+	struct sw_snapshot s;
+	struct sw_err err;
+	ck_assert_int_eq(open_buf(&b, NULL, &s, &err), SW_ERR_CORRUPT);
+	ck_assert(has_problem(&s, "counts 2147483648 memory segments, but 0 bytes are left"));
+	ck_assert_uint_eq(s.nthreads, 1);
+	ck_assert_uint_eq(reg(&s, 0, "pc"), 0x42000100);
+	sw_snapshot_free(&s);
+	free(b.p);
+}
+END_TEST
+
 Suite *test_suite(void);
 
 Suite *test_suite(void)
@@ -734,6 +767,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_cut_and_flipped_images_never_crash);
 	tcase_add_test(t, test_binary_format_becomes_an_elf_core);
 	tcase_add_test(t, test_binary_format_hostile_counts);
+	tcase_add_test(t, test_binary_format_segment_count_after_an_unpadded_stack);
 	suite_add_tcase(s, t);
 	return s;
 }
