@@ -435,10 +435,16 @@ static bool sink_check(struct sink *k)
 		return true;
 	if (k->failed)
 		return false;
-	errno = 0;
-	if (fflush(k->f) == 0 && !ferror(k->f))
-		return true;
-	int err = errno;
+	/* A write that already failed (a large one that bypassed the
+	 * buffer, leaving nothing for fflush to retry) left its reason in
+	 * errno: no stdio call has come since. */
+	int err = ferror(k->f) ? errno : 0;
+	if (!ferror(k->f)) {
+		errno = 0;
+		if (fflush(k->f) == 0 && !ferror(k->f))
+			return true;
+		err = errno;
+	}
 	if (!k->path && pipe_reader_gone(fileno(k->f), err)) {
 		k->reader_gone = true;
 		return true;

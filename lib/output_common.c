@@ -167,3 +167,30 @@ uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_f
 		return st->arch->printed_address(fr);
 	return fr->pc;
 }
+
+/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes
+ * past width); returns the length. */
+size_t sw_out_fmt_hex(char *out, uint64_t v, unsigned width)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
+	if (n < width)
+		n = width;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = digits[v & 15];
+	return n;
+}
+
+/* "%" PRIu64 into out (>= 20 bytes); returns the length. */
+size_t sw_out_fmt_dec(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}

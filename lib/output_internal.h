@@ -2,6 +2,7 @@
 #ifndef SW_OUTPUT_INTERNAL_H
 #define SW_OUTPUT_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "output.h"
@@ -42,6 +43,12 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
  * line offsets are measured: an inline frame's call site, else what the
  * stack's arch prints (struct sw_arch.printed_address). */
 uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr);
+
+/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes
+ * past width), and "%" PRIu64 into out (>= 20 bytes); each returns the
+ * length. printf's format parsing was a fifth of a deep walk's output. */
+size_t sw_out_fmt_hex(char *out, uint64_t v, unsigned width);
+size_t sw_out_fmt_dec(char *out, uint64_t v);
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);

@@ -63,38 +63,11 @@ static void tb_str(struct text_buf *t, const char *s)
 	tb_put(t, s, strlen(s));
 }
 
-/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes
- * past width); returns the length. */
-static size_t fmt_hex(char *out, uint64_t v, unsigned width)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
-	if (n < width)
-		n = width;
-	for (size_t i = n; i-- > 0; v >>= 4)
-		out[i] = digits[v & 15];
-	return n;
-}
-
-/* "%" PRIu64 into out (>= 20 bytes); returns the length. */
-static size_t fmt_dec(char *out, uint64_t v)
-{
-	char tmp[20];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
-}
-
 /* "0x%" PRIx64 */
 static void tb_hex(struct text_buf *t, uint64_t v)
 {
 	char buf[18] = "0x";
-	tb_put(t, buf, 2 + fmt_hex(buf + 2, v, 0));
+	tb_put(t, buf, 2 + sw_out_fmt_hex(buf + 2, v, 0));
 }
 
 /* Breakpad's PrintRegister / PrintRegister64: " %5s = 0x%016" PRIx64 (or
@@ -112,7 +85,8 @@ static int print_register(struct text_buf *t, const char *name, uint64_t v, bool
 	memcpy(buf + n, name, k);
 	n += k;
 	char tail[24] = " = 0x";
-	size_t tn = 5 + (wide ? fmt_hex(tail + 5, v, 16) : fmt_hex(tail + 5, (uint32_t)v, 8));
+	size_t tn = 5 + (wide ? sw_out_fmt_hex(tail + 5, v, 16)
+	                      : sw_out_fmt_hex(tail + 5, (uint32_t)v, 8));
 	k = tn < sizeof buf - 1 - n ? tn : sizeof buf - 1 - n;
 	memcpy(buf + n, tail, k);
 	n += k;
@@ -195,7 +169,7 @@ static void print_registers(struct text_buf *t, const struct reg_labels *l,
 			tb_flush(t);
 		char *out = t->b + t->n;
 		memcpy(out, l->label[i], l->len[i]);
-		fmt_hex(out + l->len[i], l->wide ? v : (uint32_t)v, digits);
+		sw_out_fmt_hex(out + l->len[i], l->wide ? v : (uint32_t)v, digits);
 		t->n += (size_t)len;
 		col += len;
 	}
@@ -208,7 +182,7 @@ static void print_frame_header(struct text_buf *t, const struct sw_snapshot *s,
                                unsigned index)
 {
 	char num[24];
-	size_t n = fmt_dec(num + 1, index);
+	size_t n = sw_out_fmt_dec(num + 1, index);
 	if (n < 2) {
 		num[0] = ' ';
 		tb_put(t, num, n + 1);
@@ -227,7 +201,7 @@ static void print_frame_header(struct text_buf *t, const struct sw_snapshot *s,
 				tb_put(t, " [", 2);
 				tb_str(t, sw_basename(fr->file));
 				tb_put(t, " : ", 3);
-				tb_put(t, num, fmt_dec(num, fr->line));
+				tb_put(t, num, sw_out_fmt_dec(num, fr->line));
 				tb_put(t, " + ", 3);
 				tb_hex(t, pc - fr->line_base);
 				tb_put(t, "]", 1);
