@@ -1,6 +1,7 @@
 /* The walker on synthetic amd64 and x86 stacks: one test per trust path and
  * per termination rule, as Breakpad's stackwalker unit tests do. */
 #include <check.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "arch/registry.h"
@@ -657,6 +658,58 @@ START_TEST(test_parallel_walk_gives_the_serial_result)
 }
 END_TEST
 
+/* What a parallel walk asks a concurrent source to load before walking:
+ * each thread's context pc's module, then the modules its first 4 KiB of
+ * stack point into, each once, in that order; and nothing for a walk on
+ * one thread. */
+struct prefetch_log {
+	atomic_uint n;
+	uint32_t module[8];
+};
+
+static void log_prefetch(void *self, uint32_t module)
+{
+	struct prefetch_log *log = self;
+	uint32_t i = atomic_fetch_add(&log->n, 1);
+	if (i < 8)
+		log->module[i] = module;
+}
+
+START_TEST(test_parallel_walk_loads_the_modules_its_stacks_name_first)
+{
+	for (int par = 0; par < 2; par++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		/* Thread 1's pc is in the library; both stacks hold a word
+		 * into the program past a word into no module. */
+		set_context(&fx, CODE_BASE + 0x10, STACK_BASE + 0x10, 0);
+		put_u64(&fx, STACK_BASE + 0x10, 0x1234);
+		put_u64(&fx, STACK_BASE + 0x18, CODE_BASE + 0x500);
+		put_u64(&fx, STACK_BASE + 0x20, LIB_BASE + 0x40);
+		struct sw_thread threads[2] = {fx.thread, fx.thread};
+		threads[1].id = 8;
+		sw_reg_set(&threads[1].ctx, RIP, LIB_BASE + 0x10);
+		fx.snap.threads = threads;
+		fx.snap.nthreads = 2;
+		struct prefetch_log log = {0};
+		struct sw_symbol_source src = {.self = &log, .for_module = no_symbols,
+		                               .concurrent = true, .prefetch = log_prefetch};
+		struct sw_walk_options opt = {.threads = par ? 2 : 1};
+		sw_snapshot_finish(&fx.snap);
+		ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_amd64, &src, &opt, &fx.arena,
+		                           &fx.result));
+		if (!par) {
+			ck_assert_uint_eq(atomic_load(&log.n), 0);
+		} else {
+			ck_assert_uint_eq(atomic_load(&log.n), 2);
+			ck_assert_uint_eq(log.module[0], 0); /* thread 0's pc: the program */
+			ck_assert_uint_eq(log.module[1], 1); /* its stack: the library */
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 START_TEST(test_crashing_thread_starts_from_exception_context)
 {
 	struct fixture fx;
@@ -830,6 +883,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_limit_truncates_and_says_so);
 	tcase_add_test(tc, test_crashing_thread_starts_from_exception_context);
 	tcase_add_test(tc, test_parallel_walk_gives_the_serial_result);
+	tcase_add_test(tc, test_parallel_walk_loads_the_modules_its_stacks_name_first);
 	tcase_add_test(tc, test_thread_without_context_has_no_frames);
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
