@@ -47,6 +47,12 @@ struct options {
 	/* --symbols-url URLs, in the order given (malloc'd: free). */
 	const char **symbol_urls;
 	size_t nsymbol_urls;
+	/* --symbols-header lines, those of @FILEs included (malloc'd: free;
+	 * the lines of a file point into its text, kept in header_texts). */
+	const char **symbol_headers;
+	size_t nsymbol_headers;
+	char **header_texts;
+	size_t nheader_texts;
 	unsigned symbols_timeout;  /* --symbols-timeout SECONDS; 0: the default */
 	bool debuginfod;           /* --debuginfod */
 	const char *maps_file;     /* --maps FILE, or NULL */
@@ -120,6 +126,9 @@ static void usage(FILE *f)
 	      "                    (URL/NAME/DEBUG_ID/NAME.sym[.gz], URL/NAME/BUILD_ID/NAME)\n"
 	      "                    into the symbol cache; may be given several times, tried\n"
 	      "                    in order; docs/symbol-servers.md\n"
+	      "  --symbols-header='NAME: VALUE'  send this request header to the\n"
+	      "                    --symbols-url servers (a private server's token), and\n"
+	      "                    only to them; @FILE: one header per line of FILE\n"
 	      "  --symbols-timeout=SECONDS  time limit of each download (default 30)\n"
 	      "  --debuginfod      fetch ELF modules' files by build-id from the debuginfod\n"
 	      "                    servers DEBUGINFOD_URLS names\n"
@@ -157,6 +166,76 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs(" (see stackwalk --help)\n", stderr);
 	return SW_EXIT_USAGE;
+}
+
+/* One --symbols-header line, checked: -1, else the exit status (a usage
+ * error said). */
+static int add_header(struct options *o, const char *h)
+{
+	const char *why = sw_symbol_server_header_problem(h);
+	if (why) {
+		char name[64];
+		sw_symbol_server_header_name(h, name, sizeof name);
+		fprintf(stderr, "stackwalk: --symbols-header '%s': %s (see stackwalk --help)\n", name,
+		        why);
+		return SW_EXIT_USAGE;
+	}
+	const char **v = realloc(o->symbol_headers, (o->nsymbol_headers + 1) * sizeof *v);
+	if (!v) {
+		fputs("stackwalk: out of memory\n", stderr);
+		return SW_EXIT_INTERNAL;
+	}
+	o->symbol_headers = v;
+	v[o->nsymbol_headers++] = h;
+	return -1;
+}
+
+/* --symbols-header @FILE: each line of FILE a header (empty lines and
+ * '#' comments skipped), so that a token is in no process list or shell
+ * history. At most 64 KiB. */
+static int add_header_file(struct options *o, const char *path)
+{
+	enum { MAX_HEADER_FILE = 64 * 1024 };
+	FILE *f = fopen(path, "r");
+	char *text = f ? malloc(MAX_HEADER_FILE + 1) : NULL;
+	size_t n = text ? fread(text, 1, MAX_HEADER_FILE + 1, f) : 0;
+	bool bad = !f || !text || ferror(f);
+	int err = errno;
+	if (f)
+		fclose(f);
+	if (bad || n > MAX_HEADER_FILE) {
+		free(text);
+		if (!f || bad)
+			fprintf(stderr, "stackwalk: --symbols-header @%s: cannot read: %s\n", path,
+			        strerror(err));
+		else
+			fprintf(stderr, "stackwalk: --symbols-header @%s: larger than %d bytes\n", path,
+			        MAX_HEADER_FILE);
+		return SW_EXIT_USAGE;
+	}
+	char **texts = realloc(o->header_texts, (o->nheader_texts + 1) * sizeof *texts);
+	if (!texts) {
+		free(text);
+		fputs("stackwalk: out of memory\n", stderr);
+		return SW_EXIT_INTERNAL;
+	}
+	o->header_texts = texts;
+	texts[o->nheader_texts++] = text;
+	text[n] = '\0';
+	for (char *line = text, *next; line < text + n; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + n - line));
+		next = nl ? nl + 1 : text + n;
+		char *end = nl ? nl : text + n;
+		if (end > line && end[-1] == '\r')
+			end--;
+		*end = '\0';
+		if (*line == '\0' || *line == '#')
+			continue;
+		int rc = add_header(o, line);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
 }
 
 /* getopt's '?': an option that is not ours, a prefix of more than one of
@@ -217,7 +296,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS,
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
-		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH,
+		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -235,6 +314,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "symbols-url", required_argument, NULL, OPT_SYMBOLS_URL },
 		{ "symbols-timeout", required_argument, NULL, OPT_SYMBOLS_TIMEOUT },
+		{ "symbols-header", required_argument, NULL, OPT_SYMBOLS_HEADER },
 		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "batch", no_argument, NULL, OPT_BATCH },
@@ -279,6 +359,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
 		case OPT_NO_CACHE: o->no_cache = true; break;
 		case OPT_SYMBOLS_URL: o->symbol_urls[o->nsymbol_urls++] = optarg; break;
+		case OPT_SYMBOLS_HEADER: {
+			int rc = optarg[0] == '@' ? add_header_file(o, optarg + 1) : add_header(o, optarg);
+			if (rc >= 0)
+				return rc;
+			break;
+		}
 		case OPT_DEBUGINFOD: o->debuginfod = true; break;
 		case OPT_SYMBOLS_TIMEOUT: {
 			char *end;
@@ -773,13 +859,15 @@ static int load_signature_rules(const struct options *o, struct sw_sig_rules *ru
  * (a URL that is not one, a server kind this build lacks: usage). */
 static int open_symbol_servers(const struct options *o, struct run *r)
 {
-	if (!o->nsymbol_urls && !o->debuginfod)
+	if (!o->nsymbol_urls && !o->debuginfod && !o->nsymbol_headers)
 		return -1;
 	struct sw_err err = { 0 };
 	struct sw_sym_cache *cache = o->no_cache ? NULL : sw_sym_cache_create(o->cache_dir, &err);
 	struct sw_symbol_server_options so = {
 		.urls = o->symbol_urls,
 		.nurls = o->nsymbol_urls,
+		.headers = o->symbol_headers,
+		.nheaders = o->nsymbol_headers,
 		.debuginfod = o->debuginfod,
 		.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL,
 		.timeout_s = o->symbols_timeout,
@@ -926,6 +1014,10 @@ int main(int argc, char **argv)
 	sw_symbol_server_free(r.servers);
 	free(o.skip_files);
 	free(o.symbol_urls);
+	free(o.symbol_headers);
+	for (size_t i = 0; i < o.nheader_texts; i++)
+		free(o.header_texts[i]);
+	free(o.header_texts);
 	free(o.positional);
 	free(o.symbols_opt);
 	return status;

@@ -151,6 +151,16 @@ STACKWALK_API enum stackwalk_status stackwalk_options_disable_symbol_cache(stack
  * first call), or the temporary directory (below) cannot be made. */
 STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt,
                                                                      const char *url);
+/* Added in 0.3 (version node STACKWALK_0.3). A request header sent to the
+ * symbol servers (stackwalk(1)'s
+ * --symbols-header), "Name: value": a private server's token
+ * ("Auth-Token: ..." for Mozilla's Tecken). Sent with every request to the
+ * URLs' servers, and only to their own origins (scheme, host and port):
+ * not to the storage a server redirects to. Headers added before any URL
+ * wait for one. EINVAL: not a header (no name, no ':', a control
+ * character such as CR or LF in the value). */
+STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_header(stackwalk_options *opt,
+                                                                        const char *header);
 /* 1: also ask debuginfod, by build-id, for ELF modules' files (stackwalk(1)'s
  * --debuginfod), the servers being those $DEBUGINFOD_URLS names (read now).
  * EINVAL: DEBUGINFOD_URLS is not set, or a library built without

@@ -41,6 +41,17 @@ struct shared {
 	void (*release)(void *obj);
 };
 
+/* What the symbol servers are made of (stackwalk(1)'s --symbols-url,
+ * --symbols-header, --debuginfod, --symbols-timeout). */
+struct server_settings {
+	char **urls;              /* malloc'd copies, in order */
+	size_t nurls;
+	char **headers;           /* "Name: value", malloc'd copies */
+	size_t nheaders;
+	bool debuginfod;
+	unsigned timeout_s;       /* each download's time limit; 0: the default */
+};
+
 struct stackwalk_options {
 	char **paths;             /* symbol paths, malloc'd copies */
 	size_t npaths;
@@ -48,13 +59,10 @@ struct stackwalk_options {
 	struct sw_walk_options walk;
 	bool local_modules;
 	struct shared *cache;     /* a struct sw_sym_cache; NULL: none */
-	char **urls;              /* symbol server URLs, malloc'd copies */
-	size_t nurls;
-	bool debuginfod;
-	unsigned timeout_s;       /* each download's time limit; 0: the default */
-	/* A struct sw_symbol_server made of urls, debuginfod and the cache's
-	 * directory, remade by each setter of one of them (which so checks
-	 * its argument at once); NULL: neither URLs nor debuginfod. */
+	struct server_settings srv;
+	/* A struct sw_symbol_server made of srv and the cache's directory,
+	 * remade by each setter of one of them (which so checks its argument
+	 * at once); NULL: neither URLs nor debuginfod. */
 	struct shared *servers;
 	struct sw_sig_rules rules; /* the built-in crash-signature rules, then the skip files' */
 };
@@ -310,7 +318,8 @@ void stackwalk_options_free(stackwalk_options *opt)
 	free_strings(opt->paths, opt->npaths);
 	free(opt->maps_file);
 	shared_unref(opt->cache);
-	free_strings(opt->urls, opt->nurls);
+	free_strings(opt->srv.urls, opt->srv.nurls);
+	free_strings(opt->srv.headers, opt->srv.nheaders);
 	shared_unref(opt->servers);
 	sw_sig_rules_free(&opt->rules);
 	free(opt);
@@ -368,23 +377,25 @@ enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt, co
 	return STACKWALK_OK;
 }
 
-/* The symbol servers of urls, debuginfod and cache (its directory receives
- * the downloads; NULL: a temporary directory, removed with the servers),
- * as cmd/stackwalk.c makes them, into *out (NULL: no server asked for).
- * On failure *out is untouched and the message says who failed. */
-static enum stackwalk_status make_servers(const char *who, char *const *urls, size_t nurls,
-                                          bool debuginfod, unsigned timeout_s,
+/* The symbol servers of ss and cache (its directory receives the
+ * downloads; NULL: a temporary directory, removed with the servers), as
+ * cmd/stackwalk.c makes them, into *out (NULL: no server asked for). On
+ * failure *out is untouched and the message says who failed. */
+static enum stackwalk_status make_servers(const char *who, const struct server_settings *ss,
                                           const struct shared *cache, struct shared **out)
 {
-	if (!nurls && !debuginfod) {
+	if (!ss->nurls && !ss->debuginfod) {
 		*out = NULL;
 		return STACKWALK_OK;
 	}
+	/* Headers wait for a URL to go to. */
 	struct sw_symbol_server_options so = {
-		.urls = (const char *const *)urls,
-		.nurls = nurls,
-		.debuginfod = debuginfod,
-		.timeout_s = timeout_s,
+		.urls = (const char *const *)ss->urls,
+		.nurls = ss->nurls,
+		.headers = (const char *const *)ss->headers,
+		.nheaders = ss->nurls ? ss->nheaders : 0,
+		.debuginfod = ss->debuginfod,
+		.timeout_s = ss->timeout_s,
 		.cache_dir = cache ? sw_sym_cache_dir(cache->obj) : NULL,
 	};
 	struct sw_err err = { 0 };
@@ -399,14 +410,38 @@ static enum stackwalk_status make_servers(const char *who, char *const *urls, si
 	return STACKWALK_OK;
 }
 
+/* opt's servers remade of ss (then opt's settings): unchanged on failure. */
+static enum stackwalk_status use_servers(stackwalk_options *opt, const char *who,
+                                         const struct server_settings *ss)
+{
+	struct shared *servers;
+	enum stackwalk_status st = make_servers(who, ss, opt->cache, &servers);
+	if (st != STACKWALK_OK)
+		return st;
+	opt->srv = *ss;
+	shared_unref(opt->servers);
+	opt->servers = servers;
+	return STACKWALK_OK;
+}
+
+/* One more malloc'd copy of s at the end of *v (room made, count not
+ * changed: the caller commits it). False: out of memory. */
+static bool append_copy(char ***v, size_t n, const char *s)
+{
+	char **grown = realloc(*v, (n + 1) * sizeof *grown);
+	if (!grown)
+		return false;
+	*v = grown;
+	return (grown[n] = strdup(s)) != NULL;
+}
+
 /* Makes opt's cache `cache` (taken over), its servers remade to download
  * into it; on failure opt is unchanged and cache released. */
 static enum stackwalk_status replace_cache(stackwalk_options *opt, const char *who,
                                            struct shared *cache)
 {
 	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod,
-	                                        opt->timeout_s, cache, &servers);
+	enum stackwalk_status st = make_servers(who, &opt->srv, cache, &servers);
 	if (st != STACKWALK_OK) {
 		shared_unref(cache);
 		return st;
@@ -442,28 +477,48 @@ enum stackwalk_status stackwalk_options_disable_symbol_cache(stackwalk_options *
 	return replace_cache(opt, "stackwalk_options_disable_symbol_cache", NULL);
 }
 
+/* str added at the end of opt's headers (header) or URLs, the servers
+ * remade: opt unchanged on failure. */
+static enum stackwalk_status add_server_string(stackwalk_options *opt, const char *who,
+                                               bool header, const char *str)
+{
+	struct server_settings ss = opt->srv;
+	char ***list = header ? &opt->srv.headers : &opt->srv.urls;
+	size_t *n = header ? &ss.nheaders : &ss.nurls;
+	if (!append_copy(list, *n, str))
+		return fail(STACKWALK_ENOMEM, "%s: out of memory", who);
+	if (header)
+		ss.headers = *list;
+	else
+		ss.urls = *list;
+	(*n)++;
+	enum stackwalk_status st = use_servers(opt, who, &ss);
+	if (st != STACKWALK_OK)
+		free((*list)[*n - 1]);
+	return st;
+}
+
 enum stackwalk_status stackwalk_options_add_symbol_url(stackwalk_options *opt, const char *url)
 {
 	static const char who[] = "stackwalk_options_add_symbol_url";
 	if (!opt || !url)
 		return fail(STACKWALK_EINVAL, "%s: no %s", who, opt ? "URL" : "options");
-	char **urls = realloc(opt->urls, (opt->nurls + 1) * sizeof *urls);
-	if (!urls)
-		return fail(STACKWALK_ENOMEM, "%s: out of memory", url);
-	opt->urls = urls;
-	if (!(urls[opt->nurls] = strdup(url)))
-		return fail(STACKWALK_ENOMEM, "%s: out of memory", url);
-	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, urls, opt->nurls + 1, opt->debuginfod, opt->timeout_s,
-	                                        opt->cache, &servers);
-	if (st != STACKWALK_OK) {
-		free(urls[opt->nurls]);
-		return st;
+	return add_server_string(opt, who, false, url);
+}
+
+enum stackwalk_status stackwalk_options_add_symbol_header(stackwalk_options *opt,
+                                                          const char *header)
+{
+	static const char who[] = "stackwalk_options_add_symbol_header";
+	if (!opt || !header)
+		return fail(STACKWALK_EINVAL, "%s: no %s", who, opt ? "header" : "options");
+	const char *why = sw_symbol_server_header_problem(header);
+	if (why) {
+		char name[64];
+		sw_symbol_server_header_name(header, name, sizeof name);
+		return fail(STACKWALK_EINVAL, "%s: '%s': %s", who, name, why);
 	}
-	opt->nurls++;
-	shared_unref(opt->servers);
-	opt->servers = servers;
-	return STACKWALK_OK;
+	return add_server_string(opt, who, true, header);
 }
 
 enum stackwalk_status stackwalk_options_set_symbols_timeout(stackwalk_options *opt,
@@ -473,15 +528,9 @@ enum stackwalk_status stackwalk_options_set_symbols_timeout(stackwalk_options *o
 	if (!opt || seconds == 0 || seconds > 3600)
 		return fail(STACKWALK_EINVAL, "%s: %s", who,
 		            !opt ? "no options" : "seconds must be 1 to 3600");
-	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, opt->debuginfod, seconds,
-	                                        opt->cache, &servers);
-	if (st != STACKWALK_OK)
-		return st;
-	opt->timeout_s = seconds;
-	shared_unref(opt->servers);
-	opt->servers = servers;
-	return STACKWALK_OK;
+	struct server_settings ss = opt->srv;
+	ss.timeout_s = seconds;
+	return use_servers(opt, who, &ss);
 }
 
 enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt, int on)
@@ -489,15 +538,9 @@ enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt, i
 	static const char who[] = "stackwalk_options_set_debuginfod";
 	if (!opt)
 		return fail(STACKWALK_EINVAL, "%s: no options", who);
-	struct shared *servers;
-	enum stackwalk_status st = make_servers(who, opt->urls, opt->nurls, on != 0, opt->timeout_s,
-	                                        opt->cache, &servers);
-	if (st != STACKWALK_OK)
-		return st;
-	opt->debuginfod = on != 0;
-	shared_unref(opt->servers);
-	opt->servers = servers;
-	return STACKWALK_OK;
+	struct server_settings ss = opt->srv;
+	ss.debuginfod = on != 0;
+	return use_servers(opt, who, &ss);
 }
 
 enum stackwalk_status stackwalk_options_add_signature_skip(stackwalk_options *opt,

@@ -41,7 +41,6 @@ static bool load(const char *soname, const struct symbol *syms, size_t n, void *
 #define CURL_SYMBOL(field, name) { name, offsetof(struct sw_curl_api, field) }
 static const struct symbol curl_symbols[] = {
 	CURL_SYMBOL(global_init, "curl_global_init"),
-	CURL_SYMBOL(global_cleanup, "curl_global_cleanup"),
 	CURL_SYMBOL(easy_init, "curl_easy_init"),
 	CURL_SYMBOL(easy_cleanup, "curl_easy_cleanup"),
 	CURL_SYMBOL(easy_reset, "curl_easy_reset"),
@@ -51,6 +50,8 @@ static const struct symbol curl_symbols[] = {
 	CURL_SYMBOL(easy_strerror, "curl_easy_strerror"),
 	CURL_SYMBOL(easy_escape, "curl_easy_escape"),
 	CURL_SYMBOL(free, "curl_free"),
+	CURL_SYMBOL(slist_append, "curl_slist_append"),
+	CURL_SYMBOL(slist_free_all, "curl_slist_free_all"),
 };
 static struct sw_curl_api curl_table;
 static const char *curl_why;
@@ -61,6 +62,12 @@ static void load_curl(void)
 {
 	curl_loaded = load("libcurl.so.4", curl_symbols,
 	                   sizeof curl_symbols / sizeof curl_symbols[0], &curl_table, &curl_why);
+	/* Once per process, here under pthread_once: curl_global_init is
+	 * not thread-safe in every libcurl build. */
+	if (curl_loaded && curl_table.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		curl_loaded = false;
+		curl_why = "curl_global_init failed";
+	}
 }
 
 const struct sw_curl_api *sw_curl_api(const char **why)

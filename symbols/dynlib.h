@@ -11,9 +11,11 @@
 #ifdef SW_HAVE_CURL
 #include <curl/curl.h>
 
+/* curl_global_init has been called once (when the library was loaded),
+ * and curl_global_cleanup never is: other threads (an embedding program's
+ * walks) may hold handles until the process ends. */
 struct sw_curl_api {
 	CURLcode (*global_init)(long flags);
-	void (*global_cleanup)(void);
 	CURL *(*easy_init)(void);
 	void (*easy_cleanup)(CURL *c);
 	void (*easy_reset)(CURL *c);
@@ -23,6 +25,8 @@ struct sw_curl_api {
 	const char *(*easy_strerror)(CURLcode rc);
 	char *(*easy_escape)(CURL *c, const char *s, int len);
 	void (*free)(void *p);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
 };
 
 /* The loaded API (once per process, thread-safe), or NULL with *why the

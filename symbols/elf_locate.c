@@ -2,13 +2,13 @@
 #include "elf_locate.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/build_id.h"
 #include "lib/mapped_file.h"
+#include "lib/path.h"
 
 enum { MAX_BUILD_ID = 64 };
 
@@ -44,20 +44,6 @@ static void module_identity(const struct sw_module *m, struct identity *id)
 		id->build_id[i / 2] = (uint8_t)(hi << 4 | lo);
 	}
 	id->build_id_len = n / 2;
-}
-
-/* A path built from parts; false when it would not fit (a cut path names
- * another file). */
-static bool path_printf(char *out, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool path_printf(char *out, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(out, cap, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < cap;
 }
 
 static bool already_refused(const struct sw_elf_locator *l, const char *path)
@@ -153,7 +139,7 @@ static struct sw_elf *open_candidate(struct sw_elf_locator *l, const struct iden
 {
 	char gz[4096];
 	const char *tries[2] = { path, NULL };
-	if (path_printf(gz, sizeof gz, "%s.gz", path))
+	if (sw_path_printf(gz, sizeof gz, "%s.gz", path))
 		tries[1] = gz;
 	for (int i = 0; i < 2; i++) {
 		if (!tries[i] || !sw_is_regular_file(tries[i]) || already_refused(l, tries[i]))
@@ -245,17 +231,17 @@ static void search_directory(struct sw_elf_locator *l, const struct identity *id
 	if (id->build_id_len >= 2) {
 		char hex[2 * MAX_BUILD_ID + 1];
 		hex_of(id->build_id, id->build_id_len, hex, sizeof hex);
-		if (path_printf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2))
+		if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2))
 			try_path(l, id, f, p);
-		if (path_printf(p, sizeof p, "%s/.build-id/%.2s/%s", dir, hex, hex + 2))
+		if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s", dir, hex, hex + 2))
 			try_path(l, id, f, p);
-		if (id->name && path_printf(p, sizeof p, "%s/%s/%s/%s", dir, id->name, hex, id->name))
+		if (id->name && sw_path_printf(p, sizeof p, "%s/%s/%s/%s", dir, id->name, hex, id->name))
 			try_path(l, id, f, p);
 	}
 	if (id->name) {
-		if (path_printf(p, sizeof p, "%s/%s", dir, id->name))
+		if (sw_path_printf(p, sizeof p, "%s/%s", dir, id->name))
 			try_path(l, id, f, p);
-		if (path_printf(p, sizeof p, "%s/%s.debug", dir, id->name))
+		if (sw_path_printf(p, sizeof p, "%s/%s.debug", dir, id->name))
 			try_path(l, id, f, p);
 	}
 }
@@ -294,7 +280,7 @@ static void follow_debuglink(struct sw_elf_locator *l, struct found *f)
 	if (!info->debuglink || !*info->debuglink || strchr(info->debuglink, '/'))
 		return;
 	char bindir[4096];
-	if (!path_printf(bindir, sizeof bindir, "%s", f->image_path ? f->image_path : "."))
+	if (!sw_path_printf(bindir, sizeof bindir, "%s", f->image_path ? f->image_path : "."))
 		return;
 	char *slash = strrchr(bindir, '/');
 	if (slash)
@@ -305,14 +291,14 @@ static void follow_debuglink(struct sw_elf_locator *l, struct found *f)
 	for (size_t i = 0; i < l->npaths + 3 && !f->debug; i++) {
 		bool ok;
 		if (i == 0)
-			ok = path_printf(p, sizeof p, "%s/%s", bindir, info->debuglink);
+			ok = sw_path_printf(p, sizeof p, "%s/%s", bindir, info->debuglink);
 		else if (i == 1)
-			ok = path_printf(p, sizeof p, "%s/.debug/%s", bindir, info->debuglink);
+			ok = sw_path_printf(p, sizeof p, "%s/.debug/%s", bindir, info->debuglink);
 		else if (i == 2)
-			ok = path_printf(p, sizeof p, "/usr/lib/debug/%s/%s", bindir, info->debuglink);
+			ok = sw_path_printf(p, sizeof p, "/usr/lib/debug/%s/%s", bindir, info->debuglink);
 		else
 			ok = sw_is_directory(l->paths[i - 3]) &&
-			     path_printf(p, sizeof p, "%s/%s", l->paths[i - 3], info->debuglink);
+			     sw_path_printf(p, sizeof p, "%s/%s", l->paths[i - 3], info->debuglink);
 		if (!ok || !sw_is_regular_file(p) || already_refused(l, p) ||
 		    (f->image_path && strcmp(p, f->image_path) == 0))
 			continue;

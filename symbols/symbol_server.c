@@ -23,6 +23,7 @@
 #include "elf_image.h"
 #include "gz.h"
 #include "lib/mapped_file.h"
+#include "lib/path.h"
 
 #include "dynlib.h"
 
@@ -30,8 +31,9 @@ enum { MAX_BUILD_ID_HEX = 128, LINE_MAX_LEN = 1024 };
 
 struct server {
 	char *url;                  /* without trailing '/' */
+	char origin[512];           /* "scheme://host:port" of url, lower case (url_origin) */
 	char marker[32];            /* ".missing-" + FNV-1a 64 of url, in hex */
-	bool down;                  /* timed out or unreachable: not asked again this run */
+	time_t down_until;          /* timed out or unreachable: not asked before then */
 };
 
 struct sw_symbol_server {
@@ -53,6 +55,7 @@ struct sw_symbol_server {
 #ifdef SW_HAVE_CURL
 	const struct sw_curl_api *cu; /* libcurl, loaded (symbols/dynlib.h) */
 	CURL *curl;                 /* one handle: connections are kept alive */
+	struct curl_slist *headers; /* --symbols-header lines, or NULL */
 #endif
 #ifdef SW_HAVE_DEBUGINFOD
 	const struct sw_debuginfod_api *di; /* loaded on first use, or NULL */
@@ -102,23 +105,11 @@ bool sw_symbol_server_has_debuginfod(void)
 
 /* ---- paths and names ---- */
 
-static bool path_printf(char *out, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool path_printf(char *out, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(out, cap, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < cap;
-}
-
 /* mkdir -p of the directory part of path (everything before the last '/'). */
 static bool make_parent_dirs(const char *path)
 {
 	char buf[4096];
-	if (!path_printf(buf, sizeof buf, "%s", path))
+	if (!sw_path_printf(buf, sizeof buf, "%s", path))
 		return false;
 	char *slash = strrchr(buf, '/');
 	if (!slash || slash == buf)
@@ -207,10 +198,10 @@ static bool wanted_init(struct wanted *w, const struct sw_module *m, const char 
 			w->stem_len -= 4;
 	}
 	if (w->name && w->id)
-		return path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->name, w->id);
+		return sw_path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->name, w->id);
 	if (w->code_name && w->build_id[0])
-		return path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->code_name,
-		                   w->build_id);
+		return sw_path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->code_name,
+		                      w->build_id);
 	return false;
 }
 
@@ -224,11 +215,11 @@ static bool layout_path(const struct wanted *w, enum layout l, char *out, size_t
 	case LAYOUT_SYM:
 	case LAYOUT_SYM_GZ:
 		return w->name && w->id &&
-		       path_printf(out, cap, "%s/%s/%.*s%s", w->name, w->id, w->stem_len, w->name,
-		                   l == LAYOUT_SYM ? ".sym" : ".sym.gz");
+		       sw_path_printf(out, cap, "%s/%s/%.*s%s", w->name, w->id, w->stem_len, w->name,
+		                      l == LAYOUT_SYM ? ".sym" : ".sym.gz");
 	case LAYOUT_ELF:
 		return w->code_name && w->build_id[0] &&
-		       path_printf(out, cap, "%s/%s/%s", w->code_name, w->build_id, w->code_name);
+		       sw_path_printf(out, cap, "%s/%s/%s", w->code_name, w->build_id, w->code_name);
 	case NLAYOUTS:
 		break;
 	}
@@ -248,7 +239,7 @@ static bool miss_remembered(const struct wanted *w, const struct server *s)
 {
 	char p[4096];
 	struct stat st;
-	if (!path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker) || stat(p, &st) != 0)
+	if (!sw_path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker) || stat(p, &st) != 0)
 		return false;
 	time_t now = time(NULL);
 	return st.st_mtime <= now && now - st.st_mtime < SW_SERVER_MISS_TTL;
@@ -258,7 +249,7 @@ static bool miss_remembered(const struct wanted *w, const struct server *s)
 static bool write_atomically(const char *path, const char *text, mode_t mode)
 {
 	char tmp[4096];
-	if (!make_parent_dirs(path) || !path_printf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path))
+	if (!make_parent_dirs(path) || !sw_path_printf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path))
 		return false;
 	int fd = mkstemp(tmp);
 	if (fd < 0)
@@ -281,7 +272,7 @@ static void remember_miss(const struct wanted *w, const struct server *s, mode_t
 	if (gmtime_r(&now, &tm))
 		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(text, sizeof text, "%s missed at %s\n", s->url, when);
-	if (path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker))
+	if (sw_path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker))
 		write_atomically(p, text, mode);
 }
 
@@ -464,58 +455,200 @@ static size_t on_data(char *p, size_t size, size_t n, void *self)
 	return len;
 }
 
-/* GETs url into fd. One line for every outcome but OK and MISS. */
-static enum get_result http_get(struct sw_symbol_server *srv, const char *url, int fd,
-                                const struct reporter *r)
+/* "scheme://host:port" of url, lower case, the default port written out
+ * (80, 443): what a redirect must keep for the request headers to go with
+ * it (RFC 6454's origin). "" when url has no host. */
+static void url_origin(const char *url, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const char *sep = strstr(url, "://");
+	if (!sep)
+		return;
+	size_t scheme_len = (size_t)(sep - url);
+	const char *auth = sep + 3, *auth_end = auth + strcspn(auth, "/?#");
+	const char *at = memchr(auth, '@', (size_t)(auth_end - auth));
+	const char *host = at ? at + 1 : auth;
+	/* The port follows the last ':' outside an IPv6 literal's brackets. */
+	const char *colon = NULL;
+	for (const char *p = host; p < auth_end; p++)
+		if (*p == ']')
+			colon = NULL;
+		else if (*p == ':')
+			colon = p;
+	const char *host_end = colon ? colon : auth_end;
+	char port[16];
+	if (colon && colon + 1 < auth_end)
+		snprintf(port, sizeof port, "%.*s", (int)(auth_end - colon - 1), colon + 1);
+	else
+		snprintf(port, sizeof port, "%s", scheme_len == 5 && strncasecmp(url, "https", 5) == 0
+		                                  ? "443" : "80");
+	int n = snprintf(out, cap, "%.*s://%.*s:%s", (int)scheme_len, url,
+	                 (int)(host_end - host), host, port);
+	if (n < 0 || (size_t)n >= cap) {
+		out[0] = '\0';
+		return;
+	}
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+/* Answers worth asking again after a pause: a server overloaded or
+ * restarting (429, 500, 502-504), a connection dropped mid-answer. A
+ * timeout is not: it already cost the whole time limit. */
+static bool transient_status(long status)
+{
+	return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+static bool transient_error(CURLcode rc)
+{
+	return rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING ||
+	       rc == CURLE_PARTIAL_FILE;
+}
+
+static bool redirect_status(long status)
+{
+	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+enum { MAX_REDIRECTS = 5, RETRIES = 2, RETRY_AFTER_MAX_S = 10 };
+
+/* What one request (its redirects followed) came to. */
+struct answer {
+	CURLcode rc;
+	long status;
+	long retry_after;           /* the server's Retry-After, seconds; 0: none */
+	bool too_many_redirects;
+	struct download d;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* GETs url of server s into fd (emptied first), following redirects
+ * itself: curl would send the request headers (an Auth-Token) to any host
+ * a redirect names, and Tecken answers with a redirect to its storage, a
+ * pre-signed URL of a cloud bucket. The headers go only to the server's
+ * own origin; the redirects share one time limit. */
+static void get_once(struct sw_symbol_server *srv, const struct server *s, const char *url,
+                     int fd, struct answer *a)
 {
 	const struct sw_curl_api *cu = srv->cu;
 	CURL *c = srv->curl;
-	struct download d = { .fd = fd };
-	char errbuf[CURL_ERROR_SIZE] = "";
-	cu->easy_reset(c);
-	cu->easy_setopt(c, CURLOPT_URL, url);
-	cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
-	/* Tecken answers with a redirect to its storage; only to HTTP(S). */
-	cu->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	cu->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	cu->easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-	cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)srv->timeout_s);
-	cu->easy_setopt(c, CURLOPT_TIMEOUT, (long)srv->timeout_s);
-	cu->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)SW_SERVER_MAX_FILE);
-	cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	cu->easy_setopt(c, CURLOPT_USERAGENT, "stackwalk/" SW_VERSION);
-	cu->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	cu->easy_setopt(c, CURLOPT_WRITEDATA, &d);
-	CURLcode rc = cu->easy_perform(c);
-	long status = 0;
-	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	memset(a, 0, sizeof *a);
+	char where[8192], origin[sizeof s->origin];
+	snprintf(where, sizeof where, "%s", url);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long limit_ms = (long)srv->timeout_s * 1000;
+	for (int hop = 0;; hop++) {
+		if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+			a->d.write_failed = true;
+			a->rc = CURLE_WRITE_ERROR;
+			return;
+		}
+		a->d = (struct download){ .fd = fd };
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long spent_ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		long left_ms = limit_ms - spent_ms > 1 ? limit_ms - spent_ms : 1;
+		url_origin(where, origin, sizeof origin);
+		cu->easy_reset(c);
+		cu->easy_setopt(c, CURLOPT_URL, where);
+		cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, hop == 0 ? "http,https,file" : "http,https");
+		cu->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+		cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, left_ms);
+		cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms);
+		cu->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)SW_SERVER_MAX_FILE);
+		cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		cu->easy_setopt(c, CURLOPT_USERAGENT, "stackwalk/" SW_VERSION);
+		cu->easy_setopt(c, CURLOPT_ERRORBUFFER, a->errbuf);
+		cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+		cu->easy_setopt(c, CURLOPT_WRITEDATA, &a->d);
+		if (srv->headers && s->origin[0] && strcmp(origin, s->origin) == 0)
+			cu->easy_setopt(c, CURLOPT_HTTPHEADER, srv->headers);
+		a->errbuf[0] = '\0';
+		a->rc = cu->easy_perform(c);
+		a->status = 0;
+		cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a->status);
+		curl_off_t retry_after = 0;
+		if (cu->easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+		    retry_after > 0)
+			a->retry_after = retry_after > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S
+			                                                 : (long)retry_after;
+		if (a->rc != CURLE_OK || !redirect_status(a->status))
+			return;
+		const char *next = NULL;
+		cu->easy_getinfo(c, CURLINFO_REDIRECT_URL, &next);
+		if (!next || hop == MAX_REDIRECTS ||
+		    (strncasecmp(next, "http://", 7) != 0 && strncasecmp(next, "https://", 8) != 0)) {
+			a->too_many_redirects = next && hop == MAX_REDIRECTS;
+			return;
+		}
+		snprintf(where, sizeof where, "%s", next);
+	}
+}
+
+static void pause_s(long s)
+{
+	struct timespec t = { .tv_sec = s };
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		;
+}
+
+/* GETs url of server s into fd, asking again after 1 s, then 2 s (or the
+ * server's Retry-After, when longer) when the answer was transient. One
+ * line for every outcome but OK and MISS, once the last attempt is in. */
+static enum get_result http_get(struct sw_symbol_server *srv, const struct server *s,
+                                const char *url, int fd, const struct reporter *r)
+{
+	const struct sw_curl_api *cu = srv->cu;
+	struct answer a;
+	for (int attempt = 0;; attempt++) {
+		get_once(srv, s, url, fd, &a);
+		bool transient = a.rc == CURLE_OK ? transient_status(a.status) : transient_error(a.rc);
+		if (!transient || attempt == RETRIES)
+			break;
+		long wait = 1L << attempt;
+		pause_s(a.retry_after > wait ? a.retry_after : wait);
+	}
 	bool is_file = strncmp(url, "file:", 5) == 0;
-	if (rc == CURLE_OK) {
-		if (status == 200 || (is_file && status == 0))
+	if (a.rc == CURLE_OK) {
+		if (a.status == 200 || (is_file && a.status == 0))
 			return GET_OK;
-		if (status == 404 || status == 410)
+		if (a.status == 404 || a.status == 410)
 			return GET_MISS;
-		report(r, "%s: HTTP status %ld", url, status);
+		if (a.too_many_redirects)
+			report(r, "%s: more than %d redirects", url, MAX_REDIRECTS);
+		else if (redirect_status(a.status))
+			report(r, "%s: HTTP status %ld, redirecting to no http:// or https:// URL", url,
+			       a.status);
+		else if (transient_status(a.status))
+			report(r, "%s: HTTP status %ld, %d times", url, a.status, RETRIES + 1);
+		else
+			report(r, "%s: HTTP status %ld", url, a.status);
 		return GET_FAILED;
 	}
-	if (is_file && rc == CURLE_FILE_COULDNT_READ_FILE)
+	if (is_file && a.rc == CURLE_FILE_COULDNT_READ_FILE)
 		return GET_MISS;
-	if (d.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+	if (a.d.too_big || a.rc == CURLE_FILESIZE_EXCEEDED) {
 		report(r, "%s: larger than %lld bytes: refused", url, SW_SERVER_MAX_FILE);
 		return GET_FAILED;
 	}
-	if (d.write_failed) {
+	if (a.d.write_failed) {
 		report(r, "%s: cannot write the download into %s: %s", url, srv->dir, strerror(errno));
 		return GET_FAILED;
 	}
-	if (rc == CURLE_OPERATION_TIMEDOUT) {
+	if (a.rc == CURLE_OPERATION_TIMEDOUT) {
 		report(r, "%s: no answer within %u s (--symbols-timeout): server not asked again "
-		       "in this run", url, srv->timeout_s);
+		       "for %d minutes", url, srv->timeout_s, SW_SERVER_DOWN_S / 60);
 		return GET_DOWN;
 	}
-	report(r, "%s: %s: server not asked again in this run", url,
-	       *errbuf ? errbuf : cu->easy_strerror(rc));
+	if (transient_error(a.rc))
+		report(r, "%s: %s (%d times): server not asked again for %d minutes", url,
+		       *a.errbuf ? a.errbuf : cu->easy_strerror(a.rc), RETRIES + 1,
+		       SW_SERVER_DOWN_S / 60);
+	else
+		report(r, "%s: %s: server not asked again for %d minutes", url,
+		       *a.errbuf ? a.errbuf : cu->easy_strerror(a.rc), SW_SERVER_DOWN_S / 60);
 	return GET_DOWN;
 }
 
@@ -571,7 +704,7 @@ static void remove_stale_downloads(struct sw_symbol_server *srv)
 	struct stat st;
 	while ((e = readdir(d)) != NULL)
 		if (strncmp(e->d_name, ".download.tmp-", 14) == 0 &&
-		    path_printf(p, sizeof p, "%s/%s", srv->dir, e->d_name) && lstat(p, &st) == 0 &&
+		    sw_path_printf(p, sizeof p, "%s/%s", srv->dir, e->d_name) && lstat(p, &st) == 0 &&
 		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_S)
 			unlink(p);
 	closedir(d);
@@ -594,8 +727,8 @@ static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s
 	/* The temporary file is in the cache's top directory: a module's
 	 * directories are made only for a file that is kept. */
 	if (!layout_path(w, l, rel, sizeof rel) || !url_of(srv, s, rel, url, sizeof url) ||
-	    !path_printf(dest, sizeof dest, "%s/%s", srv->dir, rel) ||
-	    !path_printf(tmp, sizeof tmp, "%s/.download.tmp-XXXXXX", srv->dir))
+	    !sw_path_printf(dest, sizeof dest, "%s/%s", srv->dir, rel) ||
+	    !sw_path_printf(tmp, sizeof tmp, "%s/.download.tmp-XXXXXX", srv->dir))
 		return TRY_MISS;
 	if (!make_parent_dirs(tmp)) {
 		report(r, "%s: cannot create the symbol cache: %s", srv->dir, strerror(errno));
@@ -608,7 +741,7 @@ static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s
 		report(r, "%s: cannot create a file in the symbol cache: %s", dest, strerror(errno));
 		return TRY_FAILED;
 	}
-	enum get_result got = http_get(srv, url, fd, r);
+	enum get_result got = http_get(srv, s, url, fd, r);
 	bool closed = close(fd) == 0;
 	enum try_result result = got == GET_MISS ? TRY_MISS : got == GET_DOWN ? TRY_DOWN : TRY_FAILED;
 	if (got == GET_OK && !closed) {
@@ -621,7 +754,7 @@ static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s
 		 * which is what the store reads gzip from. */
 		bool gz = l == LAYOUT_SYM_GZ || (l == LAYOUT_SYM && starts_with_gzip_magic(tmp));
 		size_t n = strlen(dest);
-		if (gz && l == LAYOUT_SYM && !path_printf(dest + n, sizeof dest - n, ".gz"))
+		if (gz && l == LAYOUT_SYM && !sw_path_printf(dest + n, sizeof dest - n, ".gz"))
 			got = GET_FAILED;
 		enum check c = got != GET_OK       ? CHECK_REFUSED
 		               : l == LAYOUT_ELF ? check_elf(tmp, w, url, r)
@@ -716,6 +849,41 @@ static enum try_result try_debuginfod(struct sw_symbol_server *srv, const struct
 
 /* ---- the servers ---- */
 
+/* Why h is no "Name: value" request header, or NULL: a name of RFC 9110
+ * token characters, then ':', then a value without control characters
+ * (a CR or LF would start another header: header injection). */
+const char *sw_symbol_server_header_problem(const char *h)
+{
+	static const char tchar[] = "!#$%&'*+-.^_`|~";
+	const char *p = h;
+	while (*p && (isalnum((unsigned char)*p) || strchr(tchar, *p)))
+		p++;
+	if (p == h)
+		return "no header name before ':'";
+	if (*p != ':')
+		return "the name is not followed by ':' (a name is letters, digits and !#$%&'*+-.^_`|~)";
+	for (p++; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t')
+			return "a control character (CR, LF) in the value";
+		else if ((unsigned char)*p == 0x7f)
+			return "a control character (DEL) in the value";
+	return NULL;
+}
+
+/* h's name as a message shows it: the bytes before ':' (at most 40),
+ * control characters as '?', never the value (a token in a CI log). */
+void sw_symbol_server_header_name(const char *h, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = h; *p && *p != ':' && n + 4 < cap && p - h < 40; p++)
+		out[n++] = (unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f ? '?' : *p;
+	if (n + 4 < cap && h[n] && h[n] != ':') {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = '\0';
+}
+
 static bool is_url(const char *s)
 {
 	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0 ||
@@ -735,6 +903,19 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 	if (o->nurls && !sw_symbol_server_has_http()) {
 		sw_err_set(err, SW_ERR_USAGE, "--symbols-url: this stackwalk was built without "
 		           "libcurl (meson -Dsymbol_servers), so it cannot fetch symbols");
+		return NULL;
+	}
+	for (size_t i = 0; i < o->nheaders; i++) {
+		const char *why = sw_symbol_server_header_problem(o->headers[i]);
+		if (why) {
+			char name[64];
+			sw_symbol_server_header_name(o->headers[i], name, sizeof name);
+			sw_err_set(err, SW_ERR_USAGE, "--symbols-header '%s': %s", name, why);
+			return NULL;
+		}
+	}
+	if (o->nheaders && !o->nurls) {
+		sw_err_set(err, SW_ERR_USAGE, "--symbols-header: no --symbols-url to send it to");
 		return NULL;
 	}
 	if (o->debuginfod && !sw_symbol_server_has_debuginfod()) {
@@ -770,6 +951,9 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 			s->url[--n] = '\0';
 		snprintf(s->marker, sizeof s->marker, ".missing-%016llx",
 		         (unsigned long long)fnv1a64(s->url));
+#ifdef SW_HAVE_CURL
+		url_origin(s->url, s->origin, sizeof s->origin);
+#endif
 	}
 	if (o->cache_dir) {
 		srv->dir = strdup(o->cache_dir);
@@ -779,8 +963,8 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 		/* --no-cache: downloads live as long as the run. */
 		const char *tmpdir = getenv("TMPDIR");
 		char t[4096];
-		if (!path_printf(t, sizeof t, "%s/stackwalk-symbols-XXXXXX",
-		                 tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(t)) {
+		if (!sw_path_printf(t, sizeof t, "%s/stackwalk-symbols-XXXXXX",
+		                    tmpdir && *tmpdir ? tmpdir : "/tmp") || !mkdtemp(t)) {
 			sw_err_set(err, SW_ERR_IO, "cannot create a temporary directory for downloaded "
 			           "symbols in %s: %s", tmpdir && *tmpdir ? tmpdir : "/tmp",
 			           strerror(errno));
@@ -804,10 +988,15 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 			sw_symbol_server_free(srv);
 			return NULL;
 		}
-		srv->cu->global_init(CURL_GLOBAL_DEFAULT);
 		srv->curl = srv->cu->easy_init();
 		if (!srv->curl)
 			goto nomem;
+		for (size_t i = 0; i < o->nheaders; i++) {
+			struct curl_slist *l = srv->cu->slist_append(srv->headers, o->headers[i]);
+			if (!l)
+				goto nomem;
+			srv->headers = l;
+		}
 	}
 #endif
 	return srv;
@@ -832,10 +1021,10 @@ void sw_symbol_server_free(struct sw_symbol_server *srv)
 	if (!srv)
 		return;
 #ifdef SW_HAVE_CURL
-	if (srv->curl) {
+	if (srv->curl)
 		srv->cu->easy_cleanup(srv->curl);
-		srv->cu->global_cleanup();
-	}
+	if (srv->headers)
+		srv->cu->slist_free_all(srv->headers);
 #endif
 #ifdef SW_HAVE_DEBUGINFOD
 	if (srv->dbgd)
@@ -871,7 +1060,7 @@ static bool cached(const struct sw_symbol_server *srv, const struct wanted *w, u
 	char rel[4096], p[4096];
 	for (enum layout l = 0; l < NLAYOUTS && srv->dir; l++) {
 		if (!layout_wanted(l, kinds) || !layout_path(w, l, rel, sizeof rel) ||
-		    !path_printf(p, sizeof p, "%s/%s", srv->dir, rel) || !sw_is_regular_file(p))
+		    !sw_path_printf(p, sizeof p, "%s/%s", srv->dir, rel) || !sw_is_regular_file(p))
 			continue;
 		char **slot = l == LAYOUT_ELF ? &out->elf[0] : &out->sym;
 		*slot = strdup(p);
@@ -888,7 +1077,7 @@ static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, un
 	bool asked = false, all_missed = true, remembered = false;
 	for (size_t i = 0; i < srv->nservers; i++) {
 		struct server *s = &srv->servers[i];
-		if (s->down) {
+		if (s->down_until > time(NULL)) {
 			all_missed = false;
 			continue;
 		}
@@ -906,7 +1095,7 @@ static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, un
 			if (t == TRY_FOUND)
 				return true;
 			if (t == TRY_DOWN)
-				s->down = true;
+				s->down_until = time(NULL) + SW_SERVER_DOWN_S;
 			if (t != TRY_MISS) {
 				server_missed = all_missed = false;
 				break;

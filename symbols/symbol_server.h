@@ -22,8 +22,11 @@
  *
  * Bounds: each request has a total time limit (connecting included); a
  * file is at most SW_SERVER_MAX_FILE bytes; a .sym.gz inflates to at most
- * sw_gz_limit(its size). A server that times out or cannot be reached is
- * not asked again in this run. A miss (HTTP 404 or 410 for every layout)
+ * sw_gz_limit(its size). An answer that says the server is busy or
+ * restarting (429, 500, 502-504, a connection dropped) is asked again
+ * twice, after 1 and 2 s (or its Retry-After, up to 10 s). A server that
+ * times out or cannot be reached is not asked again for
+ * SW_SERVER_DOWN_S. A miss (HTTP 404 or 410 for every layout)
  * is remembered in the cache for SW_SERVER_MISS_TTL seconds by a marker
  * file, so a batch of dumps asks once per module and server, not once per
  * dump.
@@ -49,6 +52,11 @@
  * same day. */
 enum { SW_SERVER_MISS_TTL = 3600 };
 enum { SW_SERVER_DEFAULT_TIMEOUT = 30 };
+/* How long a server that timed out or could not be reached is not asked
+ * again: long enough that a dead server costs one timeout per five
+ * minutes of a batch, not one per module; short enough that a batch of
+ * hours outlives a network hiccup. */
+enum { SW_SERVER_DOWN_S = 300 };
 
 struct sw_symbol_server_options {
 	const char *const *urls;    /* http://, https:// or file:// base URLs, in order */
@@ -58,7 +66,17 @@ struct sw_symbol_server_options {
 	 * directory, removed by sw_symbol_server_free (--no-cache). */
 	const char *cache_dir;
 	unsigned timeout_s;         /* per request, connecting included; 0: the default */
+	/* "Name: value" request headers (a private server's Auth-Token), sent
+	 * with every request to the urls' servers, and only to their own
+	 * origins (scheme, host and port): not to where they redirect. */
+	const char *const *headers;
+	size_t nheaders;
 };
+
+/* Why h is no "Name: value" request header, or NULL. */
+const char *sw_symbol_server_header_problem(const char *h);
+/* h's name for a message (never its value: a token), into out. */
+void sw_symbol_server_header_name(const char *h, char *out, size_t cap);
 
 /* Can this build fetch over HTTP / from debuginfod? */
 bool sw_symbol_server_has_http(void);

@@ -307,6 +307,77 @@ with SymbolServer(store) as srv:
     asked = sorted(set(p.split('/')[2] for p in srv.requests[before:]))
     check('test_app.pdb' not in asked, 'the local store\'s module was asked for: %s' % asked)
 
+# 14. Request headers (a private server's token): sent to the server,
+# kept across a redirect to the same origin, never sent to another origin
+# (Tecken redirects to its storage); from @FILE too.
+header = 'Auth-Token: s3cret-token'
+with SymbolServer(store) as srv, SymbolServer(store) as far:
+    srv.away_base = 'http://127.0.0.1:%d' % far.port
+    _, local_out, _ = walk(['--no-cache', example, store])
+    hfile = os.path.join(work, 'headers.txt')
+    with open(hfile, 'w') as f:
+        f.write('# the token of the symbol server\n\n%s\r\nX-Team: crash\n' % header)
+    for how, args in (('argument', ['--symbols-header', header]),
+                      ('@FILE', ['--symbols-header', '@' + hfile])):
+        code, out, err = walk(['--symbols-cache', new_cache(), '--symbols-url', srv.url('ok')]
+                              + args + [example])
+        sent = srv.headers_of('ok')
+        check(code == 0 and out == local_out and sent and
+              all(h.get('auth-token') == 's3cret-token' for h in sent),
+              'header (%s): exit %d, sent %r' % (how, code, [h.get('auth-token') for h in sent]))
+        with srv.lock:
+            srv.headers.clear()
+    walk(['--symbols-cache', new_cache(), '--symbols-url', srv.url('redirect'),
+          '--symbols-header', header, example])
+    sent = srv.headers_of('ok')
+    check(sent and all(h.get('auth-token') == 's3cret-token' for h in sent),
+          'header kept across a redirect to the same origin: %r' % sent)
+    code, out, err = walk(['--symbols-cache', new_cache(), '--symbols-url', srv.url('away'),
+                           '--symbols-header', header, example])
+    away = far.headers_of('ok')
+    check(code == 0 and out == local_out and away and
+          all('auth-token' not in h for h in away),
+          'header not sent to another origin: exit %d, %r' % (code, away))
+    check(all(h.get('auth-token') == 's3cret-token' for h in srv.headers_of('away')),
+          'header sent to the server itself before its redirect')
+
+    # 15. A busy server (503, Retry-After: 1) is asked again: the walk is
+    # the local one, nothing said; one that stays busy: 3 requests a path,
+    # one line each.
+    t0 = time.monotonic()
+    code, out, err = walk(['--symbols-cache', new_cache(), '--symbols-url', srv.url('busy'),
+                           example])
+    check(code == 0 and out == local_out and stderr_lines(err) == [],
+          'busy then ok: exit %d, %r' % (code, stderr_lines(err)))
+    paths = [p for p in srv.requests if p.startswith('/busy/')]
+    check(all(paths.count(p) == 2 for p in set(paths)) and time.monotonic() - t0 < 60,
+          'busy: each path asked twice: %r' % paths)
+    code, out, err = walk(['--symbols-cache', new_cache(), '--symbols-url', srv.url('down503'),
+                           example])
+    lines = stderr_lines(err)
+    paths = [p for p in srv.requests if p.startswith('/down503/')]
+    check(code == 0 and paths and all(paths.count(p) == 3 for p in set(paths)) and
+          all('HTTP status 503, 3 times' in l for l in lines if 'down503' in l) and
+          any('HTTP status 503, 3 times' in l for l in lines),
+          'always 503: 3 requests a path, %r' % lines)
+
+# 16. Usage: a header that is not one, or with no server to go to.
+for args, want in ((['--symbols-header', 'NoColon'], 'not followed by'),
+                   (['--symbols-header', 'Bad Name: x'], 'not followed by'),
+                   (['--symbols-header', ': x'], 'no header name'),
+                   (['--symbols-header', 'X: a\r\nInjected: 1'], 'control character'),
+                   (['--symbols-header', '@/nonexistent/headers'], 'cannot read'),
+                   (['--symbols-header', 'X: y'], 'no --symbols-url')):
+    code, out, err = walk(args + [example])
+    check(code == 2 and want in err and out == b'' and len(stderr_lines(err)) == 1 and
+          '\r' not in err and 'Injected' not in err,
+          '%s: exit %d, %r' % (args, code, err))
+# A bad header's value (a token) is never shown.
+code, out, err = walk(['--symbols-header', 'Auth-Token: s3cret\x01', '--symbols-url',
+                       'http://127.0.0.1:9/', example])
+check(code == 2 and "'Auth-Token'" in err and 's3cret' not in err,
+      'a bad header: its name only: %r' % err)
+
 # 12. Usage: a plain path, a bad timeout.
 for args, want in ((['--symbols-url', '/srv/symbols', example], 'http://, https:// or file://'),
                    (['--symbols-url', 'ftp://x/', example], 'http://, https:// or file://'),

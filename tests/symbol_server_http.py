@@ -11,8 +11,13 @@ and misbehaves on request. The first path component picks the behaviour:
     /redirect/REST 302 to /ok/REST (Tecken sends its storage's URL)
     /bomb/REST     NAME.sym.gz: a valid MODULE line, then zeros past every
                    inflation limit, in a small gzip; NAME.sym: 404
+    /away/REST     302 to server.away_base + /ok/REST (another origin)
+    /busy/REST     503 with Retry-After: 1 the first time a path is asked,
+                   then as /ok/
+    /down503/REST  503 for everything
 
-Every request is counted (server.requests: a list of paths).
+Every request is counted (server.requests: a list of paths), with its
+headers (server.headers: (path, {lower-case name: value}) pairs).
 """
 import gzip
 import http.server
@@ -35,6 +40,9 @@ class SymbolServer:
     def __init__(self, store):
         self.store = store
         self.requests = []
+        self.headers = []
+        self.away_base = None   # another server's http://127.0.0.1:PORT
+        self.busy_seen = set()
         # A gzip bomb: a member holding a valid MODULE line, then this one.
         self.zeros = gzip_zeros(200)
         self.lock = threading.Lock()
@@ -57,9 +65,29 @@ class SymbolServer:
             def do_GET(self):
                 with outer.lock:
                     outer.requests.append(self.path)
+                    outer.headers.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
                 parts = self.path.lstrip('/').split('/', 1)
                 mode, rest = parts[0], parts[1] if len(parts) > 1 else ''
                 local = os.path.join(outer.store, *rest.split('/'))
+                if mode == 'busy':
+                    with outer.lock:
+                        first = rest not in outer.busy_seen
+                        outer.busy_seen.add(rest)
+                    if first:
+                        self.send_response(503)
+                        self.send_header('Retry-After', '1')
+                        self.send_header('Content-Length', '0')
+                        self.end_headers()
+                        return
+                    mode = 'ok'
+                if mode == 'down503':
+                    return self.answer(503, b'busy\n', 'text/plain')
+                if mode == 'away':
+                    self.send_response(302)
+                    self.send_header('Location', outer.away_base + '/ok/' + rest)
+                    self.send_header('Content-Length', '0')
+                    self.end_headers()
+                    return
                 if mode == 'stall':
                     outer.stop.wait(600)
                     return
@@ -98,6 +126,11 @@ class SymbolServer:
 
     def url(self, mode):
         return 'http://127.0.0.1:%d/%s' % (self.port, mode)
+
+    def headers_of(self, mode):
+        """The headers of the requests made to /mode/."""
+        with self.lock:
+            return [h for p, h in self.headers if p.startswith('/' + mode + '/')]
 
     def count(self, mode=None):
         with self.lock:

@@ -547,6 +547,27 @@ START_TEST(test_api_symbol_urls_and_debuginfod_are_checked)
 }
 END_TEST
 
+/* Request headers are checked when added, wait for a URL, and a bad
+ * one's message names it without its value (a token). */
+START_TEST(test_api_symbol_headers_are_checked)
+{
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(NULL, "A: b"), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(opt, NULL), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(opt, "NoColon"), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(opt, "Auth-Token: s3cret\r\nX: y"),
+	                 STACKWALK_EINVAL);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "'Auth-Token'"));
+	ck_assert_ptr_null(strstr(stackwalk_errmsg(), "s3cret"));
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(opt, "Auth-Token: s3cret"),
+	                 STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_options_add_symbol_url(opt, "file:///nonexistent/store"),
+	                 STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_options_add_symbol_header(opt, "X-Team: crash"), STACKWALK_OK);
+	stackwalk_options_free(opt);
+}
+END_TEST
+
 /* stackwalk_options_set_symbols_timeout bounds a server that accepts the
  * connection and never answers (a loopback socket nobody reads): one
  * warning after 1 s, not the default 30. */
@@ -748,6 +769,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_walks_in_several_threads_share_one_cache);
 	tcase_add_test(tc, test_api_the_default_symbol_cache_is_the_cli_s);
 	tcase_add_test(tc, test_api_symbol_urls_and_debuginfod_are_checked);
+	tcase_add_test(tc, test_api_symbol_headers_are_checked);
 	tcase_add_test(tc, test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure);
 	tcase_add_test(tc, test_api_symbols_timeout_bounds_a_stalled_server);
 	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
