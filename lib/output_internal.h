@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "output.h"
 
@@ -49,6 +51,37 @@ uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_f
  * length. printf's format parsing was a fifth of a deep walk's output. */
 size_t sw_out_fmt_hex(char *out, uint64_t v, unsigned width);
 size_t sw_out_fmt_dec(char *out, uint64_t v);
+
+/* An output's bytes gathered and written with one fwrite when the buffer
+ * fills and at the end (sw_out_flush): a deep walk's report is megabytes
+ * of short pieces, and a stdio call per piece (printf's format parsing,
+ * fputc's lock) was a fifth of a warm walk's time in text and a third in
+ * JSON. */
+struct sw_out_buf {
+	FILE *f;
+	size_t n;                   /* bytes in b */
+	char b[8192];
+};
+
+static inline void sw_out_flush(struct sw_out_buf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static inline void sw_out_put(struct sw_out_buf *o, const void *s, size_t n)
+{
+	if (n > sizeof o->b - o->n) {
+		sw_out_flush(o);
+		if (n > sizeof o->b) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);

@@ -14,39 +14,19 @@
 
 enum { MAX_DEPTH = 32 };
 
-/* The writer. Its bytes go through buf, written with one fwrite when it
- * fills and at the end: a deep walk's report is a few MB of short keys
- * and values, and a stdio call per character or value was a quarter of
- * a warm walk's time with --json. */
+/* The writer: its bytes go through out (struct sw_out_buf). */
 struct jw {
-	FILE *f;
+	struct sw_out_buf out;
 	bool pretty;
 	int depth;
 	bool has_items[MAX_DEPTH]; /* the open container has an element */
 	bool after_key;            /* the next value follows "key": */
 	unsigned word;             /* 4 or 8: hex width of addresses */
-	size_t n;                  /* bytes in buf */
-	char buf[8192];
 };
-
-static void jw_flush(struct jw *j)
-{
-	if (j->n)
-		fwrite(j->buf, 1, j->n, j->f);
-	j->n = 0;
-}
 
 static void jw_put(struct jw *j, const void *s, size_t n)
 {
-	if (n > sizeof j->buf - j->n) {
-		jw_flush(j);
-		if (n > sizeof j->buf) {
-			fwrite(s, 1, n, j->f);
-			return;
-		}
-	}
-	memcpy(j->buf + j->n, s, n);
-	j->n += n;
+	sw_out_put(&j->out, s, n);
 }
 
 static void jw_puts(struct jw *j, const char *s)
@@ -56,9 +36,9 @@ static void jw_puts(struct jw *j, const char *s)
 
 static void jw_putc(struct jw *j, char c)
 {
-	if (j->n == sizeof j->buf)
-		jw_flush(j);
-	j->buf[j->n++] = c;
+	if (j->out.n == sizeof j->out.b)
+		sw_out_flush(&j->out);
+	j->out.b[j->out.n++] = c;
 }
 
 static void newline_indent(struct jw *j)
@@ -674,7 +654,7 @@ static void write_lsb(struct jw *j, const struct sw_snapshot *s)
 void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                  const struct sw_walk_result *w, const struct sw_output_options *o)
 {
-	struct jw jw = { .f = f, .pretty = o->pretty, .word = sw_out_word_size(s, arch) };
+	struct jw jw = { .out.f = f, .pretty = o->pretty, .word = sw_out_word_size(s, arch) };
 	struct jw *j = &jw;
 	uint32_t nstacks = w ? w->nstacks : 0;
 	int32_t crashing = w ? w->crashing : -1;
@@ -734,5 +714,5 @@ void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 	write_unloaded(j, s);
 	end_obj(j);
 	jw_putc(j, '\n');
-	jw_flush(j);
+	sw_out_flush(&j->out);
 }

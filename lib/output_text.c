@@ -28,52 +28,24 @@ static const char *str(const char *s)
 
 enum { MAX_WIDTH = 80 };
 
-/* A frame's lines are formatted into a buffer and written with one fwrite:
- * a deep walk prints thousands of frames of a dozen registers each, and
- * printf's format parsing was a fifth of a warm walk's time. The bytes are
- * those of the printf formats each helper names. */
-struct text_buf {
-	FILE *f;
-	size_t n;
-	char b[4096];
-};
-
-static void tb_flush(struct text_buf *t)
+/* A frame's lines go through a struct sw_out_buf; the bytes are those of
+ * the printf formats each helper names. */
+static void tb_str(struct sw_out_buf *t, const char *s)
 {
-	if (t->n)
-		fwrite(t->b, 1, t->n, t->f);
-	t->n = 0;
-}
-
-static void tb_put(struct text_buf *t, const char *s, size_t n)
-{
-	if (n > sizeof t->b - t->n) {
-		tb_flush(t);
-		if (n > sizeof t->b) {
-			fwrite(s, 1, n, t->f);
-			return;
-		}
-	}
-	memcpy(t->b + t->n, s, n);
-	t->n += n;
-}
-
-static void tb_str(struct text_buf *t, const char *s)
-{
-	tb_put(t, s, strlen(s));
+	sw_out_put(t, s, strlen(s));
 }
 
 /* "0x%" PRIx64 */
-static void tb_hex(struct text_buf *t, uint64_t v)
+static void tb_hex(struct sw_out_buf *t, uint64_t v)
 {
 	char buf[18] = "0x";
-	tb_put(t, buf, 2 + sw_out_fmt_hex(buf + 2, v, 0));
+	sw_out_put(t, buf, 2 + sw_out_fmt_hex(buf + 2, v, 0));
 }
 
 /* Breakpad's PrintRegister / PrintRegister64: " %5s = 0x%016" PRIx64 (or
  * 0x%08x), cut at 63 bytes as its 64-byte buffer cuts it; returns the new
  * column. */
-static int print_register(struct text_buf *t, const char *name, uint64_t v, bool wide, int col)
+static int print_register(struct sw_out_buf *t, const char *name, uint64_t v, bool wide, int col)
 {
 	char buf[64];
 	size_t nl = strlen(name), n = 0;
@@ -93,9 +65,9 @@ static int print_register(struct text_buf *t, const char *name, uint64_t v, bool
 	int len = (int)n;
 	if (col + len > MAX_WIDTH) {
 		col = 0;
-		tb_put(t, "\n ", 2);
+		sw_out_put(t, "\n ", 2);
 	}
-	tb_put(t, buf, n);
+	sw_out_put(t, buf, n);
 	return col + len;
 }
 
@@ -141,7 +113,7 @@ static void reg_labels_init(struct reg_labels *l, const struct sw_arch *arch)
 	}
 }
 
-static void print_registers(struct text_buf *t, const struct reg_labels *l,
+static void print_registers(struct sw_out_buf *t, const struct reg_labels *l,
                             const struct sw_stack_frame *fr)
 {
 	const struct sw_arch *arch = l->arch;
@@ -163,10 +135,10 @@ static void print_registers(struct text_buf *t, const struct reg_labels *l,
 		int len = l->len[i] + (int)digits;
 		if (col + len > MAX_WIDTH) {
 			col = 0;
-			tb_put(t, "\n ", 2);
+			sw_out_put(t, "\n ", 2);
 		}
 		if (sizeof t->b - t->n < (size_t)len)
-			tb_flush(t);
+			sw_out_flush(t);
 		char *out = t->b + t->n;
 		memcpy(out, l->label[i], l->len[i]);
 		sw_out_fmt_hex(out + l->len[i], l->wide ? v : (uint32_t)v, digits);
@@ -177,7 +149,7 @@ static void print_registers(struct text_buf *t, const struct reg_labels *l,
 
 /* " 0  module!function [file : line + 0xoff]" without the newline:
  * "%2u  " then the rest. */
-static void print_frame_header(struct text_buf *t, const struct sw_snapshot *s,
+static void print_frame_header(struct sw_out_buf *t, const struct sw_snapshot *s,
                                const struct sw_stack *st, const struct sw_stack_frame *fr,
                                unsigned index)
 {
@@ -185,32 +157,32 @@ static void print_frame_header(struct text_buf *t, const struct sw_snapshot *s,
 	size_t n = sw_out_fmt_dec(num + 1, index);
 	if (n < 2) {
 		num[0] = ' ';
-		tb_put(t, num, n + 1);
+		sw_out_put(t, num, n + 1);
 	} else {
-		tb_put(t, num + 1, n);
+		sw_out_put(t, num + 1, n);
 	}
-	tb_put(t, "  ", 2);
+	sw_out_put(t, "  ", 2);
 	uint64_t pc = sw_out_frame_address(st, fr);
 	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
 		const struct sw_module *m = &s->modules[fr->module];
 		tb_str(t, str(sw_basename(m->code_file)));
 		if (fr->function) {
-			tb_put(t, "!", 1);
+			sw_out_put(t, "!", 1);
 			tb_str(t, fr->function);
 			if (fr->file) {
-				tb_put(t, " [", 2);
+				sw_out_put(t, " [", 2);
 				tb_str(t, sw_basename(fr->file));
-				tb_put(t, " : ", 3);
-				tb_put(t, num, sw_out_fmt_dec(num, fr->line));
-				tb_put(t, " + ", 3);
+				sw_out_put(t, " : ", 3);
+				sw_out_put(t, num, sw_out_fmt_dec(num, fr->line));
+				sw_out_put(t, " + ", 3);
 				tb_hex(t, pc - fr->line_base);
-				tb_put(t, "]", 1);
+				sw_out_put(t, "]", 1);
 			} else {
-				tb_put(t, " + ", 3);
+				sw_out_put(t, " + ", 3);
 				tb_hex(t, pc - fr->function_base);
 			}
 		} else {
-			tb_put(t, " + ", 3);
+			sw_out_put(t, " + ", 3);
 			tb_hex(t, pc - m->base);
 		}
 	} else {
@@ -225,7 +197,7 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 		fputs(" <no frames>\n", f);
 		return;
 	}
-	struct text_buf t;
+	struct sw_out_buf t;
 	t.f = f;
 	t.n = 0;
 	struct reg_labels labels;
@@ -233,14 +205,14 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_stack_frame *fr = &st->frames[i];
 		print_frame_header(&t, s, st, fr, i);
-		tb_put(&t, "\n ", 2);
+		sw_out_put(&t, "\n ", 2);
 		if (fr->trust != SW_TRUST_INLINE)
 			print_registers(&t, &labels, fr);
 		tb_str(&t, "\n    Found by: ");
 		tb_str(&t, sw_trust_description(fr->trust));
-		tb_put(&t, "\n", 1);
+		sw_out_put(&t, "\n", 1);
 	}
-	tb_flush(&t);
+	sw_out_flush(&t);
 	/* Breakpad cuts long walks without a word; a reader must know. */
 	if (st->truncated)
 		fprintf(f, "    Stack walk %s\n", sw_walk_end_description(st->end));
