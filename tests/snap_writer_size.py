@@ -122,7 +122,10 @@ def build(target, cc, flags, tools_prefix):
     # 64-bit shift): a project may build at any of them.
     for level in ("-O0", "-O2", "-O3"):
         other = os.path.join(work, target + level + ".o")
-        p = subprocess.run([cc] + flags + [level, "-ffreestanding", "-c", src, "-o", other],
+        # The same headers as above: without them the compiler looks for
+        # a C library's <string.h>, which a bare cross compiler lacks.
+        p = subprocess.run([cc] + flags + headers + [level, "-ffreestanding", "-c", src,
+                                                     "-o", other],
                            capture_output=True, text=True, cwd=work)
         needs = set(subprocess.run([tools_prefix + "nm", "-u", other], capture_output=True,
                                    text=True).stdout.split()) - {"U"}
