@@ -1,18 +1,20 @@
-/* One hex digit's value, shared by the text parsers (Breakpad .sym records,
- * postfix expressions). */
+/* Hex digits, shared by the text parsers (Breakpad .sym records, postfix
+ * expressions, microdump records). */
 #ifndef SW_HEX_H
 #define SW_HEX_H
+
+#include <stdint.h>
+
+/* Hex digit values plus one, either case; 0 for every other byte. One
+ * load per byte where a chain of range tests would branch on every digit:
+ * the .sym indexing pass reads a million line records of four numbers
+ * each, and a microdump's stack is megabytes of hex. */
+extern const uint8_t sw_hex_digit1[256];
 
 /* The value of hex digit c (either case), or -1. */
 static inline int sw_hex_digit(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)sw_hex_digit1[(unsigned char)c] - 1;
 }
 
 #endif

@@ -25,15 +25,6 @@
 #include "lib/mapped_file.h"
 #include "lib/thread.h"
 
-/* ---- numbers ------------------------------------------------------------ */
-
-/* Hex digit values plus one; 0 for every other byte (bsym_hex). */
-const uint8_t bsym_hex_digit1[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
-	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
-	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
 static bool starts(const char *p, const char *e, const char *lit, size_t n)
 {
 	return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
@@ -472,7 +463,7 @@ static bool plain_line_record(const char *p, const char *end, const char **eol)
 	for (int field = 0; field < 4; field++) {
 		const char *start = p;
 		if (field < 2)
-			while (p < end && bsym_hex_digit1[(unsigned char)*p])
+			while (p < end && sw_hex_digit1[(unsigned char)*p])
 				p++;
 		else
 			while (p < end && *p >= '0' && *p <= '9')
@@ -1051,7 +1042,7 @@ static bool plain_line_fields(const char *p, const char *e, struct line_fields *
 		uint64_t x = 0;
 		unsigned d;
 		if (field < 2) {
-			while (p < e && (d = bsym_hex_digit1[(unsigned char)*p]) != 0) {
+			while (p < e && (d = sw_hex_digit1[(unsigned char)*p]) != 0) {
 				x = x << 4 | (d - 1);
 				p++;
 			}

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "breakpad_sym.h"
+#include "lib/hex.h"
 #include "sym_index.h"
 
 /* Every record names the stretch of text a lookup reads for it, and, in
@@ -283,7 +284,6 @@ bool bsym_blob_get(const struct sw_bsym *b, uint64_t off, uint64_t n, uint32_t c
 
 /* Numbers, inline: the indexing pass reads a million line records of
  * four numbers each. */
-extern const uint8_t bsym_hex_digit1[256];
 
 /* Hex number followed by a space or the end of the line; *pp then after
  * the spaces that follow it. */
@@ -292,7 +292,7 @@ static inline bool bsym_hex(const char **pp, const char *e, uint64_t *out)
 	const char *p = *pp, *start = p;
 	uint64_t v = 0;
 	unsigned d;
-	while (p < e && (d = bsym_hex_digit1[(unsigned char)*p]) != 0) {
+	while (p < e && (d = sw_hex_digit1[(unsigned char)*p]) != 0) {
 		if (v >> 60)
 			return false; /* overflow */
 		v = v << 4 | (d - 1);

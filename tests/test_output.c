@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/registry.h"
 #include "lib/output.h"
 
 /* ---- register tables, shaped like arch/x86.c and arch/amd64.c ---------- */
@@ -1019,6 +1020,27 @@ START_TEST(test_text_corrupt_symbols_warning)
 }
 END_TEST
 
+/* The JSON writer copies keys as they are (output_json.c key()): the
+ * register names it uses as keys must need no escaping. */
+START_TEST(test_json_register_keys_need_no_escaping)
+{
+	const struct sw_arch *const arches[] = { &sw_arch_x86, &sw_arch_amd64, &sw_arch_arm,
+		                                 &sw_arch_arm64, &sw_arch_mips, &sw_arch_mips64,
+		                                 &sw_arch_riscv32, &sw_arch_riscv64, &sw_arch_ppc,
+		                                 &sw_arch_ppc64 };
+	for (size_t a = 0; a < sizeof arches / sizeof *arches; a++) {
+		const struct sw_arch *arch = arches[a];
+		const char *const *spelled = arch->json_names ? arch->json_names : arch->reg_names;
+		for (unsigned r = 0; spelled && r < arch->nregs; r++) {
+			const char *name = spelled[r];
+			for (const char *c = name; c && *c; c++)
+				ck_assert_msg(*c > 0x20 && *c < 0x7f && *c != '"' && *c != '\\',
+				              "%s register %u: %s", arch->name, r, name);
+		}
+	}
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -1033,6 +1055,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_amd64_json_compact);
 	tcase_add_test(tc, test_json_frame_in_unloaded_module);
 	tcase_add_test(tc, test_json_string_escaping);
+	tcase_add_test(tc, test_json_register_keys_need_no_escaping);
 	tcase_add_test(tc, test_no_crash_and_problems);
 	tcase_add_test(tc, test_text_without_arch);
 	tcase_add_test(tc, test_signature_and_status_options);
