@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink_byte ^= touch_string(sw_crash_reason(&snap, SW_REASON_BREAKPAD, reason, sizeof reason));
 	(void)sink_byte;
 	if (rc == SW_OK || rc == SW_ERR_CORRUPT)
-		fuzz_walk_and_print(&snap, &no_symbols, sink);
+		fuzz_walk_and_print(&snap, &no_symbols, sink, size);
 	sw_snapshot_free(&snap);
 	close(fd);
 	return 0;

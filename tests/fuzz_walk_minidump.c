@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum sw_err_code rc = sw_snapshot_open(path, &snap, &err);
 	/* The CLI walks what was intact in a damaged input too. */
 	if (rc == SW_OK || rc == SW_ERR_CORRUPT)
-		fuzz_walk_and_print(&snap, &as_the_cli, sink);
+		fuzz_walk_and_print(&snap, &as_the_cli, sink, size);
 	sw_snapshot_free(&snap);
 	close(fd);
 	return 0;
