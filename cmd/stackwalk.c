@@ -741,7 +741,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 		fprintf(r->msgs, "stackwalk: %s: %s\n", o->snapshot, snap.problems[0]);
 	else if (snap.nproblems > 1)
 		fprintf(r->msgs, "stackwalk: %s: %s (and %u more)\n", o->snapshot, snap.problems[0],
-		        snap.nproblems - 1);
+		        sw_snapshot_problems_found(&snap) - 1);
 
 	if (!part && !o->batch) /* once per input, not per microdump; a batch's once */
 		warn_missing_symbol_paths(o, r->msgs);

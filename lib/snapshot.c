@@ -1,5 +1,6 @@
 #include "snapshot.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,24 +24,111 @@ void sw_snapshot_free(struct sw_snapshot *s)
 	memset(s, 0, sizeof *s);
 }
 
+enum { SUMMARY_SIZE = 112, PROBLEM_SIZE = 512 };
+
+static bool is_warning(const char *problem)
+{
+	return strncmp(problem, "warning: ", 9) == 0;
+}
+
+/* A problem's shape: a hash of its text with every number (a run that
+ * starts with a digit: 12, 0x1f00) left out, so that "module 7 name at
+ * 0x34d0c ..." and "module 8 name at 0x34d34 ..." are one shape. */
+static uint32_t problem_shape(const char *p)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	while (*p) {
+		if (*p >= '0' && *p <= '9') {
+			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+			       (*p >= 'A' && *p <= 'F') || *p == 'x')
+				p++;
+			h = (h ^ '#') * 16777619u;
+			continue;
+		}
+		h = (h ^ (unsigned char)*p++) * 16777619u;
+	}
+	return h | 1; /* 0 marks a free slot */
+}
+
+/* How many lines of this shape are listed already, counting this one
+ * (open addressing; when the table is full, shapes are not told apart
+ * and SW_MAX_PROBLEMS alone bounds the list). */
+static uint32_t shape_seen(struct sw_snapshot *s, uint32_t shape)
+{
+	uint32_t n = SW_PROBLEM_SHAPES;
+	for (uint32_t i = 0, k = shape % n; i < n; i++, k = (k + 1) % n) {
+		if (s->problem_shapes[k] == shape) {
+			if (s->problem_shape_count[k] < UINT8_MAX)
+				s->problem_shape_count[k]++;
+			return s->problem_shape_count[k];
+		}
+		if (s->problem_shapes[k] == 0) {
+			s->problem_shapes[k] = shape;
+			return s->problem_shape_count[k] = 1;
+		}
+	}
+	return 1;
+}
+
+/* Room for one more line in the array: SW_MAX_PROBLEMS and the summary
+ * at most. */
+static bool problems_room(struct sw_snapshot *s)
+{
+	if (s->nproblems < s->problems_cap)
+		return true;
+	uint32_t cap = s->problems_cap ? s->problems_cap * 2 : 8;
+	if (cap > SW_MAX_PROBLEMS + 1)
+		cap = SW_MAX_PROBLEMS + 1;
+	const char **p = realloc(s->problems, cap * sizeof *p);
+	if (!p)
+		return false;
+	s->problems = p;
+	s->problems_cap = cap;
+	return true;
+}
+
+/* A problem not listed: counted in the last line, made the first time
+ * and rewritten in place as the count grows. */
+static void count_dropped(struct sw_snapshot *s)
+{
+	if (!s->problems_summary) {
+		if (!problems_room(s))
+			return;
+		s->problems_summary = sw_arena_alloc(&s->arena, SUMMARY_SIZE);
+		if (!s->problems_summary)
+			return;
+		s->problems[s->nproblems++] = s->problems_summary;
+	}
+	s->problems_dropped++;
+	snprintf(s->problems_summary, SUMMARY_SIZE,
+	         "%" PRIu32 " more problems not listed: more of the kinds above (%d of each are), "
+	         "or past the first %d",
+	         s->problems_dropped, SW_PROBLEMS_OF_A_KIND, SW_MAX_PROBLEMS);
+}
+
 void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
 {
-	if (s->nproblems == s->problems_cap) {
-		uint32_t cap = s->problems_cap ? s->problems_cap * 2 : 8;
-		const char **p = realloc(s->problems, cap * sizeof *p);
-		if (!p)
-			return;
-		s->problems = p;
-		s->problems_cap = cap;
-	}
-	char buf[512];
+	char buf[PROBLEM_SIZE];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	uint32_t listed = s->nproblems - (s->problems_summary ? 1 : 0);
+	if (listed >= SW_MAX_PROBLEMS || shape_seen(s, problem_shape(buf)) > SW_PROBLEMS_OF_A_KIND ||
+	    !problems_room(s)) {
+		count_dropped(s);
+		return;
+	}
 	const char *copy = sw_arena_strdup(&s->arena, buf);
-	if (copy)
+	if (!copy)
+		return;
+	/* The summary stays the last line. */
+	if (s->problems_summary) {
+		s->problems[s->nproblems - 1] = copy;
+		s->problems[s->nproblems++] = s->problems_summary;
+	} else {
 		s->problems[s->nproblems++] = copy;
+	}
 }
 
 static int compare_regions(const void *a, const void *b)
@@ -245,7 +333,7 @@ enum sw_err_code sw_snapshot_verdict(const struct sw_snapshot *s, const char *pa
 		return SW_OK;
 	const char *first = s->nproblems ? s->problems[0] : "?";
 	for (uint32_t i = 0; i < s->nproblems; i++)
-		if (strncmp(s->problems[i], "warning: ", 9) != 0) {
+		if (s->problems[i] != s->problems_summary && !is_warning(s->problems[i])) {
 			first = s->problems[i];
 			break;
 		}

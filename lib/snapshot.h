@@ -192,6 +192,17 @@ struct sw_part {
 	uint64_t line;            /* and its line, 1-based */
 };
 
+/* The problems a snapshot lists: the first 3 of each kind (the same text
+ * but for its numbers), 100 in all, then one line counting the rest. The
+ * real files of the corpus have at most 13; damaged ones the fuzzers made
+ * have thousands (2,600 module names that do not read, 8,000 DSO records
+ * naming one huge string), and listing them all cost memory, time and a
+ * report nobody reads, and buried the one line that differs (a text
+ * budget spent after 700 names past the end of the file). */
+#define SW_MAX_PROBLEMS 100
+#define SW_PROBLEMS_OF_A_KIND 3
+#define SW_PROBLEM_SHAPES 128
+
 struct sw_snapshot {
 	struct sw_arena arena;
 	const char *path;         /* the input file as given */
@@ -272,11 +283,25 @@ struct sw_snapshot {
 	 * RangeMap kTruncateUpper, keyed by the end). */
 	bool modules_by_end;
 
-	/* What could not be read: one line each, in the order found. */
+	/* What could not be read: one line each, in the order found, as
+	 * SW_MAX_PROBLEMS says; the last line then counts those not listed
+	 * (problems_summary, rewritten as the count grows). */
 	const char **problems;
 	uint32_t nproblems;
 	uint32_t problems_cap;
+	uint32_t problems_dropped;
+	char *problems_summary;
+	uint32_t problem_shapes[SW_PROBLEM_SHAPES]; /* kinds listed (0: free) */
+	uint8_t problem_shape_count[SW_PROBLEM_SHAPES];
 };
+
+
+/* How many problems were found: those listed, without the summary line,
+ * and those it counts. */
+static inline uint32_t sw_snapshot_problems_found(const struct sw_snapshot *s)
+{
+	return s->nproblems - (s->problems_summary ? 1u : 0u) + s->problems_dropped;
+}
 
 void sw_snapshot_init(struct sw_snapshot *s, const char *path);
 void sw_snapshot_free(struct sw_snapshot *s);
