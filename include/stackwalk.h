@@ -98,9 +98,9 @@ STACKWALK_API void stackwalk_snapshot_close(stackwalk_snapshot *snap);
 /* "minidump", "elf core", ...; the CPU ("amd64", "arm64", ...). */
 STACKWALK_API const char *stackwalk_snapshot_format(const stackwalk_snapshot *snap);
 STACKWALK_API const char *stackwalk_snapshot_cpu(const stackwalk_snapshot *snap);
-/* What could not be read, one line each; past 100, the first 50, then the
- * latest 50 (damage kept before warnings), with one line between them
- * counting the rest. */
+/* What could not be read, one line each: three of each kind (the same
+ * text but for its numbers), 100 in all, then one line counting the
+ * rest. */
 STACKWALK_API size_t stackwalk_snapshot_problem_count(const stackwalk_snapshot *snap);
 STACKWALK_API const char *stackwalk_snapshot_problem(const stackwalk_snapshot *snap, size_t i);
 
