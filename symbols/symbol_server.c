@@ -36,12 +36,18 @@ struct server {
 	time_t down_until;          /* timed out or unreachable: not asked before then */
 };
 
+/* A batch's threads share one sw_symbol_server and download different
+ * modules at once (each with a curl handle of the pool); a module one
+ * thread is fetching, another waits for, and then finds in the cache. */
+enum { MAX_IN_FLIGHT = 64, MAX_IDLE_HANDLES = 16 };
+
 struct sw_symbol_server {
-	/* Held while asking servers: a batch's threads share one
-	 * sw_symbol_server, and curl's handle, the down flags and the
-	 * debuginfod client are one thread's at a time. Cache hits do not
-	 * take it. */
+	/* Guards the modules in flight, the handle pool, the down flags and
+	 * the sweep; held only between requests. Cache hits do not take it. */
 	pthread_mutex_t lock;
+	pthread_cond_t landed;      /* a module in flight was fetched (or not) */
+	const struct wanted *in_flight[MAX_IN_FLIGHT];
+	unsigned nin_flight;
 	struct server *servers;
 	size_t nservers;
 	bool debuginfod;
@@ -54,10 +60,15 @@ struct sw_symbol_server {
 	bool swept;                 /* stale downloads removed (once a run) */
 #ifdef SW_HAVE_CURL
 	const struct sw_curl_api *cu; /* libcurl, loaded (symbols/dynlib.h) */
-	CURL *curl;                 /* one handle: connections are kept alive */
+	/* Idle handles: one is lent to each fetch, and given back, so that
+	 * its connections are kept alive for the next. */
+	CURL *idle[MAX_IDLE_HANDLES];
+	unsigned nidle;
 	struct curl_slist *headers; /* --symbols-header lines, or NULL */
 #endif
 #ifdef SW_HAVE_DEBUGINFOD
+	/* The debuginfod client is one thread's at a time. */
+	pthread_mutex_t dbgd_lock;
 	const struct sw_debuginfod_api *di; /* loaded on first use, or NULL */
 	debuginfod_client *dbgd;
 	time_t dbgd_deadline;
@@ -528,11 +539,10 @@ struct answer {
  * a redirect names, and Tecken answers with a redirect to its storage, a
  * pre-signed URL of a cloud bucket. The headers go only to the server's
  * own origin; the redirects share one time limit. */
-static void get_once(struct sw_symbol_server *srv, const struct server *s, const char *url,
-                     int fd, struct answer *a)
+static void get_once(struct sw_symbol_server *srv, CURL *c, const struct server *s,
+                     const char *url, int fd, struct answer *a)
 {
 	const struct sw_curl_api *cu = srv->cu;
-	CURL *c = srv->curl;
 	memset(a, 0, sizeof *a);
 	char where[8192], origin[sizeof s->origin];
 	snprintf(where, sizeof where, "%s", url);
@@ -597,13 +607,13 @@ static void pause_s(long s)
 /* GETs url of server s into fd, asking again after 1 s, then 2 s (or the
  * server's Retry-After, when longer) when the answer was transient. One
  * line for every outcome but OK and MISS, once the last attempt is in. */
-static enum get_result http_get(struct sw_symbol_server *srv, const struct server *s,
+static enum get_result http_get(struct sw_symbol_server *srv, CURL *c, const struct server *s,
                                 const char *url, int fd, const struct reporter *r)
 {
 	const struct sw_curl_api *cu = srv->cu;
 	struct answer a;
 	for (int attempt = 0;; attempt++) {
-		get_once(srv, s, url, fd, &a);
+		get_once(srv, c, s, url, fd, &a);
 		bool transient = a.rc == CURLE_OK ? transient_status(a.status) : transient_error(a.rc);
 		if (!transient || attempt == RETRIES)
 			break;
@@ -654,8 +664,8 @@ static enum get_result http_get(struct sw_symbol_server *srv, const struct serve
 
 /* A path segment of a URL: percent-escaped (a Windows module's name may
  * hold spaces). */
-static bool url_of(struct sw_symbol_server *srv, const struct server *s, const char *rel,
-                   char *out, size_t cap)
+static bool url_of(struct sw_symbol_server *srv, CURL *c, const struct server *s,
+                   const char *rel, char *out, size_t cap)
 {
 	size_t w = 0;
 	int n = snprintf(out, cap, "%s", s->url);
@@ -669,7 +679,7 @@ static bool url_of(struct sw_symbol_server *srv, const struct server *s, const c
 			return false;
 		memcpy(seg, rel, len);
 		seg[len] = '\0';
-		char *esc = srv->cu->easy_escape(srv->curl, seg, (int)len);
+		char *esc = srv->cu->easy_escape(c, seg, (int)len);
 		if (!esc)
 			return false;
 		n = snprintf(out + w, cap - w, "/%s", esc);
@@ -690,7 +700,8 @@ static bool url_of(struct sw_symbol_server *srv, const struct server *s, const c
 #ifdef SW_HAVE_CURL
 /* The temporary files of downloads older than an hour in the cache's top
  * directory: left by a process killed mid-download (a live one's are
- * younger than its timeout). Once a run, before its first download. */
+ * younger than its timeout). Once a run, before its first download (the
+ * caller holds srv->lock). */
 static void remove_stale_downloads(struct sw_symbol_server *srv)
 {
 	enum { STALE_S = 3600 };
@@ -718,15 +729,16 @@ enum try_result { TRY_FOUND, TRY_MISS, TRY_FAILED, TRY_DOWN };
  * (a reader never sees half a file; eight processes fetching the same
  * file each rename a whole one, the last wins). *found: the cached file's
  * path. */
-static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s,
+static enum try_result try_layout(struct sw_symbol_server *srv, void *curl, struct server *s,
                                   const struct wanted *w, enum layout l, char **found,
                                   const struct reporter *r)
 {
 #ifdef SW_HAVE_CURL
+	CURL *c = curl;
 	char rel[4096], url[8192], dest[4096], tmp[4200];
 	/* The temporary file is in the cache's top directory: a module's
 	 * directories are made only for a file that is kept. */
-	if (!layout_path(w, l, rel, sizeof rel) || !url_of(srv, s, rel, url, sizeof url) ||
+	if (!layout_path(w, l, rel, sizeof rel) || !url_of(srv, c, s, rel, url, sizeof url) ||
 	    !sw_path_printf(dest, sizeof dest, "%s/%s", srv->dir, rel) ||
 	    !sw_path_printf(tmp, sizeof tmp, "%s/.download.tmp-XXXXXX", srv->dir))
 		return TRY_MISS;
@@ -734,14 +746,12 @@ static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s
 		report(r, "%s: cannot create the symbol cache: %s", srv->dir, strerror(errno));
 		return TRY_FAILED;
 	}
-	if (!srv->swept)
-		remove_stale_downloads(srv);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		report(r, "%s: cannot create a file in the symbol cache: %s", dest, strerror(errno));
 		return TRY_FAILED;
 	}
-	enum get_result got = http_get(srv, s, url, fd, r);
+	enum get_result got = http_get(srv, c, s, url, fd, r);
 	bool closed = close(fd) == 0;
 	enum try_result result = got == GET_MISS ? TRY_MISS : got == GET_DOWN ? TRY_DOWN : TRY_FAILED;
 	if (got == GET_OK && !closed) {
@@ -773,7 +783,7 @@ static enum try_result try_layout(struct sw_symbol_server *srv, struct server *s
 	unlink(tmp);
 	return result;
 #else
-	(void)srv, (void)s, (void)w, (void)l, (void)found, (void)r;
+	(void)srv, (void)curl, (void)s, (void)w, (void)l, (void)found, (void)r;
 	return TRY_MISS;
 #endif
 }
@@ -933,6 +943,10 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 	if (!srv)
 		goto nomem;
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_cond_init(&srv->landed, NULL);
+#ifdef SW_HAVE_DEBUGINFOD
+	pthread_mutex_init(&srv->dbgd_lock, NULL);
+#endif
 	mode_t mask = umask(0);
 	umask(mask);
 	srv->file_mode = 0666 & ~mask;
@@ -988,9 +1002,11 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 			sw_symbol_server_free(srv);
 			return NULL;
 		}
-		srv->curl = srv->cu->easy_init();
-		if (!srv->curl)
+		/* One handle now: a libcurl that cannot make one fails here. */
+		srv->idle[0] = srv->cu->easy_init();
+		if (!srv->idle[0])
 			goto nomem;
+		srv->nidle = 1;
 		for (size_t i = 0; i < o->nheaders; i++) {
 			struct curl_slist *l = srv->cu->slist_append(srv->headers, o->headers[i]);
 			if (!l)
@@ -1021,8 +1037,8 @@ void sw_symbol_server_free(struct sw_symbol_server *srv)
 	if (!srv)
 		return;
 #ifdef SW_HAVE_CURL
-	if (srv->curl)
-		srv->cu->easy_cleanup(srv->curl);
+	for (unsigned i = 0; i < srv->nidle; i++)
+		srv->cu->easy_cleanup(srv->idle[i]);
 	if (srv->headers)
 		srv->cu->slist_free_all(srv->headers);
 #endif
@@ -1037,6 +1053,10 @@ void sw_symbol_server_free(struct sw_symbol_server *srv)
 	free(srv->servers);
 	free(srv->dir);
 	pthread_mutex_destroy(&srv->lock);
+	pthread_cond_destroy(&srv->landed);
+#ifdef SW_HAVE_DEBUGINFOD
+	pthread_mutex_destroy(&srv->dbgd_lock);
+#endif
 	free(srv);
 }
 
@@ -1070,14 +1090,31 @@ static bool cached(const struct sw_symbol_server *srv, const struct wanted *w, u
 	return false;
 }
 
-/* The servers in order, then debuginfod (the caller holds srv->lock). */
-static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, unsigned kinds,
-                        struct sw_fetched *out, const struct reporter *r)
+/* Is server s down (timed out or unreachable lately)? */
+static bool server_down(struct sw_symbol_server *srv, const struct server *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	bool down = s->down_until > time(NULL);
+	pthread_mutex_unlock(&srv->lock);
+	return down;
+}
+
+static void mark_down(struct sw_symbol_server *srv, struct server *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	s->down_until = time(NULL) + SW_SERVER_DOWN_S;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* The servers in order, then debuginfod; curl is the handle lent to this
+ * fetch (NULL when there are no HTTP servers). */
+static bool ask_servers(struct sw_symbol_server *srv, void *curl, const struct wanted *w,
+                        unsigned kinds, struct sw_fetched *out, const struct reporter *r)
 {
 	bool asked = false, all_missed = true, remembered = false;
-	for (size_t i = 0; i < srv->nservers; i++) {
+	for (size_t i = 0; i < srv->nservers && curl; i++) {
 		struct server *s = &srv->servers[i];
-		if (s->down_until > time(NULL)) {
+		if (server_down(srv, s)) {
 			all_missed = false;
 			continue;
 		}
@@ -1091,11 +1128,11 @@ static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, un
 				continue;
 			char **slot = l == LAYOUT_ELF ? &out->elf[0] : &out->sym;
 			asked = true;
-			enum try_result t = try_layout(srv, s, w, l, slot, r);
+			enum try_result t = try_layout(srv, curl, s, w, l, slot, r);
 			if (t == TRY_FOUND)
 				return true;
 			if (t == TRY_DOWN)
-				s->down_until = time(NULL) + SW_SERVER_DOWN_S;
+				mark_down(srv, s);
 			if (t != TRY_MISS) {
 				server_missed = all_missed = false;
 				break;
@@ -1107,9 +1144,11 @@ static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, un
 #ifdef SW_HAVE_DEBUGINFOD
 	if (srv->debuginfod && (kinds & SW_FETCH_ELF)) {
 		asked = true;
+		pthread_mutex_lock(&srv->dbgd_lock);
 		enum try_result a = try_debuginfod(srv, w, false, &out->elf[0], r);
 		enum try_result b = a == TRY_DOWN ? TRY_DOWN
 		                                  : try_debuginfod(srv, w, true, &out->elf[1], r);
+		pthread_mutex_unlock(&srv->dbgd_lock);
 		if (a == TRY_FOUND || b == TRY_FOUND) {
 			if (!out->elf[0]) {
 				out->elf[0] = out->elf[1];
@@ -1133,6 +1172,53 @@ static bool ask_servers(struct sw_symbol_server *srv, const struct wanted *w, un
 	return false;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Is the module w names being fetched by another thread? (srv->lock) */
+static bool in_flight(const struct sw_symbol_server *srv, const struct wanted *w)
+{
+	for (unsigned i = 0; i < srv->nin_flight; i++) {
+		const struct wanted *f = srv->in_flight[i];
+		if (same_text(f->name, w->name) && same_text(f->id, w->id) &&
+		    same_text(f->code_name, w->code_name) && strcmp(f->build_id, w->build_id) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A curl handle for one fetch: an idle one, or a new one; NULL without
+ * HTTP servers or memory. (srv->lock) */
+static void *lend_handle(struct sw_symbol_server *srv)
+{
+#ifdef SW_HAVE_CURL
+	if (!srv->cu)
+		return NULL;
+	if (srv->nidle)
+		return srv->idle[--srv->nidle];
+	return srv->cu->easy_init();
+#else
+	(void)srv;
+	return NULL;
+#endif
+}
+
+static void give_back_handle(struct sw_symbol_server *srv, void *curl)
+{
+#ifdef SW_HAVE_CURL
+	if (!curl)
+		return;
+	if (srv->nidle < MAX_IDLE_HANDLES)
+		srv->idle[srv->nidle++] = curl;
+	else
+		srv->cu->easy_cleanup(curl);
+#else
+	(void)srv, (void)curl;
+#endif
+}
+
 bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module *m,
                             unsigned kinds, struct sw_fetched *out,
                             void (*warn)(void *self, const char *line), void *warn_self)
@@ -1151,8 +1237,33 @@ bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module
 	if (cached(srv, &w, kinds, out))
 		return true;
 	pthread_mutex_lock(&srv->lock);
+	while (in_flight(srv, &w) || srv->nin_flight == MAX_IN_FLIGHT)
+		pthread_cond_wait(&srv->landed, &srv->lock);
 	/* Another thread may have fetched it while this one waited. */
-	bool found = cached(srv, &w, kinds, out) || ask_servers(srv, &w, kinds, out, &r);
+	if (cached(srv, &w, kinds, out)) {
+		pthread_mutex_unlock(&srv->lock);
+		return true;
+	}
+	srv->in_flight[srv->nin_flight++] = &w;
+#ifdef SW_HAVE_CURL
+	if (!srv->swept && srv->dir && srv->nservers)
+		remove_stale_downloads(srv);
+#endif
+	void *curl = lend_handle(srv);
+	pthread_mutex_unlock(&srv->lock);
+	if (!curl && srv->nservers)
+		report(&r, "symbol servers: out of memory for a connection");
+
+	bool found = ask_servers(srv, curl, &w, kinds, out, &r);
+
+	pthread_mutex_lock(&srv->lock);
+	give_back_handle(srv, curl);
+	for (unsigned i = 0; i < srv->nin_flight; i++)
+		if (srv->in_flight[i] == &w) {
+			srv->in_flight[i] = srv->in_flight[--srv->nin_flight];
+			break;
+		}
+	pthread_cond_broadcast(&srv->landed);
 	pthread_mutex_unlock(&srv->lock);
 	return found;
 }

@@ -254,6 +254,20 @@ with SymbolServer(store) as srv:
         check(len(syms) >= 2 and len(set(dirs)) == len(dirs), 'batch: %s' % syms)
         check(temp_files(cache) == [], 'batch: temporary files left: %s' % temp_files(cache))
 
+        # 8c. The batch's threads download different modules at once: a
+        # server that takes 0.4 s per answer holds two requests at once
+        # (the dumps' modules differ), and the report is the same.
+        cache = new_cache()
+        code, out, err = walk(['--batch', '--jobs', '4', '--symbols-cache', cache,
+                               '--symbols-url', srv.url('slow')] + dumps)
+        check(out == local_batch, 'batch, slow server: the report differs from the local batch')
+        check(srv.max_active >= 2, 'batch, slow server: at most %d request at once: the '
+              'threads took turns' % srv.max_active)
+        with srv.lock:
+            slow = [p for p in srv.requests if p.startswith('/slow/')]
+        check(slow and len(set(slow)) == len(slow), 'batch, slow server: a file asked for '
+              'twice (two threads fetched one module): %s' % sorted(slow))
+
     # 9. ELF files by build-id: symbolic/linux's binary served as
     # crash/BUILD_ID/crash gives the walk of the same local layout.
     elf_dump = os.path.join(a.corpus, 'symbolic', 'linux', 'mini.dmp')

@@ -43,6 +43,8 @@ class SymbolServer:
         self.headers = []
         self.away_base = None   # another server's http://127.0.0.1:PORT
         self.busy_seen = set()
+        self.active = 0         # 'slow' requests being answered
+        self.max_active = 0
         # A gzip bomb: a member holding a valid MODULE line, then this one.
         self.zeros = gzip_zeros(200)
         self.lock = threading.Lock()
@@ -69,6 +71,16 @@ class SymbolServer:
                 parts = self.path.lstrip('/').split('/', 1)
                 mode, rest = parts[0], parts[1] if len(parts) > 1 else ''
                 local = os.path.join(outer.store, *rest.split('/'))
+                if mode == 'slow':
+                    # Answers as 'ok' after 0.4 s, counting the requests
+                    # it holds at once (max_active).
+                    with outer.lock:
+                        outer.active += 1
+                        outer.max_active = max(outer.max_active, outer.active)
+                    outer.stop.wait(0.4)
+                    with outer.lock:
+                        outer.active -= 1
+                    mode = 'ok'
                 if mode == 'busy':
                     with outer.lock:
                         first = rest not in outer.busy_seen
