@@ -631,12 +631,49 @@ static void use_file(struct sw_sym_store *s, struct store_module *sm, int32_t f)
  * symbol servers, read as local ones. A .sym is checked and loaded as one
  * found in a store; ELF files are located as single files given as
  * symbol paths, beside the snapshot's own image. */
+/* A fetch's warnings, kept while the store's lock is let go. */
+struct held_warnings {
+	char **lines;
+	size_t n, cap;
+};
+
+static void hold_warning(void *self, const char *line)
+{
+	struct held_warnings *h = self;
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 4;
+		char **l = realloc(h->lines, cap * sizeof *l);
+		if (!l)
+			return;
+		h->lines = l;
+		h->cap = cap;
+	}
+	char *copy = strdup(line);
+	if (copy)
+		h->lines[h->n++] = copy;
+}
+
 static void fetch_from_servers(struct sw_sym_store *s, struct store_module *sm,
                                const struct sw_module *m)
 {
 	unsigned kinds = SW_FETCH_BREAKPAD | (may_have_elf(s->snap) ? SW_FETCH_ELF : 0);
 	struct sw_fetched got;
-	if (!sw_symbol_server_fetch(s->server, m, kinds, &got, locator_warn, s))
+	/* The download without a concurrent store's lock, as load() reads:
+	 * threads walking other modules fetch theirs at once (this module's
+	 * are fetched here alone: store_for_module). Its warnings wait for
+	 * the lock. */
+	struct held_warnings held = { 0 };
+	if (s->concurrent)
+		pthread_mutex_unlock(&s->lock);
+	bool fetched = sw_symbol_server_fetch(s->server, m, kinds, &got, hold_warning, &held);
+	if (s->concurrent)
+		pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < held.n; i++) {
+		store_warn(s, "%s", held.lines[i]);
+		free(held.lines[i]);
+	}
+	free(held.lines);
+	if (!fetched)
 		return;
 	int32_t f = got.sym ? load_candidate(s, m, got.sym) : -1;
 	if (f >= 0)

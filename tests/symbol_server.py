@@ -268,6 +268,26 @@ with SymbolServer(store) as srv:
         check(slow and len(set(slow)) == len(slow), 'batch, slow server: a file asked for '
               'twice (two threads fetched one module): %s' % sorted(slow))
 
+    # 8d. One snapshot walked on 4 threads: threads in different modules
+    # fetch them at once (the store lets go of its lock while it
+    # downloads), and the report is --jobs 1's.
+    many = os.path.join(a.corpus, 'rust-minidump', 'invalid-parameter.dmp')
+    if os.path.isfile(many):
+        _, one_out, one_err = walk(['--jobs', '1', '--symbols-cache', new_cache(),
+                                    '--symbols-url', srv.url('ok'), many])
+        with srv.lock:
+            srv.max_active = 0
+        code, out, err = walk(['--jobs', '4', '--symbols-cache', new_cache(),
+                               '--symbols-url', srv.url('slow'), many])
+        check(code == 0 and out == one_out, 'one dump, 4 threads, slow server: the report '
+              'differs from --jobs 1 (exit %d)' % code)
+        check(stderr_lines(err) == stderr_lines(one_err.replace('/ok/', '/slow/')),
+              'one dump, 4 threads: the warnings differ: %s' % err)
+        check(srv.max_active >= 2, 'one dump, 4 threads, slow server: at most %d request at '
+              'once: the threads took turns' % srv.max_active)
+    else:
+        print('%s not found: the one-dump case is skipped' % many)
+
     # 9. ELF files by build-id: symbolic/linux's binary served as
     # crash/BUILD_ID/crash gives the walk of the same local layout.
     elf_dump = os.path.join(a.corpus, 'symbolic', 'linux', 'mini.dmp')
