@@ -35,6 +35,8 @@
 #   TARGET/chunk-N.log  each run's output
 #   findings/TARGET/    copies of every crash, hang, leak or out-of-memory input
 #   state.tsv           per commit and target: executions, seconds, status
+#                       (restored from $FUZZ_RESULTS when missing: a new
+#                       machine resumes where the committed results stop)
 # (the commit is HEAD's; FUZZ_KEY=NAME keeps one campaign's progress across
 # commits instead, e.g. while the tree moves under a long campaign)
 #   rates.tsv           measured exec/s per target (--measure)
@@ -144,7 +146,21 @@ done
 
 commit=${FUZZ_KEY:-$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$FUZZ_WORK/findings"
-[ -f "$state" ] || printf 'commit\ttarget\texecutions\tseconds\tstatus\tcov\tft\tcrashes\thangs\tcpu_seconds\n' >"$state"
+if [ ! -f "$state" ]; then
+  printf 'commit\ttarget\texecutions\tseconds\tstatus\tcov\tft\tcrashes\thangs\tcpu_seconds\n' >"$state"
+  # A new machine has no $FUZZ_WORK: the campaign's progress comes back
+  # from the committed results (the newest row of each target of this
+  # commit or FUZZ_KEY); the corpora grow again from the seeds.
+  if [ -f "$results" ]; then
+    awk -F'\t' -v c="$commit" 'NR > 1 && $2 == c { last[$3] = $0 }
+         END { for (t in last) print last[t] }' "$results" |
+      awk -F'\t' 'BEGIN { OFS = "\t" } $11 !~ /^measure/ {
+             print $2, $3, $4, $5, $11, $7, $8, $9, $10, ($12 == "" ? $5 : $12) }' >>"$state"
+    restored=$(($(wc -l <"$state") - 1))
+    [ "$restored" -gt 0 ] &&
+      echo "fuzz_campaign: $state restored from $results: $restored targets of $commit"
+  fi
+fi
 [ -f "$results" ] || printf '%s\n' "$results_header" >"$results"
 
 # The newest state of (commit, target): executions seconds status cov ft crashes hangs cpu.
