@@ -322,12 +322,10 @@ bool sw_espcore_text_holds_dump(const char *path)
 
 void esp_problem(struct esp_reader *r, bool warning, const char *fmt, ...)
 {
-	char buf[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
 	va_end(ap);
-	sw_snapshot_problem(r->snap, "%s%s", warning ? "warning: " : "", buf);
 	if (!warning)
 		r->damage++;
 }

@@ -87,12 +87,10 @@ const char *md_stream_name(uint32_t type)
 
 void md_problem(struct md_reader *r, const char *fmt, ...)
 {
-	char buf[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	sw_snapshot_vproblem(r->snap, r->optional, fmt, ap);
 	va_end(ap);
-	sw_snapshot_problem(r->snap, "%s%s", r->optional ? "warning: " : "", buf);
 	if (!r->optional)
 		r->damage++;
 }

@@ -24,12 +24,10 @@ enum { RECORD_OVERHEAD = SNAP_RECORD_HEAD + SNAP_RECORD_CRC };
 
 void sr_problem(struct sr_reader *r, bool warning, const char *fmt, ...)
 {
-	char buf[460];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
 	va_end(ap);
-	sw_snapshot_problem(r->snap, "%s%s", warning ? "warning: " : "", buf);
 	if (!warning)
 		r->damage++;
 }

@@ -108,11 +108,17 @@ static void count_dropped(struct sw_snapshot *s)
 
 void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
 {
-	char buf[PROBLEM_SIZE];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	sw_snapshot_vproblem(s, false, fmt, ap);
 	va_end(ap);
+}
+
+void sw_snapshot_vproblem(struct sw_snapshot *s, bool warning, const char *fmt, va_list ap)
+{
+	char buf[PROBLEM_SIZE];
+	size_t at = warning ? (size_t)snprintf(buf, sizeof buf, "warning: ") : 0;
+	vsnprintf(buf + at, sizeof buf - at, fmt, ap);
 	uint32_t listed = s->nproblems - (s->problems_summary ? 1 : 0);
 	if (listed >= SW_MAX_PROBLEMS || shape_seen(s, problem_shape(buf)) > SW_PROBLEMS_OF_A_KIND ||
 	    !problems_room(s)) {

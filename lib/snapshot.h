@@ -5,6 +5,7 @@
 #ifndef SW_SNAPSHOT_H
 #define SW_SNAPSHOT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -310,6 +311,10 @@ void sw_snapshot_free(struct sw_snapshot *s);
  * problem is dropped. */
 void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same, from a reader's own problem function: "warning: " before the
+ * text when warning (what the walk can do without), formatted once. */
+void sw_snapshot_vproblem(struct sw_snapshot *s, bool warning, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* A reader's verdict once it read path (a `what`: "minidump", ...): SW_OK
  * when nothing was damaged, else SW_ERR_CORRUPT with the one line
