@@ -19,7 +19,9 @@
 #                   (default 10)
 #   --rss MB        libFuzzer -rss_limit_mb (default 2048)
 #   --retry         run targets again that crashed for this commit
-#   --table         print the results table (docs/fuzzing.md) and exit
+#   --table         print the results table (docs/fuzzing.md) and exit:
+#                   each target's newest row, a --measure one only when
+#                   it has no other
 #   --list          print the targets and their seed folders and exit
 #
 # Targets and seeds come from the build itself: the fuzz-smoke tests that
@@ -83,12 +85,14 @@ state="$FUZZ_WORK/state.tsv" rates="$FUZZ_WORK/rates.tsv"
 fuzz_found=$(cd "$here/../shared/corpus/fuzz-found" 2>/dev/null && pwd || true)
 results_header=$'date\tcommit\ttarget\texecutions\tseconds\texec_per_s\tcov\tft\tcrashes\thangs\tstatus\tcpu_seconds'
 
-# The results table: the newest row of each target (of any commit).
+# The results table: the newest row of each target (of any commit); a
+# --measure row only for a target that has no other.
 if [ "$mode" = table ]; then
   [ -f "$results" ] || { echo "fuzz_campaign: no $results yet" >&2; exit 2; }
   echo "| target | executions | exec/s | cov (edges) | ft | crashes | hangs | status | date | commit |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"
-  awk -F'\t' 'NR > 1 { last[$3] = $0 } END { for (t in last) print last[t] }' "$results" |
+  awk -F'\t' 'NR > 1 && $11 ~ /^measure/ { m[$3] = $0 } NR > 1 && $11 !~ /^measure/ { last[$3] = $0 }
+       END { for (t in m) if (!(t in last)) last[t] = m[t]; for (t in last) print last[t] }' "$results" |
     sort -t$'\t' -k3,3 |
     awk -F'\t' '{ printf "| %s | %\047d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                   $3, $4, $6, $7, $8, $9, $10, $11, substr($1, 1, 10), $2 }'
