@@ -46,8 +46,8 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
  * stack's arch prints (struct sw_arch.printed_address). */
 uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr);
 
-/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes
- * past width), and "%" PRIu64 into out (>= 20 bytes); each returns the
+/* "%" PRIx64, or "%0<width>" PRIx64 when width > 0 (at most 16), into out
+ * (>= 16 bytes), and "%" PRIu64 into out (>= 20 bytes); each returns the
  * length. printf's format parsing was a fifth of a deep walk's output. */
 size_t sw_out_fmt_hex(char *out, uint64_t v, unsigned width);
 size_t sw_out_fmt_dec(char *out, uint64_t v);

@@ -4,11 +4,14 @@
  * layout of Breakpad's minidump_stackwalk (text, -m) and rust-minidump's
  * --json. */
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/registry.h"
 #include "lib/output.h"
+#include "lib/output_internal.h"
 
 /* ---- register tables, shaped like arch/x86.c and arch/amd64.c ---------- */
 
@@ -1020,6 +1023,30 @@ START_TEST(test_text_corrupt_symbols_warning)
 }
 END_TEST
 
+/* sw_out_fmt_hex is printf's %x and %0<width>x, at every digit count. */
+START_TEST(test_fmt_hex_matches_printf)
+{
+	uint64_t v = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 2000; i++) {
+		/* Values of every length: the shift gives 0 to 64 bits. */
+		uint64_t x = (v ^ (v >> 29)) >> (i % 65 == 64 ? 63 : i % 65);
+		if (i % 65 == 64)
+			x = 0;
+		static const unsigned widths[] = { 0, 1, 8, 16 };
+		for (unsigned w = 0; w < 4; w++) {
+			unsigned width = widths[w];
+			char want[32], got[32];
+			int n = snprintf(want, sizeof want, "%0*" PRIx64, (int)width, x);
+			size_t len = sw_out_fmt_hex(got, x, width);
+			got[len] = '\0';
+			ck_assert_int_eq((int)len, n);
+			ck_assert_str_eq(got, want);
+		}
+		v = v * 6364136223846793005u + 1442695040888963407u;
+	}
+}
+END_TEST
+
 /* The JSON writer copies keys as they are (output_json.c key()): the
  * register names it uses as keys must need no escaping. */
 START_TEST(test_json_register_keys_need_no_escaping)
@@ -1056,6 +1083,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_json_frame_in_unloaded_module);
 	tcase_add_test(tc, test_json_string_escaping);
 	tcase_add_test(tc, test_json_register_keys_need_no_escaping);
+	tcase_add_test(tc, test_fmt_hex_matches_printf);
 	tcase_add_test(tc, test_no_crash_and_problems);
 	tcase_add_test(tc, test_text_without_arch);
 	tcase_add_test(tc, test_signature_and_status_options);
