@@ -15,6 +15,7 @@ takes well under a second in a release build).
 Usage: hostile_inputs.py STACKWALK FUZZ_FOUND_DIR WORKDIR [--sanitized]
   --sanitized: the binary runs under AddressSanitizer, which reserves
   terabytes of address space: no memory cap, and a longer timeout."""
+import json
 import os
 import resource
 import struct
@@ -94,7 +95,7 @@ def inputs():
     return listed + generate()
 
 
-def run(path):
+def run(path, extra=()):
     """(exit status or None on timeout, stdout bytes, stderr text)."""
     size = os.path.getsize(path)
     cap = (512 << 20) + size
@@ -107,7 +108,7 @@ def run(path):
     out_path = os.path.join(work, "stdout")
     with open(out_path, "wb") as out:
         try:
-            p = subprocess.run([sw] + OPTIONS.get(name, []) + [path], stdout=out,
+            p = subprocess.run([sw] + OPTIONS.get(name, []) + list(extra) + [path], stdout=out,
                                stderr=subprocess.PIPE, timeout=timeout, preexec_fn=limit)
             code, err = p.returncode, p.stderr.decode("utf-8", "replace")
         except subprocess.TimeoutExpired as e:
@@ -136,6 +137,21 @@ for path in inputs():
     # and a count, not every problem.
     check("%s: stderr stays short" % name, len(err) <= 8192 and err.count("\n") <= 16,
           "%d bytes, %d lines: %s" % (len(err), err.count("\n"), err[:500]))
+
+    # The JSON report lists the problems three of a kind, 100 in all, and
+    # one line counting the rest (docs/cli.md, "Limits on hostile input").
+    if code in (0, 1):
+        jcode, _, _ = run(path, ["--json"])
+        try:
+            with open(os.path.join(work, "stdout"), encoding="utf-8") as f:
+                problems = json.load(f).get("problems", [])
+            listed_ok = isinstance(problems, list) and len(problems) <= 101
+        except ValueError as e:
+            problems, listed_ok = [], False
+            err = str(e)
+        check("%s: --json parses and lists at most 101 problems" % name,
+              jcode == code and listed_ok,
+              "exit %s, %d problems" % (jcode, len(problems)))
 
 print("hostile_inputs: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
