@@ -146,9 +146,8 @@ for path in inputs():
             with open(os.path.join(work, "stdout"), encoding="utf-8") as f:
                 problems = json.load(f).get("problems", [])
             listed_ok = isinstance(problems, list) and len(problems) <= 101
-        except ValueError as e:
+        except ValueError:
             problems, listed_ok = [], False
-            err = str(e)
         check("%s: --json parses and lists at most 101 problems" % name,
               jcode == code and listed_ok,
               "exit %s, %d problems" % (jcode, len(problems)))
