@@ -33,32 +33,53 @@ static bool is_warning(const char *problem)
 	return strncmp(problem, "warning: ", 9) == 0;
 }
 
-/* A problem's shape: a hash of its text with every number (a run that
- * starts with a digit: 12, 0x1f00) left out, so that "module 7 name at
- * 0x34d0c ..." and "module 8 name at 0x34d34 ..." are one shape. */
-static uint32_t problem_shape(const char *p)
+/* Character classes of a problem's text: a digit starts a number, which
+ * goes on over digits, hex letters and 'x' (12, 0x1f00). */
+enum { PLAIN = 0, NUMBER_START = 1, NUMBER_PART = 2 };
+static const uint8_t char_class[256] = {
+	['0'] = NUMBER_START | NUMBER_PART, ['1'] = NUMBER_START | NUMBER_PART,
+	['2'] = NUMBER_START | NUMBER_PART, ['3'] = NUMBER_START | NUMBER_PART,
+	['4'] = NUMBER_START | NUMBER_PART, ['5'] = NUMBER_START | NUMBER_PART,
+	['6'] = NUMBER_START | NUMBER_PART, ['7'] = NUMBER_START | NUMBER_PART,
+	['8'] = NUMBER_START | NUMBER_PART, ['9'] = NUMBER_START | NUMBER_PART,
+	['a'] = NUMBER_PART, ['b'] = NUMBER_PART, ['c'] = NUMBER_PART,
+	['d'] = NUMBER_PART, ['e'] = NUMBER_PART, ['f'] = NUMBER_PART,
+	['A'] = NUMBER_PART, ['B'] = NUMBER_PART, ['C'] = NUMBER_PART,
+	['D'] = NUMBER_PART, ['E'] = NUMBER_PART, ['F'] = NUMBER_PART,
+	['x'] = NUMBER_PART,
+};
+
+/* A problem's shape: a hash of its text with every number left out, so
+ * that "module 7 name at 0x34d0c ..." and "module 8 name at 0x34d34 ..."
+ * are one shape. By table rather than comparisons: a hostile file has
+ * thousands of problems, each hashed. */
+static uint32_t problem_shape(const char *text)
 {
+	const unsigned char *p = (const unsigned char *)text;
 	uint32_t h = 2166136261u; /* FNV-1a */
 	while (*p) {
-		if (*p >= '0' && *p <= '9') {
-			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-			       (*p >= 'A' && *p <= 'F') || *p == 'x')
+		if (char_class[*p] & NUMBER_START) {
+			while (char_class[*p] & NUMBER_PART)
 				p++;
 			h = (h ^ '#') * 16777619u;
 			continue;
 		}
-		h = (h ^ (unsigned char)*p++) * 16777619u;
+		h = (h ^ *p++) * 16777619u;
 	}
 	return h | 1; /* 0 marks a free slot */
 }
 
 /* How many lines of this shape are listed already, counting this one
- * (open addressing; when the table is full, shapes are not told apart
- * and SW_MAX_PROBLEMS alone bounds the list). */
+ * (open addressing with at most SHAPE_PROBES probes: when those slots are
+ * taken, shapes are not told apart and SW_MAX_PROBLEMS alone bounds the
+ * list; a hostile file of thousands of distinct problems would otherwise
+ * probe the whole full table for each). */
+enum { SHAPE_PROBES = 16 };
 static uint32_t shape_seen(struct sw_snapshot *s, uint32_t shape)
 {
-	uint32_t n = SW_PROBLEM_SHAPES;
-	for (uint32_t i = 0, k = shape % n; i < n; i++, k = (k + 1) % n) {
+	_Static_assert((SW_PROBLEM_SHAPES & (SW_PROBLEM_SHAPES - 1)) == 0, "a power of two");
+	uint32_t mask = SW_PROBLEM_SHAPES - 1;
+	for (uint32_t i = 0, k = shape & mask; i < SHAPE_PROBES; i++, k = (k + 1) & mask) {
 		if (s->problem_shapes[k] == shape) {
 			if (s->problem_shape_count[k] < UINT8_MAX)
 				s->problem_shape_count[k]++;
@@ -129,12 +150,21 @@ void sw_snapshot_problem(struct sw_snapshot *s, const char *fmt, ...)
 
 void sw_snapshot_vproblem(struct sw_snapshot *s, bool warning, const char *fmt, va_list ap)
 {
-	char buf[PROBLEM_SIZE];
-	size_t at = warning ? (size_t)snprintf(buf, sizeof buf, "warning: ") : 0;
-	vsnprintf(buf + at, sizeof buf - at, fmt, ap);
+	/* A full list takes nothing more: counted without formatting. */
 	uint32_t listed = s->nproblems - (s->problems_summary ? 1 : 0);
-	if (listed >= SW_MAX_PROBLEMS || shape_seen(s, problem_shape(buf)) > SW_PROBLEMS_OF_A_KIND ||
-	    !problems_room(s)) {
+	if (listed >= SW_MAX_PROBLEMS) {
+		count_dropped(s);
+		return;
+	}
+	char buf[PROBLEM_SIZE];
+	size_t at = 0;
+	if (warning) {
+		static const char prefix[] = "warning: ";
+		memcpy(buf, prefix, sizeof prefix - 1);
+		at = sizeof prefix - 1;
+	}
+	vsnprintf(buf + at, sizeof buf - at, fmt, ap);
+	if (shape_seen(s, problem_shape(buf)) > SW_PROBLEMS_OF_A_KIND || !problems_room(s)) {
 		count_dropped(s);
 		return;
 	}
