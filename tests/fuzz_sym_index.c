@@ -50,6 +50,8 @@
 #include "symbols/breakpad_sym_internal.h"
 #include "symbols/sym_index.h"
 
+#include "fuzz_bsym_unwind.h"
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -459,59 +461,7 @@ static void fix_index(uint8_t *buf, size_t n, const struct fz_source *src, unsig
 /* ---- the questions --------------------------------------------------------- */
 
 static struct sw_bsym *g_bsym;
-static struct sw_module_symbols g_ms;
 static volatile uint64_t sink;
-
-static const struct sw_module_symbols *fuzz_for_module(void *self, uint32_t m,
-                                                       enum sw_symbols_status *st)
-{
-	(void)self;
-	*st = m == 0 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
-	return m == 0 ? &g_ms : NULL;
-}
-
-/* Unwinds at each offset with arch, over a stack of the input's bytes. */
-static void unwind_with(const struct sw_arch *arch, const uint64_t *offs, size_t noffs,
-                        const uint8_t *data, size_t size)
-{
-	static uint8_t stack[512];
-	for (size_t i = 0; i < sizeof stack; i++)
-		stack[i] = size ? data[i % size] : 0;
-	struct sw_snapshot snap;
-	sw_snapshot_init(&snap, "fuzz");
-	snap.sys.cpu = arch->cpu;
-	snap.sys.word_size = arch->word_size;
-	struct sw_mem_region region = { 0x10000, sizeof stack, stack };
-	struct sw_module module = { .base = 0x400000, .size = 0x100000, .code_file = "m" };
-	snap.mem = &region;
-	snap.nmem = 1;
-	snap.modules = &module;
-	snap.nmodules = 1;
-	sw_snapshot_finish(&snap);
-	struct sw_symbol_source src = { .self = NULL, .for_module = fuzz_for_module };
-	struct sw_arena arena;
-	sw_arena_init(&arena);
-	struct sw_walk walk = { .snap = &snap, .arch = arch, .symbols = &src, .arena = &arena,
-	                        .stack_lo = 0x10000, .stack_hi = 0x10000 + sizeof stack };
-	struct sw_frame callee, callee_callee;
-	memset(&callee, 0, sizeof callee);
-	memset(&callee_callee, 0, sizeof callee_callee);
-	callee.trust = SW_TRUST_CONTEXT;
-	for (unsigned r = 0; r < arch->nregs; r++)
-		sw_reg_set(&callee.regs, r, 0x10000 + 8 * r);
-	callee_callee.lookup_pc = 0x401000;
-	struct sw_unwind_env env = { .arch = arch, .walk = &walk, .callee = &callee,
-	                             .module_base = 0x400000, .callee_callee = &callee_callee };
-	for (size_t i = 0; i < noffs; i++) {
-		struct sw_caller caller;
-		enum sw_trust trust;
-		sw_bsym_ops.unwind(g_bsym, offs[i], &env, &caller, &trust);
-	}
-	sw_arena_free(&arena);
-	snap.mem = NULL;
-	snap.modules = NULL;
-	sw_snapshot_free(&snap);
-}
 
 struct fz_addrs {
 	uint64_t a[FZ_MAX_ADDRS];
@@ -597,7 +547,6 @@ static void exercise_provider(const struct fz_source *src, unsigned gz, unsigned
 	g_bsym = sw_bsym_load_cached(src->path[gz], cache, file, id, &err, &warn);
 	if (!g_bsym)
 		die("the source did not load", src->path[gz]);
-	g_ms = (struct sw_module_symbols){ &sw_bsym_ops, g_bsym };
 	static const uint64_t fixed[] = { 0, 1, 0x1000, 0x1008, 0x1100, 0x2004, 0x10004,
 	                                  0x20000, 0xffffffff, UINT64_MAX };
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
@@ -624,9 +573,9 @@ static void exercise_provider(const struct fz_source *src, unsigned gz, unsigned
 	if (sw_bsym_module(g_bsym, &m))
 		sink += m.os_len + m.arch_len + m.id_len + m.name_len +
 		        (m.name_len ? (uint8_t)m.name[m.name_len - 1] : 0);
-	unwind_with(&sw_arch_amd64, x->a, x->n, data, size);
-	unwind_with(&sw_arch_x86, x->a, x->n, data, size);
-	unwind_with(&sw_arch_arm64, x->a, x->n, data, size);
+	fuzz_bsym_unwind(g_bsym, &sw_arch_amd64, x->a, x->n, data, size);
+	fuzz_bsym_unwind(g_bsym, &sw_arch_x86, x->a, x->n, data, size);
+	fuzz_bsym_unwind(g_bsym, &sw_arch_arm64, x->a, x->n, data, size);
 	const char *w = sw_bsym_warning(g_bsym);
 	sink += (w ? strlen(w) : 0) + sw_bsym_is_indexed(g_bsym) + sw_bsym_error_count(g_bsym);
 	sw_bsym_free(g_bsym);
