@@ -71,7 +71,6 @@ struct refused_kind {
 };
 
 #define MAGIC(s) .magic = (s), .len = sizeof(s) - 1
-#define NOT_SYMBOLS_YET "symbols are read from Breakpad .sym files: make one with dump_syms"
 
 static const struct refused_kind refused_kinds[] = {
 	{ MAGIC("MDMP"), .in_gzip = true, .code = SW_ERR_FORMAT,
@@ -87,10 +86,10 @@ static const struct refused_kind refused_kinds[] = {
 	{ MAGIC("BREAKPAD MICRODUMP"), .anywhere = true, .code = SW_ERR_UNSUPPORTED,
 	  .what = "a Breakpad microdump of a kind this version of stackwalk does not read" },
 	{ MAGIC(ELFMAG), .elf_type = ET_EXEC, .code = SW_ERR_FORMAT,
-	  .what = "an ELF executable, not a snapshot (" NOT_SYMBOLS_YET ")" },
+	  .what = "an ELF executable, not a snapshot: give it as a SYMBOL_PATH" },
 	/* ET_DYN is a shared library or a position-independent executable. */
 	{ MAGIC(ELFMAG), .elf_type = ET_DYN, .code = SW_ERR_FORMAT,
-	  .what = "an ELF shared object or executable, not a snapshot (" NOT_SYMBOLS_YET ")" },
+	  .what = "an ELF shared object or executable, not a snapshot: give it as a SYMBOL_PATH" },
 	{ MAGIC(ELFMAG), .elf_type = ET_REL, .code = SW_ERR_FORMAT,
 	  .what = "an ELF object file, not a snapshot" },
 	{ MAGIC(ELFMAG), .code = SW_ERR_FORMAT, .what = "an ELF file, not a snapshot" },
@@ -113,7 +112,6 @@ static const struct refused_kind refused_kinds[] = {
 };
 
 #undef MAGIC
-#undef NOT_SYMBOLS_YET
 
 static bool refused_kind_matches(const struct refused_kind *k, struct sw_span s)
 {
@@ -182,8 +180,9 @@ static enum sw_err_code refuse_unread_file(const char *path, struct sw_span head
 		len += (size_t)snprintf(hex + len, sizeof hex - len, "%s%02x", i ? " " : "",
 		                        head.data[i]);
 	return sw_err_set(err, SW_ERR_FORMAT,
-	                  "%s: not a snapshot stackwalk reads (starts with %s; "
-	                  "expected a minidump, 'MDMP', or a microdump log)",
+	                  "%s: not a snapshot stackwalk reads (starts with %s; expected a "
+	                  "minidump, a microdump log, an ELF core, an ESP-IDF core dump, a .snap "
+	                  "file or an offline capture folder)",
 	                  path, hex);
 }
 

@@ -109,7 +109,8 @@ with tempfile.TemporaryDirectory() as tmp:
     open(unknown, "wb").write(b"\x01\x02\x03\x04" + b"\0" * 60)
     code, out, err = run(unknown)
     check("not a snapshot -> exit 3, one line naming it and its first bytes",
-          code == 3 and err.count("\n") == 1 and "not-a-dump" in err and "starts with 01 02 03 04" in err,
+          code == 3 and err.count("\n") == 1 and "not-a-dump" in err and "starts with 01 02 03 04" in err
+          and "an ELF core" in err and "offline capture folder" in err,
           "exit %d %r" % (code, err))
 
     # Files that are not snapshots say what they are: one line naming the
@@ -122,7 +123,7 @@ with tempfile.TemporaryDirectory() as tmp:
              ("a-fifo", None, "is a FIFO"),
              ("app.sym", sym, "a Breakpad symbol file, not a snapshot: give it as a SYMBOL_PATH"),
              ("app.sym.gz", gzip.compress(sym), "gzip-compressed Breakpad symbol file"),
-             ("true", elf, "not a snapshot (symbols are read from Breakpad .sym files"),
+             ("true", elf, "not a snapshot: give it as a SYMBOL_PATH"),
              ("notes.gz", gzip.compress(b"hello\n" * 100), "a gzip file"),
              ("crash.dmp.gz", gzip.compress(open(dump, "rb").read()), "a gzip-compressed minidump"),
              # Names a microdump but has no usable BEGIN line: not one the reader takes.
