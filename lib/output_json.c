@@ -10,11 +10,16 @@
 #include <string.h>
 
 #include "crash_reason.h"
+#include "no_coverage.h"
 #include "output_internal.h"
 
 enum { MAX_DEPTH = 32 };
 
-/* The writer: its bytes go through out (struct sw_out_buf). */
+/* The writer: its bytes go through out (struct sw_out_buf). Its plumbing
+ * (separators, indentation, copying bytes) is SW_NO_COVERAGE: a fuzzed
+ * report is thousands of keys, and tracing each byte copied was a fifth
+ * of fuzz_walk_minidump's time; the values, put_string's escapes of the
+ * input's names above all, stay traced. */
 struct jw {
 	struct sw_out_buf out;
 	bool pretty;
@@ -24,24 +29,24 @@ struct jw {
 	unsigned word;             /* 4 or 8: hex width of addresses */
 };
 
-static void jw_put(struct jw *j, const void *s, size_t n)
+SW_NO_COVERAGE static void jw_put(struct jw *j, const void *s, size_t n)
 {
 	sw_out_put(&j->out, s, n);
 }
 
-static void jw_puts(struct jw *j, const char *s)
+SW_NO_COVERAGE static void jw_puts(struct jw *j, const char *s)
 {
 	jw_put(j, s, strlen(s));
 }
 
-static void jw_putc(struct jw *j, char c)
+SW_NO_COVERAGE static void jw_putc(struct jw *j, char c)
 {
 	if (j->out.n == sizeof j->out.b)
 		sw_out_flush(&j->out);
 	j->out.b[j->out.n++] = c;
 }
 
-static void newline_indent(struct jw *j)
+SW_NO_COVERAGE static void newline_indent(struct jw *j)
 {
 	if (!j->pretty)
 		return;
@@ -51,7 +56,7 @@ static void newline_indent(struct jw *j)
 }
 
 /* Separator and indentation before a value or key. */
-static void before_item(struct jw *j)
+SW_NO_COVERAGE static void before_item(struct jw *j)
 {
 	if (j->after_key) {
 		j->after_key = false;
@@ -155,7 +160,7 @@ static void put_string(struct jw *j, const char *s)
 /* Keys are this file's own names and the architectures' register names:
  * plain ASCII, so they are copied as they are, not scanned for escapes
  * (a report is one third keys). */
-static void key(struct jw *j, const char *k)
+SW_NO_COVERAGE static void key(struct jw *j, const char *k)
 {
 	before_item(j);
 	jw_putc(j, '"');

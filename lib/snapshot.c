@@ -1,11 +1,14 @@
 #include "snapshot.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bsearch.h"
+#include "no_coverage.h"
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
@@ -51,22 +54,146 @@ static const uint8_t char_class[256] = {
 
 /* A problem's shape: a hash of its text with every number left out, so
  * that "module 7 name at 0x34d0c ..." and "module 8 name at 0x34d34 ..."
- * are one shape. By table rather than comparisons: a hostile file has
- * thousands of problems, each hashed. */
-static uint32_t problem_shape(const char *text)
+ * are one shape. Made from the format and its arguments, not from the
+ * printed text: a hostile file has thousands of problems, almost all
+ * dropped as a fourth of their kind, and printing each was most of the
+ * cost of reading such a file. */
+struct shape {
+	uint32_t h;                 /* FNV-1a */
+	bool in_number;
+};
+
+/* Hashes up to max bytes of text (to its NUL), in locals: the loop runs
+ * for every byte of thousands of problems. A fuzzing build leaves it out
+ * of the coverage it traces: comparisons of bytes on their way into a hash
+ * steer no fuzzer, and tracing each was a third of reading a hostile
+ * minidump (docs/fuzzing.md, "Cost"). */
+SW_NO_COVERAGE static void shape_text(struct shape *sh, const char *text, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)text;
-	uint32_t h = 2166136261u; /* FNV-1a */
-	while (*p) {
-		if (char_class[*p] & NUMBER_START) {
-			while (char_class[*p] & NUMBER_PART)
-				p++;
-			h = (h ^ '#') * 16777619u;
+	uint32_t h = sh->h;
+	bool in_number = sh->in_number;
+	for (size_t i = 0; i < max && p[i]; i++) {
+		uint8_t class = char_class[p[i]];
+		if (in_number && (class & NUMBER_PART))
+			continue;
+		in_number = class & NUMBER_START;
+		h = (h ^ (in_number ? '#' : p[i])) * 16777619u;
+	}
+	sh->h = h;
+	sh->in_number = in_number;
+}
+
+static void shape_char(struct shape *sh, char c)
+{
+	shape_text(sh, &c, 1);
+}
+
+/* A number conversion: one number, or the rest of the one the text before
+ * it began ("0x%llx"), as in the printed text. */
+static void shape_number(struct shape *sh)
+{
+	shape_char(sh, '0');
+}
+
+/* The shape of what fmt prints with ap (consumed), "warning: " first when
+ * warning; 0 when fmt has a conversion this does not read (the caller
+ * then hashes the printed text). The conversions are C17 7.21.6.1's but
+ * %n; flags and widths print no text of a shape. */
+static uint32_t format_shape(bool warning, const char *fmt, va_list ap)
+{
+	struct shape sh = { 2166136261u, false };
+	if (warning)
+		shape_text(&sh, "warning: ", SIZE_MAX);
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			const char *pct = strchrnul(p, '%');
+			shape_text(&sh, p, (size_t)(pct - p));
+			p = pct - 1;
 			continue;
 		}
-		h = (h ^ *p++) * 16777619u;
+		p++;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		if (*p == '*') {
+			(void)va_arg(ap, int);
+			p++;
+		}
+		while (*p >= '0' && *p <= '9')
+			p++;
+		size_t precision = SIZE_MAX;
+		if (*p == '.') {
+			p++;
+			if (*p == '*') {
+				int v = va_arg(ap, int);
+				precision = v < 0 ? SIZE_MAX : (size_t)v;
+				p++;
+			} else {
+				precision = 0;
+				while (*p >= '0' && *p <= '9')
+					precision = precision * 10 + (size_t)(*p++ - '0');
+			}
+		}
+		/* The length: which type va_arg takes. */
+		enum { INT, LONG, LLONG, SIZE, INTMAX, PTRDIFF, LDOUBLE } len = INT;
+		if (p[0] == 'h') {
+			p += p[1] == 'h' ? 2 : 1;
+		} else if (p[0] == 'l') {
+			len = p[1] == 'l' ? LLONG : LONG;
+			p += p[1] == 'l' ? 2 : 1;
+		} else if (*p == 'z' || *p == 'j' || *p == 't' || *p == 'L') {
+			len = *p == 'z' ? SIZE : *p == 'j' ? INTMAX : *p == 't' ? PTRDIFF : LDOUBLE;
+			p++;
+		}
+		switch (*p) {
+		case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+			switch (len) {
+			case LONG: (void)va_arg(ap, long); break;
+			case LLONG: (void)va_arg(ap, long long); break;
+			case SIZE: (void)va_arg(ap, size_t); break;
+			case INTMAX: (void)va_arg(ap, intmax_t); break;
+			case PTRDIFF: (void)va_arg(ap, ptrdiff_t); break;
+			default: (void)va_arg(ap, int); break;
+			}
+			shape_number(&sh);
+			break;
+		case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+			if (len == LDOUBLE)
+				(void)va_arg(ap, long double);
+			else
+				(void)va_arg(ap, double);
+			shape_number(&sh);
+			break;
+		case 'p':
+			(void)va_arg(ap, void *);
+			shape_number(&sh);
+			break;
+		case 'c':
+			shape_char(&sh, (char)va_arg(ap, int));
+			break;
+		case 's': {
+			const char *arg = va_arg(ap, const char *);
+			shape_text(&sh, arg ? arg : "(null)", precision);
+			break;
+		}
+		case '%':
+			shape_char(&sh, '%');
+			break;
+		default:
+			return 0;
+		}
+		if (!*p)
+			break;
 	}
-	return h | 1; /* 0 marks a free slot */
+	return sh.h | 1; /* 0 marks a free slot */
+}
+
+/* The same of a printed text. */
+static uint32_t text_shape(const char *text)
+{
+	struct shape sh = { 2166136261u, false };
+	shape_text(&sh, text, SIZE_MAX);
+	return sh.h | 1;
 }
 
 /* How many lines of this shape are listed already, counting this one
@@ -156,18 +283,29 @@ void sw_snapshot_vproblem(struct sw_snapshot *s, bool warning, const char *fmt, 
 		count_dropped(s);
 		return;
 	}
+	va_list args;
+	va_copy(args, ap);
+	uint32_t shape = format_shape(warning, fmt, args);
+	va_end(args);
 	char buf[PROBLEM_SIZE];
 	size_t at = 0;
+	bool printed = false;
 	if (warning) {
 		static const char prefix[] = "warning: ";
 		memcpy(buf, prefix, sizeof prefix - 1);
 		at = sizeof prefix - 1;
 	}
-	vsnprintf(buf + at, sizeof buf - at, fmt, ap);
-	if (shape_seen(s, problem_shape(buf)) > SW_PROBLEMS_OF_A_KIND || !problems_room(s)) {
+	if (!shape) {
+		vsnprintf(buf + at, sizeof buf - at, fmt, ap);
+		shape = text_shape(buf);
+		printed = true;
+	}
+	if (shape_seen(s, shape) > SW_PROBLEMS_OF_A_KIND || !problems_room(s)) {
 		count_dropped(s);
 		return;
 	}
+	if (!printed)
+		vsnprintf(buf + at, sizeof buf - at, fmt, ap);
 	const char *copy = sw_arena_strdup(&s->arena, buf);
 	if (!copy)
 		return;

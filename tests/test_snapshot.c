@@ -3,12 +3,22 @@
  * SW_MAX_PROBLEMS, which one last line counts; on synthetic problems and
  * on damaged dumps the fuzzer made. */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "formats/open.h"
 #include "lib/snapshot.h"
 #include "testutil.h"
+
+/* A reader's warning (as formats/minidump.c's md_problem gives one). */
+static void warning(struct sw_snapshot *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sw_snapshot_vproblem(s, true, fmt, ap);
+	va_end(ap);
+}
 
 static const char *const summary_of_one =
 	"1 more problems not listed: more of the kinds above (3 of each are), or past the first 100";
@@ -47,6 +57,39 @@ START_TEST(test_fourth_of_a_kind_is_counted)
 	/* Not a kind: a name in the text makes another. */
 	sw_snapshot_problem(&s, "module 9 name at 0x1 extends past the end of libc.so");
 	ck_assert_uint_eq(s.nproblems, 6);
+	sw_snapshot_free(&s);
+}
+END_TEST
+
+/* The kind comes from the format and its arguments, not the printed
+ * text: a number conversion is a number whatever digits it prints (hex
+ * that starts with a letter too), a string argument is its text with its
+ * numbers folded, and what is listed is printed as the format says. */
+START_TEST(test_kind_of_formatted_arguments)
+{
+	struct sw_snapshot s;
+	sw_snapshot_init(&s, "x.dmp");
+	const unsigned long long values[] = { 0xdeadbeef, 0x1234, 0xabc, 7 };
+	for (int i = 0; i < 4; i++)
+		sw_snapshot_problem(&s, "entry at %llx is bad", values[i]);
+	ck_assert_uint_eq(s.nproblems, 4);
+	ck_assert_str_eq(s.problems[0], "entry at deadbeef is bad");
+	ck_assert_str_eq(s.problems[2], "entry at abc is bad");
+	ck_assert_ptr_eq(s.problems[3], s.problems_summary);
+	const char *labels[] = { "thread 5 (0x1f) stack", "thread 6 (0xa0) stack",
+		                 "thread 7 (0x21) stack", "thread 8 (0x22) stack" };
+	for (int i = 0; i < 4; i++)
+		sw_snapshot_problem(&s, "%s at 0x%x: %.*s", labels[i], 16 * i, 3, "cut short");
+	ck_assert_uint_eq(s.nproblems, 7);
+	ck_assert_str_eq(s.problems[4], "thread 6 (0xa0) stack at 0x10: cut");
+	ck_assert_uint_eq(sw_snapshot_problems_found(&s), 8);
+	/* Another string argument is another kind. */
+	sw_snapshot_problem(&s, "%s at 0x%x: %.*s", "module 1 name", 0, 3, "cut short");
+	ck_assert_uint_eq(s.nproblems, 8);
+	ck_assert_str_eq(s.problems[6], "module 1 name at 0x0: cut");
+	/* A warning is another kind than the same problem. */
+	warning(&s, "entry at %llx is bad", 1ull);
+	ck_assert_str_eq(s.problems[7], "warning: entry at 1 is bad");
 	sw_snapshot_free(&s);
 }
 END_TEST
@@ -133,6 +176,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("problems");
 	tcase_add_test(tc, test_problems_of_different_kinds_are_all_listed);
 	tcase_add_test(tc, test_fourth_of_a_kind_is_counted);
+	tcase_add_test(tc, test_kind_of_formatted_arguments);
 	tcase_add_test(tc, test_problems_past_the_cap_are_counted);
 	tcase_add_test(tc, test_verdict_names_the_first_damage);
 	tcase_add_test(tc, test_hostile_dumps_list_a_few_lines);
