@@ -691,6 +691,11 @@ static bool cache_fail(struct sw_sym_cache *c, struct sw_err *warn, const char *
 	return false;
 }
 
+void sym_index_cache_stop_writing(struct sw_sym_cache *c)
+{
+	atomic_store(&c->write_off, true);
+}
+
 /* mkdir -p of dir/debug_file/debug_id, the cache itself included. */
 static bool make_dirs(const char *path)
 {

@@ -171,6 +171,11 @@ void sym_index_write_abandon(struct sym_index_writer *w);
  * are CPUs: a walk that loads twenty modules at once does not run twenty
  * writers beside it (each holds ~1 MB of buffers). */
 struct sw_sym_cache *sym_index_writer_cache(const struct sym_index_writer *w);
+/* Writes no more indexes into c, as after a failed write but without a
+ * warning: for a user that only reads the cache (the index fuzzer, which
+ * puts each input where a rebuilt index would go: rebuilding it from the
+ * same source every time tells nothing new). */
+void sym_index_cache_stop_writing(struct sw_sym_cache *c);
 void sym_index_cache_turn(struct sw_sym_cache *c, bool take);
 
 void sym_index_close(struct sym_index *ix);
