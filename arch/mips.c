@@ -704,54 +704,40 @@ static enum sw_unwind_status mips_caller_of_signal_frame(const struct sw_step *s
  * n32 and n64 (o32 PIC code recomputes it instead). */
 #define MIPS_CALLEE_SAVED ((0xffull << 16) | (1ull << MIPS_GP) | (1ull << MIPS_SP) | (1ull << MIPS_FP))
 
+/* What 32- and 64-bit MIPS share: the rest of each struct sw_arch below. */
+#define MIPS_ARCH_COMMON \
+	.nregs = sizeof mips_reg_names / sizeof mips_reg_names[0], \
+	.reg_names = mips_reg_names, \
+	.pc = MIPS_PC, \
+	.sp = MIPS_SP, \
+	.fp = MIPS_FP, \
+	.ra = MIPS_RA, \
+	.callee_saved = MIPS_CALLEE_SAVED, \
+	.print_order = mips_print_order, \
+	.nprint = sizeof mips_print_order, \
+	.dwarf_regs = mips_dwarf_regs, \
+	.ndwarf_regs = sizeof mips_dwarf_regs, \
+	.call_site = mips_call_site, \
+	.printed_address = sw_frame_call_site_address, \
+	.strip_code_pointer = mips_strip, \
+	.caller_of_signal_frame = mips_caller_of_signal_frame, \
+	.caller_by_prologue = mips_caller_by_prologue, \
+	.caller_by_scan = mips_caller_by_scan, \
+	.call_precedes = mips_call_precedes, \
+	.call_target = mips_call_target,
+
 const struct sw_arch sw_arch_mips = {
 	.name = "mips",
 	.cpu = SW_CPU_MIPS,
 	.word_size = 4,
-	.nregs = sizeof mips_reg_names / sizeof mips_reg_names[0],
-	.reg_names = mips_reg_names,
-	.pc = MIPS_PC,
-	.sp = MIPS_SP,
-	.fp = MIPS_FP,
-	.ra = MIPS_RA,
-	.callee_saved = MIPS_CALLEE_SAVED,
-	.print_order = mips_print_order,
-	.nprint = sizeof mips_print_order,
-	.dwarf_regs = mips_dwarf_regs,
-	.ndwarf_regs = sizeof mips_dwarf_regs,
-	.call_site = mips_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = mips_strip,
 	.pc_is_plausible = mips_pc_plausible,
-	.caller_of_signal_frame = mips_caller_of_signal_frame,
-	.caller_by_prologue = mips_caller_by_prologue,
-	.caller_by_scan = mips_caller_by_scan,
-	.call_precedes = mips_call_precedes,
-	.call_target = mips_call_target,
+	MIPS_ARCH_COMMON
 };
 
 const struct sw_arch sw_arch_mips64 = {
 	.name = "mips64",
 	.cpu = SW_CPU_MIPS64,
 	.word_size = 8,
-	.nregs = sizeof mips_reg_names / sizeof mips_reg_names[0],
-	.reg_names = mips_reg_names,
-	.pc = MIPS_PC,
-	.sp = MIPS_SP,
-	.fp = MIPS_FP,
-	.ra = MIPS_RA,
-	.callee_saved = MIPS_CALLEE_SAVED,
-	.print_order = mips_print_order,
-	.nprint = sizeof mips_print_order,
-	.dwarf_regs = mips_dwarf_regs,
-	.ndwarf_regs = sizeof mips_dwarf_regs,
-	.call_site = mips_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = mips_strip,
 	.pc_is_plausible = mips64_pc_plausible,
-	.caller_of_signal_frame = mips_caller_of_signal_frame,
-	.caller_by_prologue = mips_caller_by_prologue,
-	.caller_by_scan = mips_caller_by_scan,
-	.call_precedes = mips_call_precedes,
-	.call_target = mips_call_target,
+	MIPS_ARCH_COMMON
 };

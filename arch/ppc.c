@@ -348,54 +348,40 @@ static enum sw_unwind_status ppc_caller_of_signal_frame(const struct sw_step *s,
 /* SysV ABI: r1 and r14-r31 are non-volatile. */
 #define PPC_CALLEE_SAVED ((1ull << PPC_SP) | (0x3ffffull << 14))
 
+/* What 32- and 64-bit PowerPC share: the rest of each struct sw_arch below. */
+#define PPC_ARCH_COMMON \
+	.nregs = PPC_NREGS, \
+	.reg_names = ppc_reg_names, \
+	.pc = PPC_SRR0, \
+	.sp = PPC_SP, \
+	.fp = PPC_SP, \
+	.ra = PPC_LR, \
+	.callee_saved = PPC_CALLEE_SAVED, \
+	.print_order = ppc_print_order, \
+	.nprint = sizeof ppc_print_order, \
+	.dwarf_regs = ppc_dwarf_regs, \
+	.ndwarf_regs = sizeof ppc_dwarf_regs, \
+	.call_site = ppc_call_site, \
+	.printed_address = sw_frame_call_site_address, \
+	.strip_code_pointer = ppc_strip, \
+	.caller_of_signal_frame = ppc_caller_of_signal_frame, \
+	.caller_by_frame_pointer = ppc_caller_by_frame_pointer, \
+	.caller_by_scan = ppc_caller_by_scan, \
+	.call_precedes = ppc_call_precedes, \
+	.after_scan = ppc_after_scan,
+
 const struct sw_arch sw_arch_ppc = {
 	.name = "ppc",
 	.cpu = SW_CPU_PPC,
 	.word_size = 4,
-	.nregs = PPC_NREGS,
-	.reg_names = ppc_reg_names,
-	.pc = PPC_SRR0,
-	.sp = PPC_SP,
-	.fp = PPC_SP,
-	.ra = PPC_LR,
-	.callee_saved = PPC_CALLEE_SAVED,
-	.print_order = ppc_print_order,
-	.nprint = sizeof ppc_print_order,
-	.dwarf_regs = ppc_dwarf_regs,
-	.ndwarf_regs = sizeof ppc_dwarf_regs,
-	.call_site = ppc_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = ppc_strip,
 	.pc_is_plausible = ppc32_pc_plausible,
-	.caller_of_signal_frame = ppc_caller_of_signal_frame,
-	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
-	.caller_by_scan = ppc_caller_by_scan,
-	.call_precedes = ppc_call_precedes,
-	.after_scan = ppc_after_scan,
+	PPC_ARCH_COMMON
 };
 
 const struct sw_arch sw_arch_ppc64 = {
 	.name = "ppc64",
 	.cpu = SW_CPU_PPC64,
 	.word_size = 8,
-	.nregs = PPC_NREGS,
-	.reg_names = ppc_reg_names,
-	.pc = PPC_SRR0,
-	.sp = PPC_SP,
-	.fp = PPC_SP,
-	.ra = PPC_LR,
-	.callee_saved = PPC_CALLEE_SAVED,
-	.print_order = ppc_print_order,
-	.nprint = sizeof ppc_print_order,
-	.dwarf_regs = ppc_dwarf_regs,
-	.ndwarf_regs = sizeof ppc_dwarf_regs,
-	.call_site = ppc_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = ppc_strip,
 	.pc_is_plausible = ppc64_pc_plausible,
-	.caller_of_signal_frame = ppc_caller_of_signal_frame,
-	.caller_by_frame_pointer = ppc_caller_by_frame_pointer,
-	.caller_by_scan = ppc_caller_by_scan,
-	.call_precedes = ppc_call_precedes,
-	.after_scan = ppc_after_scan,
+	PPC_ARCH_COMMON
 };

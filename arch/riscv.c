@@ -824,58 +824,42 @@ static enum sw_unwind_status riscv_caller_of_signal_frame(const struct sw_step *
 #define RISCV_CALLEE_SAVED \
 	((1ull << RV_SP) | (3ull << 8) | (0x3ffull << 18) | (1ull << RV_VLENB))
 
+/* What RV32 and RV64 share: the rest of each struct sw_arch below. */
+#define RISCV_ARCH_COMMON \
+	.nregs = sizeof riscv_reg_names / sizeof riscv_reg_names[0], \
+	.reg_names = riscv_reg_names, \
+	.pc = RV_PC, \
+	.sp = RV_SP, \
+	.fp = RV_S0, \
+	.ra = RV_RA, \
+	.callee_saved = RISCV_CALLEE_SAVED, \
+	.print_order = riscv_print_order, \
+	.nprint = sizeof riscv_print_order, \
+	.dwarf_regs = riscv_dwarf_regs, \
+	.ndwarf_regs = sizeof riscv_dwarf_regs, \
+	.dwarf_extra = riscv_dwarf_extra, \
+	.ndwarf_extra = sizeof riscv_dwarf_extra / sizeof riscv_dwarf_extra[0], \
+	.call_site = riscv_call_site, \
+	.printed_address = sw_frame_call_site_address, \
+	.strip_code_pointer = riscv_strip, \
+	.caller_of_signal_frame = riscv_caller_of_signal_frame, \
+	.caller_by_frame_pointer = riscv_caller_by_frame_pointer, \
+	.caller_by_prologue = riscv_caller_by_prologue, \
+	.call_precedes = riscv_call_precedes, \
+	.call_target = riscv_call_target,
+
 const struct sw_arch sw_arch_riscv32 = {
 	.name = "riscv32",
 	.cpu = SW_CPU_RISCV32,
 	.word_size = 4,
-	.nregs = sizeof riscv_reg_names / sizeof riscv_reg_names[0],
-	.reg_names = riscv_reg_names,
-	.pc = RV_PC,
-	.sp = RV_SP,
-	.fp = RV_S0,
-	.ra = RV_RA,
-	.callee_saved = RISCV_CALLEE_SAVED,
-	.print_order = riscv_print_order,
-	.nprint = sizeof riscv_print_order,
-	.dwarf_regs = riscv_dwarf_regs,
-	.ndwarf_regs = sizeof riscv_dwarf_regs,
-	.dwarf_extra = riscv_dwarf_extra,
-	.ndwarf_extra = sizeof riscv_dwarf_extra / sizeof riscv_dwarf_extra[0],
-	.call_site = riscv_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = riscv_strip,
 	.pc_is_plausible = riscv32_pc_plausible,
-	.caller_of_signal_frame = riscv_caller_of_signal_frame,
-	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
-	.caller_by_prologue = riscv_caller_by_prologue,
-	.call_precedes = riscv_call_precedes,
-	.call_target = riscv_call_target,
+	RISCV_ARCH_COMMON
 };
 
 const struct sw_arch sw_arch_riscv64 = {
 	.name = "riscv64",
 	.cpu = SW_CPU_RISCV64,
 	.word_size = 8,
-	.nregs = sizeof riscv_reg_names / sizeof riscv_reg_names[0],
-	.reg_names = riscv_reg_names,
-	.pc = RV_PC,
-	.sp = RV_SP,
-	.fp = RV_S0,
-	.ra = RV_RA,
-	.callee_saved = RISCV_CALLEE_SAVED,
-	.print_order = riscv_print_order,
-	.nprint = sizeof riscv_print_order,
-	.dwarf_regs = riscv_dwarf_regs,
-	.ndwarf_regs = sizeof riscv_dwarf_regs,
-	.dwarf_extra = riscv_dwarf_extra,
-	.ndwarf_extra = sizeof riscv_dwarf_extra / sizeof riscv_dwarf_extra[0],
-	.call_site = riscv_call_site,
-	.printed_address = sw_frame_call_site_address,
-	.strip_code_pointer = riscv_strip,
 	.pc_is_plausible = riscv64_pc_plausible,
-	.caller_of_signal_frame = riscv_caller_of_signal_frame,
-	.caller_by_frame_pointer = riscv_caller_by_frame_pointer,
-	.caller_by_prologue = riscv_caller_by_prologue,
-	.call_precedes = riscv_call_precedes,
-	.call_target = riscv_call_target,
+	RISCV_ARCH_COMMON
 };
