@@ -161,9 +161,13 @@ SW_NO_COVERAGE static uint32_t format_shape(bool warning, const char *fmt, va_li
 			(void)va_arg(ap, void *);
 			break;
 		case 'c':
+			if (len != INT)
+				return 0; /* %lc: a wint_t */
 			shape_byte(&sh, (unsigned char)va_arg(ap, int));
 			break;
 		case 's': {
+			if (len != INT)
+				return 0; /* %ls: a wide string */
 			const char *arg = va_arg(ap, const char *);
 			shape_text(&sh, arg ? arg : "(null)", precision);
 			break;

@@ -87,9 +87,15 @@ START_TEST(test_kind_of_formatted_arguments)
 	sw_snapshot_problem(&s, "%s at 0x%x: %.*s", "module 1 name", 0, 3, "cut short");
 	ck_assert_uint_eq(s.nproblems, 8);
 	ck_assert_str_eq(s.problems[6], "module 1 name at 0x0: cut");
+	/* A conversion the shape does not read (the ' flag, POSIX): the
+	 * printed text's shape, numbers left out all the same. */
+	for (int i = 0; i < 4; i++)
+		sw_snapshot_problem(&s, "%'d items", 1000 * (i + 1));
+	ck_assert_uint_eq(sw_snapshot_problems_found(&s), 13);
+	ck_assert_uint_eq(s.nproblems, 11);
 	/* A warning is another kind than the same problem. */
 	warning(&s, "entry at %llx is bad", 1ull);
-	ck_assert_str_eq(s.problems[7], "warning: entry at 1 is bad");
+	ck_assert_str_eq(s.problems[10], "warning: entry at 1 is bad");
 	sw_snapshot_free(&s);
 }
 END_TEST
