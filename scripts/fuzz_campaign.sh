@@ -311,7 +311,15 @@ else
       continue
     fi
     spent=0
-    while [ "$done_execs" -lt "$runs" ]; do
+    while :; do
+      # Another campaign may run this target too (one per core on the
+      # last targets): its chunks count, read afresh before each chunk.
+      IFS=$'\t' read -r done_execs _ _ _ _ now_crashes now_hangs _ <<<"$(state_of "$t")"
+      [ "$done_execs" -lt "$runs" ] || break
+      if [ $((now_crashes + now_hangs)) -gt $((crashes + hangs)) ]; then
+        echo "fuzz_campaign: $t: another campaign's chunk found something: stopping it here" >&2
+        break
+      fi
       now=$(date +%s)
       if [ -n "$until_epoch" ] && [ "$now" -ge "$until_epoch" ]; then
         echo "fuzz_campaign: $until reached: stopping ($t at $done_execs executions)"
@@ -325,15 +333,22 @@ else
       if [ -n "$until_epoch" ] && [ $((until_epoch - now)) -lt "$secs" ]; then
         secs=$((until_epoch - now))
       fi
-      n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
-      log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
+      # The next free log name, taken atomically (noclobber).
       mkdir -p "$FUZZ_WORK/$t"
+      n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
+      until (set -C; : >"$FUZZ_WORK/$t/chunk-$((n + 1)).log") 2>/dev/null; do n=$((n + 1)); done
+      log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
       echo "fuzz_campaign: $t: $done_execs of $runs executions; next chunk ${secs} s ($log)"
       run_chunk "$t" "$secs" $((runs - done_execs)) "$log"
+      spent=$((spent + r_secs))
+      # The chunk is added to the newest state under a lock, so that two
+      # campaigns of one target add both their chunks.
+      exec 9>>"$state.lock"
+      flock 9
+      IFS=$'\t' read -r done_execs done_secs status cov ft crashes hangs done_cpu <<<"$(state_of "$t")"
       done_execs=$((done_execs + r_execs))
       done_secs=$((done_secs + r_secs))
       done_cpu=$((done_cpu + r_cpu))
-      spent=$((spent + r_secs))
       [ "$r_cov" -gt 0 ] && cov=$r_cov ft=$r_ft
       case "$r_status" in crash|oom|leak) crashes=$((crashes + 1)) ;; hang) hangs=$((hangs + 1)) ;; esac
       status=$r_status
@@ -343,6 +358,8 @@ else
         "$status" "$cov" "$ft" "$crashes" "$hangs" "$done_cpu" >>"$state"
       append_result "$t" "$done_execs" "$done_secs" "$cov" "$ft" "$crashes" "$hangs" "$status" \
         "$done_cpu"
+      flock -u 9
+      exec 9>&-
       all_found+=("${r_found[@]}")
       if [ "$r_status" != ok ]; then
         echo "fuzz_campaign: $t: $r_status after $done_execs executions" >&2
