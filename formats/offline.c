@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "arch/registry.h"
+#include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "offline_internal.h"
 
@@ -88,16 +89,6 @@ struct sw_span ol_next_word(struct sw_span *rest)
 	return w;
 }
 
-static int hex_digit(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 bool ol_hex(struct sw_span s, uint64_t *out)
 {
@@ -108,7 +99,7 @@ bool ol_hex(struct sw_span s, uint64_t *out)
 		return false;
 	uint64_t v = 0;
 	for (; i < s.size; i++) {
-		int d = hex_digit(sw_u8(s, i));
+		int d = sw_hex_digit((char)sw_u8(s, i));
 		if (d < 0 || v >> 60 != 0)
 			return false;
 		v = v << 4 | (uint64_t)d;

@@ -1,12 +1,12 @@
 /* Finding a module's ELF files (see elf_locate.h). */
 #include "elf_locate.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/build_id.h"
+#include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
 
@@ -19,14 +19,6 @@ struct identity {
 	const char *name;           /* base name of the code file */
 };
 
-static int hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* The module's GNU build-id: ELF modules' code id is its hex. */
 static void module_identity(const struct sw_module *m, struct identity *id)
 {
@@ -38,7 +30,7 @@ static void module_identity(const struct sw_module *m, struct identity *id)
 	if (n < 2 || n % 2 || n / 2 > MAX_BUILD_ID)
 		return;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+		int hi = sw_hex_digit(hex[i]), lo = sw_hex_digit(hex[i + 1]);
 		if (hi < 0 || lo < 0)
 			return;
 		id->build_id[i / 2] = (uint8_t)(hi << 4 | lo);
