@@ -16,6 +16,7 @@
 #include "formats/open.h"
 #include "lib/output.h"
 #include "lib/signature.h"
+#include "lib/strlist.h"
 #include "lib/walker.h"
 #include "symbols/store.h"
 #include "symbols/sym_index.h"
@@ -26,8 +27,7 @@ struct stackwalk_snapshot {
 	char *path;               /* ours: the snapshot keeps the pointer */
 	/* Copies of the options' symbol paths it was opened with: a reader
 	 * may keep a module's file name pointing into them. */
-	char **search_paths;
-	size_t nsearch_paths;
+	struct sw_strlist search_paths;
 	bool damaged;             /* opened with STACKWALK_DAMAGED */
 };
 
@@ -44,17 +44,14 @@ struct shared {
 /* What the symbol servers are made of (stackwalk(1)'s --symbols-url,
  * --symbols-header, --debuginfod, --symbols-timeout). */
 struct server_settings {
-	char **urls;              /* malloc'd copies, in order */
-	size_t nurls;
-	char **headers;           /* "Name: value", malloc'd copies */
-	size_t nheaders;
+	struct sw_strlist urls;    /* in order */
+	struct sw_strlist headers; /* "Name: value" */
 	bool debuginfod;
 	unsigned timeout_s;       /* each download's time limit; 0: the default */
 };
 
 struct stackwalk_options {
-	char **paths;             /* symbol paths, malloc'd copies */
-	size_t npaths;
+	struct sw_strlist paths;  /* symbol paths */
 	char *maps_file;
 	struct sw_walk_options walk;
 	bool local_modules;
@@ -148,19 +145,6 @@ const char *stackwalk_version(void)
 
 /* ---- snapshots ---- */
 
-static char **copy_strings(char *const *v, size_t n)
-{
-	char **c = calloc(n ? n : 1, sizeof *c);
-	for (size_t i = 0; c && i < n; i++)
-		if (!(c[i] = strdup(v[i]))) {
-			while (i--)
-				free(c[i]);
-			free(c);
-			return NULL;
-		}
-	return c;
-}
-
 /* Opens part (NULL: the first) of path into a new handle; opt lends its
  * symbol paths and maps file to the first part. */
 static enum stackwalk_status open_snapshot(const char *path, const stackwalk_options *opt,
@@ -173,16 +157,15 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 		return fail(STACKWALK_EINVAL, "stackwalk_snapshot_open: no path");
 	struct stackwalk_snapshot *h = calloc(1, sizeof *h);
 	if (!h || !(h->path = strdup(path)) ||
-	    (opt && opt->npaths && !(h->search_paths = copy_strings(opt->paths, opt->npaths)))) {
+	    (opt && !sw_strlist_copy(&opt->paths, &h->search_paths))) {
 		if (h)
 			free(h->path);
 		free(h);
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
 	}
-	h->nsearch_paths = h->search_paths ? opt->npaths : 0;
 	struct sw_open_options oo = {
-		.search_paths = (const char *const *)h->search_paths,
-		.nsearch_paths = h->nsearch_paths,
+		.search_paths = (const char *const *)h->search_paths.v,
+		.nsearch_paths = h->search_paths.n,
 		.maps_file = opt ? opt->maps_file : NULL, /* read while opening */
 	};
 	struct sw_err err = { 0 };
@@ -222,9 +205,7 @@ void stackwalk_snapshot_close(stackwalk_snapshot *snap)
 	if (!snap)
 		return;
 	sw_snapshot_free(&snap->snap);
-	for (size_t i = 0; i < snap->nsearch_paths; i++)
-		free(snap->search_paths[i]);
-	free(snap->search_paths);
+	sw_strlist_free(&snap->search_paths);
 	free(snap->path);
 	free(snap);
 }
@@ -304,22 +285,15 @@ stackwalk_options *stackwalk_options_new(void)
 	return opt;
 }
 
-static void free_strings(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void stackwalk_options_free(stackwalk_options *opt)
 {
 	if (!opt)
 		return;
-	free_strings(opt->paths, opt->npaths);
+	sw_strlist_free(&opt->paths);
 	free(opt->maps_file);
 	shared_unref(opt->cache);
-	free_strings(opt->srv.urls, opt->srv.nurls);
-	free_strings(opt->srv.headers, opt->srv.nheaders);
+	sw_strlist_free(&opt->srv.urls);
+	sw_strlist_free(&opt->srv.headers);
 	shared_unref(opt->servers);
 	sw_sig_rules_free(&opt->rules);
 	free(opt);
@@ -330,13 +304,8 @@ enum stackwalk_status stackwalk_options_add_symbol_path(stackwalk_options *opt, 
 	if (!opt || !path)
 		return fail(STACKWALK_EINVAL, "stackwalk_options_add_symbol_path: no %s",
 		            opt ? "path" : "options");
-	char **paths = realloc(opt->paths, (opt->npaths + 1) * sizeof *paths);
-	if (!paths)
+	if (!sw_strlist_add(&opt->paths, path))
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
-	opt->paths = paths;
-	if (!(paths[opt->npaths] = strdup(path)))
-		return fail(STACKWALK_ENOMEM, "%s: out of memory", path);
-	opt->npaths++;
 	return STACKWALK_OK;
 }
 
@@ -384,16 +353,16 @@ enum stackwalk_status stackwalk_options_set_maps_file(stackwalk_options *opt, co
 static enum stackwalk_status make_servers(const char *who, const struct server_settings *ss,
                                           const struct shared *cache, struct shared **out)
 {
-	if (!ss->nurls && !ss->debuginfod) {
+	if (!ss->urls.n && !ss->debuginfod) {
 		*out = NULL;
 		return STACKWALK_OK;
 	}
 	/* Headers wait for a URL to go to. */
 	struct sw_symbol_server_options so = {
-		.urls = (const char *const *)ss->urls,
-		.nurls = ss->nurls,
-		.headers = (const char *const *)ss->headers,
-		.nheaders = ss->nurls ? ss->nheaders : 0,
+		.urls = (const char *const *)ss->urls.v,
+		.nurls = ss->urls.n,
+		.headers = (const char *const *)ss->headers.v,
+		.nheaders = ss->urls.n ? ss->headers.n : 0,
 		.debuginfod = ss->debuginfod,
 		.timeout_s = ss->timeout_s,
 		.cache_dir = cache ? sw_sym_cache_dir(cache->obj) : NULL,
@@ -422,17 +391,6 @@ static enum stackwalk_status use_servers(stackwalk_options *opt, const char *who
 	shared_unref(opt->servers);
 	opt->servers = servers;
 	return STACKWALK_OK;
-}
-
-/* One more malloc'd copy of s at the end of *v (room made, count not
- * changed: the caller commits it). False: out of memory. */
-static bool append_copy(char ***v, size_t n, const char *s)
-{
-	char **grown = realloc(*v, (n + 1) * sizeof *grown);
-	if (!grown)
-		return false;
-	*v = grown;
-	return (grown[n] = strdup(s)) != NULL;
 }
 
 /* Makes opt's cache `cache` (taken over), its servers remade to download
@@ -482,19 +440,12 @@ enum stackwalk_status stackwalk_options_disable_symbol_cache(stackwalk_options *
 static enum stackwalk_status add_server_string(stackwalk_options *opt, const char *who,
                                                bool header, const char *str)
 {
-	struct server_settings ss = opt->srv;
-	char ***list = header ? &opt->srv.headers : &opt->srv.urls;
-	size_t *n = header ? &ss.nheaders : &ss.nurls;
-	if (!append_copy(list, *n, str))
+	struct sw_strlist *list = header ? &opt->srv.headers : &opt->srv.urls;
+	if (!sw_strlist_add(list, str))
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", who);
-	if (header)
-		ss.headers = *list;
-	else
-		ss.urls = *list;
-	(*n)++;
-	enum stackwalk_status st = use_servers(opt, who, &ss);
+	enum stackwalk_status st = use_servers(opt, who, &opt->srv);
 	if (st != STACKWALK_OK)
-		free((*list)[*n - 1]);
+		sw_strlist_drop_last(list);
 	return st;
 }
 
@@ -574,16 +525,16 @@ static bool collect_warnings(struct stackwalk_result *res, const struct stackwal
                              const struct sw_err *store_err)
 {
 	uint32_t nstore = sw_sym_store_nwarnings(res->store);
-	size_t cap = opt->npaths + 1 + nstore;
+	size_t cap = opt->paths.n + 1 + nstore;
 	res->warnings = sw_arena_array(&res->arena, cap, sizeof *res->warnings);
 	if (!res->warnings)
 		return false;
-	for (size_t i = 0; i < opt->npaths; i++) {
+	for (size_t i = 0; i < opt->paths.n; i++) {
 		struct stat st;
-		if (stat(opt->paths[i], &st) == 0)
+		if (stat(opt->paths.v[i], &st) == 0)
 			continue;
 		const char *w = sw_arena_printf(&res->arena, "%s: symbol path ignored: %s",
-		                                opt->paths[i], strerror(errno));
+		                                opt->paths.v[i], strerror(errno));
 		if (!w)
 			return false;
 		res->warnings[res->nwarnings++] = w;
@@ -673,10 +624,10 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 	/* The store keeps the paths: copies in the result, whose options the
 	 * caller may free at once. */
 	const char **paths = NULL;
-	if (opt->npaths) {
-		paths = sw_arena_array(&res->arena, opt->npaths, sizeof *paths);
-		for (size_t i = 0; paths && i < opt->npaths; i++)
-			if (!(paths[i] = sw_arena_strdup(&res->arena, opt->paths[i])))
+	if (opt->paths.n) {
+		paths = sw_arena_array(&res->arena, opt->paths.n, sizeof *paths);
+		for (size_t i = 0; paths && i < opt->paths.n; i++)
+			if (!(paths[i] = sw_arena_strdup(&res->arena, opt->paths.v[i])))
 				paths = NULL;
 		if (!paths) {
 			stackwalk_result_free(res);
@@ -684,7 +635,7 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 		}
 	}
 	struct sw_err store_err = { 0 };
-	res->store = sw_sym_store_create(paths, opt->npaths, &snap->snap, &store_err);
+	res->store = sw_sym_store_create(paths, opt->paths.n, &snap->snap, &store_err);
 	if (!res->store) {
 		enum stackwalk_status st = fail(status_of(store_err.code ? store_err.code : SW_ERR_NOMEM),
 		                                "%s", store_err.code ? store_err.msg : "out of memory");

@@ -38,7 +38,7 @@ static bool is_warning(const char *problem)
 
 /* Character classes of a problem's text: a digit starts a number, which
  * goes on over digits, hex letters and 'x' (12, 0x1f00). */
-enum { PLAIN = 0, NUMBER_START = 1, NUMBER_PART = 2 };
+enum { NUMBER_START = 1, NUMBER_PART = 2 };
 static const uint8_t char_class[256] = {
 	['0'] = NUMBER_START | NUMBER_PART, ['1'] = NUMBER_START | NUMBER_PART,
 	['2'] = NUMBER_START | NUMBER_PART, ['3'] = NUMBER_START | NUMBER_PART,

@@ -40,28 +40,13 @@ static void module_identity(const struct sw_module *m, struct identity *id)
 
 static bool already_refused(const struct sw_elf_locator *l, const char *path)
 {
-	for (size_t i = 0; i < l->nrefused; i++)
-		if (strcmp(l->refused[i], path) == 0)
-			return true;
-	return false;
+	return sw_strlist_has(&l->refused, path);
 }
 
 static void refuse(struct sw_elf_locator *l, const char *path, const char *fmt, const char *why)
 {
-	if (already_refused(l, path))
+	if (already_refused(l, path) || !sw_strlist_add(&l->refused, path))
 		return;
-	if (l->nrefused == l->refused_cap) {
-		size_t cap = l->refused_cap ? l->refused_cap * 2 : 8;
-		char **r = realloc(l->refused, cap * sizeof *r);
-		if (!r)
-			return;
-		l->refused = r;
-		l->refused_cap = cap;
-	}
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	l->refused[l->nrefused++] = copy;
 	if (l->warn) {
 		char line[1024];
 		snprintf(line, sizeof line, fmt, path, why);
@@ -71,11 +56,7 @@ static void refuse(struct sw_elf_locator *l, const char *path, const char *fmt, 
 
 void sw_elf_locator_free(struct sw_elf_locator *l)
 {
-	for (size_t i = 0; i < l->nrefused; i++)
-		free(l->refused[i]);
-	free(l->refused);
-	l->refused = NULL;
-	l->nrefused = l->refused_cap = 0;
+	sw_strlist_free(&l->refused);
 }
 
 static void hex_of(const uint8_t *b, size_t n, char *out, size_t cap)

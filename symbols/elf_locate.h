@@ -28,6 +28,7 @@
 
 #include "elf_image.h"
 #include "lib/snapshot.h"
+#include "lib/strlist.h"
 
 struct sw_elf_locator {
 	const struct sw_snapshot *snap;
@@ -39,8 +40,7 @@ struct sw_elf_locator {
 	void *warn_self;
 	/* Paths already refused (so each is said once): owned by the
 	 * locator's user, grown by sw_elf_locate. */
-	char **refused;
-	size_t nrefused, refused_cap;
+	struct sw_strlist refused;
 };
 
 /* Opens module m's binary (*image) and debug file (*debug); either may be

@@ -17,6 +17,7 @@
 #include "breakpad_sym.h"
 #include "elf_locate.h"
 #include "lib/mapped_file.h"
+#include "lib/strlist.h"
 #include "elf_symbols.h"
 #include "macho_dsym.h"
 #include "symbol_server.h"
@@ -626,33 +627,17 @@ static void use_file(struct sw_sym_store *s, struct store_module *sm, int32_t f)
 	}
 }
 
+/* A fetch's warnings, kept while the store's lock is let go. */
+static void hold_warning(void *self, const char *line)
+{
+	(void)sw_strlist_add(self, line);
+}
+
 /* A module no local path served (no .sym, no ELF or dSYM file; an ELF
  * image from the snapshot's memory does not count): its files from the
  * symbol servers, read as local ones. A .sym is checked and loaded as one
  * found in a store; ELF files are located as single files given as
  * symbol paths, beside the snapshot's own image. */
-/* A fetch's warnings, kept while the store's lock is let go. */
-struct held_warnings {
-	char **lines;
-	size_t n, cap;
-};
-
-static void hold_warning(void *self, const char *line)
-{
-	struct held_warnings *h = self;
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 4;
-		char **l = realloc(h->lines, cap * sizeof *l);
-		if (!l)
-			return;
-		h->lines = l;
-		h->cap = cap;
-	}
-	char *copy = strdup(line);
-	if (copy)
-		h->lines[h->n++] = copy;
-}
-
 static void fetch_from_servers(struct sw_sym_store *s, struct store_module *sm,
                                const struct sw_module *m)
 {
@@ -662,17 +647,15 @@ static void fetch_from_servers(struct sw_sym_store *s, struct store_module *sm,
 	 * threads walking other modules fetch theirs at once (this module's
 	 * are fetched here alone: store_for_module). Its warnings wait for
 	 * the lock. */
-	struct held_warnings held = { 0 };
+	struct sw_strlist held = { 0 };
 	if (s->concurrent)
 		pthread_mutex_unlock(&s->lock);
 	bool fetched = sw_symbol_server_fetch(s->server, m, kinds, &got, hold_warning, &held);
 	if (s->concurrent)
 		pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < held.n; i++) {
-		store_warn(s, "%s", held.lines[i]);
-		free(held.lines[i]);
-	}
-	free(held.lines);
+	for (size_t i = 0; i < held.n; i++)
+		store_warn(s, "%s", held.v[i]);
+	sw_strlist_free(&held);
 	if (!fetched)
 		return;
 	int32_t f = got.sym ? load_candidate(s, m, got.sym) : -1;
