@@ -169,6 +169,11 @@ void sw_dsym_free(struct sw_dsym *d)
 	free(d);
 }
 
+const struct sw_dwarf *sw_dsym_dwarf(const struct sw_dsym *d)
+{
+	return d->dwarf;
+}
+
 static bool dsym_lookup(void *self, uint64_t offset, struct sw_arena *a, struct sw_sym_info *out)
 {
 	struct sw_dsym *d = self;

@@ -35,6 +35,10 @@ void sw_macho_dwarf_sections(const uint8_t *data, size_t size, struct sw_dwarf_s
 struct sw_dsym *sw_dsym_open(const char *path, const char *debug_id, struct sw_err *err);
 void sw_dsym_free(struct sw_dsym *d);
 
+/* The DWARF reader behind d (tests/fuzz_macho_dsym.c asks at its units'
+ * ranges). */
+const struct sw_dwarf *sw_dsym_dwarf(const struct sw_dsym *d);
+
 extern const struct sw_symbols_ops sw_dsym_ops;
 
 #endif
