@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "formats/offline.h"
+#include "lib/strlist.h"
 
 int sw_worse_status(int a, int b)
 {
@@ -94,7 +95,7 @@ void sw_batch_put_error(FILE *out, const char *path, const char *status, const c
 	fputs("}\n", out);
 }
 
-/* ---- The inputs ---- */
+/* ---- The run ---- */
 
 /* One snapshot to walk: its path, or a folder that could not be listed
  * (list_errno: opendir's errno; its line says why, and nothing is
@@ -104,28 +105,100 @@ struct input {
 	int list_errno;             /* 0: a snapshot to walk */
 };
 
-struct input_list {
-	struct input *v;
-	size_t n, cap;
+/* One input's outcome, kept until its turn to be written. */
+struct result {
+	char *lines, *msgs;         /* malloc'd by open_memstream */
+	size_t nlines, nmsgs;
+	int status;
+	bool done;
 };
 
-static bool add_input(struct input_list *l, const char *path, size_t len, int list_errno)
+enum {
+	/* How far a reader of stdin may list ahead of the writer: a stream
+	 * of paths (an endless queue) is held in memory this far only. */
+	STREAM_AHEAD = 1024,
+};
+
+struct batch_run {
+	const struct sw_batch *b;
+	/* Where listing goes on: the command line's next INPUT, or stdin's
+	 * next path while "-" is read (getdelim's buffer). */
+	size_t next_arg;
+	bool in_stdin;
+	char *line;
+	size_t line_cap;
+	/* The inputs listed and not yet written: input i (counting from the
+	 * first listed) is inputs[i % inputs_cap] while written <= i < listed.
+	 * Grown under the lock: workers copy their input out of it. */
+	struct input *inputs;
+	size_t inputs_cap, listed;
+	bool all_listed;            /* listing ended (listing_failed: out of memory) */
+	bool listing_failed;
+	/* Input i's result is results[i % window]. A worker takes input i
+	 * only when i < written + window: the results waiting for a slow
+	 * input ahead of them stay few (their lines are held in memory until
+	 * then). */
+	struct result *results;
+	size_t taken, written, window;
+	unsigned jobs;
+	bool threaded;              /* workers, and the lock, in use */
+	bool streaming;             /* "-" read by a thread as the walks go */
+	bool flush_each;            /* "-" given: each input's lines written at once */
+	bool stop;                  /* the writer ended the batch early */
+	pthread_mutex_t lock;
+	pthread_cond_t work_ready;   /* an input listed or written, listing ended, stop */
+	pthread_cond_t result_ready; /* a worker finished an input, listing ended */
+};
+
+static void lock(struct batch_run *br)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct input *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		l->v = v;
-		l->cap = cap;
-	}
-	struct input *in = &l->v[l->n];
-	in->path = strndup(path, len);
-	in->list_errno = list_errno;
-	if (!in->path)
+	if (br->threaded)
+		pthread_mutex_lock(&br->lock);
+}
+
+static void unlock(struct batch_run *br)
+{
+	if (br->threaded)
+		pthread_mutex_unlock(&br->lock);
+}
+
+/* ---- Listing the inputs ---- */
+
+/* Room for one more listed input (lock held): the array doubled, the
+ * inputs not yet written moved to their places in it. */
+static bool grow_inputs(struct batch_run *br)
+{
+	size_t cap = br->inputs_cap ? 2 * br->inputs_cap : 64;
+	struct input *v = malloc(cap * sizeof *v);
+	if (!v)
 		return false;
-	l->n++;
+	for (size_t i = br->written; i < br->listed; i++)
+		v[i % cap] = br->inputs[i % br->inputs_cap];
+	free(br->inputs);
+	br->inputs = v;
+	br->inputs_cap = cap;
 	return true;
+}
+
+static bool add_input(struct batch_run *br, const char *path, size_t len, int list_errno)
+{
+	char *copy = strndup(path, len);
+	if (!copy)
+		return false;
+	lock(br);
+	while (br->streaming && !br->stop && br->listed - br->written >= STREAM_AHEAD)
+		pthread_cond_wait(&br->work_ready, &br->lock);
+	bool ok = br->listed - br->written < br->inputs_cap || grow_inputs(br);
+	if (ok) {
+		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, list_errno };
+		br->listed++;
+		if (br->threaded)
+			pthread_cond_broadcast(&br->work_ready);
+	}
+	unlock(br);
+	if (!ok)
+		free(copy);
+	return ok;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -137,134 +210,141 @@ static int compare_names(const void *a, const void *b)
  * capture folders in it (offline snapshots), by name in byte order, not
  * recursing, names starting with '.' left out (a writer's temporary
  * files). A folder that is itself a capture is one snapshot. */
-static bool add_folder(struct input_list *l, const char *dir)
+static bool add_folder(struct batch_run *br, const char *dir)
 {
 	if (sw_offline_is_folder(dir))
-		return add_input(l, dir, strlen(dir), 0);
+		return add_input(br, dir, strlen(dir), 0);
 	DIR *d = opendir(dir);
 	if (!d)
-		return add_input(l, dir, strlen(dir), errno ? errno : EIO);
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+		return add_input(br, dir, strlen(dir), errno ? errno : EIO);
+	struct sw_strlist names = { 0 };
 	bool ok = true;
 	struct dirent *e;
-	while (ok && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			char **v = realloc(names, cap * sizeof *v);
-			ok = v != NULL;
-			names = ok ? v : names;
-		}
-		if (ok)
-			ok = (names[n++] = strdup(e->d_name)) != NULL;
-	}
+	while (ok && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			ok = sw_strlist_add(&names, e->d_name);
 	closedir(d);
-	if (ok && n)
-		qsort(names, n, sizeof *names, compare_names);
+	if (ok && names.n)
+		qsort(names.v, names.n, sizeof *names.v, compare_names);
 	size_t dlen = strlen(dir);
 	bool slash = dlen && dir[dlen - 1] == '/';
-	for (size_t i = 0; ok && i < n; i++) {
-		char *path = malloc(dlen + strlen(names[i]) + 2);
+	for (size_t i = 0; ok && i < names.n; i++) {
+		char *path = malloc(dlen + strlen(names.v[i]) + 2);
 		ok = path != NULL;
 		if (!ok)
 			break;
-		sprintf(path, "%s%s%s", dir, slash ? "" : "/", names[i]);
+		sprintf(path, "%s%s%s", dir, slash ? "" : "/", names.v[i]);
 		struct stat st;
 		/* A name that vanished since it was listed is no snapshot of
 		 * the folder's any more. */
 		if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) ||
 		                             (S_ISDIR(st.st_mode) && sw_offline_is_folder(path))))
-			ok = add_input(l, path, strlen(path), 0);
+			ok = add_input(br, path, strlen(path), 0);
 		free(path);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return ok;
-}
-
-static bool add_path(struct input_list *l, const char *path, size_t len);
-
-/* The paths of stdin, one per line (the newline removed; empty lines
- * skipped), each taken as a path given on the command line is ("-" there
- * is a file of that name). */
-static bool add_stdin(struct input_list *l)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	bool ok = true;
-	while (ok && (len = getline(&line, &cap, stdin)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (len)
-			ok = add_path(l, line, (size_t)len);
-	}
-	free(line);
+	sw_strlist_free(&names);
 	return ok;
 }
 
 /* A path: a folder's snapshots, else the path itself (a file, or what
  * the walk will refuse with its reason). */
-static bool add_path(struct input_list *l, const char *path, size_t len)
+static bool add_path(struct batch_run *br, const char *path, size_t len)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return add_folder(l, path);
-	return add_input(l, path, len, 0);
+		return add_folder(br, path);
+	return add_input(br, path, len, 0);
 }
 
-static bool list_inputs(const struct sw_batch *b, struct input_list *l)
+/* stdin's next path (one per line, or ended by a NUL byte with --null; an
+ * empty one skipped) into br->line; its length, or -1 at the end. Only
+ * here may the reader of a stream be cancelled (sw_batch_run ending
+ * early), not while it holds the lock. */
+static ssize_t read_stdin_path(struct batch_run *br)
 {
-	for (size_t i = 0; i < b->ninputs; i++) {
-		const char *in = b->inputs[i];
-		if (!(strcmp(in, "-") == 0 ? add_stdin(l) : add_path(l, in, strlen(in))))
-			return false;
+	int delim = br->b->null_separated ? '\0' : '\n';
+	for (;;) {
+		if (br->streaming)
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		ssize_t len = getdelim(&br->line, &br->line_cap, delim, stdin);
+		if (br->streaming)
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (len < 0)
+			return -1;
+		if (len && br->line[len - 1] == (char)delim)
+			br->line[--len] = '\0';
+		if (len)
+			return len;
 	}
-	return true;
 }
 
-static void free_inputs(struct input_list *l)
+/* Lists the next piece of the inputs: the command line's next INPUT (a
+ * folder: its snapshots), or while "-" is read, stdin's next path, taken
+ * as a path given on the command line is ("-" there is a file of that
+ * name). False when there is no more (all_listed set; listing_failed too
+ * when memory ran out). */
+static bool list_more(struct batch_run *br)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
-	free(l->v);
+	const struct sw_batch *b = br->b;
+	bool ok = true, more = true;
+	for (;;) {
+		if (br->in_stdin) {
+			ssize_t len = read_stdin_path(br);
+			if (len < 0) {
+				br->in_stdin = false;
+				continue;
+			}
+			ok = add_path(br, br->line, (size_t)len);
+			break;
+		}
+		if (br->next_arg == b->ninputs) {
+			more = false;
+			break;
+		}
+		const char *in = b->inputs[br->next_arg++];
+		if (strcmp(in, "-") == 0) {
+			br->in_stdin = true;
+			continue;
+		}
+		ok = add_path(br, in, strlen(in));
+		break;
+	}
+	if (ok && more)
+		return true;
+	lock(br);
+	br->all_listed = true;
+	br->listing_failed = !ok;
+	if (br->threaded) {
+		pthread_cond_broadcast(&br->work_ready);
+		pthread_cond_broadcast(&br->result_ready);
+	}
+	unlock(br);
+	return false;
+}
+
+/* The reader of a stream: lists until the end of the inputs, or until
+ * the batch ends early (then it is cancelled, waiting for stdin). */
+static void *list_stream(void *arg)
+{
+	struct batch_run *br = arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	for (;;) {
+		pthread_mutex_lock(&br->lock);
+		bool stop = br->stop;
+		pthread_mutex_unlock(&br->lock);
+		if (stop || !list_more(br))
+			break;
+	}
+	return NULL;
 }
 
 /* ---- Walking in parallel, writing in order ---- */
 
-/* One input's outcome, kept until its turn to be written. */
-struct result {
-	char *lines, *msgs;         /* malloc'd by open_memstream */
-	size_t nlines, nmsgs;
-	int status;
-	bool done;
-};
-
-struct batch_run {
-	const struct sw_batch *b;
-	struct input_list inputs;
-	struct result *results;
-	unsigned jobs;
-	/* Inputs taken by the workers and written by the writer. A worker
-	 * takes input i only when i < written + window: the results waiting
-	 * for a slow input ahead of them stay few (their lines are held in
-	 * memory until then). */
-	size_t taken, written, window;
-	bool stop;                  /* the writer ended the batch early */
-	pthread_mutex_t lock;
-	pthread_cond_t result_ready; /* a worker finished an input */
-	pthread_cond_t slot_free;    /* the writer wrote one */
-};
-
 /* Walks input i into its result (no lock held). */
-static void walk_input(struct batch_run *br, size_t i)
+static void walk_input(struct batch_run *br, size_t i, const struct input *in)
 {
 	const struct sw_batch *b = br->b;
-	const struct input *in = &br->inputs.v[i];
-	struct result *r = &br->results[i];
+	struct result *r = &br->results[i % br->window];
 	FILE *out = open_memstream(&r->lines, &r->nlines);
 	FILE *msgs = open_memstream(&r->msgs, &r->nmsgs);
 	if (!out || !msgs) {
@@ -301,32 +381,41 @@ static void walk_input(struct batch_run *br, size_t i)
 	}
 }
 
+/* Whether every input is listed and written (lock held). */
+static bool all_written(const struct batch_run *br)
+{
+	return br->all_listed && br->written == br->listed;
+}
+
 static void *worker(void *arg)
 {
 	struct batch_run *br = arg;
 	pthread_mutex_lock(&br->lock);
 	for (;;) {
-		while (!br->stop && br->taken < br->inputs.n && br->taken >= br->written + br->window)
-			pthread_cond_wait(&br->slot_free, &br->lock);
-		if (br->stop || br->taken == br->inputs.n)
+		while (!br->stop && !(br->all_listed && br->taken == br->listed) &&
+		       !(br->taken < br->listed && br->taken < br->written + br->window))
+			pthread_cond_wait(&br->work_ready, &br->lock);
+		if (br->stop || br->taken == br->listed)
 			break;
 		size_t i = br->taken++;
+		struct input in = br->inputs[i % br->inputs_cap];
 		pthread_mutex_unlock(&br->lock);
-		walk_input(br, i);
+		walk_input(br, i, &in);
 		pthread_mutex_lock(&br->lock);
-		br->results[i].done = true;
+		br->results[i % br->window].done = true;
 		pthread_cond_broadcast(&br->result_ready);
 	}
 	/* Idle until the last line is out, then all end together: a thread
 	 * that ended mid-batch has its stack reused by later allocations, which
 	 * ThreadSanitizer takes for races with the dead thread's writes. */
-	while (!br->stop && br->written < br->inputs.n)
-		pthread_cond_wait(&br->slot_free, &br->lock);
+	while (!br->stop && !all_written(br))
+		pthread_cond_wait(&br->work_ready, &br->lock);
 	pthread_mutex_unlock(&br->lock);
 	return NULL;
 }
 
-/* "N/M done, K failed" on stderr, over itself: only a terminal gets it. */
+/* "N/M done, K failed" on stderr, over itself ("N done" while a stream
+ * is still being listed): only a terminal gets it. */
 struct progress {
 	bool on;
 	size_t failed;
@@ -338,34 +427,43 @@ static void progress_clear(const struct progress *p)
 		fputs("\r\033[K", stderr);
 }
 
-static void progress_show(const struct progress *p, size_t done, size_t total)
+static void progress_show(const struct progress *p, size_t done, size_t total, bool known)
 {
-	if (p->on)
+	if (!p->on)
+		return;
+	if (known)
 		fprintf(stderr, "\r\033[Kstackwalk: %zu/%zu done, %zu failed", done, total, p->failed);
+	else
+		fprintf(stderr, "\r\033[Kstackwalk: %zu done, %zu failed", done, p->failed);
 }
 
-/* Writes input i's messages and lines. False when the batch must end
- * (out_ok said so). */
-static bool write_result(struct batch_run *br, size_t i, struct progress *p, int *status)
+/* Writes input i's messages and lines (in: the input, total: how many
+ * are listed, all when known). False when the batch must end (out_ok said
+ * so). */
+static bool write_result(struct batch_run *br, size_t i, const struct input *in, size_t total,
+                         bool known, struct progress *p, int *status)
 {
 	const struct sw_batch *b = br->b;
-	struct result *r = &br->results[i];
+	struct result *r = &br->results[i % br->window];
 	int write_errno = 0;
 	if (r->nmsgs) {
 		progress_clear(p);
 		fwrite(r->msgs, 1, r->nmsgs, stderr);
 	}
+	/* The errno of a failed write, before later calls change it. */
+	errno = 0;
 	if (r->status == SW_EXIT_INTERNAL && !r->nlines) {
 		/* Out of memory before the walk could say anything: the input
 		 * still has its line. */
-		fprintf(stderr, "stackwalk: %s: out of memory\n", br->inputs.v[i].path);
-		sw_batch_put_error(b->out, br->inputs.v[i].path, "ERROR_INTERNAL", "out of memory");
-	} else if (r->nlines) {
-		/* The errno of a failed write, before later calls change it. */
-		errno = 0;
-		if (fwrite(r->lines, 1, r->nlines, b->out) < r->nlines)
-			write_errno = errno ? errno : EIO;
+		fprintf(stderr, "stackwalk: %s: out of memory\n", in->path);
+		sw_batch_put_error(b->out, in->path, "ERROR_INTERNAL", "out of memory");
+	} else if (r->nlines && fwrite(r->lines, 1, r->nlines, b->out) < r->nlines) {
+		write_errno = errno ? errno : EIO;
 	}
+	/* A stream's reader is waiting for each line: it goes out now, not
+	 * when the buffer is full. */
+	if (!write_errno && br->flush_each && fflush(b->out) != 0)
+		write_errno = errno ? errno : EIO;
 	/* An unreadable input is one line among the others: the batch says
 	 * "not everything walked" (1), not "no report" (3). */
 	int s = r->status == SW_EXIT_UNREADABLE ? SW_EXIT_DAMAGED : r->status;
@@ -374,8 +472,8 @@ static bool write_result(struct batch_run *br, size_t i, struct progress *p, int
 		p->failed++;
 	free(r->lines);
 	free(r->msgs);
-	r->lines = r->msgs = NULL;
-	progress_show(p, i + 1, br->inputs.n);
+	*r = (struct result){ 0 };
+	progress_show(p, i + 1, total, known);
 	return b->out_ok(b->ctx, write_errno, status);
 }
 
@@ -385,72 +483,172 @@ static unsigned online_cpus(void)
 	return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 }
 
+static bool reads_stdin(const struct sw_batch *b)
+{
+	for (size_t i = 0; i < b->ninputs; i++)
+		if (strcmp(b->inputs[i], "-") == 0)
+			return true;
+	return false;
+}
+
+/* Input i, once walked (lock held in a threaded run); false when the
+ * inputs ended before it. Walked here when there are no workers. */
+static bool next_walked(struct batch_run *br, size_t i, struct input *in)
+{
+	if (!br->threaded) {
+		while (br->listed == i && list_more(br))
+			;
+		if (br->listed == i)
+			return false;
+		*in = br->inputs[i % br->inputs_cap];
+		walk_input(br, i, in);
+		return true;
+	}
+	while (!(i < br->listed && br->results[i % br->window].done) &&
+	       !(br->all_listed && i == br->listed))
+		pthread_cond_wait(&br->result_ready, &br->lock);
+	if (i == br->listed)
+		return false;
+	*in = br->inputs[i % br->inputs_cap];
+	return true;
+}
+
+/* Tells every thread the batch ends (lock held). */
+static void stop_all(struct batch_run *br)
+{
+	br->stop = true;
+	pthread_cond_broadcast(&br->work_ready);
+}
+
+/* The workers, and the reader of a stream; false (no thread left
+ * running) when they could not all be started: the batch is then walked
+ * by the calling thread alone. */
+struct threads {
+	pthread_t *workers, reader;
+	unsigned nworkers;
+	bool reading;
+};
+
+static bool start_threads(struct batch_run *br, struct threads *t)
+{
+	pthread_mutex_init(&br->lock, NULL);
+	pthread_cond_init(&br->work_ready, NULL);
+	pthread_cond_init(&br->result_ready, NULL);
+	br->threaded = true;
+	t->workers = calloc(br->jobs, sizeof *t->workers);
+	while (t->workers && t->nworkers < br->jobs &&
+	       pthread_create(&t->workers[t->nworkers], NULL, worker, br) == 0)
+		t->nworkers++;
+	if (t->nworkers && br->streaming)
+		t->reading = pthread_create(&t->reader, NULL, list_stream, br) == 0;
+	if (t->nworkers && (t->reading || !br->streaming))
+		return true;
+	/* Nothing was listed yet for a stream, nothing taken otherwise. */
+	pthread_mutex_lock(&br->lock);
+	stop_all(br);
+	pthread_mutex_unlock(&br->lock);
+	for (unsigned i = 0; i < t->nworkers; i++)
+		pthread_join(t->workers[i], NULL);
+	t->nworkers = 0;
+	pthread_mutex_destroy(&br->lock);
+	pthread_cond_destroy(&br->work_ready);
+	pthread_cond_destroy(&br->result_ready);
+	br->stop = br->threaded = br->streaming = false;
+	return false;
+}
+
+static void end_threads(struct batch_run *br, struct threads *t)
+{
+	if (t->reading) {
+		/* Ended early, the reader may wait for a line that never comes. */
+		pthread_mutex_lock(&br->lock);
+		bool waiting = !br->all_listed;
+		pthread_mutex_unlock(&br->lock);
+		if (waiting)
+			pthread_cancel(t->reader);
+		pthread_join(t->reader, NULL);
+	}
+	for (unsigned i = 0; i < t->nworkers; i++)
+		pthread_join(t->workers[i], NULL);
+	free(t->workers);
+	pthread_mutex_destroy(&br->lock);
+	pthread_cond_destroy(&br->work_ready);
+	pthread_cond_destroy(&br->result_ready);
+}
+
+/* Writes every input's lines in order as they are walked; the batch's
+ * status. */
+static int write_in_order(struct batch_run *br)
+{
+	int status = SW_EXIT_WALKED;
+	struct progress p = { .on = isatty(STDERR_FILENO) == 1 };
+	lock(br);
+	progress_show(&p, 0, br->listed, br->all_listed);
+	struct input in;
+	for (size_t i = 0; next_walked(br, i, &in); i++) {
+		size_t total = br->listed;
+		bool known = br->all_listed;
+		unlock(br);
+		bool go_on = write_result(br, i, &in, total, known, &p, &status);
+		lock(br);
+		free(in.path);
+		br->written = i + 1;
+		if (br->threaded)
+			pthread_cond_broadcast(&br->work_ready);
+		if (!go_on) {
+			if (br->threaded)
+				stop_all(br);
+			break;
+		}
+	}
+	bool failed = br->listing_failed;
+	unlock(br);
+	if (p.on && br->written)
+		fputc('\n', stderr);
+	if (failed) {
+		fputs("stackwalk: out of memory\n", stderr);
+		status = SW_EXIT_INTERNAL;
+	}
+	return status;
+}
+
 int sw_batch_run(const struct sw_batch *b)
 {
-	struct batch_run br = { .b = b };
-	int status = SW_EXIT_WALKED;
-	if (!list_inputs(b, &br.inputs) ||
-	    (br.inputs.n && !(br.results = calloc(br.inputs.n, sizeof *br.results)))) {
-		fputs("stackwalk: out of memory\n", stderr);
-		free_inputs(&br.inputs);
-		return SW_EXIT_INTERNAL;
+	struct batch_run br = { .b = b, .jobs = b->jobs ? b->jobs : online_cpus() };
+	/* Inputs on the command line are listed before the walks start, so
+	 * that no more threads start than there are inputs; stdin is read as
+	 * the walks go (a queue of paths need not end). */
+	br.flush_each = reads_stdin(b);
+	br.streaming = br.jobs > 1 && br.flush_each;
+	if (br.jobs > 1 && !br.streaming) {
+		while (list_more(&br))
+			;
+		if (br.jobs > br.listed)
+			br.jobs = br.listed ? (unsigned)br.listed : 1;
 	}
-	size_t n = br.inputs.n;
-	br.jobs = b->jobs ? b->jobs : online_cpus();
-	if (br.jobs > n)
-		br.jobs = n ? (unsigned)n : 1;
 	br.window = 4 * (size_t)br.jobs;
-	struct progress p = { .on = isatty(STDERR_FILENO) == 1 };
-	progress_show(&p, 0, n);
-
-	pthread_t *threads = NULL;
-	unsigned started = 0;
-	if (br.jobs > 1) {
-		pthread_mutex_init(&br.lock, NULL);
-		pthread_cond_init(&br.result_ready, NULL);
-		pthread_cond_init(&br.slot_free, NULL);
-		threads = calloc(br.jobs, sizeof *threads);
-		while (threads && started < br.jobs &&
-		       pthread_create(&threads[started], NULL, worker, &br) == 0)
-			started++;
+	br.results = calloc(br.window, sizeof *br.results);
+	int status = SW_EXIT_INTERNAL;
+	if (!br.results || br.listing_failed) {
+		fputs("stackwalk: out of memory\n", stderr);
+	} else {
+		struct threads t = { 0 };
+		bool threaded = br.jobs > 1 && start_threads(&br, &t);
+		status = write_in_order(&br);
+		if (threaded)
+			end_threads(&br, &t);
+		else
+			free(t.workers);
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (started == 0) {
-			/* --jobs 1 (or no thread could be started): walk here. */
-			walk_input(&br, i);
-		} else {
-			pthread_mutex_lock(&br.lock);
-			while (!br.results[i].done)
-				pthread_cond_wait(&br.result_ready, &br.lock);
-			pthread_mutex_unlock(&br.lock);
-		}
-		bool go_on = write_result(&br, i, &p, &status);
-		if (started) {
-			pthread_mutex_lock(&br.lock);
-			br.written = i + 1;
-			br.stop = !go_on;
-			pthread_cond_broadcast(&br.slot_free);
-			pthread_mutex_unlock(&br.lock);
-		}
-		if (!go_on)
-			break;
-	}
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(threads[t], NULL);
-	if (br.jobs > 1) {
-		pthread_mutex_destroy(&br.lock);
-		pthread_cond_destroy(&br.result_ready);
-		pthread_cond_destroy(&br.slot_free);
-	}
-	if (p.on && n)
-		fputc('\n', stderr);
 	/* Results walked but not written (the batch ended early). */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; br.results && i < br.window; i++) {
 		free(br.results[i].lines);
 		free(br.results[i].msgs);
 	}
-	free(threads);
+	for (size_t i = br.written; i < br.listed; i++)
+		free(br.inputs[i % br.inputs_cap].path);
+	free(br.inputs);
+	free(br.line);
 	free(br.results);
-	free_inputs(&br.inputs);
 	return status;
 }

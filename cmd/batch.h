@@ -1,6 +1,6 @@
 /* stackwalk --batch: many snapshots in one process (docs/batch.md). The
  * inputs are listed (a folder becomes its files, "-" the paths read from
- * stdin), walked by N threads, one snapshot per thread at a time, and
+ * stdin, as they come), walked by N threads, one snapshot per thread at a time, and
  * their reports written as NDJSON in the order of the inputs, whatever
  * order the walks end in. What one walk does is the command line's
  * (cmd/stackwalk.c, through a callback); this file lists, schedules,
@@ -38,6 +38,7 @@ typedef int sw_batch_walk_fn(void *ctx, const char *path, FILE *out, FILE *msgs)
 struct sw_batch {
 	const char *const *inputs;  /* SNAPSHOT, DIR or "-", as given */
 	size_t ninputs;
+	bool null_separated;        /* "-": paths end with a NUL byte (--null), not a newline */
 	unsigned jobs;              /* threads; 0: one per online CPU */
 	sw_batch_walk_fn *walk;
 	void *ctx;

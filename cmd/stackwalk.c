@@ -67,6 +67,7 @@ struct options {
 	/* --batch: positional holds the inputs (SNAPSHOTs, folders, "-"),
 	 * symbol paths come only from --symbols-path (docs/batch.md). */
 	bool batch;
+	bool null_separated;       /* --null, -0: stdin's paths end with NUL bytes */
 	unsigned jobs;             /* --jobs N; 0: one per online CPU */
 	const char *const *inputs;
 	size_t ninputs;
@@ -97,9 +98,10 @@ static void usage(FILE *f)
 	      "\n"
 	      "--batch walks many snapshots in one process: each INPUT is a SNAPSHOT, a\n"
 	      "folder (its files, by name; not its subfolders) or '-' (paths on stdin, one\n"
-	      "per line). It prints one JSON line per snapshot, in input order: --json's\n"
-	      "document with \"file\" first, or {\"file\", \"status\": \"ERROR_UNREADABLE\",\n"
-	      "\"error\"}. Symbol paths are given only as --symbols-path (docs/batch.md).\n"
+	      "per line, walked as they come). It prints one JSON line per snapshot, in\n"
+	      "input order: --json's document with \"file\" first, or {\"file\", \"status\":\n"
+	      "\"ERROR_UNREADABLE\", \"error\"}. Symbol paths are given only as\n"
+	      "--symbols-path (docs/batch.md).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
@@ -138,6 +140,8 @@ static void usage(FILE *f)
 	      "                    dynamic loader, the executable and libraries being\n"
 	      "                    looked for in the SYMBOL_PATHs when the core lacks them\n"
 	      "  --batch           many snapshots, one JSON line each (see above)\n"
+	      "  --null, -0        with --batch: the paths on stdin end with a NUL byte,\n"
+	      "                    not a newline (find -print0)\n"
 	      "  --jobs=N          walk on N threads (default: one per online CPU, at\n"
 	      "                    most 8; 1: one after the other): a snapshot's threads\n"
 	      "                    at once, or with --batch its snapshots; the output is\n"
@@ -279,6 +283,13 @@ static int batch_args(struct options *o, size_t npos)
 		return usage_error("%s", "--maps names one core's modules: it does not apply to --batch");
 	if (npos == 0)
 		return usage_error("%s", "--batch: no SNAPSHOT, folder or '-' given");
+	/* Asked for and not given, a NUL-separated list would be read as one
+	 * path. */
+	bool reads_stdin = false;
+	for (size_t i = 0; i < npos; i++)
+		reads_stdin |= strcmp(o->positional[i], "-") == 0;
+	if (o->null_separated && !reads_stdin)
+		return usage_error("%s", "--null says how '-' lists paths on stdin: no '-' given");
 	o->format = SW_OUTPUT_JSON;
 	o->inputs = o->positional;
 	o->ninputs = npos;
@@ -319,6 +330,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "null", no_argument, NULL, '0' },
 		{ "symbols-path", required_argument, NULL, OPT_SYMBOLS_PATH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -343,7 +355,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	 * POSIXLY_CORRECT says. ':' next: a missing value is ':', told apart
 	 * from an unknown option ('?'). */
 	int c;
-	while ((c = getopt_long(argc, argv, "-:mchV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:mchV0", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: o->positional[npos++] = optarg; break;
 		case OPT_JSON: json = true; break;
@@ -378,6 +390,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 		case OPT_MAPS: o->maps_file = optarg; break;
 		case OPT_BATCH: o->batch = true; break;
+		case '0': o->null_separated = true; break;
 		case OPT_SYMBOLS_PATH: o->symbols_opt[o->nsymbols_opt++] = optarg; break;
 		case OPT_JOBS: {
 			char *end;
@@ -425,6 +438,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return usage_error("%s", "an empty FILE name for --output-file or --cyborg");
 	if (o->batch)
 		return batch_args(o, npos);
+	if (o->null_separated)
+		return usage_error("%s", "--null applies to --batch's list of paths on stdin");
 	if (npos == 0)
 		return usage_error("%s", "no SNAPSHOT given");
 	/* The --symbols-path ones after the positional ones: npos +
@@ -939,6 +954,7 @@ static int run_batch(const struct options *o, struct run *r)
 	struct sw_batch b = {
 		.inputs = o->inputs,
 		.ninputs = o->ninputs,
+		.null_separated = o->null_separated,
 		.jobs = o->jobs,
 		.walk = walk_batch_input,
 		.ctx = &bw,

@@ -383,7 +383,7 @@ static enum stackwalk_status make_servers(const char *who, const struct server_s
 static enum stackwalk_status use_servers(stackwalk_options *opt, const char *who,
                                          const struct server_settings *ss)
 {
-	struct shared *servers;
+	struct shared *servers = NULL;
 	enum stackwalk_status st = make_servers(who, ss, opt->cache, &servers);
 	if (st != STACKWALK_OK)
 		return st;
@@ -398,7 +398,7 @@ static enum stackwalk_status use_servers(stackwalk_options *opt, const char *who
 static enum stackwalk_status replace_cache(stackwalk_options *opt, const char *who,
                                            struct shared *cache)
 {
-	struct shared *servers;
+	struct shared *servers = NULL;
 	enum stackwalk_status st = make_servers(who, &opt->srv, cache, &servers);
 	if (st != STACKWALK_OK) {
 		shared_unref(cache);

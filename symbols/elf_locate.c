@@ -47,10 +47,10 @@ static void refuse(struct sw_elf_locator *l, const char *path, const char *fmt, 
 {
 	if (already_refused(l, path) || !sw_strlist_add(&l->refused, path))
 		return;
-	if (l->warn) {
-		char line[1024];
-		snprintf(line, sizeof line, fmt, path, why);
+	char *line;
+	if (l->warn && asprintf(&line, fmt, path, why) >= 0) {
 		l->warn(l->warn_self, line);
+		free(line);
 	}
 }
 

@@ -3,7 +3,8 @@
 NDJSON line is, but for its "file" key, the --json document of a single run
 of that input; lines come in input order with 1 and 4 jobs; an unreadable
 file, a damaged one and a folder of dumps in the middle of the list each
-give their lines and the batch goes on; "-" reads paths from stdin; exit
+give their lines and the batch goes on; "-" reads paths from stdin (by
+lines, or NUL-separated with --null) and walks them as they come; exit
 statuses; progress only on a terminal; threads sharing one symbol cache
 leave one index per symbol file; each microdump of a log holding several
 is named by its line's "microdump" key."""
@@ -168,6 +169,59 @@ try:
     check(len(got) == 1 and got[0].get("file", "").endswith('/we"ird\n\ufffd.dmp'),
           "odd name: %r" % out[:120])
 
+    # --null (-0): the paths on stdin end with NUL bytes (find -print0), so
+    # a name may hold a newline.
+    odd_file = os.path.join(odd, b'we"ird\n\xff.dmp')
+    rc, out, err = run(["--batch", "-0", "--no-cache", "-"],
+                       stdin=odd_file + b"\0" + dumps[0].encode() + b"\0")
+    got = lines_of(out)
+    check(rc == 0 and len(got) == 2 and got[0].get("file", "").endswith('/we"ird\n\ufffd.dmp')
+          and got[1].get("file") == dumps[0], "--null: exit %d, %r" % (rc, out[:200]))
+
+    # stdin is walked as it comes: each path's line is out before the next
+    # path is written (a queue of paths that does not end), with one
+    # thread and with several; a reader that goes away ends the batch at
+    # the next line, stdin still open.
+    ex = os.path.join(a.example, "test.dmp")
+    def line_within(p, seconds):
+        ready, _, _ = select.select([p.stdout], [], [], seconds)
+        return p.stdout.readline() if ready else b""
+    for jobs in ("1", "3"):
+        p = subprocess.Popen([a.stackwalk, "--batch", "--jobs", jobs, "--no-cache", "-"] + sym_args,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        lines = []
+        for path in (ex, missing, ex):
+            p.stdin.write(path.encode() + b"\n")
+            p.stdin.flush()
+            lines.append(line_within(p, 30))
+        p.stdin.close()
+        rest = p.stdout.read()
+        rc = p.wait()
+        got = [json.loads(l) for l in lines if l]
+        check(len(got) == 3 and [g.get("file") for g in got] == [ex, missing, ex] and rest == b""
+              and got[1].get("status") == "ERROR_UNREADABLE" and rc == 1,
+              "streamed stdin, --jobs %s: %d lines as the paths came, then %r, exit %d"
+              % (jobs, len(got), rest[:100], rc))
+        p = subprocess.Popen([a.stackwalk, "--batch", "--jobs", jobs, "--no-cache", "-"] + sym_args,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        p.stdin.write(ex.encode() + b"\n")
+        p.stdin.flush()
+        first = line_within(p, 30)
+        p.stdout.close()
+        p.stdin.write(ex.encode() + b"\n")
+        p.stdin.flush()
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = "still running"
+        err = p.stderr.read().decode(errors="replace")
+        p.stdin.close()
+        check(first and rc == 0 and err == "",
+              "streamed stdin, --jobs %s: the reader gone, stdin open: exit %s, %r" % (jobs, rc, err[-200:]))
+
     # An empty folder: nothing to walk, nothing printed, exit 0.
     empty = os.path.join(work, "empty")
     os.mkdir(empty)
@@ -184,7 +238,8 @@ try:
     for args in (["--batch"], ["--batch", "--machine", dumps[0]], ["--batch", "--pretty", dumps[0]],
                  ["--batch", "--cyborg", of, dumps[0]], ["--batch", "--jobs", "0", dumps[0]],
                  ["--batch", "--jobs", "x", dumps[0]], ["--jobs", "0", dumps[0]],
-                 ["--batch", "--maps", of, dumps[0]]):
+                 ["--batch", "--maps", of, dumps[0]], ["--batch", "--null", dumps[0]],
+                 ["--null", dumps[0]]):
         rc, out, err = run(args)
         check(rc == 2 and out == "" and err.count("\n") == 1, "%s: exit %d, want 2 (%s)" % (args, rc, err.strip()))
 
