@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -31,6 +32,10 @@ enum {
 	DEBUG_FILE_MAX = 256,
 	DEBUG_ID_MAX = 64,
 	STALE_TEMP_SECONDS = 3600,    /* a .tmp. file this old is a killed writer's */
+	/* How long a process waits for another's build of the same index
+	 * before it parses the source itself (a builder stopped in a
+	 * debugger must not stop every shard). */
+	BUILD_WAIT_MS = 60 * 1000,
 };
 
 struct file_section {
@@ -113,10 +118,12 @@ struct sw_sym_cache {
 	unsigned writing, max_writing;
 };
 
-/* One index being built: the module and source it is for. */
+/* One index being built: the module and source it is for, and the lock
+ * that tells other processes (-1: none). */
 struct sym_index_build {
 	struct sym_index_build *next;
 	char *src, *debug_file, *debug_id;
+	int lock_fd;
 };
 
 struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
@@ -171,6 +178,8 @@ void sw_sym_cache_free(struct sw_sym_cache *c)
 	while (c->builds) { /* claims never ended: none when every walk ended */
 		struct sym_index_build *b = c->builds;
 		c->builds = b->next;
+		if (b->lock_fd >= 0)
+			close(b->lock_fd);
 		free(b);
 	}
 	pthread_cond_destroy(&c->build_ended);
@@ -186,6 +195,56 @@ static bool same_build(const struct sym_index_build *b, const char *src, const c
 	       strcmp(b->debug_id, debug_id) == 0;
 }
 
+static bool index_path(const struct sw_sym_cache *c, const char *src, const char *debug_file,
+                       const char *debug_id, bool file, char *out, size_t n);
+static bool make_dirs(const char *path);
+
+/* Processes sharing the cache directory (a pipeline's shards, each a
+ * --batch) share builds as the threads of one do: the builder holds an
+ * exclusive flock(2) on the index's name + ".lock" from its claim until
+ * its index is written (or given up); a process that finds the lock held
+ * waits until it is let go (the kernel lets go of a dead process's locks
+ * too), then opens the index instead of parsing the source. True when
+ * another process held it: open the index. False: this process builds,
+ * holding the lock when it could be taken (a cache it cannot write, or a
+ * wait past BUILD_WAIT_MS, builds without). The lock files (empty) stay:
+ * removing one could let two processes lock two different files. */
+static bool another_process_built(struct sw_sym_cache *c, struct sym_index_build *b)
+{
+	char dir[4096], path[4096 + 8];
+	if (atomic_load(&c->write_off) ||
+	    !index_path(c, b->src, b->debug_file, b->debug_id, false, dir, sizeof dir) ||
+	    !index_path(c, b->src, b->debug_file, b->debug_id, true, path, sizeof path - 8) ||
+	    !make_dirs(dir))
+		return false;
+	strcat(path, ".lock");
+	/* Read-only is enough for flock: a cache other users share may hold
+	 * a lock file they cannot write. */
+	int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		b->lock_fd = fd;
+		return false;
+	}
+	if (errno != EWOULDBLOCK) {
+		close(fd);
+		return false;
+	}
+	/* Polled rather than a blocking flock, to bound the wait: 1 ms at
+	 * first (a small file's build), up to 50 ms apart. */
+	for (unsigned waited = 0, step = 1; waited < BUILD_WAIT_MS; waited += step) {
+		nanosleep(&(struct timespec){ .tv_nsec = (long)step * 1000000 }, NULL);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			close(fd);
+			return true;
+		}
+		step = step < 50 ? step * 2 : 50;
+	}
+	close(fd);
+	return false;
+}
+
 bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *debug_file,
                            const char *debug_id, struct sym_index_build **claim)
 {
@@ -199,6 +258,7 @@ bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *
 		memcpy(mine->src, src, ls);
 		memcpy(mine->debug_file, debug_file, lf);
 		memcpy(mine->debug_id, debug_id, li);
+		mine->lock_fd = -1;
 	}
 	bool waited = false;
 	pthread_mutex_lock(&c->builds_lock);
@@ -219,7 +279,13 @@ bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *
 	}
 	pthread_mutex_unlock(&c->builds_lock);
 	free(mine);
-	return !waited;
+	if (waited || !*claim || !another_process_built(c, *claim))
+		return !waited;
+	/* This process's other threads wait on the claim: they open the
+	 * index too. */
+	sym_index_build_done(c, *claim);
+	*claim = NULL;
+	return false;
 }
 
 void sym_index_build_done(struct sw_sym_cache *c, struct sym_index_build *claim)
@@ -234,6 +300,8 @@ void sym_index_build_done(struct sw_sym_cache *c, struct sym_index_build *claim)
 		}
 	pthread_cond_broadcast(&c->build_ended);
 	pthread_mutex_unlock(&c->builds_lock);
+	if (claim->lock_fd >= 0)
+		close(claim->lock_fd);
 	free(claim);
 }
 

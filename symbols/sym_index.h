@@ -106,7 +106,8 @@ const char *sw_sym_cache_dir(const struct sw_sym_cache *c);
 struct sym_index;
 
 /* Threads of one process that find no index of the same source at once
- * (stackwalk --batch, docs/batch.md): the first claims the build and
+ * (stackwalk --batch, docs/batch.md), and processes sharing the cache
+ * directory (a file lock beside the index): the first claims the build and
  * parses the source; the others wait until its index is written (or will
  * not be) and open it. True: this thread builds (*claim is the claim, to
  * end with sym_index_build_done once the index is written, abandoned or

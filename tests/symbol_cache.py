@@ -2,9 +2,10 @@
 """The symbol index cache end to end (docs/symbol-cache.md), over real dumps:
 cold and warm walks print exactly what --no-cache prints; 8 processes started
 at once on one empty cache leave one valid index per symbol file and no
-temporary file; a truncated or flipped index is noticed (one warning naming
+temporary file; a walk waits for another process's build of an index (its
+lock file held) and maps what it wrote; a truncated or flipped index is noticed (one warning naming
 it) and rebuilt."""
-import argparse, glob, os, shutil, subprocess, sys, tempfile
+import argparse, fcntl, glob, os, shutil, subprocess, sys, tempfile, time
 
 from swtest import Checks, run_stackwalk
 
@@ -48,6 +49,7 @@ def temps(cache):
     return [f for f in glob.glob(os.path.join(cache, "**", "*"), recursive=True) if ".tmp." in f]
 
 total_indexes = 0
+shared_tested = set()   # the labels whose shared-build case ran
 work = tempfile.mkdtemp(prefix="sw_symcache_")
 try:
     for n, (dump, store) in enumerate(cases):
@@ -81,6 +83,41 @@ try:
             check(not temps(cache), name + ": temporary files left: %s" % temps(cache))
             warm, err = run([dump, st], cache)
             check(warm == ref and "index" not in err, name + ": concurrent indexes not valid: " + err)
+            # Another process building the same indexes (it holds each
+            # index's lock file): the walk waits for it and maps what it
+            # wrote (the files it finds keep their inodes: not parsed and
+            # written again); a builder gone without writing: it builds.
+            if idx and label not in shared_tested:
+                shared_tested.add(label)
+                for wrote in (True, False):
+                    shared = os.path.join(work, "shared-%s-%s" % (label, wrote))
+                    rels = [os.path.relpath(f, cache) for f in idx]
+                    locks = []
+                    for r in rels:
+                        os.makedirs(os.path.dirname(os.path.join(shared, r)), exist_ok=True)
+                        fd = os.open(os.path.join(shared, r) + ".lock", os.O_RDONLY | os.O_CREAT, 0o644)
+                        fcntl.flock(fd, fcntl.LOCK_EX)
+                        locks.append(fd)
+                    p = subprocess.Popen([a.stackwalk, "--symbols-cache", shared, dump, st],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    time.sleep(1.0)
+                    check(p.poll() is None,
+                          name + ": walked while another process held the index locks")
+                    inodes = {}
+                    if wrote:
+                        for r in rels:
+                            shutil.copy(os.path.join(cache, r), os.path.join(shared, r))
+                            inodes[r] = os.stat(os.path.join(shared, r)).st_ino
+                    for fd in locks:
+                        os.close(fd)
+                    out, err = p.communicate()
+                    check(out == ref and "index" not in err.decode(errors="replace"),
+                          name + ": after another process's build (wrote=%s): %s" % (wrote, err[-300:]))
+                    after = sorted(os.path.relpath(f, shared) for f in indexes(shared))
+                    check(after == sorted(rels), name + ": indexes after a shared build: %s" % after)
+                    if wrote:
+                        check(all(os.stat(os.path.join(shared, r)).st_ino == i for r, i in inodes.items()),
+                              name + ": the other process's indexes were written again, not mapped")
             # Damage: truncate one index, flip a byte in the middle of another.
             for how in ("truncate", "flip"):
                 for f in idx:
@@ -106,6 +143,7 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 check(total_indexes > 0, "no index written at all")
+check(shared_tested == {"plain", "gz"}, "the shared-build case ran for %s only" % shared_tested)
 # Its closing line stays the failure count alone: tests/run counts this
 # suite as one check by its result, as before.
 print("%d failure(s)" % checks.failed)
