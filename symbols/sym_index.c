@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lib/file_lock.h"
 
 /* ---- the file format ---------------------------------------------------- */
 
@@ -200,15 +201,13 @@ static bool index_path(const struct sw_sym_cache *c, const char *src, const char
 static bool make_dirs(const char *path);
 
 /* Processes sharing the cache directory (a pipeline's shards, each a
- * --batch) share builds as the threads of one do: the builder holds an
- * exclusive flock(2) on the index's name + ".lock" from its claim until
- * its index is written (or given up); a process that finds the lock held
- * waits until it is let go (the kernel lets go of a dead process's locks
- * too), then opens the index instead of parsing the source. True when
- * another process held it: open the index. False: this process builds,
- * holding the lock when it could be taken (a cache it cannot write, or a
- * wait past BUILD_WAIT_MS, builds without). The lock files (empty) stay:
- * removing one could let two processes lock two different files. */
+ * --batch) share builds as the threads of one do: the builder holds the
+ * lock of the index's name + ".lock" (lib/file_lock.h) from its claim
+ * until its index is written or given up; a process that finds it held
+ * waits for it, then opens the index instead of parsing the source. True
+ * when another process held it: open the index. False: this process
+ * builds, holding the lock when it could be taken (a cache it cannot
+ * write, or a wait past BUILD_WAIT_MS, builds without). */
 static bool another_process_built(struct sw_sym_cache *c, struct sym_index_build *b)
 {
 	char dir[4096], path[4096 + 8];
@@ -218,31 +217,7 @@ static bool another_process_built(struct sw_sym_cache *c, struct sym_index_build
 	    !make_dirs(dir))
 		return false;
 	strcat(path, ".lock");
-	/* Read-only is enough for flock: a cache other users share may hold
-	 * a lock file they cannot write. */
-	int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		b->lock_fd = fd;
-		return false;
-	}
-	if (errno != EWOULDBLOCK) {
-		close(fd);
-		return false;
-	}
-	/* Polled rather than a blocking flock, to bound the wait: 1 ms at
-	 * first (a small file's build), up to 50 ms apart. */
-	for (unsigned waited = 0, step = 1; waited < BUILD_WAIT_MS; waited += step) {
-		nanosleep(&(struct timespec){ .tv_nsec = (long)step * 1000000 }, NULL);
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-			close(fd);
-			return true;
-		}
-		step = step < 50 ? step * 2 : 50;
-	}
-	close(fd);
-	return false;
+	return sw_file_lock_take(path, BUILD_WAIT_MS, &b->lock_fd) == SW_LOCK_WAITED;
 }
 
 bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *debug_file,

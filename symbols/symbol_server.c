@@ -22,6 +22,7 @@
 
 #include "elf_image.h"
 #include "gz.h"
+#include "lib/file_lock.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
 
@@ -40,6 +41,10 @@ struct server {
  * modules at once (each with a curl handle of the pool); a module one
  * thread is fetching, another waits for, and then finds in the cache. */
 enum { MAX_IN_FLIGHT = 64, MAX_IDLE_HANDLES = 16 };
+
+/* How long a process waits for another that is fetching the same module
+ * into the same cache before it asks the servers itself. */
+enum { FETCH_WAIT_MS = 120 * 1000 };
 
 struct sw_symbol_server {
 	/* Guards the modules in flight, the handle pool, the down flags and
@@ -1219,6 +1224,23 @@ static void give_back_handle(struct sw_symbol_server *srv, void *curl)
 #endif
 }
 
+/* Processes sharing the cache take turns on a module as a batch's threads
+ * do: the fetcher holds the lock of MODULE_DIR/.fetch.lock (lib/file_lock.h)
+ * while it asks the servers; another process waits, then finds the files
+ * it fetched, or the misses it remembered. True when another process held
+ * it; *fd: the lock this one holds (-1: none). */
+static bool another_process_fetched(const struct sw_symbol_server *srv, const struct wanted *w,
+                                    int *fd)
+{
+	char path[4096 + 16];
+	*fd = -1;
+	if (!srv->dir || srv->dir_is_temp ||
+	    !sw_path_printf(path, sizeof path, "%s/.fetch.lock", w->miss_dir) ||
+	    !make_parent_dirs(path))
+		return false;
+	return sw_file_lock_take(path, FETCH_WAIT_MS, fd) == SW_LOCK_WAITED;
+}
+
 bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module *m,
                             unsigned kinds, struct sw_fetched *out,
                             void (*warn)(void *self, const char *line), void *warn_self)
@@ -1254,7 +1276,11 @@ bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module
 	if (!curl && srv->nservers)
 		report(&r, "symbol servers: out of memory for a connection");
 
-	bool found = ask_servers(srv, curl, &w, kinds, out, &r);
+	int lock_fd;
+	bool found = (another_process_fetched(srv, &w, &lock_fd) && cached(srv, &w, kinds, out)) ||
+	             ask_servers(srv, curl, &w, kinds, out, &r);
+	if (lock_fd >= 0)
+		close(lock_fd);
 
 	pthread_mutex_lock(&srv->lock);
 	give_back_handle(srv, curl);

@@ -227,11 +227,18 @@ with SymbolServer(store) as srv:
     _, local_out, _ = walk(['--no-cache', example, store])
     cache = new_cache()
     env = stackwalk_env(unset=NO_DEBUGINFOD)
+    before = srv.count()
     procs = [subprocess.Popen([a.stackwalk, '--symbols-cache', cache, '--symbols-url',
                                srv.url('ok'), example], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, env=env) for _ in range(8)]
     outs = [p.communicate(timeout=300)[0] for p in procs]
     check(all(o == local_out for o in outs), '8 at once: an output differs')
+    # They take turns on each module (a lock file in its directory): each
+    # file is asked for once, whoever asks first.
+    with srv.lock:
+        asked = srv.requests[before:]
+    check(asked and len(set(asked)) == len(asked), '8 at once: a file asked for twice: %s'
+          % sorted(asked))
     syms = files_under(cache, '*.sym*')
     dirs = [os.path.dirname(f) for f in syms]
     check(len(syms) == 2 and len(set(dirs)) == len(dirs), '8 at once: %s' % syms)
