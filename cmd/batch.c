@@ -98,11 +98,13 @@ void sw_batch_put_error(FILE *out, const char *path, const char *status, const c
 /* ---- The run ---- */
 
 /* One snapshot to walk: its path, or a folder that could not be listed
- * (list_errno: opendir's errno; its line says why, and nothing is
- * walked). */
+ * (list_errno: opendir's errno), or a path on stdin too long to be one
+ * (too_long: path holds its start): its line says why, and nothing is
+ * walked. */
 struct input {
 	char *path;                 /* malloc'd */
 	int list_errno;             /* 0: a snapshot to walk */
+	bool too_long;
 };
 
 /* One input's outcome, kept until its turn to be written. */
@@ -117,16 +119,19 @@ enum {
 	/* How far a reader of stdin may list ahead of the writer: a stream
 	 * of paths (an endless queue) is held in memory this far only. */
 	STREAM_AHEAD = 1024,
+	/* The longest path read from stdin (PATH_MAX is 4096): a stream
+	 * without a delimiter must not grow a line without bound. */
+	STDIN_PATH_MAX = 16384,
+	TOO_LONG_SHOWN = 256,       /* bytes of a too long path its line shows */
 };
 
 struct batch_run {
 	const struct sw_batch *b;
 	/* Where listing goes on: the command line's next INPUT, or stdin's
-	 * next path while "-" is read (getdelim's buffer). */
+	 * next path while "-" is read (its buffer: STDIN_PATH_MAX + 1 bytes). */
 	size_t next_arg;
 	bool in_stdin;
 	char *line;
-	size_t line_cap;
 	/* The inputs listed and not yet written: input i (counting from the
 	 * first listed) is inputs[i % inputs_cap] while written <= i < listed.
 	 * Grown under the lock: workers copy their input out of it. */
@@ -180,7 +185,8 @@ static bool grow_inputs(struct batch_run *br)
 	return true;
 }
 
-static bool add_input(struct batch_run *br, const char *path, size_t len, int list_errno)
+static bool add_input(struct batch_run *br, const char *path, size_t len, int list_errno,
+                      bool too_long)
 {
 	char *copy = strndup(path, len);
 	if (!copy)
@@ -190,7 +196,7 @@ static bool add_input(struct batch_run *br, const char *path, size_t len, int li
 		pthread_cond_wait(&br->work_ready, &br->lock);
 	bool ok = br->listed - br->written < br->inputs_cap || grow_inputs(br);
 	if (ok) {
-		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, list_errno };
+		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, list_errno, too_long };
 		br->listed++;
 		if (br->threaded)
 			pthread_cond_broadcast(&br->work_ready);
@@ -213,10 +219,10 @@ static int compare_names(const void *a, const void *b)
 static bool add_folder(struct batch_run *br, const char *dir)
 {
 	if (sw_offline_is_folder(dir))
-		return add_input(br, dir, strlen(dir), 0);
+		return add_input(br, dir, strlen(dir), 0, false);
 	DIR *d = opendir(dir);
 	if (!d)
-		return add_input(br, dir, strlen(dir), errno ? errno : EIO);
+		return add_input(br, dir, strlen(dir), errno ? errno : EIO, false);
 	struct sw_strlist names = { 0 };
 	bool ok = true;
 	struct dirent *e;
@@ -239,7 +245,7 @@ static bool add_folder(struct batch_run *br, const char *dir)
 		 * the folder's any more. */
 		if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) ||
 		                             (S_ISDIR(st.st_mode) && sw_offline_is_folder(path))))
-			ok = add_input(br, path, strlen(path), 0);
+			ok = add_input(br, path, strlen(path), 0, false);
 		free(path);
 	}
 	sw_strlist_free(&names);
@@ -253,28 +259,39 @@ static bool add_path(struct batch_run *br, const char *path, size_t len)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return add_folder(br, path);
-	return add_input(br, path, len, 0);
+	return add_input(br, path, len, 0, false);
 }
 
 /* stdin's next path (one per line, or ended by a NUL byte with --null; an
- * empty one skipped) into br->line; its length, or -1 at the end. Only
- * here may the reader of a stream be cancelled (sw_batch_run ending
- * early), not while it holds the lock. */
-static ssize_t read_stdin_path(struct batch_run *br)
+ * empty one skipped) into br->line, NUL-terminated: its length, -1 at the
+ * end, -2 out of memory. A path longer than STDIN_PATH_MAX is read to its
+ * end and kept cut, *too_long set. Only here may the reader of a stream
+ * be cancelled (sw_batch_run ending early), not while it holds the lock. */
+static ssize_t read_stdin_path(struct batch_run *br, bool *too_long)
 {
 	int delim = br->b->null_separated ? '\0' : '\n';
+	if (!br->line && !(br->line = malloc(STDIN_PATH_MAX + 1)))
+		return -2;
 	for (;;) {
+		size_t len = 0;
+		int c;
+		*too_long = false;
 		if (br->streaming)
 			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		ssize_t len = getdelim(&br->line, &br->line_cap, delim, stdin);
+		/* Only this thread reads stdin. */
+		while ((c = getc_unlocked(stdin)) != EOF && c != delim) {
+			if (len < STDIN_PATH_MAX)
+				br->line[len++] = (char)c;
+			else
+				*too_long = true;
+		}
 		if (br->streaming)
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		if (len < 0)
-			return -1;
-		if (len && br->line[len - 1] == (char)delim)
-			br->line[--len] = '\0';
+		br->line[len] = '\0';
 		if (len)
-			return len;
+			return (ssize_t)len;
+		if (c == EOF)
+			return -1;
 	}
 }
 
@@ -289,12 +306,14 @@ static bool list_more(struct batch_run *br)
 	bool ok = true, more = true;
 	for (;;) {
 		if (br->in_stdin) {
-			ssize_t len = read_stdin_path(br);
-			if (len < 0) {
+			bool too_long;
+			ssize_t len = read_stdin_path(br, &too_long);
+			if (len == -1) {
 				br->in_stdin = false;
 				continue;
 			}
-			ok = add_path(br, br->line, (size_t)len);
+			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, 0, true)
+			                           : add_path(br, br->line, (size_t)len));
 			break;
 		}
 		if (br->next_arg == b->ninputs) {
@@ -349,10 +368,12 @@ static void walk_input(struct batch_run *br, size_t i, const struct input *in)
 	FILE *msgs = open_memstream(&r->msgs, &r->nmsgs);
 	if (!out || !msgs) {
 		r->status = SW_EXIT_INTERNAL;
-	} else if (in->list_errno) {
+	} else if (in->list_errno || in->too_long) {
 		char *msg = NULL;
-		if (asprintf(&msg, "%s: cannot list the folder: %s", in->path,
-		             strerror(in->list_errno)) < 0)
+		if ((in->too_long ? asprintf(&msg, "%s...: a path on stdin longer than %d bytes: "
+		                             "skipped", in->path, (int)STDIN_PATH_MAX)
+		                  : asprintf(&msg, "%s: cannot list the folder: %s", in->path,
+		                             strerror(in->list_errno))) < 0)
 			msg = NULL;
 		fprintf(msgs, "stackwalk: %s\n", msg ? msg : "out of memory");
 		sw_batch_put_error(out, in->path, "ERROR_UNREADABLE", msg ? msg : "out of memory");

@@ -178,6 +178,14 @@ try:
     check(rc == 0 and len(got) == 2 and got[0].get("file", "").endswith('/we"ird\n\ufffd.dmp')
           and got[1].get("file") == dumps[0], "--null: exit %d, %r" % (rc, out[:200]))
 
+    # A path on stdin longer than any path (16 KiB) is one error line, read
+    # to its end (a stream without newlines cannot grow a line forever).
+    rc, out, err = run(["--batch", "--no-cache", "-"], stdin=b"x" * 20000 + b"\n" + dumps[0].encode() + b"\n")
+    got = lines_of(out)
+    check(rc == 1 and len(got) == 2 and got[0].get("status") == "ERROR_UNREADABLE"
+          and "longer than 16384 bytes" in got[0].get("error", "") and len(got[0]["file"]) == 256
+          and got[1].get("file") == dumps[0], "a 20,000-byte path: exit %d, %r" % (rc, out[:300]))
+
     # stdin is walked as it comes: each path's line is out before the next
     # path is written (a queue of paths that does not end), with one
     # thread and with several; a reader that goes away ends the batch at
