@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "batch.h"
 #include "convert.h"
 #include "formats/open.h"
+#include "lib/fnv.h"
 #include "lib/output.h"
 #include "lib/signature.h"
 #include "lib/walker.h"
@@ -597,7 +599,64 @@ struct run {
 	 * batch's threads share it); NULL: none. */
 	struct sw_sym_cache *cache;
 	FILE *msgs;                /* stderr, or a batch input's messages */
+	/* A batch's symbol warnings already given (shared by its threads);
+	 * NULL in a single run. */
+	struct said_once *said;
 };
+
+/* The symbol warnings a batch gave (a refused file, a symbol path that is
+ * neither a folder nor a symbol file): each is said once, for the first
+ * input that met it, not for each of thousands of dumps of one product.
+ * An open-addressed set of their FNV-1a 64 hashes, the low bit set (0:
+ * an empty slot). */
+struct said_once {
+	pthread_mutex_t lock;
+	uint64_t *slots;
+	size_t n, cap;             /* cap: a power of two, at most half full */
+};
+
+/* Adds h to the set (lock held). False when it was there already, or
+ * when out of memory (then it is said again). */
+static bool said_add(struct said_once *s, uint64_t h)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		uint64_t *slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			return true;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slots[i])
+				continue;
+			size_t j = s->slots[i] & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = s->slots[i];
+		}
+		free(s->slots);
+		s->slots = slots;
+		s->cap = cap;
+	}
+	size_t j = h & (s->cap - 1);
+	while (s->slots[j] && s->slots[j] != h)
+		j = (j + 1) & (s->cap - 1);
+	if (s->slots[j])
+		return false;
+	s->slots[j] = h;
+	s->n++;
+	return true;
+}
+
+/* Whether warning should be given: always in a single run; in a batch,
+ * the first time. */
+static bool say_first_time(struct said_once *s, const char *warning)
+{
+	if (!s)
+		return true;
+	pthread_mutex_lock(&s->lock);
+	bool first = said_add(s, sw_fnv1a64(warning) | 1);
+	pthread_mutex_unlock(&s->lock);
+	return first;
+}
 
 /* The JSON "status" of a report that exits with status (docs/json.md). */
 static const char *json_status(int status, bool unsupported_cpu)
@@ -780,7 +839,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	sw_sym_store_set_local_modules(store, o->local_modules);
 	sw_sym_store_set_symbol_server(store, r->servers);
 	sw_sym_store_set_cache(store, r->cache);
-	if (sym_err.code != SW_OK)
+	if (sym_err.code != SW_OK && say_first_time(r->said, sym_err.msg))
 		fprintf(r->msgs, "stackwalk: %s\n", sym_err.msg);
 
 	/* --brief walks and prints one thread, the walker's choice
@@ -803,7 +862,8 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	                               &walk_arena, &walk);
 	/* Symbol files refused while the walk loaded them (symbols/store.h). */
 	for (uint32_t i = 0; i < sw_sym_store_nwarnings(store); i++)
-		fprintf(r->msgs, "stackwalk: %s\n", sw_sym_store_warning(store, i));
+		if (say_first_time(r->said, sw_sym_store_warning(store, i)))
+			fprintf(r->msgs, "stackwalk: %s\n", sw_sym_store_warning(store, i));
 	if (!walked) {
 		char msg[sizeof err.msg + 64];
 		snprintf(msg, sizeof msg, "%s: out of memory while walking", o->snapshot);
@@ -919,6 +979,7 @@ static int walk_batch_input(void *ctx, const char *path, FILE *out, FILE *msgs)
 		.rules = bw->r->rules,
 		.servers = bw->r->servers,
 		.cache = bw->r->cache,
+		.said = bw->r->said,
 		.msgs = msgs,
 	};
 	return run_input(&o, &r);
@@ -950,6 +1011,8 @@ static bool batch_out_ok(void *ctx, int write_errno, int *status)
 static int run_batch(const struct options *o, struct run *r)
 {
 	warn_missing_symbol_paths(o, stderr);
+	struct said_once said = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	r->said = &said;
 	struct batch_walk bw = { .o = o, .r = r };
 	struct sw_batch b = {
 		.inputs = o->inputs,
@@ -961,7 +1024,10 @@ static int run_batch(const struct options *o, struct run *r)
 		.out = r->out.f,
 		.out_ok = batch_out_ok,
 	};
-	return sw_batch_run(&b);
+	int status = sw_batch_run(&b);
+	r->said = NULL;
+	free(said.slots);
+	return status;
 }
 
 /* Runs every snapshot of the input into r's sinks; the worst status. */

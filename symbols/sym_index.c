@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/file_lock.h"
+#include "lib/fnv.h"
 
 /* ---- the file format ---------------------------------------------------- */
 
@@ -316,19 +317,9 @@ static bool safe_component(const char *s, size_t max, bool hex_only)
 	return true;
 }
 
-/* FNV-1a, 64 bits: names the index of one source path among the indexes
- * of one module (two stores holding the same module keep two indexes). */
-static uint64_t fnv1a64(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
-/* dir/debug_file/debug_id into out; and, when file, the index's name. */
+/* dir/debug_file/debug_id into out; and, when file, the index's name:
+ * the FNV-1a 64 of the source's real path, so that two stores holding the
+ * same module keep two indexes. */
 static bool index_path(const struct sw_sym_cache *c, const char *src, const char *debug_file,
                        const char *debug_id, bool file, char *out, size_t n)
 {
@@ -341,7 +332,7 @@ static bool index_path(const struct sw_sym_cache *c, const char *src, const char
 	} else {
 		char *abs = realpath(src, NULL);
 		w = snprintf(out, n, "%s/%s/%s/%016llx.swidx", c->dir, debug_file, debug_id,
-		             (unsigned long long)fnv1a64(abs ? abs : src));
+		             (unsigned long long)sw_fnv1a64(abs ? abs : src));
 		free(abs);
 	}
 	return w > 0 && (size_t)w < n;

@@ -23,6 +23,7 @@
 #include "elf_image.h"
 #include "gz.h"
 #include "lib/file_lock.h"
+#include "lib/fnv.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
 
@@ -142,13 +143,6 @@ static bool make_parent_dirs(const char *path)
 	return mkdir(buf, 0777) == 0 || errno == EEXIST;
 }
 
-static uint64_t fnv1a64(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
 
 /* A name as the store files symbols under it: the debug file's base name,
  * else the code file's. */
@@ -969,7 +963,7 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 		while (n > 8 && s->url[n - 1] == '/')
 			s->url[--n] = '\0';
 		snprintf(s->marker, sizeof s->marker, ".missing-%016llx",
-		         (unsigned long long)fnv1a64(s->url));
+		         (unsigned long long)sw_fnv1a64(s->url));
 #ifdef SW_HAVE_CURL
 		url_origin(s->url, s->origin, sizeof s->origin);
 #endif

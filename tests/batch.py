@@ -178,6 +178,8 @@ try:
     check(rc == 0 and len(got) == 2 and got[0].get("file", "").endswith('/we"ird\n\ufffd.dmp')
           and got[1].get("file") == dumps[0], "--null: exit %d, %r" % (rc, out[:200]))
 
+    ex = os.path.join(a.example, "test.dmp")
+
     # A path on stdin longer than any path (16 KiB) is one error line, read
     # to its end (a stream without newlines cannot grow a line forever).
     rc, out, err = run(["--batch", "--no-cache", "-"], stdin=b"x" * 20000 + b"\n" + dumps[0].encode() + b"\n")
@@ -190,7 +192,6 @@ try:
     # path is written (a queue of paths that does not end), with one
     # thread and with several; a reader that goes away ends the batch at
     # the next line, stdin still open.
-    ex = os.path.join(a.example, "test.dmp")
     def line_within(p, seconds):
         ready, _, _ = select.select([p.stdout], [], [], seconds)
         return p.stdout.readline() if ready else b""
@@ -230,6 +231,24 @@ try:
         check(first and rc == 0 and err == "",
               "streamed stdin, --jobs %s: the reader gone, stdin open: exit %s, %r" % (jobs, rc, err[-200:]))
 
+    # A refused symbol file (another build's: its MODULE line's id is not
+    # the module's) is said once per batch, for the first input, not once
+    # per dump; a single run says it once too.
+    bad = os.path.join(work, "badstore")
+    shutil.copytree(os.path.join(a.example, "symbols"), bad)
+    bad_sym = glob.glob(os.path.join(bad, "**", "*.sym"), recursive=True)[0]
+    text = open(bad_sym).read().split("\n", 1)
+    f = text[0].split(" ")
+    f[3] = "0" * len(f[3])
+    open(bad_sym, "w").write(" ".join(f) + "\n" + text[1])
+    for jobs in ("1", "3"):
+        rc, out, err = run(["--batch", "--jobs", jobs, "--no-cache", "--symbols-path", bad] + [ex] * 4)
+        check(len(lines_of(out)) == 4 and err.count("symbol file not used") == 1,
+              "a refused symbol file, --jobs %s: said %d times for 4 dumps: %s"
+              % (jobs, err.count("symbol file not used"), err[:300]))
+    rc, out, err = run(["--no-cache", ex, bad])
+    check(err.count("symbol file not used") == 1, "a refused symbol file, single run: %r" % err[:300])
+
     # An empty folder: nothing to walk, nothing printed, exit 0.
     empty = os.path.join(work, "empty")
     os.mkdir(empty)
@@ -268,7 +287,6 @@ try:
     check(p.wait() == 0 and err == "", "closed pipe: exit %d, %r" % (p.returncode, err[-200:]))
 
     # A single run with --symbols-path is a run with that SYMBOL_PATH.
-    ex = os.path.join(a.example, "test.dmp")
     r1 = run(["--json", "--no-cache", ex, os.path.join(a.example, "symbols")])
     r2 = run(["--json", "--no-cache", ex, "--symbols-path", os.path.join(a.example, "symbols")])
     check(r1 == r2 and r1[0] == 0, "--symbols-path in a single run differs from a SYMBOL_PATH")
