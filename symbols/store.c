@@ -470,10 +470,17 @@ static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 	for (size_t i = 0; i < s->npaths; i++) {
 		struct store_path *p = &s->paths[i];
 		if (p->is_dir) {
+			/* The module's folder first: a store holds few of the
+			 * modules asked for, and one stat of a missing folder
+			 * answers for both names (a warm batch of small dumps
+			 * spent 17 % of its time in stat). */
+			int w = snprintf(buf, sizeof buf, "%s/%s/%s", p->path, name, id);
+			if (w <= 0 || (size_t)w >= sizeof buf || !sw_is_directory(buf))
+				continue;
 			static const char *const suffixes[] = {".sym", ".sym.gz"};
 			for (int k = 0; k < 2; k++) {
-				int w = snprintf(buf, sizeof buf, "%s/%s/%s/%.*s%s", p->path, name, id,
-				                 (int)stem_len, name, suffixes[k]);
+				w = snprintf(buf, sizeof buf, "%s/%s/%s/%.*s%s", p->path, name, id,
+				             (int)stem_len, name, suffixes[k]);
 				if (w > 0 && (size_t)w < sizeof buf && sw_is_regular_file(buf)) {
 					int32_t f = load_candidate(s, m, buf);
 					if (f >= 0)
