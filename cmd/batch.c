@@ -4,6 +4,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -123,15 +125,26 @@ enum {
 	 * without a delimiter must not grow a line without bound. */
 	STDIN_PATH_MAX = 16384,
 	TOO_LONG_SHOWN = 256,       /* bytes of a too long path its line shows */
+	STDIN_BUF = 64 * 1024,
 };
 
 struct batch_run {
 	const struct sw_batch *b;
 	/* Where listing goes on: the command line's next INPUT, or stdin's
-	 * next path while "-" is read (its buffer: STDIN_PATH_MAX + 1 bytes). */
+	 * next path while "-" is read (line: STDIN_PATH_MAX + 1 bytes). stdin
+	 * is read through a buffer of its own (in_buf: STDIN_BUF bytes), so
+	 * that the reader of a stream can wait for either more of it or the
+	 * batch's end: poll(2) on stdin and on wake[0], which the writer
+	 * writes to when the batch ends early (a thread blocked in read()
+	 * could only be cancelled, which the sanitizers' stack bookkeeping
+	 * does not survive). */
 	size_t next_arg;
 	bool in_stdin;
 	char *line;
+	uint8_t *in_buf;
+	size_t in_pos, in_len;
+	bool in_eof;
+	int wake[2];
 	/* The inputs listed and not yet written: input i (counting from the
 	 * first listed) is inputs[i % inputs_cap] while written <= i < listed.
 	 * Grown under the lock: workers copy their input out of it. */
@@ -262,36 +275,67 @@ static bool add_path(struct batch_run *br, const char *path, size_t len)
 	return add_input(br, path, len, 0, false);
 }
 
+/* What reading stdin gives besides bytes and lengths. */
+enum { STDIN_END = -1, STDIN_STOPPED = -2, STDIN_NOMEM = -3 };
+
+/* The next byte of stdin; STDIN_END at its end (or a read error),
+ * STDIN_STOPPED when the batch ended meanwhile (a stream's reader only). */
+static int stdin_byte(struct batch_run *br)
+{
+	if (br->in_pos < br->in_len)
+		return br->in_buf[br->in_pos++];
+	while (!br->in_eof) {
+		if (br->streaming) {
+			struct pollfd fds[2] = { { STDIN_FILENO, POLLIN, 0 }, { br->wake[0], POLLIN, 0 } };
+			if (poll(fds, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (fds[1].revents)
+				return STDIN_STOPPED;
+		}
+		ssize_t n = read(STDIN_FILENO, br->in_buf, STDIN_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		br->in_pos = 1;
+		br->in_len = (size_t)n;
+		return br->in_buf[0];
+	}
+	br->in_eof = true;
+	return STDIN_END;
+}
+
 /* stdin's next path (one per line, or ended by a NUL byte with --null; an
- * empty one skipped) into br->line, NUL-terminated: its length, -1 at the
- * end, -2 out of memory. A path longer than STDIN_PATH_MAX is read to its
- * end and kept cut, *too_long set. Only here may the reader of a stream
- * be cancelled (sw_batch_run ending early), not while it holds the lock. */
+ * empty one skipped) into br->line, NUL-terminated: its length, or
+ * STDIN_END, STDIN_STOPPED, STDIN_NOMEM. A path longer than
+ * STDIN_PATH_MAX is read to its end and kept cut, *too_long set. */
 static ssize_t read_stdin_path(struct batch_run *br, bool *too_long)
 {
 	int delim = br->b->null_separated ? '\0' : '\n';
 	if (!br->line && !(br->line = malloc(STDIN_PATH_MAX + 1)))
-		return -2;
+		return STDIN_NOMEM;
+	if (!br->in_buf && !(br->in_buf = malloc(STDIN_BUF)))
+		return STDIN_NOMEM;
 	for (;;) {
 		size_t len = 0;
 		int c;
 		*too_long = false;
-		if (br->streaming)
-			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		/* Only this thread reads stdin. */
-		while ((c = getc_unlocked(stdin)) != EOF && c != delim) {
+		while ((c = stdin_byte(br)) >= 0 && c != delim) {
 			if (len < STDIN_PATH_MAX)
 				br->line[len++] = (char)c;
 			else
 				*too_long = true;
 		}
-		if (br->streaming)
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (c == STDIN_STOPPED)
+			return STDIN_STOPPED;
 		br->line[len] = '\0';
 		if (len)
 			return (ssize_t)len;
-		if (c == EOF)
-			return -1;
+		if (c == STDIN_END)
+			return STDIN_END;
 	}
 }
 
@@ -308,9 +352,13 @@ static bool list_more(struct batch_run *br)
 		if (br->in_stdin) {
 			bool too_long;
 			ssize_t len = read_stdin_path(br, &too_long);
-			if (len == -1) {
+			if (len == STDIN_END) {
 				br->in_stdin = false;
 				continue;
+			}
+			if (len == STDIN_STOPPED) {
+				more = false;
+				break;
 			}
 			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, 0, true)
 			                           : add_path(br, br->line, (size_t)len));
@@ -342,11 +390,10 @@ static bool list_more(struct batch_run *br)
 }
 
 /* The reader of a stream: lists until the end of the inputs, or until
- * the batch ends early (then it is cancelled, waiting for stdin). */
+ * the batch ends early. */
 static void *list_stream(void *arg)
 {
 	struct batch_run *br = arg;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
 		pthread_mutex_lock(&br->lock);
 		bool stop = br->stop;
@@ -560,8 +607,13 @@ static bool start_threads(struct batch_run *br, struct threads *t)
 	while (t->workers && t->nworkers < br->jobs &&
 	       pthread_create(&t->workers[t->nworkers], NULL, worker, br) == 0)
 		t->nworkers++;
-	if (t->nworkers && br->streaming)
+	if (t->nworkers && br->streaming && pipe2(br->wake, O_CLOEXEC) == 0) {
 		t->reading = pthread_create(&t->reader, NULL, list_stream, br) == 0;
+		if (!t->reading) {
+			close(br->wake[0]);
+			close(br->wake[1]);
+		}
+	}
 	if (t->nworkers && (t->reading || !br->streaming))
 		return true;
 	/* Nothing was listed yet for a stream, nothing taken otherwise. */
@@ -581,13 +633,13 @@ static bool start_threads(struct batch_run *br, struct threads *t)
 static void end_threads(struct batch_run *br, struct threads *t)
 {
 	if (t->reading) {
-		/* Ended early, the reader may wait for a line that never comes. */
-		pthread_mutex_lock(&br->lock);
-		bool waiting = !br->all_listed;
-		pthread_mutex_unlock(&br->lock);
-		if (waiting)
-			pthread_cancel(t->reader);
+		/* Ended early, the reader may wait for a line that never comes:
+		 * woken (poll sees wake[0] readable), it ends. */
+		ssize_t woke = write(br->wake[1], "", 1); /* one byte: the pipe does not fill */
+		(void)woke;
 		pthread_join(t->reader, NULL);
+		close(br->wake[0]);
+		close(br->wake[1]);
 	}
 	for (unsigned i = 0; i < t->nworkers; i++)
 		pthread_join(t->workers[i], NULL);
@@ -670,6 +722,7 @@ int sw_batch_run(const struct sw_batch *b)
 		free(br.inputs[i % br.inputs_cap].path);
 	free(br.inputs);
 	free(br.line);
+	free(br.in_buf);
 	free(br.results);
 	return status;
 }

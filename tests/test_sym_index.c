@@ -114,7 +114,8 @@ static struct sw_bsym *load(struct fixture *fx, struct sw_err *warn)
 	return b;
 }
 
-/* The index file's path (the only .swidx in the cache). */
+/* The index file's path (the only .swidx in the cache; beside it its
+ * .swidx.lock). */
 static void index_file(const struct fixture *fx, char *out, size_t n)
 {
 	char d[256];
@@ -126,7 +127,8 @@ static void index_file(const struct fixture *fx, char *out, size_t n)
 	while ((e = readdir(dir))) {
 		if (strstr(e->d_name, ".tmp."))
 			ck_abort_msg("temporary file left: %s", e->d_name);
-		if (strstr(e->d_name, ".swidx")) {
+		size_t len = strlen(e->d_name);
+		if (len > 6 && strcmp(e->d_name + len - 6, ".swidx") == 0) {
 			snprintf(out, n, "%s/%s", d, e->d_name);
 			found++;
 		}
