@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1045,6 +1046,24 @@ static int run_input(const struct options *o, struct run *r)
 	return status;
 }
 
+/* The soft limit of open files raised to the hard one (at most 65,536): a
+ * cold walk of a process with hundreds of modules keeps, for each index
+ * waiting to be written, its source and its lock file open (besides the
+ * mapped modules, at most 256), and the usual soft limit of 1,024 would
+ * then refuse a symbol file. Nothing here uses select(2), which fds past
+ * 1,024 would break. */
+static void raise_open_file_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int main(int argc, char **argv)
 {
 	/* A subcommand: a SNAPSHOT named "convert" is given as ./convert. */
@@ -1060,6 +1079,7 @@ int main(int argc, char **argv)
 	 * for gen48k_depth500, 1.7 MB for rustc_abrt, at no measured time
 	 * cost). */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	raise_open_file_limit();
 	struct options o;
 	struct run r;
 	memset(&r, 0, sizeof r);
