@@ -99,14 +99,19 @@ void sw_batch_put_error(FILE *out, const char *path, const char *status, const c
 
 /* ---- The run ---- */
 
-/* One snapshot to walk: its path, or a folder that could not be listed
- * (list_errno: opendir's errno), or a path on stdin too long to be one
- * (too_long: path holds its start): its line says why, and nothing is
- * walked. */
+/* Why an input is not walked: its line says so instead. */
+enum unwalked {
+	WALK,                       /* a snapshot to walk */
+	FOLDER_UNLISTED,            /* a folder that could not be listed (error: opendir's errno) */
+	PATH_TOO_LONG,              /* a path on stdin too long to be one (path: its start) */
+	STDIN_UNREAD,               /* stdin could not be read on (error: read's errno) */
+};
+
+/* One snapshot to walk: its path, or what its line says instead. */
 struct input {
 	char *path;                 /* malloc'd */
-	int list_errno;             /* 0: a snapshot to walk */
-	bool too_long;
+	enum unwalked why;
+	int error;
 };
 
 /* One input's outcome, kept until its turn to be written. */
@@ -144,6 +149,7 @@ struct batch_run {
 	uint8_t *in_buf;
 	size_t in_pos, in_len;
 	bool in_eof;
+	int in_errno;               /* a read that failed: its line says so */
 	int wake[2];
 	/* The inputs listed and not yet written: input i (counting from the
 	 * first listed) is inputs[i % inputs_cap] while written <= i < listed.
@@ -198,8 +204,8 @@ static bool grow_inputs(struct batch_run *br)
 	return true;
 }
 
-static bool add_input(struct batch_run *br, const char *path, size_t len, int list_errno,
-                      bool too_long)
+static bool add_input(struct batch_run *br, const char *path, size_t len, enum unwalked why,
+                      int error)
 {
 	char *copy = strndup(path, len);
 	if (!copy)
@@ -209,7 +215,7 @@ static bool add_input(struct batch_run *br, const char *path, size_t len, int li
 		pthread_cond_wait(&br->work_ready, &br->lock);
 	bool ok = br->listed - br->written < br->inputs_cap || grow_inputs(br);
 	if (ok) {
-		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, list_errno, too_long };
+		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, why, error };
 		br->listed++;
 		if (br->threaded)
 			pthread_cond_broadcast(&br->work_ready);
@@ -232,10 +238,10 @@ static int compare_names(const void *a, const void *b)
 static bool add_folder(struct batch_run *br, const char *dir)
 {
 	if (sw_offline_is_folder(dir))
-		return add_input(br, dir, strlen(dir), 0, false);
+		return add_input(br, dir, strlen(dir), WALK, 0);
 	DIR *d = opendir(dir);
 	if (!d)
-		return add_input(br, dir, strlen(dir), errno ? errno : EIO, false);
+		return add_input(br, dir, strlen(dir), FOLDER_UNLISTED, errno ? errno : EIO);
 	struct sw_strlist names = { 0 };
 	bool ok = true;
 	struct dirent *e;
@@ -258,7 +264,7 @@ static bool add_folder(struct batch_run *br, const char *dir)
 		 * the folder's any more. */
 		if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) ||
 		                             (S_ISDIR(st.st_mode) && sw_offline_is_folder(path))))
-			ok = add_input(br, path, strlen(path), 0, false);
+			ok = add_input(br, path, strlen(path), WALK, 0);
 		free(path);
 	}
 	sw_strlist_free(&names);
@@ -272,14 +278,15 @@ static bool add_path(struct batch_run *br, const char *path, size_t len)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return add_folder(br, path);
-	return add_input(br, path, len, 0, false);
+	return add_input(br, path, len, WALK, 0);
 }
 
 /* What reading stdin gives besides bytes and lengths. */
 enum { STDIN_END = -1, STDIN_STOPPED = -2, STDIN_NOMEM = -3 };
 
-/* The next byte of stdin; STDIN_END at its end (or a read error),
- * STDIN_STOPPED when the batch ended meanwhile (a stream's reader only). */
+/* The next byte of stdin; STDIN_END at its end or a read error (errno in
+ * br->in_errno), STDIN_STOPPED when the batch ended meanwhile (a stream's
+ * reader only). */
 static int stdin_byte(struct batch_run *br)
 {
 	if (br->in_pos < br->in_len)
@@ -290,6 +297,7 @@ static int stdin_byte(struct batch_run *br)
 			if (poll(fds, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
+				br->in_errno = errno;
 				break;
 			}
 			if (fds[1].revents)
@@ -298,6 +306,8 @@ static int stdin_byte(struct batch_run *br)
 		ssize_t n = read(STDIN_FILENO, br->in_buf, STDIN_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0)
+			br->in_errno = errno;
 		if (n <= 0)
 			break;
 		br->in_pos = 1;
@@ -354,13 +364,18 @@ static bool list_more(struct batch_run *br)
 			ssize_t len = read_stdin_path(br, &too_long);
 			if (len == STDIN_END) {
 				br->in_stdin = false;
-				continue;
+				if (!br->in_errno)
+					continue;
+				/* "-" is an input that could not be read on. */
+				ok = add_input(br, "-", 1, STDIN_UNREAD, br->in_errno);
+				br->in_errno = 0;
+				break;
 			}
 			if (len == STDIN_STOPPED) {
 				more = false;
 				break;
 			}
-			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, 0, true)
+			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, PATH_TOO_LONG, 0)
 			                           : add_path(br, br->line, (size_t)len));
 			break;
 		}
@@ -415,12 +430,17 @@ static void walk_input(struct batch_run *br, size_t i, const struct input *in)
 	FILE *msgs = open_memstream(&r->msgs, &r->nmsgs);
 	if (!out || !msgs) {
 		r->status = SW_EXIT_INTERNAL;
-	} else if (in->list_errno || in->too_long) {
+	} else if (in->why != WALK) {
 		char *msg = NULL;
-		if ((in->too_long ? asprintf(&msg, "%s...: a path on stdin longer than %d bytes: "
-		                             "skipped", in->path, (int)STDIN_PATH_MAX)
-		                  : asprintf(&msg, "%s: cannot list the folder: %s", in->path,
-		                             strerror(in->list_errno))) < 0)
+		int n = in->why == PATH_TOO_LONG
+		                ? asprintf(&msg, "%s...: a path on stdin longer than %d bytes: skipped",
+		                           in->path, (int)STDIN_PATH_MAX)
+		        : in->why == STDIN_UNREAD
+		                ? asprintf(&msg, "-: cannot read the paths on stdin: %s",
+		                           strerror(in->error))
+		                : asprintf(&msg, "%s: cannot list the folder: %s", in->path,
+		                           strerror(in->error));
+		if (n < 0)
 			msg = NULL;
 		fprintf(msgs, "stackwalk: %s\n", msg ? msg : "out of memory");
 		sw_batch_put_error(out, in->path, "ERROR_UNREADABLE", msg ? msg : "out of memory");

@@ -188,6 +188,15 @@ try:
           and "longer than 16384 bytes" in got[0].get("error", "") and len(got[0]["file"]) == 256
           and got[1].get("file") == dumps[0], "a 20,000-byte path: exit %d, %r" % (rc, out[:300]))
 
+    # stdin that cannot be read (a directory) is "-" unreadable: one line.
+    fd = os.open(work, os.O_RDONLY)
+    p = subprocess.run([a.stackwalk, "--batch", "--no-cache", "-"], stdin=fd, capture_output=True, env=env)
+    os.close(fd)
+    got = lines_of(p.stdout.decode(errors="replace"))
+    check(p.returncode == 1 and len(got) == 1 and got[0].get("file") == "-"
+          and got[0].get("status") == "ERROR_UNREADABLE" and "Is a directory" in got[0].get("error", ""),
+          "stdin a directory: exit %d, %r" % (p.returncode, p.stdout[:200]))
+
     # stdin is walked as it comes: each path's line is out before the next
     # path is written (a queue of paths that does not end), with one
     # thread and with several; a reader that goes away ends the batch at
