@@ -17,14 +17,15 @@ enum sw_file_lock sw_file_lock_take(const char *path, unsigned max_ms, int *fd)
 	if (errno == EWOULDBLOCK) {
 		/* Polled rather than a blocking flock, to bound the wait: 1 ms
 		 * at first (a small file's build), up to 50 ms apart. */
-		for (unsigned waited = 0, step = 1; waited < max_ms; waited += step) {
+		for (unsigned waited = 0, step = 1; waited < max_ms;) {
 			nanosleep(&(struct timespec){ .tv_nsec = (long)step * 1000000 }, NULL);
+			waited += step;
 			if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
 				close(*fd);
 				*fd = -1;
 				return SW_LOCK_WAITED;
 			}
-			step = step < 50 ? step * 2 : 50;
+			step = step * 2 > 50 ? 50 : step * 2;
 		}
 	}
 	close(*fd);
