@@ -1,7 +1,7 @@
 /* The compressed debug data of an image, inflated on first use and kept
  * by it:
- * - SHF_COMPRESSED sections (gABI "Section Compression") and the older
- *   .zdebug_* form, zlib;
+ * - SHF_COMPRESSED sections (gABI "Section Compression"), zlib or zstd,
+ *   and the older .zdebug_* form, zlib;
  * - MiniDebugInfo (GDB manual, "MiniDebugInfo"): .gnu_debugdata holds an
  *   xz stream (possibly several blocks) that inflates to a small ELF with
  *   .symtab and often .debug_frame: the symbols a stripped Android or
@@ -13,13 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
-/* ---- zlib sections ---------------------------------------------------- */
+/* ---- compressed sections ---------------------------------------------- */
 
 enum {
 	/* Deflate cannot expand by more than about 1032:1 (RFC 1951's longest
-	 * match per 258 bytes); a section header claiming more is lying. */
+	 * match per 258 bytes); a section header claiming more is lying. zstd
+	 * can (an RLE block repeats one byte 128 Ki times), but DWARF
+	 * compresses 3 to 10 times either way, and a section claiming a
+	 * thousand times its bytes is a bomb: refused for both. */
 	DEFLATE_MAX_RATIO = 1032,
+	ELFCOMPRESS_ZSTD_TYPE = 2,  /* gABI; <elf.h> has it only from glibc 2.38 */
 };
 /* No section of a real module inflates past this. */
 #define SECTION_INFLATE_MAX ((uint64_t)1 << 30)
@@ -74,20 +79,40 @@ static const uint8_t *inflate_exactly(struct sw_elf *e, struct sw_span in, uint6
 	return buf;
 }
 
+/* zstd frames of in[0..n) into exactly `size` fresh bytes, kept by e. */
+static const uint8_t *unzstd_exactly(struct sw_elf *e, struct sw_span in, uint64_t size)
+{
+	if (size > SECTION_INFLATE_MAX || size / DEFLATE_MAX_RATIO > in.size)
+		return NULL;
+	uint8_t *buf = malloc(size ? size : 1);
+	if (!buf)
+		return NULL;
+	/* Every frame of the input, one after the other, into the buffer: a
+	 * result other than the size the header claims is damage. */
+	size_t got = ZSTD_decompress(buf, (size_t)size, in.data, (size_t)in.size);
+	if (ZSTD_isError(got) || got != size || !keep_inflated(e, buf)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* SHF_COMPRESSED (gABI "Section Compression"): an Elf32_Chdr (12 bytes:
  * ch_type, ch_size, ch_addralign) or Elf64_Chdr (24: ch_type, reserved,
- * ch_size, ch_addralign) before the compressed bytes. Only
- * ELFCOMPRESS_ZLIB is read; ELFCOMPRESS_ZSTD (2) is not supported. */
+ * ch_size, ch_addralign) before the compressed bytes: a zlib stream
+ * (ELFCOMPRESS_ZLIB) or zstd frames (ELFCOMPRESS_ZSTD). */
 bool elf_inflate_compressed(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out)
 {
 	bool wide = e->info.word_size == 8;
 	uint64_t hdr = wide ? 24 : 12;
 	struct sw_span body;
-	if (raw.size < hdr || sw_u32(raw, 0) != ELFCOMPRESS_ZLIB ||
+	uint32_t type = sw_u32(raw, 0);
+	if (raw.size < hdr || (type != ELFCOMPRESS_ZLIB && type != ELFCOMPRESS_ZSTD_TYPE) ||
 	    !sw_span_sub(raw, hdr, raw.size - hdr, &body))
 		return false;
 	uint64_t size = wide ? sw_u64(raw, 8) : sw_u32(raw, 4);
-	const uint8_t *data = inflate_exactly(e, body, size);
+	const uint8_t *data = type == ELFCOMPRESS_ZLIB ? inflate_exactly(e, body, size)
+	                                               : unzstd_exactly(e, body, size);
 	if (!data)
 		return false;
 	out->data = data;

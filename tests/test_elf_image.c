@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <gelf.h>
 #include <zlib.h>
+#include <zstd.h>
 
+#include "symbols/dwarf_lines.h"
 #include "symbols/elf_image.h"
 #include "symbols/elf_locate.h"
 #include "symbols/elf_symbols.h"
@@ -432,6 +434,39 @@ START_TEST(test_elf_big_endian_object_with_compressed_dwarf)
 }
 END_TEST
 
+START_TEST(test_elf_zstd_compressed_dwarf_is_read)
+{
+	/* tiny.c built with -g, then objcopy --compress-debug-sections=zstd
+	 * (ELFCOMPRESS_ZSTD: .debug_info, _abbrev, _str, _aranges); readelf:
+	 * .debug_info 276 bytes compressed, 383 decompressed; exported() at
+	 * 0x6f9 on line 3, main() at 0x5f0 on line 4. */
+	char path[1024];
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(
+		testdata_path(path, sizeof path, "elf/tiny_zstd_debug_x86_64"), 0, &err);
+	ck_assert_msg(e != NULL, "%s", err.msg);
+	struct sw_elf_section s;
+	ck_assert(sw_elf_section(e, ".debug_info", &s));
+	ck_assert_uint_eq(s.size, 383);
+	ck_assert(sw_elf_section(e, ".debug_str", &s));
+	ck_assert_uint_eq(s.size, 188);
+	ck_assert_ptr_nonnull(memmem(s.data, s.size, "exported", 9));
+	struct sw_dwarf *d = sw_dwarf_open(e, "tiny_zstd_debug_x86_64", &err);
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	struct sw_arena a;
+	sw_arena_init(&a);
+	struct sw_sym_info info;
+	ck_assert(sw_dwarf_lookup(d, 0x6fc, &a, &info));
+	ck_assert_str_eq(info.function, "exported");
+	ck_assert_uint_eq(info.line, 3);
+	ck_assert(sw_dwarf_lookup(d, 0x5f0, &a, &info));
+	ck_assert_str_eq(info.function, "main");
+	sw_arena_free(&a);
+	sw_dwarf_free(d);
+	sw_elf_free(e);
+}
+END_TEST
+
 START_TEST(test_elf_libelf_reads_a_read_only_mapping)
 {
 	/* Not gzipped: the image is the PROT_READ mapping itself, and libelf
@@ -724,13 +759,27 @@ static size_t compressed_section(uint8_t *out, size_t cap, const char *text, uin
 	return 24 + len;
 }
 
+/* The same with ELFCOMPRESS_ZSTD: one zstd frame of `text`. */
+static size_t zstd_section(uint8_t *out, size_t cap, const char *text, uint64_t claimed)
+{
+	memset(out, 0, 24);
+	put(out, 2 /* ELFCOMPRESS_ZSTD */, 4);
+	put(out + 8, claimed, 8);
+	put(out + 16, 1, 8);
+	size_t len = ZSTD_compress(out + 24, cap - 24, text, strlen(text), 3);
+	ck_assert(!ZSTD_isError(len));
+	return 24 + len;
+}
+
 START_TEST(test_elf_compressed_section_with_absurd_size_is_refused)
 {
 	static const char text[] = "the contents of a small debug section, inflated";
 	static uint8_t sec[512], img[4096];
 	uint64_t claims[] = { strlen(text), 1ull << 40, strlen(text) + 1, 3 };
 	for (size_t i = 0; i < 4; i++) {
-		size_t len = compressed_section(sec, sizeof sec, text, claims[i]);
+		bool zstd = _i == 1;
+		size_t len = zstd ? zstd_section(sec, sizeof sec, text, claims[i])
+		                  : compressed_section(sec, sizeof sec, text, claims[i]);
 		struct test_section secs[] = {
 			{ ".debug_frame", SHT_PROGBITS, SHF_COMPRESSED, sec, len, 0, 0, 0 },
 		};
@@ -974,6 +1023,7 @@ Suite *test_suite(void)
 	tcase_add_test(content, test_elf_demangles_cxx_and_rust);
 	tcase_add_test(content, test_elf_file_crc32_streams_the_file);
 	tcase_add_test(content, test_elf_big_endian_object_with_compressed_dwarf);
+	tcase_add_test(content, test_elf_zstd_compressed_dwarf_is_read);
 	tcase_add_test(content, test_elf_libelf_reads_a_read_only_mapping);
 	suite_add_tcase(s, content);
 
@@ -984,7 +1034,7 @@ Suite *test_suite(void)
 	tcase_add_test(hostile, test_elf_section_table_past_the_end_gives_no_sections);
 	tcase_add_test(hostile, test_elf_shstrndx_out_of_range_or_extended);
 	tcase_add_test(hostile, test_elf_debugdata_that_is_not_xz_gives_null);
-	tcase_add_test(hostile, test_elf_compressed_section_with_absurd_size_is_refused);
+	tcase_add_loop_test(hostile, test_elf_compressed_section_with_absurd_size_is_refused, 0, 2);
 	suite_add_tcase(s, hostile);
 
 	TCase *acceptance = tcase_create("libunwindstack");
