@@ -8,6 +8,7 @@
  *   Fedora binary keeps. liblzma; opened as an image the outer one owns. */
 #include "symbols/elf_image_internal.h"
 
+#include <libdeflate.h>
 #include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,21 @@ static bool keep_inflated(struct sw_elf *e, uint8_t *buf)
 	return true;
 }
 
+/* libdeflate's whole-buffer inflate of a zlib stream into exactly size
+ * bytes: about three times zlib's speed, and a walk with Debian's debug
+ * files (zlib-compressed DWARF) spent two thirds of its time inflating
+ * (libc6-dbg's libc: 40 of 60 ms). False on anything it does not take. */
+static bool inflate_whole(struct sw_span in, uint8_t *buf, uint64_t size)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	if (!d)
+		return false;
+	enum libdeflate_result r =
+		libdeflate_zlib_decompress(d, in.data, (size_t)in.size, buf, (size_t)size, NULL);
+	libdeflate_free_decompressor(d);
+	return r == LIBDEFLATE_SUCCESS;
+}
+
 /* zlib data of in[0..n) into exactly `size` fresh bytes, kept by e. */
 static const uint8_t *inflate_exactly(struct sw_elf *e, struct sw_span in, uint64_t size)
 {
@@ -47,6 +63,15 @@ static const uint8_t *inflate_exactly(struct sw_elf *e, struct sw_span in, uint6
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
 		return NULL;
+	if (inflate_whole(in, buf, size)) {
+		if (!keep_inflated(e, buf)) {
+			free(buf);
+			return NULL;
+		}
+		return buf;
+	}
+	/* What libdeflate refused, zlib decides (the two differ on a few
+	 * odd streams). */
 	z_stream z;
 	memset(&z, 0, sizeof z);
 	if (inflateInit(&z) != Z_OK) {
