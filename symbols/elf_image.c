@@ -516,6 +516,13 @@ struct sw_elf *sw_elf_open_file(const char *path, uint64_t offset, struct sw_err
 		sw_elf_free(e);
 		return NULL;
 	}
+	/* Who the file is, for a cache of its inflated sections
+	 * (sw_elf_set_section_cache). */
+	e->src_path = realpath(path, NULL);
+	if (e->src_path && stat(path, &e->src_st) != 0) {
+		free(e->src_path);
+		e->src_path = NULL;
+	}
 	const uint8_t *data = e->map.data;
 	size_t size = e->map.size;
 	/* A gzip-compressed ELF (how test corpora store them) is inflated
@@ -551,6 +558,7 @@ void sw_elf_free(struct sw_elf *e)
 	for (size_t i = 0; i < e->n_inflated; i++)
 		free(e->inflated[i]);
 	free(e->inflated);
+	elf_section_cache_free(e);
 	sw_arena_free(&e->arena);
 	sw_unmap_file(&e->map);
 	free(e->owned);
@@ -638,12 +646,16 @@ static bool load_section(struct sw_elf *e, const struct elf_shdr *sh, struct sw_
 	    !elf_image_window(e, sh->offset, sh->size, &raw))
 		return false;
 	*out = (struct sw_elf_section){ raw.data, raw.size, sh->addr, sh->offset, sh->type,
-	                                sh->flags };
-	if (sh->flags & SHF_COMPRESSED)
-		return elf_inflate_compressed(e, raw, out);
-	if (strncmp(sh->name, ".zdebug", 7) == 0)
-		return elf_inflate_zdebug(e, raw, out);
-	return true;
+	                                sh->flags, false };
+	bool zdebug = strncmp(sh->name, ".zdebug", 7) == 0;
+	if (!(sh->flags & SHF_COMPRESSED) && !zdebug)
+		return true;
+	if (elf_section_from_cache(e, sh, out))
+		return true;
+	bool ok = zdebug ? elf_inflate_zdebug(e, raw, out) : elf_inflate_compressed(e, raw, out);
+	if (ok)
+		elf_section_to_cache(e, sh, out);
+	return ok;
 }
 
 bool elf_section_at(struct sw_elf *e, size_t i, struct sw_elf_section *out)

@@ -28,6 +28,12 @@ struct sw_elf;
 /* Maps `path` and opens the ELF that starts at file offset `offset` (0 for
  * a plain file). The error names the file. */
 struct sw_elf *sw_elf_open_file(const char *path, uint64_t offset, struct sw_err *err);
+
+/* Keeps the sections this image inflates (SHF_COMPRESSED, .zdebug_*) in
+ * the symbol cache directory dir and reads them from there on later opens
+ * of the same file (symbols/elf_section_cache.c, docs/symbol-cache.md).
+ * Only for images opened by path; false otherwise, or out of memory. */
+bool sw_elf_set_section_cache(struct sw_elf *e, const char *dir);
 /* Opens the ELF in [data, data + size). owned: the image frees data (with
  * free()) when it is freed, and so does a failed open. `name` is for
  * messages. */
@@ -79,6 +85,7 @@ struct sw_elf_section {
 	uint64_t offset;            /* sh_offset in the image */
 	uint32_t type;              /* sh_type */
 	uint64_t flags;             /* sh_flags (SHF_COMPRESSED cleared once inflated) */
+	bool cached;                /* inflated earlier: read from the symbol cache's copy */
 };
 
 /* The section called `name` (".eh_frame", ".debug_frame", ...), inflated

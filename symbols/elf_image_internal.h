@@ -12,6 +12,8 @@
 #include "lib/mapped_file.h"
 #include "lib/span.h"
 
+#include <sys/stat.h>
+
 /* One program header (gABI "Program Header"), either class. */
 struct elf_phdr {
 	uint32_t type;
@@ -69,6 +71,18 @@ struct sw_elf {
 	bool debugdata_tried;
 	struct sw_elf *debugdata;
 
+	/* The inflated-section cache (elf_section_cache.c): the file's real
+	 * path and identity when opened by path, the cache directory once
+	 * set, and the cache files mapped for sections. */
+	char *src_path;
+	struct stat src_st;
+	char *section_cache_dir;
+	struct elf_cached_map {
+		void *p;
+		size_t n;
+	} *cached_maps;
+	size_t n_cached_maps;
+
 	Elf *libelf;
 };
 
@@ -82,6 +96,17 @@ bool elf_section_at(struct sw_elf *e, size_t i, struct sw_elf_section *out);
  * and flags updated. False when damaged, not zlib, or absurdly large. */
 bool elf_inflate_compressed(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out);
 bool elf_inflate_zdebug(struct sw_elf *e, struct sw_span raw, struct sw_elf_section *out);
+/* The smallest inflated section worth a cache file. */
+enum { SECTION_CACHE_MIN = 64 * 1024 };
+/* Section sh from its inflated copy in the cache, checked (*out's data,
+ * size, flags and cached updated); false when there is none usable. */
+bool elf_section_from_cache(struct sw_elf *e, const struct elf_shdr *sh,
+                            struct sw_elf_section *out);
+/* Writes the inflated section sec of sh to the cache (best effort). */
+void elf_section_to_cache(struct sw_elf *e, const struct elf_shdr *sh,
+                          const struct sw_elf_section *sec);
+/* Unmaps the cache files, frees the cache's strings. */
+void elf_section_cache_free(struct sw_elf *e);
 /* Frees the MiniDebugInfo image. */
 void elf_debugdata_free(struct sw_elf *e);
 /* Frees the symbol index. */

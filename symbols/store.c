@@ -20,6 +20,7 @@
 #include "lib/strlist.h"
 #include "elf_symbols.h"
 #include "macho_dsym.h"
+#include "sym_index.h"
 #include "symbol_server.h"
 
 struct store_path {
@@ -573,6 +574,12 @@ static void find_elf(struct sw_sym_store *s, struct sw_elf_locator *l, struct st
 	char *image_path = NULL, *debug_path = NULL;
 	if (!sw_elf_locate(l, m, &image, &debug, &image_path, &debug_path))
 		return;
+	/* Their compressed debug sections are inflated once, then mapped
+	 * from the cache (docs/symbol-cache.md, "ELF files"). */
+	if (s->cache) {
+		sw_elf_set_section_cache(image, sw_sym_cache_dir(s->cache));
+		sw_elf_set_section_cache(debug, sw_sym_cache_dir(s->cache));
+	}
 	sm->elf = sw_elf_symbols_create(image, debug);
 	if (sm->elf) {
 		sm->elf_path = debug_path ? debug_path : image_path;

@@ -3,6 +3,9 @@
  * demangling, hostile inputs, and the names libunwindstack prints for every
  * frame of its 30 offline cases. */
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -799,6 +802,119 @@ START_TEST(test_elf_compressed_section_with_absurd_size_is_refused)
 }
 END_TEST
 
+/* ---- the cache of inflated sections ----------------------------------- */
+
+/* An ELF file in dir holding a SHF_COMPRESSED .debug_str of `text` (big
+ * enough for a cache file), its path in path. */
+static void write_compressed_elf(const char *dir, const char *text, char *path, size_t n)
+{
+	static uint8_t sec[64 * 1024], img[80 * 1024];
+	size_t len = compressed_section(sec, sizeof sec, text, strlen(text));
+	struct test_section secs[] = {
+		{ ".debug_str", SHT_PROGBITS, SHF_COMPRESSED, sec, len, 0, 0, 0 },
+	};
+	size_t size = build_elf64(img, sizeof img, secs, 1, NULL);
+	snprintf(path, n, "%s/lib.so", dir);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(img, 1, size, f), size);
+	fclose(f);
+}
+
+/* Opens path with the cache at cache_dir and reads .debug_str: whether it
+ * came from the cache; its contents must be text either way. */
+static bool debug_str_cached(const char *path, const char *cache_dir, const char *text)
+{
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
+	ck_assert_msg(e != NULL, "%s", err.msg);
+	ck_assert(sw_elf_set_section_cache(e, cache_dir));
+	struct sw_elf_section s;
+	ck_assert(sw_elf_section(e, ".debug_str", &s));
+	ck_assert_uint_eq(s.size, strlen(text));
+	ck_assert(memcmp(s.data, text, s.size) == 0);
+	bool cached = s.cached;
+	sw_elf_free(e);
+	return cached;
+}
+
+/* The one cache file in cache_dir/elf-sections, its path in out. */
+static void cache_file(const char *cache_dir, char *out, size_t n)
+{
+	char d[512];
+	snprintf(d, sizeof d, "%s/elf-sections", cache_dir);
+	DIR *dir = opendir(d);
+	ck_assert_ptr_nonnull(dir);
+	struct dirent *de;
+	int found = 0;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.') {
+			ck_assert_ptr_null(strstr(de->d_name, ".tmp."));
+			snprintf(out, n, "%s/%s", d, de->d_name);
+			found++;
+		}
+	closedir(dir);
+	ck_assert_int_eq(found, 1);
+}
+
+START_TEST(test_elf_inflated_section_is_cached_checked_and_rebuilt)
+{
+	char dir[] = "/tmp/sw_seccache_XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char cache[256], path[256], file[1024];
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	static char text[100 * 1024];
+	size_t at = 0;
+	for (int i = 0; at + 32 < sizeof text; i++)
+		at += (size_t)snprintf(text + at, sizeof text - at, "debug string number %d\n", i);
+	write_compressed_elf(dir, text, path, sizeof path);
+
+	/* Inflated and written, then read from the cache. */
+	ck_assert(!debug_str_cached(path, cache, text));
+	ck_assert(debug_str_cached(path, cache, text));
+	cache_file(cache, file, sizeof file);
+
+	/* A flipped byte of the inflated copy: noticed (its CRC), inflated
+	 * again and rewritten; then read from the cache again. */
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 4096 + 5000, SEEK_SET);
+	int c = fgetc(f);
+	fseek(f, 4096 + 5000, SEEK_SET);
+	fputc(c ^ 0x20, f);
+	fclose(f);
+	ck_assert(!debug_str_cached(path, cache, text));
+	ck_assert(debug_str_cached(path, cache, text));
+
+	/* Cut short: not used. */
+	ck_assert_int_eq(truncate(file, 4096 + 100), 0);
+	ck_assert(!debug_str_cached(path, cache, text));
+	ck_assert(debug_str_cached(path, cache, text));
+
+	/* The ELF file changed (another mtime): its copy is stale. */
+	struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+	ck_assert(!debug_str_cached(path, cache, text));
+	ck_assert(debug_str_cached(path, cache, text));
+
+	/* Images not opened by path take no cache. */
+	static uint8_t img[16];
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_bytes(img, sizeof img, false, "bytes", &err);
+	ck_assert(e == NULL || !sw_elf_set_section_cache(e, cache));
+	sw_elf_free(e);
+
+	cache_file(cache, file, sizeof file);
+	unlink(file);
+	char sub[512];
+	snprintf(sub, sizeof sub, "%s/elf-sections", cache);
+	rmdir(sub);
+	rmdir(cache);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- libunwindstack's frames: the acceptance test --------------------- */
 
 /* One case's links.txt: "TARGET LINKNAME" lines. */
@@ -1024,6 +1140,7 @@ Suite *test_suite(void)
 	tcase_add_test(content, test_elf_file_crc32_streams_the_file);
 	tcase_add_test(content, test_elf_big_endian_object_with_compressed_dwarf);
 	tcase_add_test(content, test_elf_zstd_compressed_dwarf_is_read);
+	tcase_add_test(content, test_elf_inflated_section_is_cached_checked_and_rebuilt);
 	tcase_add_test(content, test_elf_libelf_reads_a_read_only_mapping);
 	suite_add_tcase(s, content);
 
