@@ -217,8 +217,18 @@ static bool another_process_built(struct sw_sym_cache *c, struct sym_index_build
 	    !index_path(c, b->src, b->debug_file, b->debug_id, true, path, sizeof path - 8) ||
 	    !make_dirs(dir))
 		return false;
+	char index[sizeof path];
+	snprintf(index, sizeof index, "%s", path);
 	strcat(path, ".lock");
-	return sw_file_lock_take(path, BUILD_WAIT_MS, &b->lock_fd) == SW_LOCK_WAITED;
+	enum sw_file_lock got = sw_file_lock_take(path, BUILD_WAIT_MS, &b->lock_fd);
+	/* Taken, but another process may have written the index since this
+	 * one looked, and let go before it asked: open that instead. */
+	if (got == SW_LOCK_TAKEN && access(index, F_OK) == 0) {
+		close(b->lock_fd);
+		b->lock_fd = -1;
+		return true;
+	}
+	return got == SW_LOCK_WAITED;
 }
 
 bool sym_index_build_claim(struct sw_sym_cache *c, const char *src, const char *debug_file,

@@ -1270,9 +1270,12 @@ bool sw_symbol_server_fetch(struct sw_symbol_server *srv, const struct sw_module
 	if (!curl && srv->nservers)
 		report(&r, "symbol servers: out of memory for a connection");
 
+	/* Looked for in the cache again once the lock is had, waited for or
+	 * not: another process may have fetched the module since the first
+	 * look and let go before this one asked. */
 	int lock_fd;
-	bool found = (another_process_fetched(srv, &w, &lock_fd) && cached(srv, &w, kinds, out)) ||
-	             ask_servers(srv, curl, &w, kinds, out, &r);
+	another_process_fetched(srv, &w, &lock_fd);
+	bool found = cached(srv, &w, kinds, out) || ask_servers(srv, curl, &w, kinds, out, &r);
 	if (lock_fd >= 0)
 		close(lock_fd);
 
