@@ -115,6 +115,64 @@ bool sw_is_directory(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool sw_make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof buf)
+		return false;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return false;
+		*p = c;
+		if (c == '\0')
+			return true;
+	}
+}
+
+/* A transfer of at most 1 GiB: a count past SSIZE_MAX is not portable. */
+static size_t chunk(uint64_t n)
+{
+	return n < (1u << 30) ? (size_t)n : (1u << 30);
+}
+
+bool sw_pread_all(int fd, void *out, uint64_t n, uint64_t off)
+{
+	uint8_t *p = out;
+	while (n > 0) {
+		ssize_t r = pread(fd, p, chunk(n), (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (uint64_t)r;
+		off += (uint64_t)r;
+	}
+	return true;
+}
+
+bool sw_pwrite_all(int fd, const void *p, uint64_t n, uint64_t off)
+{
+	const uint8_t *q = p;
+	while (n > 0) {
+		ssize_t r = pwrite(fd, q, chunk(n), (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		q += r;
+		n -= (uint64_t)r;
+		off += (uint64_t)r;
+	}
+	return true;
+}
+
 void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n)
 {
 	const uint8_t *b = p;

@@ -28,6 +28,14 @@ int sw_open_regular_file(const char *path, unsigned *mode);
 /* Does path name a regular file / a directory (stat follows links)? */
 bool sw_is_regular_file(const char *path);
 bool sw_is_directory(const char *path);
+/* mkdir -p of path (the directories of the symbol cache): false when one
+ * of them cannot be made, or path is longer than 4 KiB. */
+bool sw_make_dirs(const char *path);
+/* All n bytes at offset off of fd, read or written (EINTR and short
+ * transfers retried, at most 1 GiB a call); false on an error or an
+ * early end of file. */
+bool sw_pread_all(int fd, void *out, uint64_t n, uint64_t off);
+bool sw_pwrite_all(int fd, const void *p, uint64_t n, uint64_t off);
 
 /* Maps path. An empty file maps to data == NULL, size == 0. On failure sets
  * *err to a message naming the file and returns SW_ERR_IO. */

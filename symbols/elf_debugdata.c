@@ -55,29 +55,14 @@ static bool inflate_whole(struct sw_span in, uint8_t *buf, uint64_t size)
 	return r == LIBDEFLATE_SUCCESS;
 }
 
-/* zlib data of in[0..n) into exactly `size` fresh bytes, kept by e. */
-static const uint8_t *inflate_exactly(struct sw_elf *e, struct sw_span in, uint64_t size)
+/* zlib's streaming inflate of in into exactly size bytes: what libdeflate
+ * refused, zlib decides (the two differ on a few odd streams). */
+static bool zlib_inflate(struct sw_span in, uint8_t *buf, uint64_t size)
 {
-	if (size > SECTION_INFLATE_MAX || size / DEFLATE_MAX_RATIO > in.size)
-		return NULL;
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf)
-		return NULL;
-	if (inflate_whole(in, buf, size)) {
-		if (!keep_inflated(e, buf)) {
-			free(buf);
-			return NULL;
-		}
-		return buf;
-	}
-	/* What libdeflate refused, zlib decides (the two differ on a few
-	 * odd streams). */
 	z_stream z;
 	memset(&z, 0, sizeof z);
-	if (inflateInit(&z) != Z_OK) {
-		free(buf);
-		return NULL;
-	}
+	if (inflateInit(&z) != Z_OK)
+		return false;
 	/* size <= 1 GiB fits in a uInt; the input may not, so it is fed in
 	 * pieces. */
 	z.next_out = buf;
@@ -97,25 +82,33 @@ static const uint8_t *inflate_exactly(struct sw_elf *e, struct sw_span in, uint6
 	}
 	bool ok = rc == Z_STREAM_END && z.total_out == size;
 	inflateEnd(&z);
-	if (!ok || !keep_inflated(e, buf)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return ok;
 }
 
-/* zstd frames of in[0..n) into exactly `size` fresh bytes, kept by e. */
-static const uint8_t *unzstd_exactly(struct sw_elf *e, struct sw_span in, uint64_t size)
+/* Every zstd frame of in, one after the other, into exactly size bytes:
+ * a result other than the size the header claims is damage. */
+static bool zstd_decompress(struct sw_span in, uint8_t *buf, uint64_t size)
+{
+	size_t got = ZSTD_decompress(buf, (size_t)size, in.data, (size_t)in.size);
+	return !ZSTD_isError(got) && got == size;
+}
+
+enum method { ZLIB, ZSTD };
+
+/* in (a zlib stream, or zstd frames) into exactly `size` fresh bytes,
+ * kept by e; NULL when the size is absurd for the input, the data is
+ * damaged, or memory is short. */
+static const uint8_t *decompress_exactly(struct sw_elf *e, struct sw_span in, uint64_t size,
+                                         enum method m)
 {
 	if (size > SECTION_INFLATE_MAX || size / DEFLATE_MAX_RATIO > in.size)
 		return NULL;
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
 		return NULL;
-	/* Every frame of the input, one after the other, into the buffer: a
-	 * result other than the size the header claims is damage. */
-	size_t got = ZSTD_decompress(buf, (size_t)size, in.data, (size_t)in.size);
-	if (ZSTD_isError(got) || got != size || !keep_inflated(e, buf)) {
+	bool ok = m == ZSTD ? zstd_decompress(in, buf, size)
+	                    : inflate_whole(in, buf, size) || zlib_inflate(in, buf, size);
+	if (!ok || !keep_inflated(e, buf)) {
 		free(buf);
 		return NULL;
 	}
@@ -136,8 +129,8 @@ bool elf_inflate_compressed(struct sw_elf *e, struct sw_span raw, struct sw_elf_
 	    !sw_span_sub(raw, hdr, raw.size - hdr, &body))
 		return false;
 	uint64_t size = wide ? sw_u64(raw, 8) : sw_u32(raw, 4);
-	const uint8_t *data = type == ELFCOMPRESS_ZLIB ? inflate_exactly(e, body, size)
-	                                               : unzstd_exactly(e, body, size);
+	const uint8_t *data =
+		decompress_exactly(e, body, size, type == ELFCOMPRESS_ZLIB ? ZLIB : ZSTD);
 	if (!data)
 		return false;
 	out->data = data;
@@ -157,7 +150,7 @@ bool elf_inflate_zdebug(struct sw_elf *e, struct sw_span raw, struct sw_elf_sect
 	struct sw_span be = raw;
 	be.big_endian = true;
 	uint64_t size = sw_u64(be, 4);
-	const uint8_t *data = inflate_exactly(e, body, size);
+	const uint8_t *data = decompress_exactly(e, body, size, ZLIB);
 	if (!data)
 		return false;
 	out->data = data;

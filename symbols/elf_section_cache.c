@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/fnv.h"
+#include "lib/mapped_file.h"
 
 #define SECTION_MAGIC "SWSECT1\n"
 enum {
@@ -141,21 +142,6 @@ bool elf_section_from_cache(struct sw_elf *e, const struct elf_shdr *sh,
 	return true;
 }
 
-static bool write_all(int fd, const void *p, size_t n, off_t at)
-{
-	const uint8_t *b = p;
-	while (n > 0) {
-		ssize_t w = pwrite(fd, b, n, at);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		b += w;
-		n -= (size_t)w;
-		at += w;
-	}
-	return true;
-}
 
 void elf_section_to_cache(struct sw_elf *e, const struct elf_shdr *sh,
                           const struct sw_elf_section *sec)
@@ -165,9 +151,7 @@ void elf_section_to_cache(struct sw_elf *e, const struct elf_shdr *sh,
 	if (sec->size < SECTION_CACHE_MIN || !section_path(e, sh, dir, sizeof dir, true) ||
 	    !section_path(e, sh, path, sizeof path, false))
 		return;
-	if (mkdir(e->section_cache_dir, 0777) != 0 && errno != EEXIST)
-		return;
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+	if (!sw_make_dirs(dir))
 		return;
 	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
 	         atomic_fetch_add(&serial, 1));
@@ -178,8 +162,8 @@ void elf_section_to_cache(struct sw_elf *e, const struct elf_shdr *sh,
 	header_of(e, sh, sec->size, &h);
 	h.data_crc = (uint32_t)libdeflate_crc32(0, sec->data, (size_t)sec->size);
 	h.header_crc = header_crc(&h);
-	bool ok = write_all(fd, &h, sizeof h, 0) &&
-	          write_all(fd, sec->data, (size_t)sec->size, SECTION_DATA_AT);
+	bool ok = sw_pwrite_all(fd, &h, sizeof h, 0) &&
+	          sw_pwrite_all(fd, sec->data, sec->size, SECTION_DATA_AT);
 	if (close(fd) != 0)
 		ok = false;
 	if (!ok || rename(tmp, path) != 0)

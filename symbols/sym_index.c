@@ -20,6 +20,7 @@
 
 #include "lib/file_lock.h"
 #include "lib/fnv.h"
+#include "lib/mapped_file.h"
 
 /* ---- the file format ---------------------------------------------------- */
 
@@ -199,7 +200,6 @@ static bool same_build(const struct sym_index_build *b, const char *src, const c
 
 static bool index_path(const struct sw_sym_cache *c, const char *src, const char *debug_file,
                        const char *debug_id, bool file, char *out, size_t n);
-static bool make_dirs(const char *path);
 
 /* Processes sharing the cache directory (a pipeline's shards, each a
  * --batch) share builds as the threads of one do: the builder holds the
@@ -215,7 +215,7 @@ static bool another_process_built(struct sw_sym_cache *c, struct sym_index_build
 	if (atomic_load(&c->write_off) ||
 	    !index_path(c, b->src, b->debug_file, b->debug_id, false, dir, sizeof dir) ||
 	    !index_path(c, b->src, b->debug_file, b->debug_id, true, path, sizeof path - 8) ||
-	    !make_dirs(dir))
+	    !sw_make_dirs(dir))
 		return false;
 	char index[sizeof path];
 	snprintf(index, sizeof index, "%s", path);
@@ -625,21 +625,6 @@ bool sym_index_check(struct sym_index *ix, const void *p, size_t n)
 	return true;
 }
 
-static bool pread_all(int fd, void *out, size_t n, uint64_t off)
-{
-	char *p = out;
-	while (n > 0) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return true;
-}
 
 /* [off, off + n) of a region of len bytes at base in fd, checked by crc. */
 static bool read_checked(struct sym_index *ix, int fd, uint64_t base, uint64_t len,
@@ -647,7 +632,7 @@ static bool read_checked(struct sym_index *ix, int fd, uint64_t base, uint64_t l
 {
 	if (off > len || n > len - off)
 		return mark_failed(ix);
-	if (!pread_all(fd, out, n, base + off) || libdeflate_crc32(0, out, n) != crc)
+	if (!sw_pread_all(fd, out, n, base + off) || libdeflate_crc32(0, out, n) != crc)
 		return mark_failed(ix);
 	return true;
 }
@@ -682,7 +667,7 @@ bool sym_index_read_decoded(struct sym_index *ix, uint64_t off, size_t n, uint32
 		uint64_t start = off > WINDOW_BEFORE ? off - WINDOW_BEFORE : 0;
 		uint64_t len = d->count - start < WINDOW ? d->count - start : WINDOW;
 		window.serial = 0;
-		if (!pread_all(ix->fd, window.buf, (size_t)len, d->off + start))
+		if (!sw_pread_all(ix->fd, window.buf, (size_t)len, d->off + start))
 			return mark_failed(ix);
 		window.serial = ix->serial;
 		window.off = start;
@@ -699,7 +684,7 @@ static bool crc_of_region(int fd, uint64_t base, uint64_t len, char *buf, size_t
 	*crc = 0;
 	for (uint64_t off = 0; off < len; off += chunk) {
 		size_t n = len - off < chunk ? (size_t)(len - off) : chunk;
-		if (!pread_all(fd, buf, n, base + off))
+		if (!sw_pread_all(fd, buf, n, base + off))
 			return false;
 		*crc = libdeflate_crc32(*crc, buf, n);
 	}
@@ -740,27 +725,6 @@ void sym_index_cache_stop_writing(struct sw_sym_cache *c)
 	atomic_store(&c->write_off, true);
 }
 
-/* mkdir -p of dir/debug_file/debug_id, the cache itself included. */
-static bool make_dirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-	if (n >= sizeof buf)
-		return false;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-				return false;
-			*p = c;
-			if (c == '\0')
-				return true;
-		}
-	}
-}
-
 /* Removes the temporary files (NAME.swidx.tmp.*) older than an hour in
  * dir: writers killed mid-write. A live writer's file is younger; one
  * removed under a writer makes its rename fail, and it warns. */
@@ -783,21 +747,6 @@ static void remove_stale_temps(const char *dir)
 	closedir(d);
 }
 
-static bool pwrite_all(int fd, const void *p, uint64_t n, uint64_t off)
-{
-	const char *q = p;
-	while (n > 0) {
-		ssize_t r = pwrite(fd, q, n < (1u << 30) ? (size_t)n : (1u << 30), (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		q += r;
-		n -= (uint64_t)r;
-		off += (uint64_t)r;
-	}
-	return true;
-}
 
 /* Bytes appended to a section (the decoded records, the text) through a
  * buffer: one pwrite per SINK_BUF bytes, the CRC-32 of all of them kept. */
@@ -842,7 +791,7 @@ struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const cha
 	}
 	snprintf(w->debug_file, sizeof w->debug_file, "%s", debug_file);
 	snprintf(w->debug_id, sizeof w->debug_id, "%s", debug_id);
-	if (!make_dirs(dir)) {
+	if (!sw_make_dirs(dir)) {
 		cache_fail(c, warn, "create", dir, errno);
 		free(w);
 		return NULL;
@@ -885,7 +834,7 @@ static bool write_failed(struct sym_index_writer *w)
 
 static bool write_at(struct sym_index_writer *w, const void *p, uint64_t n, uint64_t off)
 {
-	return w->ok && (pwrite_all(w->fd, p, n, off) || write_failed(w));
+	return w->ok && (sw_pwrite_all(w->fd, p, n, off) || write_failed(w));
 }
 
 bool sym_index_write_start(struct sym_index_writer *w, const struct sym_index_layout *l)

@@ -132,15 +132,7 @@ static bool make_parent_dirs(const char *path)
 	if (!slash || slash == buf)
 		return true;
 	*slash = '\0';
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	return mkdir(buf, 0777) == 0 || errno == EEXIST;
+	return sw_make_dirs(buf);
 }
 
 

@@ -862,7 +862,9 @@ START_TEST(test_elf_inflated_section_is_cached_checked_and_rebuilt)
 	char dir[] = "/tmp/sw_seccache_XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	char cache[256], path[256], file[1024];
-	snprintf(cache, sizeof cache, "%s/cache", dir);
+	/* Two levels that do not exist yet: made as $HOME/.cache/stackwalk
+	 * is on a fresh machine. */
+	snprintf(cache, sizeof cache, "%s/deep/cache", dir);
 	static char text[100 * 1024];
 	size_t at = 0;
 	for (int i = 0; at + 32 < sizeof text; i++)
@@ -910,6 +912,8 @@ START_TEST(test_elf_inflated_section_is_cached_checked_and_rebuilt)
 	snprintf(sub, sizeof sub, "%s/elf-sections", cache);
 	rmdir(sub);
 	rmdir(cache);
+	snprintf(sub, sizeof sub, "%s/deep", dir);
+	rmdir(sub);
 	unlink(path);
 	rmdir(dir);
 }
