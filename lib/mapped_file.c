@@ -1,11 +1,13 @@
 #include "mapped_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int sw_open_regular_file(const char *path, unsigned *mode)
@@ -171,6 +173,24 @@ bool sw_pwrite_all(int fd, const void *p, uint64_t n, uint64_t off)
 		off += (uint64_t)r;
 	}
 	return true;
+}
+
+void sw_remove_stale_files(const char *dir, const char *marker, long max_age_s)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strstr(de->d_name, marker) &&
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    now - st.st_mtime > max_age_s)
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
 }
 
 void sw_mapped_release(const struct sw_mapped_file *m, const void *p, uint64_t n)

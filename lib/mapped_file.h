@@ -36,6 +36,11 @@ bool sw_make_dirs(const char *path);
  * early end of file. */
 bool sw_pread_all(int fd, void *out, uint64_t n, uint64_t off);
 bool sw_pwrite_all(int fd, const void *p, uint64_t n, uint64_t off);
+/* Removes the regular files of dir whose names hold marker and that are
+ * older than max_age_s seconds: the temporary files of writers killed
+ * mid-write (a live writer's file is younger; one removed under a writer
+ * makes its rename fail, which it survives). */
+void sw_remove_stale_files(const char *dir, const char *marker, long max_age_s);
 
 /* Maps path. An empty file maps to data == NULL, size == 0. On failure sets
  * *err to a message naming the file and returns SW_ERR_IO. */

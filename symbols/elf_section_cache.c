@@ -153,6 +153,11 @@ void elf_section_to_cache(struct sw_elf *e, const struct elf_shdr *sh,
 		return;
 	if (!sw_make_dirs(dir))
 		return;
+	/* Writers killed mid-write leave *.swsec.tmp.* files: swept once a
+	 * process, the folder being flat (and maybe large). */
+	static atomic_bool swept;
+	if (!atomic_exchange(&swept, true))
+		sw_remove_stale_files(dir, ".swsec.tmp.", 3600);
 	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
 	         atomic_fetch_add(&serial, 1));
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

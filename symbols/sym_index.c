@@ -725,27 +725,6 @@ void sym_index_cache_stop_writing(struct sw_sym_cache *c)
 	atomic_store(&c->write_off, true);
 }
 
-/* Removes the temporary files (NAME.swidx.tmp.*) older than an hour in
- * dir: writers killed mid-write. A live writer's file is younger; one
- * removed under a writer makes its rename fail, and it warns. */
-static void remove_stale_temps(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	int dfd = dirfd(d);
-	time_t now = time(NULL);
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		if (!strstr(de->d_name, ".swidx.tmp.") ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (now - st.st_mtime > STALE_TEMP_SECONDS)
-			unlinkat(dfd, de->d_name, 0);
-	}
-	closedir(d);
-}
 
 
 /* Bytes appended to a section (the decoded records, the text) through a
@@ -796,7 +775,8 @@ struct sym_index_writer *sym_index_write_begin(struct sw_sym_cache *c, const cha
 		free(w);
 		return NULL;
 	}
-	remove_stale_temps(dir);
+	/* Writers killed mid-write leave NAME.swidx.tmp.* files. */
+	sw_remove_stale_files(dir, ".swidx.tmp.", STALE_TEMP_SECONDS);
 	snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld.%u.%llx", w->path, (long)getpid(),
 	         atomic_fetch_add(&c->serial, 1), (unsigned long long)time(NULL));
 	/* Read and written: the block CRCs are taken from what was written. */

@@ -695,21 +695,8 @@ static bool url_of(struct sw_symbol_server *srv, CURL *c, const struct server *s
  * caller holds srv->lock). */
 static void remove_stale_downloads(struct sw_symbol_server *srv)
 {
-	enum { STALE_S = 3600 };
 	srv->swept = true;
-	DIR *d = opendir(srv->dir);
-	if (!d)
-		return;
-	time_t now = time(NULL);
-	struct dirent *e;
-	char p[4096];
-	struct stat st;
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, ".download.tmp-", 14) == 0 &&
-		    sw_path_printf(p, sizeof p, "%s/%s", srv->dir, e->d_name) && lstat(p, &st) == 0 &&
-		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_S)
-			unlink(p);
-	closedir(d);
+	sw_remove_stale_files(srv->dir, ".download.tmp-", 3600);
 }
 #endif
 
