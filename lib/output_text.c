@@ -307,11 +307,15 @@ void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 		        crashed ? "crashed" : "requested dump, did not crash");
 		print_stack(f, s, arch, sw_out_stack(w, (uint32_t)req));
 	}
+	/* Breakpad's numbers counted along, not per thread (quadratic). */
+	uint32_t number = 0;
 	for (uint32_t i = 0; i < nstacks; i++) {
-		int32_t number = sw_out_breakpad_thread_number(w, i);
-		if ((int32_t)i == req || number < 0 || (o->one_thread && i != o->thread))
+		if (w->stacks[i].dump_thread)
 			continue;
-		fprintf(f, "\nThread %" PRId32 "\n", number);
+		uint32_t its_number = number++;
+		if ((int32_t)i == req || (o->one_thread && i != o->thread))
+			continue;
+		fprintf(f, "\nThread %" PRIu32 "\n", its_number);
 		print_stack(f, s, arch, sw_out_stack(w, i));
 	}
 	print_modules(f, s, w);

@@ -48,11 +48,11 @@ static const struct sw_arch test_amd64 = {
 struct fixture {
 	struct sw_snapshot s;
 	struct sw_walk_result w;
-	struct sw_stack stacks[2];
+	struct sw_stack stacks[3];
 	struct sw_frame frames[8];        /* as the walk makes them */
 	struct sw_stack_frame stored[8];  /* as a stack keeps them */
 	struct sw_arena arena;            /* their register values */
-	struct sw_thread threads[2];
+	struct sw_thread threads[3];
 	struct sw_module modules[3];
 	enum sw_symbols_status status[3];
 };
@@ -961,6 +961,31 @@ START_TEST(test_one_thread_prints_that_thread_only)
 }
 END_TEST
 
+/* Breakpad does not number the thread that wrote the dump: the threads
+ * after it are numbered one lower, in the text, in the machine format's
+ * threads and in its crash line. */
+START_TEST(test_dump_thread_is_not_numbered)
+{
+	build_x86();
+	fx.threads[2] = (struct sw_thread){ .id = 4600 };
+	fx.s.nthreads = 3;
+	fx.stacks[2] = (struct sw_stack){ .thread = 2 };
+	fx.stacks[1].dump_thread = true;
+	fx.w.nstacks = 3;
+	fx.w.crashing = 2;
+	char *got = render(TEXT, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "\nThread 1 (crashed)\n <no frames>\n\nThread 0\n 0  "));
+	ck_assert_ptr_null(strstr(got, "Thread 2"));
+	free(got);
+	got = render(MACHINE, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "|0x45|1\n"));
+	ck_assert_ptr_nonnull(strstr(got, "\n0|0|test_app.exe|"));
+	ck_assert_ptr_null(strstr(got, "\n2|"));
+	free(got);
+	teardown();
+}
+END_TEST
+
 /* Without an arch table no registers are printed. */
 START_TEST(test_text_without_arch)
 {
@@ -1088,6 +1113,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_text_without_arch);
 	tcase_add_test(tc, test_signature_and_status_options);
 	tcase_add_test(tc, test_one_thread_prints_that_thread_only);
+	tcase_add_test(tc, test_dump_thread_is_not_numbered);
 	tcase_add_test(tc, test_unknown_cpu_count_is_not_printed);
 	tcase_add_test(tc, test_machine_strips_separators);
 	tcase_add_test(tc, test_text_corrupt_symbols_warning);
