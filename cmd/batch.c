@@ -86,10 +86,13 @@ void sw_batch_put_report(FILE *out, const char *path, const char *doc, size_t le
 		fputc('\n', out);
 }
 
-void sw_batch_put_error(FILE *out, const char *path, const char *status, const char *msg)
+void sw_batch_put_error(FILE *out, const char *path, const char *keys, const char *status,
+                        const char *msg)
 {
 	fputs("{\"file\":", out);
 	put_json_string(out, path);
+	if (keys && *keys)
+		fprintf(out, ",%s", keys);
 	fputs(",\"status\":", out);
 	put_json_string(out, status);
 	fputs(",\"error\":", out);
@@ -443,7 +446,7 @@ static void walk_input(struct batch_run *br, size_t i, const struct input *in)
 		if (n < 0)
 			msg = NULL;
 		fprintf(msgs, "stackwalk: %s\n", msg ? msg : "out of memory");
-		sw_batch_put_error(out, in->path, "ERROR_UNREADABLE", msg ? msg : "out of memory");
+		sw_batch_put_error(out, in->path, NULL, "ERROR_UNREADABLE", msg ? msg : "out of memory");
 		free(msg);
 		r->status = SW_EXIT_UNREADABLE;
 	} else {
@@ -544,7 +547,7 @@ static bool write_result(struct batch_run *br, size_t i, const struct input *in,
 		/* Out of memory before the walk could say anything: the input
 		 * still has its line. */
 		fprintf(stderr, "stackwalk: %s: out of memory\n", in->path);
-		sw_batch_put_error(b->out, in->path, "ERROR_INTERNAL", "out of memory");
+		sw_batch_put_error(b->out, in->path, NULL, "ERROR_INTERNAL", "out of memory");
 	} else if (r->nlines && fwrite(r->lines, 1, r->nlines, b->out) < r->nlines) {
 		write_errno = errno ? errno : EIO;
 	}

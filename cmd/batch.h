@@ -58,7 +58,10 @@ int sw_batch_run(const struct sw_batch *b);
 /* The line of one report: doc is a compact JSON document (what --json
  * prints, "{...}\n"), written with "file": path as its first key. */
 void sw_batch_put_report(FILE *out, const char *path, const char *doc, size_t len);
-/* The line of an input without a report: {"file", "status", "error"}. */
-void sw_batch_put_error(FILE *out, const char *path, const char *status, const char *msg);
+/* The line of an input without a report: {"file", "status", "error"};
+ * keys, when not NULL or "", are more keys to put after "file"
+ * ("\"k\":v", no comma at either end). */
+void sw_batch_put_error(FILE *out, const char *path, const char *keys, const char *status,
+                        const char *msg);
 
 #endif

@@ -732,13 +732,27 @@ static void print_part_header(FILE *f, enum sw_output_format format,
 		fprintf(f, "Microdump|%u|%u|%llu\n", p->index + 1, p->count, (unsigned long long)p->line);
 }
 
+/* A batch line's "microdump" key when part is one of several microdumps
+ * of a log (docs/batch.md), into buf; else "". */
+static const char *part_key(const struct sw_part *part, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (part && part->count >= 2)
+		snprintf(buf, size, "\"microdump\":{\"number\":%u,\"count\":%u,\"line\":%llu}",
+		         part->index + 1, part->count, (unsigned long long)part->line);
+	return buf;
+}
+
 /* A snapshot without a report (status 3 or 4): its message, and in a
- * batch its line. Returns status. */
-static int no_report(const struct options *o, struct run *r, int status, const char *msg)
+ * batch its line, with the microdump key when part (NULL: the input's
+ * first, not known yet) is one of several. Returns status. */
+static int no_report(const struct options *o, struct run *r, const struct sw_part *part,
+                     int status, const char *msg)
 {
 	fprintf(r->msgs, "stackwalk: %s\n", msg);
+	char key[96];
 	if (o->batch)
-		sw_batch_put_error(r->out.f, o->snapshot,
+		sw_batch_put_error(r->out.f, o->snapshot, part_key(part, key, sizeof key),
 		                   status == SW_EXIT_UNREADABLE ? "ERROR_UNREADABLE" : "ERROR_INTERNAL",
 		                   msg);
 	return status;
@@ -758,10 +772,9 @@ static bool put_batch_report(const struct options *o, FILE *f, const struct sw_s
 		return false;
 	/* The microdump key goes in front of the document's own keys, after
 	 * "file" (sw_batch_put_report puts that first). */
-	const struct sw_part *p = &snap->part;
-	if (p->count >= 2)
-		fprintf(m, "{\"microdump\":{\"number\":%u,\"count\":%u,\"line\":%llu},", p->index + 1,
-		        p->count, (unsigned long long)p->line);
+	char key[96];
+	if (*part_key(&snap->part, key, sizeof key))
+		fprintf(m, "{%s,", key);
 	long body = ftell(m);
 	sw_output(m, SW_OUTPUT_JSON, snap, arch, walk, out);
 	bool ok = !ferror(m);
@@ -807,7 +820,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		sw_snapshot_free(&snap);
-		return no_report(o, r, status_for(rc), err.msg);
+		return no_report(o, r, part, status_for(rc), err.msg);
 	}
 	int status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
@@ -833,8 +846,9 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	struct sw_sym_store *store =
 		sw_sym_store_create(o->symbol_paths, o->nsymbol_paths, &snap, &sym_err);
 	if (!store) {
+		struct sw_part opened = snap.part;
 		sw_snapshot_free(&snap);
-		return no_report(o, r, status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM),
+		return no_report(o, r, &opened, status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM),
 		                 sym_err.msg);
 	}
 	sw_sym_store_set_local_modules(store, o->local_modules);
@@ -868,7 +882,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	if (!walked) {
 		char msg[sizeof err.msg + 64];
 		snprintf(msg, sizeof msg, "%s: out of memory while walking", o->snapshot);
-		status = no_report(o, r, SW_EXIT_INTERNAL, msg);
+		status = no_report(o, r, &snap.part, SW_EXIT_INTERNAL, msg);
 	} else {
 		/* The signature of the crashing (requesting) thread, if any. */
 		struct sw_signature sig;
