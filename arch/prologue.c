@@ -346,28 +346,18 @@ bool sw_code_read(struct sw_code *c, uint64_t addr, void *out, unsigned n)
 {
 	if (n > 8)
 		return false;
+	struct sw_walk_budget *b = c->w->budget;
+	if (b) {
+		if (b->code_reads == 0) {
+			b->code_ran_out = true;
+			return false;
+		}
+		b->code_reads--;
+	}
 	if (addr < c->base || addr - c->base > c->n || c->n - (addr - c->base) < n) {
-		/* Refill: the largest chunk around addr the snapshot holds whole,
-		 * centred on it (decoders read backwards too), else from it. */
 		c->n = 0;
-		for (uint32_t len = sizeof c->buf; len >= 8 && !c->n; len /= 2) {
-			uint64_t starts[2] = { addr >= len / 2 ? addr - len / 2 : 0, addr };
-			for (unsigned k = 0; k < 2 && !c->n; k++) {
-				if (starts[k] > addr || starts[k] > UINT64_MAX - len ||
-				    addr + n > starts[k] + len)
-					continue;
-				if (sw_walk_read(c->w, starts[k], c->buf, len)) {
-					c->base = starts[k];
-					c->n = len;
-				}
-			}
-		}
-		if (!c->n) {
-			if (!sw_walk_read(c->w, addr, c->buf, n))
-				return false;
-			c->base = addr;
-			c->n = n;
-		}
+		if (!sw_walk_read_window(c->w, addr, n, c->buf, sizeof c->buf, &c->base, &c->n))
+			return false;
 	}
 	memcpy(out, c->buf + (addr - c->base), n);
 	return true;

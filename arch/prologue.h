@@ -106,7 +106,9 @@ struct sw_code {
 };
 
 void sw_code_init(struct sw_code *c, const struct sw_walk *w);
-/* Copies n (<= 8) bytes at addr; false if any is not captured. */
+/* Copies n (<= 8) bytes at addr; false if any is not captured, or if
+ * the walk's budget of code reads is spent (it then marks the step void:
+ * struct sw_walk_budget). */
 bool sw_code_read(struct sw_code *c, uint64_t addr, void *out, unsigned n);
 
 /* Where a function's code begins: from the symbols covering pc (a FUNC or

@@ -30,14 +30,15 @@ struct sw_walk_options {
 	 * (sw_walk_snapshot). */
 	uint32_t threads;
 	/* Physical frames for all threads together; 0: the default (a base
-	 * plus one per 16 bytes of input). */
+	 * plus one per 16 bytes of input). The decoders' reads of code are
+	 * bounded in proportion (struct sw_walk_budget). */
 	uint64_t frame_budget;
 };
 
 /* Breakpad's limits (Stackwalker::max_frames_, max_frames_scanned_): a
  * thread's walk stops after this many frames, and stops scanning after
  * this many scanned ones. Across threads the walk also keeps to a budget
- * proportional to the input's size (sw_walk_frame_budget). */
+ * proportional to the input's size (struct sw_walk_budget). */
 enum {
 	SW_DEFAULT_MAX_FRAMES = 1 << 20,
 	SW_MAX_SCANNED_FRAMES = 1 << 14,
@@ -88,6 +89,20 @@ struct sw_walk_result {
 	enum sw_symbols_status *module_status;
 };
 
+/* What a walk may spend across its threads, so that a hostile input's
+ * walk ends in bounded time (the bounds are in lib/walker.c): physical
+ * frames, and reads of code by the decoders (sw_code_read in
+ * arch/prologue.h), which a frame can need thousands of when no symbols
+ * say where its function starts. A read refused for want of budget marks
+ * the step that asked for it as void (code_ran_out): what the decoders
+ * concluded without the bytes proves nothing, so the thread's walk ends
+ * there, truncated. */
+struct sw_walk_budget {
+	uint64_t frames;           /* physical frames left */
+	uint64_t code_reads;       /* code reads left */
+	bool code_ran_out;         /* a read was refused during this step */
+};
+
 /* The walk in progress; arch hooks and unwinders read memory through it. */
 struct sw_walk {
 	const struct sw_snapshot *snap;
@@ -103,7 +118,9 @@ struct sw_walk {
 	 * - 1): bits above it in a code pointer are a signature (arm64 PAC). */
 	uint64_t address_mask;
 	uint32_t scanned;             /* frames of this thread found by scanning */
-	uint64_t frame_budget;        /* physical frames left for all threads */
+	/* What the walk may still spend for all threads; NULL: no bound (a
+	 * hook called outside a walk, a unit test). */
+	struct sw_walk_budget *budget;
 };
 
 /* The one thread a walk with crashing_only walks, and the one the CLI's
@@ -124,6 +141,13 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
  * the snapshot captured. */
 bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out);
 bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n);
+/* For decoders that read code a little at a time (struct sw_code): up to
+ * cap bytes around addr, as many as one source holds (a captured region,
+ * else the module's file), centred on addr where it can be, into buf;
+ * [*base, *base + *len) says which. False when the n bytes at addr
+ * themselves cannot be read. */
+bool sw_walk_read_window(const struct sw_walk *w, uint64_t addr, unsigned n, uint8_t *buf,
+                         uint32_t cap, uint64_t *base, uint32_t *len);
 /* The module symbols covering addr (loaded on demand), or NULL; *module
  * receives the module index or -1. */
 const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,

@@ -37,6 +37,7 @@ EXPECTED = {
     "huge-module-count.dmp": 1,
     "module-name-amplification.dmp": 1,
     "crashpad-annotation-amplification.dmp": 1,
+    "walk-riscv-prologue-search.dmp": 1,
     "fuzz_timeout.dmp": 1,
     "sparc_noctx.dmp": 1,  # a CPU stackwalk cannot walk: not a walk
     # gen.py's outputs.

@@ -451,6 +451,47 @@ START_TEST(test_scan_when_nothing_else_applies)
 }
 END_TEST
 
+/* A walk keeps to its budget of code reads: 4 KiB of nops before pc hold
+ * nothing that looks like a function's start, and the search without
+ * symbols reads at every halfword of them. A step whose reads ran out is
+ * void: no frame from it, not even the one the scan finds with the whole
+ * budget, and the walk ends truncated by the budget. */
+START_TEST(test_spent_code_budget_voids_the_step_and_truncates)
+{
+	static uint8_t code[0x2000];
+	for (size_t i = 0; i < sizeof code; i += 4)
+		memcpy(code + i, (const uint8_t[]){ 0x13, 0, 0, 0 }, 4); /* addi x0, x0, 0 */
+	struct pro_fixture f;
+	struct pf_machine pm;
+	for (int budget = 0; budget < 2; budget++) {
+		lib_machine(&pm, &f, true);
+		/* The code is captured; where the scan's candidate returns to is not. */
+		pm.regions[1] = (struct sw_mem_region){ LIB, sizeof code, code };
+		pm.snap.nmem = 2;
+		sw_snapshot_finish(&pm.snap);
+		uint64_t sp0 = PF_CFA - 0x1000;
+		pf_put(&pm, sp0 + 0x18, LIB + 0x8000, 8);
+		sw_reg_set(&pm.thread.ctx, PC, LIB + 0x1800);
+		sw_reg_set(&pm.thread.ctx, SP, sp0);
+		/* 4 frames of budget: 128 reads, against ~10,000 for the search. */
+		struct sw_walk_options opt = { .frame_budget = budget ? 0 : 4 };
+		ck_assert(sw_walk_snapshot(&pm.snap, f.arch, NULL, &opt, &pm.arena, &pm.result));
+		const struct sw_stack *st = &pm.result.stacks[0];
+		if (budget) {
+			ck_assert_uint_eq(st->nframes, 2);
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+			ck_assert_uint_eq(st->frames[1].pc, LIB + 0x8000);
+			ck_assert(!st->truncated);
+		} else {
+			ck_assert_uint_eq(st->nframes, 1);
+			ck_assert_int_eq(st->end, SW_END_FRAME_BUDGET);
+			ck_assert(st->truncated);
+		}
+		pf_machine_free(&pm);
+	}
+}
+END_TEST
+
 /* ---- hand-encoded calls, tables ---- */
 
 /* C.JAL exists on RV32 only: RV64 gives its encoding to C.ADDIW. */
@@ -871,6 +912,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_context_leaf_without_code_returns_through_ra);
 	tcase_add_test(walk, test_walk_cfi_from_breakpad_symbols);
 	tcase_add_test(walk, test_scan_when_nothing_else_applies);
+	tcase_add_test(walk, test_spent_code_budget_voids_the_step_and_truncates);
 	tcase_add_test(walk, test_c_jal_is_a_call_on_rv32_only);
 	tcase_add_test(walk, test_dwarf_register_map_and_names);
 	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
