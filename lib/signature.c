@@ -613,11 +613,18 @@ void sw_signature_make(const struct sw_sig_rules *r, const struct sw_snapshot *s
 		snprintf(out->text, sizeof out->text, "EMPTY: no frames");
 		return;
 	}
-	char name[SW_SIG_MAX_TEXT];
+	char name[SW_SIG_MAX_TEXT], prev[SW_SIG_MAX_TEXT] = "";
 	size_t len = 0;
+	enum sw_sig_action action = SW_SIG_IRRELEVANT;
 	for (uint32_t i = 0; i < st->nframes && out->nframes < SW_SIG_MAX_FRAMES; i++) {
 		frame_name(s, &st->frames[i], name, sizeof name);
-		enum sw_sig_action action = sw_sig_classify(r, name);
+		/* A recursion through an irrelevant function (or unsymbolized
+		 * frames of one skipped module) repeats a name for up to a
+		 * million frames: classified once, not by every rule each time. */
+		if (i == 0 || strcmp(name, prev) != 0) {
+			action = sw_sig_classify(r, name);
+			memcpy(prev, name, strlen(name) + 1);
+		}
 		if (action == SW_SIG_IRRELEVANT)
 			continue;
 		uint32_t before = out->nframes;

@@ -287,6 +287,21 @@ START_TEST(test_signature_goes_past_prefix_frames)
 }
 END_TEST
 
+/* Runs of one name (a recursion) are classified once: each run keeps its
+ * own rule's verdict, whatever the run before it was. */
+START_TEST(test_signature_classifies_runs_of_one_name_alike)
+{
+	const char *names[] = { "abort", "abort", "malloc", "malloc", "raise", "raise",
+	                        "Parser::expect(int)", "Parser::expect(int)", "main" };
+	struct sw_signature sig;
+	ck_assert_str_eq(signature_of(names, 9, &sig), "malloc | malloc | Parser::expect");
+	ck_assert_uint_eq(sig.nframes, 3);
+	ck_assert_uint_eq(sig.frames[0], 2);
+	ck_assert_uint_eq(sig.frames[1], 3);
+	ck_assert_uint_eq(sig.frames[2], 6);
+}
+END_TEST
+
 START_TEST(test_signature_names_frames_without_symbols_by_module)
 {
 	const char *names[] = { NULL, "main" };
@@ -366,6 +381,7 @@ Suite *test_suite(void)
 	tcase_add_test(st, test_signature_goes_past_prefix_frames);
 	tcase_add_test(st, test_signature_names_frames_without_symbols_by_module);
 	tcase_add_test(st, test_signature_stops_at_max_frames);
+	tcase_add_test(st, test_signature_classifies_runs_of_one_name_alike);
 	tcase_add_test(st, test_signature_of_only_irrelevant_frames_is_the_first);
 	tcase_add_test(st, test_signature_follows_a_users_rules);
 	tcase_add_test(st, test_signature_ends_before_a_frame_that_does_not_fit);
