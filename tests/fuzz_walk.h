@@ -34,6 +34,17 @@ static inline FILE *fuzz_sink(void)
 	return sink;
 }
 
+/* The frame budget of a fuzzed walk: the walker's own is 131,072 frames
+ * plus one per 16 bytes of input (lib/walker.c), which a mutated dump of
+ * thousands of threads on shared stacks reaches. Under the fuzz build's
+ * instrumentation each frame, walked and rendered in three formats, costs ~47
+ * microseconds (0.46 s for such an input in a release build, 6.5 s here):
+ * within libFuzzer's 10 s alone, over it beside other work (two such
+ * timeouts on 29 Nov, neither a hang). The 16,384th frame reaches all the
+ * code the 131,072nd does, the budget's end included. */
+#define FUZZ_FRAME_BUDGET_BASE 16384u
+#define FUZZ_BYTES_PER_FRAME 16u
+
 /* Walks snap as how says and renders it to sink (no store, no walk).
  * With every format, the JSON is written in one of its two layouts,
  * compact or pretty by the parity of the input's size: they differ only
@@ -48,8 +59,11 @@ static inline void fuzz_walk_and_print(const struct sw_snapshot *snap,
 	if (!store)
 		return;
 	const struct sw_arch *arch = sw_arch_for_cpu(snap->sys.cpu);
-	struct sw_walk_options opt = { .max_frames = how->max_frames,
-		                       .arch_for_cpu = sw_arch_for_cpu };
+	struct sw_walk_options opt = {
+		.max_frames = how->max_frames,
+		.arch_for_cpu = sw_arch_for_cpu,
+		.frame_budget = FUZZ_FRAME_BUDGET_BASE + input_size / FUZZ_BYTES_PER_FRAME,
+	};
 	struct sw_arena arena;
 	sw_arena_init(&arena);
 	struct sw_walk_result walk;
