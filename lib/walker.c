@@ -89,6 +89,22 @@ static void clip_window(uint64_t addr, uint32_t cap, uint64_t base, uint64_t siz
 	*after = (uint32_t)a;
 }
 
+/* The symbols of the module whose file can give the n bytes at addr
+ * (its provider reads code, and they lie inside the module), or NULL;
+ * *m receives the module. */
+static const struct sw_module_symbols *code_file_at(const struct sw_walk *w, uint64_t addr,
+                                                     size_t n, int32_t *m)
+{
+	*m = sw_module_at(w->snap, addr);
+	if (*m < 0)
+		return NULL;
+	const struct sw_module *mod = &w->snap->modules[*m];
+	if (n > mod->size - (addr - mod->base))
+		return NULL;
+	const struct sw_module_symbols *syms = module_symbols(w, *m, false);
+	return syms && syms->ops->read_code ? syms : NULL;
+}
+
 /* Any captured memory: code bytes for the call check, mostly. Bytes the
  * snapshot did not capture come from the module's own file when its
  * provider has one (ELF code and read-only data, unchanged by running):
@@ -98,12 +114,9 @@ bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
 {
 	if (sw_mem_peek(w->snap, addr, out, n))
 		return true;
-	int32_t m = sw_module_at(w->snap, addr);
-	if (m < 0 || n > w->snap->modules[m].base + w->snap->modules[m].size - addr)
-		return false;
-	const struct sw_module_symbols *syms = module_symbols(w, m, false);
-	return syms && syms->ops->read_code &&
-	       syms->ops->read_code(syms->self, module_offset(w, m, addr), out, n);
+	int32_t m;
+	const struct sw_module_symbols *syms = code_file_at(w, addr, n, &m);
+	return syms && syms->ops->read_code(syms->self, module_offset(w, m, addr), out, n);
 }
 
 /* The source of the bytes at addr is either one captured region or the
@@ -127,15 +140,11 @@ bool sw_walk_read_window(const struct sw_walk *w, uint64_t addr, unsigned n, uin
 		return true;
 	}
 	/* Not captured: from the module's file, when its provider reads code. */
-	int32_t m = sw_module_at(w->snap, addr);
-	if (m < 0)
+	int32_t m;
+	const struct sw_module_symbols *syms = code_file_at(w, addr, n, &m);
+	if (!syms)
 		return false;
 	const struct sw_module *mod = &w->snap->modules[m];
-	if (n > mod->size - (addr - mod->base))
-		return false;
-	const struct sw_module_symbols *syms = module_symbols(w, m, false);
-	if (!syms || !syms->ops->read_code)
-		return false;
 	/* The file may lack part of a window (a section it does not hold):
 	 * smaller ones around addr, down to the n bytes themselves. */
 	for (uint32_t span = cap; span > n; span /= 2) {
@@ -1074,7 +1083,6 @@ struct walk_worker {
 	struct sw_walk w;
 	struct sw_arena arena;
 	struct sw_walk_budget budget; /* the walk's whole budget, for this worker */
-	struct sw_walk_budget used;   /* what its threads spent of it */
 };
 
 static void *walk_worker_main(void *arg)
@@ -1093,12 +1101,9 @@ static void *walk_worker_main(void *arg)
 		if (j >= sh->n || atomic_load(&sh->failed))
 			break;
 		const struct thread_plan *p = &sh->plan[j];
-		struct sw_walk_budget before = k->budget;
 		k->w.arch = p->arch;
 		if (!walk_thread(&k->w, p->index, p->crashed, &scratch, &sh->out->stacks[p->index]))
 			atomic_store(&sh->failed, true);
-		k->used.frames += before.frames - k->budget.frames;
-		k->used.code_reads += before.code_reads - k->budget.code_reads;
 	}
 	free(scratch.v);
 	return NULL;
@@ -1204,16 +1209,17 @@ static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan 
 		k[i].started = sw_thread_create(&k[i].thread, walk_worker_main, &k[i]);
 	if (ok)
 		walk_worker_main(&k[0]);
-	struct sw_walk_budget used = { 0 };
+	/* What the workers spent: each started from the whole budget. */
+	uint64_t used_frames = 0, used_reads = 0;
 	for (uint32_t i = 0; i < nworkers; i++) {
 		if (k[i].started)
 			pthread_join(k[i].thread, NULL);
-		used.frames += k[i].used.frames;
-		used.code_reads += k[i].used.code_reads;
+		used_frames += proto->budget->frames - k[i].budget.frames;
+		used_reads += proto->budget->code_reads - k[i].budget.code_reads;
 	}
 	bool walked = ok;
 	ok = !atomic_load(&sh.failed);
-	bool cut = used.frames > proto->budget->frames || used.code_reads > proto->budget->code_reads;
+	bool cut = used_frames > proto->budget->frames || used_reads > proto->budget->code_reads;
 	for (uint32_t j = 0; walked && ok && j < n; j++)
 		cut |= out->stacks[plan[j].index].end == SW_END_FRAME_BUDGET;
 	for (uint32_t i = 0; i < nworkers; i++) {
