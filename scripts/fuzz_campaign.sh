@@ -12,7 +12,8 @@
 #   --chunk S       one libFuzzer run lasts at most S seconds (default 900):
 #                   progress is saved after each, so a killed session loses
 #                   at most one chunk
-#   --until HH:MM   start no chunk after this time (local clock)
+#   --until HH:MM   stop at this time (local clock): no chunk starts after
+#                   it, and the last one is cut short to end there
 #   --measure S     only measure: each target S seconds (default 30), its
 #                   exec/s saved; the campaign then runs the quickest first
 #   --timeout S     libFuzzer -timeout: an input slower than this is a hang
