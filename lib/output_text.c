@@ -140,8 +140,9 @@ static void print_registers(struct sw_out_buf *t, const struct reg_labels *l,
 		}
 		if (sizeof t->b - t->n < LABEL_MAX + digits)
 			sw_out_flush(t);
-		/* The whole slot, a fixed-size copy (three moves), the digits
-		 * written over its tail: copying len bytes compiled to a rep
+		/* The whole slot, a fixed-size copy (three moves), then the
+		 * digits from the label's end on; what the slot holds past
+		 * them lies beyond t->n. Copying len bytes compiled to a rep
 		 * movs, whose start-up made it 5 % of a warm gen48k walk
 		 * (perf annotate). */
 		char *out = t->b + t->n;
