@@ -36,6 +36,10 @@
 #   TARGET/corpus/      the target's corpus (the seed folders stay read-only)
 #   TARGET/artifacts/   what libFuzzer wrote (crash-*, timeout-*, oom-*, leak-*)
 #   TARGET/chunk-N.log  each run's output
+#   TARGET/campaign.PID each campaign running the target: the executions
+#                       its running chunk asked for (two campaigns on one
+#                       target share what is left instead of each running
+#                       all of it)
 #   findings/TARGET/    copies of every crash, hang, leak or out-of-memory input
 #   state.tsv           per commit and target: executions, seconds, status
 #                       (restored from $FUZZ_RESULTS when missing: a new
@@ -179,6 +183,24 @@ if [ -n "$until" ]; then
   until_epoch=$(date -d "$until" +%s) ||
     { echo "fuzz_campaign: --until $until: not a time" >&2; exit 2; }
 fi
+
+# The campaigns on target $1 now, as "RUNNING IDLE CLAIMED": how many
+# (this one, $2, included), how many are between chunks (this one
+# included), and the executions the others' running chunks asked for. A
+# campaign.PID file whose process is gone is removed (a reused PID only
+# makes a share smaller: the next chunk makes up for it).
+campaigns_on() {
+  local f running=1 idle=1 claimed=0 c
+  for f in "$FUZZ_WORK/$1"/campaign.*; do
+    [ -e "$f" ] && [ "$f" != "$2" ] || continue
+    if ! kill -0 "${f##*.}" 2>/dev/null; then rm -f "$f"; continue; fi
+    running=$((running + 1))
+    c=$(cat "$f" 2>/dev/null || true)
+    [[ "$c" =~ ^[0-9]+$ ]] || c=0
+    if [ "$c" -eq 0 ]; then idle=$((idle + 1)); else claimed=$((claimed + c)); fi
+  done
+  echo "$running $idle $claimed"
+}
 
 # Whether a timeout input is slow on its own: true when its single-input
 # run takes at least the timeout in CPU seconds, fails, or cannot be
@@ -350,7 +372,11 @@ else
       all_found+=($(ls "$FUZZ_WORK/findings/$t" 2>/dev/null | sed "s|^|$FUZZ_WORK/findings/$t/|"))
       continue
     fi
-    spent=0
+    spent=0 waiting=""
+    mkdir -p "$FUZZ_WORK/$t"
+    registered="$FUZZ_WORK/$t/campaign.$$"
+    echo 0 >"$registered"
+    trap 'rm -f "$registered"' EXIT
     while :; do
       # Another campaign may run this target too (one per core on the
       # last targets): its chunks count, read afresh before each chunk.
@@ -378,8 +404,42 @@ else
       n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
       until (set -C; : >"$FUZZ_WORK/$t/chunk-$((n + 1)).log") 2>/dev/null; do n=$((n + 1)); done
       log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
-      echo "fuzz_campaign: $t: $done_execs of $runs executions; next chunk ${secs} s ($log)"
-      run_chunk "$t" "$secs" $((runs - done_execs)) "$log"
+      # Each campaign on this target (a campaign.PID file holding the
+      # executions its running chunk asked for, 0 between chunks) takes
+      # an equal share, with the others between chunks, of what the
+      # running chunks have not asked for, so that together they stop
+      # near the goal instead of each running the whole remainder. Beside
+      # other campaigns a chunk asks for no more than it can run in its
+      # time (the target's executions per second of chunk so far, plus a
+      # half), so that a long chunk does not claim work a campaign
+      # starting beside it could do. A share cut short by the chunk's
+      # time is asked for again by the next chunk.
+      IFS=$'\t' read -r done_execs done_secs _ <<<"$(state_of "$t")"
+      read -r running idle claimed <<<"$(campaigns_on "$t" "$registered")"
+      left=$((runs - done_execs - claimed))
+      if [ "$left" -le 0 ]; then
+        rm -f "$log"
+        # On to the next target; on the last one, wait: a chunk that
+        # ends on its time leaves some of its share to do.
+        if [ "$t" != "${targets[-1]}" ]; then
+          echo "fuzz_campaign: $t: the rest is being run by $((running - 1)) other campaign(s): leaving it to them"
+          break
+        fi
+        [ "$waiting" = "$t" ] ||
+          echo "fuzz_campaign: $t: the rest is being run by $((running - 1)) other campaign(s): waiting for them"
+        waiting=$t
+        sleep 10
+        continue
+      fi
+      waiting=
+      share=$(( (left + idle - 1) / idle ))
+      if [ "$running" -gt 1 ] && [ "$done_secs" -gt 0 ] && [ "$done_execs" -gt 0 ]; then
+        cap=$(( done_execs * secs * 3 / (done_secs * 2) + 1 ))
+        [ "$share" -gt "$cap" ] && share=$cap
+      fi
+      echo "$share" >"$registered"
+      echo "fuzz_campaign: $t: $done_execs of $runs executions; next chunk ${secs} s, at most $share executions ($running campaigns) ($log)"
+      run_chunk "$t" "$secs" "$share" "$log"
       spent=$((spent + r_secs))
       # The chunk is added to the newest state under a lock, so that two
       # campaigns of one target add both their chunks.
@@ -400,6 +460,7 @@ else
         "$done_cpu"
       flock -u 9
       exec 9>&-
+      echo 0 >"$registered"
       all_found+=("${r_found[@]}")
       if [ "$r_status" != ok ]; then
         echo "fuzz_campaign: $t: $r_status after $done_execs executions" >&2
@@ -409,6 +470,7 @@ else
       # an artifact) would loop forever.
       [ "$r_execs" -eq 0 ] && { echo "fuzz_campaign: $t made no progress: see $log" >&2; break; }
     done
+    rm -f "$registered"
   done
 fi
 
