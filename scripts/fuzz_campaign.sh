@@ -380,7 +380,7 @@ else
     while :; do
       # Another campaign may run this target too (one per core on the
       # last targets): its chunks count, read afresh before each chunk.
-      IFS=$'\t' read -r done_execs _ _ _ _ now_crashes now_hangs _ <<<"$(state_of "$t")"
+      IFS=$'\t' read -r done_execs done_secs _ _ _ now_crashes now_hangs _ <<<"$(state_of "$t")"
       [ "$done_execs" -lt "$runs" ] || break
       if [ $((now_crashes + now_hangs)) -gt $((crashes + hangs)) ]; then
         echo "fuzz_campaign: $t: another campaign's chunk found something: stopping it here" >&2
@@ -399,11 +399,6 @@ else
       if [ -n "$until_epoch" ] && [ $((until_epoch - now)) -lt "$secs" ]; then
         secs=$((until_epoch - now))
       fi
-      # The next free log name, taken atomically (noclobber).
-      mkdir -p "$FUZZ_WORK/$t"
-      n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
-      until (set -C; : >"$FUZZ_WORK/$t/chunk-$((n + 1)).log") 2>/dev/null; do n=$((n + 1)); done
-      log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
       # Each campaign on this target (a campaign.PID file holding the
       # executions its running chunk asked for, 0 between chunks) takes
       # an equal share, with the others between chunks, of what the
@@ -414,19 +409,17 @@ else
       # half), so that a long chunk does not claim work a campaign
       # starting beside it could do. A share cut short by the chunk's
       # time is asked for again by the next chunk.
-      IFS=$'\t' read -r done_execs done_secs _ <<<"$(state_of "$t")"
       read -r running idle claimed <<<"$(campaigns_on "$t" "$registered")"
       left=$((runs - done_execs - claimed))
       if [ "$left" -le 0 ]; then
-        rm -f "$log"
         # On to the next target; on the last one, wait: a chunk that
         # ends on its time leaves some of its share to do.
+        others="the rest is being run by $((running - 1)) other campaign(s)"
         if [ "$t" != "${targets[-1]}" ]; then
-          echo "fuzz_campaign: $t: the rest is being run by $((running - 1)) other campaign(s): leaving it to them"
+          echo "fuzz_campaign: $t: $others: leaving it to them"
           break
         fi
-        [ "$waiting" = "$t" ] ||
-          echo "fuzz_campaign: $t: the rest is being run by $((running - 1)) other campaign(s): waiting for them"
+        [ "$waiting" = "$t" ] || echo "fuzz_campaign: $t: $others: waiting for them"
         waiting=$t
         sleep 10
         continue
@@ -438,6 +431,10 @@ else
         [ "$share" -gt "$cap" ] && share=$cap
       fi
       echo "$share" >"$registered"
+      # The next free log name, taken atomically (noclobber).
+      n=$(ls "$FUZZ_WORK/$t" 2>/dev/null | grep -c "^chunk-.*\.log$" || true)
+      until (set -C; : >"$FUZZ_WORK/$t/chunk-$((n + 1)).log") 2>/dev/null; do n=$((n + 1)); done
+      log="$FUZZ_WORK/$t/chunk-$((n + 1)).log"
       echo "fuzz_campaign: $t: $done_execs of $runs executions; next chunk ${secs} s, at most $share executions ($running campaigns) ($log)"
       run_chunk "$t" "$secs" "$share" "$log"
       spent=$((spent + r_secs))
