@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include "arch/registry.h"
 #include "batch.h"
 #include "convert.h"
+#include "output_sink.h"
 #include "formats/open.h"
 #include "lib/fnv.h"
 #include "lib/output.h"
@@ -112,8 +112,10 @@ static void usage(FILE *f)
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
 	      "  --brief, -c       walk and print only the crashing thread (else the\n"
 	      "                    thread that requested the dump, else the first)\n"
-	      "  --output-file=FILE  write the report to FILE (complete or not at all:\n"
-	      "                    written beside it, then renamed) instead of stdout\n"
+	      "  --output-file=FILE  write the report to FILE instead of stdout: a regular\n"
+	      "                    file complete or not at all (written beside it, then\n"
+	      "                    renamed); a device or FIFO through, in place; a\n"
+	      "                    symbolic link followed; a directory refused\n"
 	      "  --cyborg=FILE     also write the JSON report to FILE (text on stdout)\n"
 	      "  --require-symbols exit 5 when a module the crash signature is made of\n"
 	      "                    has no symbols\n"
@@ -467,126 +469,6 @@ static int status_for(enum sw_err_code code)
 	case SW_ERR_NOMEM: break;
 	}
 	return SW_EXIT_INTERNAL;
-}
-
-/* Where a report goes: stdout, or a file that appears only complete. A
- * file is written as FILE.tmp-XXXXXX beside it and renamed over FILE once
- * the run has a report (a pipeline watching FILE never reads half of one;
- * a run without a report leaves no file). */
-struct sink {
-	FILE *f;
-	const char *path;          /* NULL: stdout */
-	char *tmp_path;            /* malloc'd; NULL for stdout */
-	bool reader_gone;          /* stdout's reader stopped reading (EPIPE) */
-	bool failed;               /* a write failed, and was said */
-};
-
-/* Opens path (NULL: stdout) for writing; on failure one line and false. */
-static bool sink_open(struct sink *k, const char *path)
-{
-	memset(k, 0, sizeof *k);
-	k->path = path;
-	if (!path) {
-		k->f = stdout;
-		return true;
-	}
-	size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
-	k->tmp_path = malloc(n);
-	if (!k->tmp_path) {
-		fputs("stackwalk: out of memory\n", stderr);
-		return false;
-	}
-	snprintf(k->tmp_path, n, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(k->tmp_path);
-	if (fd < 0) {
-		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", path, strerror(errno));
-		free(k->tmp_path);
-		k->tmp_path = NULL;
-		return false;
-	}
-	/* mkstemp makes it private (0600); a report gets a new file's usual
-	 * mode. */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || !(k->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", path, strerror(errno));
-		close(fd);
-		unlink(k->tmp_path);
-		free(k->tmp_path);
-		k->tmp_path = NULL;
-		return false;
-	}
-	return true;
-}
-
-/* Has stdout's reader closed the pipe? A write then fails with EPIPE
- * (SIGPIPE is ignored), and poll reports POLLERR on the write end, which
- * stays true when stdio's errno was overwritten since. */
-static bool pipe_reader_gone(int fd, int err)
-{
-	if (err == EPIPE)
-		return true;
-	struct pollfd p = { .fd = fd, .events = 0 };
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
-}
-
-/* After a report: flushes k and checks it. False on a write error, said in
- * one line naming the file; a stdout whose reader is gone is no error
- * (k->reader_gone: nothing more is written). */
-static bool sink_check(struct sink *k)
-{
-	if (k->reader_gone)
-		return true;
-	if (k->failed)
-		return false;
-	/* A write that already failed (a large one that bypassed the
-	 * buffer, leaving nothing for fflush to retry) left its reason in
-	 * errno: no stdio call has come since. */
-	int err = ferror(k->f) ? errno : 0;
-	if (!ferror(k->f)) {
-		errno = 0;
-		if (fflush(k->f) == 0 && !ferror(k->f))
-			return true;
-		err = errno;
-	}
-	if (!k->path && pipe_reader_gone(fileno(k->f), err)) {
-		k->reader_gone = true;
-		return true;
-	}
-	if (k->path)
-		fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(err ? err : EIO));
-	else
-		fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(err ? err : EIO));
-	k->failed = true;
-	return false;
-}
-
-/* Ends k: a file is renamed into place when keep (the run has a report),
- * else removed. Returns false (one line said) when it cannot be. */
-static bool sink_close(struct sink *k, bool keep)
-{
-	if (!k->f)
-		return true;
-	if (!k->path) {
-		bool ok = sink_check(k);
-		k->f = NULL;
-		return ok;
-	}
-	bool ok = !keep || sink_check(k);
-	if (fclose(k->f) != 0 && ok && keep) {
-		fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(errno));
-		ok = false;
-	}
-	k->f = NULL;
-	if (ok && keep && rename(k->tmp_path, k->path) != 0) {
-		fprintf(stderr, "stackwalk: %s: cannot create: %s\n", k->path, strerror(errno));
-		ok = false;
-	}
-	if (!ok || !keep)
-		unlink(k->tmp_path);
-	free(k->tmp_path);
-	k->tmp_path = NULL;
-	return ok;
 }
 
 /* What one run writes to and decides with, besides the options. */
@@ -1006,15 +888,8 @@ static bool batch_out_ok(void *ctx, int write_errno, int *status)
 {
 	struct batch_walk *bw = ctx;
 	struct sink *k = &bw->r->out;
-	if (write_errno && !k->path && pipe_reader_gone(fileno(k->f), write_errno))
-		k->reader_gone = true;
-	else if (write_errno && !k->failed) {
-		if (k->path)
-			fprintf(stderr, "stackwalk: %s: cannot write: %s\n", k->path, strerror(write_errno));
-		else
-			fprintf(stderr, "stackwalk: cannot write the output: %s\n", strerror(write_errno));
-		k->failed = true;
-	}
+	if (write_errno)
+		sink_write_failed(k, write_errno);
 	if (!sink_check(k)) {
 		*status = SW_EXIT_INTERNAL;
 		return false;

@@ -6,6 +6,7 @@ Usage: cli.py STACKWALK TESTDATA_DIR"""
 import gzip
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -220,6 +221,85 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 0 and out == "" and open(report).read().startswith("OS|Windows NT|")
           and open(cy).read().startswith("{\n  \"crash_info\"") and json.loads(open(cy).read()) == doc2,
           "exit %d %r" % (code, err))
+
+    # Output files that are not regular files are written through, never
+    # renamed over (as root, a rename over /dev/null would replace the
+    # system's device with a regular file).
+    def same_node(path, before):
+        st = os.lstat(path)
+        return stat.S_IFMT(st.st_mode) == stat.S_IFMT(before.st_mode) and st.st_rdev == before.st_rdev
+
+    def leftovers(folder):
+        return [f for f in os.listdir(folder) if ".tmp-" in f]
+
+    for opt in ("--output-file", "--cyborg"):
+        dev_null = os.lstat("/dev/null")
+        code, out, err = run(dump, syms, opt, "/dev/null")
+        check("%s /dev/null: exit 0, /dev/null still the device, nothing left in /dev" % opt,
+              code == 0 and err == "" and same_node("/dev/null", dev_null) and not leftovers("/dev"),
+              "exit %d %r" % (code, err))
+        code, out, err = run(dump, syms, opt, "/dev/full")
+        check("%s /dev/full: written through, exit 4, one line naming it" % opt,
+              code == 4 and err == "stackwalk: /dev/full: cannot write: No space left on device\n"
+              and stat.S_ISCHR(os.lstat("/dev/full").st_mode), "exit %d %r" % (code, err))
+    with tempfile.TemporaryDirectory() as nodes:
+        if os.geteuid() == 0:
+            node = os.path.join(nodes, "null")
+            os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            before = os.lstat(node)
+            code, out, err = run(dump, syms, "--output-file", node)
+            check("--output-file on a mknod'ed device node (as root): written through, the node kept",
+                  code == 0 and err == "" and same_node(node, before) and os.listdir(nodes) == ["null"],
+                  "exit %d %r %r" % (code, err, os.listdir(nodes)))
+            os.unlink(node)
+        else:
+            print("skip  --output-file on a mknod'ed device node: needs root")
+        fifo = os.path.join(nodes, "fifo")
+        os.mkfifo(fifo)
+        for opt, want in (("--output-file", full), ("--cyborg", None)):
+            before = os.lstat(fifo)
+            p = subprocess.Popen([sw, dump, syms, opt, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            with open(fifo) as reader:
+                got = reader.read()
+            out, err = p.communicate(timeout=60)
+            ok = want is None and json.loads(got) == doc2 or got == want
+            check("%s on a FIFO: the report read from its other end, the FIFO kept" % opt,
+                  p.returncode == 0 and err == "" and ok and same_node(fifo, before) and os.listdir(nodes) == ["fifo"],
+                  "exit %d %r %r" % (p.returncode, err, os.listdir(nodes)))
+        os.unlink(fifo)
+        target = os.path.join(nodes, "real.txt")
+        with open(target, "w") as f:
+            f.write("old\n")
+        os.chmod(target, 0o640)
+        link = os.path.join(nodes, "link.txt")
+        os.symlink("real.txt", link)
+        code, out, err = run(dump, syms, "--output-file", link)
+        check("--output-file on a symlink: the link kept, its target holds the report with its mode",
+              code == 0 and os.path.islink(link) and os.readlink(link) == "real.txt" and open(target).read() == full
+              and stat.S_IMODE(os.stat(target).st_mode) == 0o640 and not leftovers(nodes),
+              "exit %d %r %r" % (code, err, os.listdir(nodes)))
+        code, out, err = run(os.path.join(nodes, "missing.dmp"), "--output-file", link)
+        check("--output-file on a symlink after an unreadable input: exit 3, link and target as they were",
+              code == 3 and os.path.islink(link) and open(target).read() == full and not leftovers(nodes),
+              "exit %d %r" % (code, err))
+        dangling = os.path.join(nodes, "dangling.json")
+        os.mkdir(os.path.join(nodes, "sub"))
+        os.symlink("sub/new.json", dangling)
+        code, out, err = run(dump, syms, "--cyborg", dangling)
+        check("--cyborg on a dangling symlink: the link kept, the report created where it points",
+              code == 0 and os.path.islink(dangling)
+              and json.loads(open(os.path.join(nodes, "sub", "new.json")).read()) == doc2
+              and not leftovers(os.path.join(nodes, "sub")), "exit %d %r" % (code, err))
+        folder = os.path.join(nodes, "sub")
+        code, out, err = run(dump, syms, "--output-file", folder)
+        check("--output-file on a directory: refused, exit 4, one line naming it, nothing created",
+              code == 4 and out == "" and err == "stackwalk: %s: cannot create: Is a directory\n" % folder
+              and os.listdir(folder) == ["new.json"], "exit %d %r" % (code, err))
+        p = subprocess.run("%s %s %s --output-file /dev/stdout | cat" % (sw, dump, syms), shell=True,
+                           capture_output=True, text=True)
+        check("--output-file /dev/stdout into a pipe: the report through the pipe",
+              p.returncode == 0 and p.stdout == full and p.stderr == "", "exit %d %r" % (p.returncode, p.stderr))
 
     # A write error on a file: the file size limit (SIGXFSZ ignored, so
     # the write fails with EFBIG instead of killing the process).
