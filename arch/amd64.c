@@ -82,15 +82,21 @@ static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_step *s, struc
  *   %rip_caller = *(%rbp + 8),  %rbp_caller = *(%rbp),  %rsp_caller = %rbp + 16.
  * Windows x64 code keeps no such chain (MSVC uses rbp freely), so it is not
  * followed there. The caller's rbp must lie above its rsp and point at
- * captured memory, as Breakpad requires; a NULL return address ends the
- * chain; any other must pass the scan's return-address checks. */
+ * captured memory, as Breakpad requires, or be 0: _start clears rbp
+ * (SysV AMD64 ABI §3.4.1: "the deepest stack frame" has rbp 0), so main's
+ * record holds 0 and a real return address, into the C library's start
+ * code. A NULL return address ends the chain; any other must pass the
+ * scan's return-address checks. A function whose code shows no
+ * `push %rbp; mov %rsp,%rbp` before pc has no record of its own: its rbp
+ * is a caller's, and following it would skip frames. */
 static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step *s,
                                                       struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
+	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP) ||
+	    !sw_x86_frame_pointer_may_be_own(w, callee, true))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rbp = callee->regs.v[AMD64_RBP];
 	uint64_t caller_rip, caller_rbp, unused;
@@ -100,10 +106,16 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 	uint64_t caller_rsp = rbp + 16;
 	if (!amd64_pc_plausible(caller_rip) && caller_rip >= 0x1000)
 		return SW_UNWIND_NO_RULE; /* non-canonical */
-	if (caller_rsp <= rbp || caller_rbp < caller_rsp || !sw_walk_read_word(w, caller_rbp, &unused))
+	if (caller_rsp <= rbp ||
+	    (caller_rbp != 0 && (caller_rbp < caller_rsp || !sw_walk_read_word(w, caller_rbp, &unused))))
 		return SW_UNWIND_NO_RULE;
+	/* A record of zeros is the outermost frame's (a thread start, dyld's
+	 * start): the end of the chain, when this frame's own record led to it.
+	 * The context frame's live rbp may not be its own (a frameless
+	 * function): other rules get their turn. */
 	if (caller_rip < 0x1000)
-		return SW_UNWIND_END;
+		return caller_rbp == 0 && sw_frame_has_live_context(callee) ? SW_UNWIND_NO_RULE
+		                                                            : SW_UNWIND_END;
 	if (!sw_walk_is_return_address(w, caller_rip))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
@@ -116,6 +128,16 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 static bool amd64_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
 	return sw_x86_call_precedes(w, ra, known);
+}
+
+static bool amd64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	return sw_x86_call_target(w, ra, true, target);
+}
+
+static bool amd64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t to)
+{
+	return sw_x86_jumps_into_module(w, fn, true, to);
 }
 
 /* A scan found the return address in `slot`. Functions usually push the
@@ -205,5 +227,7 @@ const struct sw_arch sw_arch_amd64 = {
 	.caller_of_leaf = amd64_caller_of_leaf,
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
 	.call_precedes = amd64_call_precedes,
+	.call_target = amd64_call_target,
+	.jumps_into_module = amd64_jumps_into_module,
 	.after_scan = amd64_after_scan,
 };

@@ -54,14 +54,15 @@ static bool x86_pc_plausible(uint64_t pc)
  * A NULL return address ends the chain (Windows threads start with one). No
  * CFI vouches for the chain, so any other return address must pass the
  * scan's checks; if it does not, or ebp points at no captured memory, the
- * walker scans instead. */
+ * walker scans instead. A function whose code shows no `push %ebp; mov
+ * %esp,%ebp` before pc keeps its caller's ebp: not followed. */
 static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s,
                                                     struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (!sw_reg_valid(&callee->regs, X86_EBP))
+	if (!sw_reg_valid(&callee->regs, X86_EBP) || !sw_x86_frame_pointer_may_be_own(w, callee, false))
 		return SW_UNWIND_NO_RULE;
 	uint64_t ebp = callee->regs.v[X86_EBP];
 	uint64_t caller_eip, caller_ebp;
@@ -84,6 +85,16 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
 	return sw_x86_call_precedes(w, ra, known);
+}
+
+static bool x86_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
+{
+	return sw_x86_call_target(w, ra, false, target);
+}
+
+static bool x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t to)
+{
+	return sw_x86_jumps_into_module(w, fn, false, to);
 }
 
 /* After a scan found the return address in `slot`: a callee that set up a
@@ -174,5 +185,7 @@ const struct sw_arch sw_arch_x86 = {
 	.caller_of_signal_frame = x86_caller_of_signal_frame,
 	.caller_by_frame_pointer = x86_caller_by_frame_pointer,
 	.call_precedes = x86_call_precedes,
+	.call_target = x86_call_target,
+	.jumps_into_module = x86_jumps_into_module,
 	.after_scan = x86_after_scan,
 };

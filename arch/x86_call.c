@@ -6,7 +6,11 @@
  * where the instruction ends, so they need no decoding here. */
 #include "x86_call.h"
 
+#include <string.h>
+
+#include "lib/snapshot.h"
 #include "lib/walker.h"
+#include "stub.h"
 
 /* Length of an FF /2 instruction whose ModRM byte is modrm and whose SIB
  * byte (if any) is sib; 0 if ModRM.reg is not 2. In 64-bit mode mod=00
@@ -33,6 +37,20 @@ static unsigned ff2_length(uint8_t modrm, uint8_t sib)
 	return len;
 }
 
+/* The lengths of the FF /2 calls that may end at code + 7 (bit n set for
+ * an n-byte form). */
+static unsigned ff2_calls_ending(const uint8_t code[7])
+{
+	unsigned forms = 0;
+	for (unsigned n = 2; n <= 7; n++) {
+		const uint8_t *insn = &code[7 - n];
+		uint8_t sib = n >= 3 ? insn[2] : 0;
+		if (insn[0] == 0xff && ff2_length(insn[1], sib) == n)
+			forms |= 1u << n;
+	}
+	return forms;
+}
+
 bool sw_x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 {
 	uint8_t code[7];
@@ -41,15 +59,159 @@ bool sw_x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 		return true;
 	*known = true;
 	/* code[6] is the byte just before ra; code[7 - n] starts an n-byte call. */
-	if (code[7 - 5] == 0xe8)
-		return true;
-	for (unsigned n = 2; n <= 7; n++) {
-		const uint8_t *insn = &code[7 - n];
-		if (insn[0] != 0xff)
-			continue;
-		uint8_t sib = n >= 3 ? insn[2] : 0;
-		if (ff2_length(insn[1], sib) == n)
+	return code[7 - 5] == 0xe8 || ff2_calls_ending(code) != 0;
+}
+
+static int32_t le32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	                 (uint32_t)p[3] << 24);
+}
+
+/* PLT entries (System V AMD64 ABI §5.2 and its IBT/MPX forms; i386 ABI
+ * §5, non-PIC), each jumping through its GOT slot:
+ *   ff 25 d32                  jmp *d32(%rip)   amd64; i386: jmp *abs32
+ *   f2 ff 25 d32               bnd jmp *d32(%rip)
+ *   f3 0f 1e fa ...            endbr64 before either (.plt.sec)
+ *   f3 0f 1e fb ...            endbr32 before either
+ * The PIC i386 form jmp *d32(%ebx) needs the caller's GOT base: not
+ * followed (no answer). A direct jmp (e9 rel32, a veneer) is followed to
+ * its target. STUB_NONE: no stub, the call's target is `at` itself. */
+enum x86_stub { X86_STUB_NONE, X86_STUB_SLOT, X86_STUB_JUMP, X86_STUB_UNKNOWN };
+
+static enum x86_stub x86_stub_at(const struct sw_walk *w, uint64_t at, bool is64, uint64_t *next)
+{
+	uint8_t c[11];
+	if (!sw_walk_read(w, at, c, sizeof c))
+		return X86_STUB_NONE;
+	unsigned i = 0;
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && (c[3] == 0xfa || c[3] == 0xfb))
+		i = 4;
+	if (c[i] == 0xf2)
+		i++;
+	if (c[i] == 0xff && c[i + 1] == 0x25) {
+		int32_t d = le32(&c[i + 2]);
+		*next = is64 ? at + i + 6 + (uint64_t)(int64_t)d : (uint64_t)(uint32_t)d;
+		return X86_STUB_SLOT;
+	}
+	if (c[i] == 0xff && c[i + 1] == 0xa3)
+		return X86_STUB_UNKNOWN;
+	if (i == 0 && c[0] == 0xe9) {
+		*next = at + 5 + (uint64_t)(int64_t)le32(&c[1]);
+		if (!is64)
+			*next &= 0xffffffffu;
+		return X86_STUB_JUMP;
+	}
+	return X86_STUB_NONE;
+}
+
+enum { X86_STUB_HOPS = 3 };
+
+bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_t *target)
+{
+	uint8_t code[7];
+	if (ra < sizeof code || !sw_walk_read(w, ra - sizeof code, code, sizeof code))
+		return false;
+	/* Only a call rel32 names its target; when an FF /2 form could end
+	 * at ra as well (its ModRM, SIB or displacement bytes include the
+	 * E8), which of the two ran is not known: no answer. */
+	if (code[7 - 5] != 0xe8 || ff2_calls_ending(code) != 0)
+		return false;
+	uint64_t at = ra + (uint64_t)(int64_t)le32(&code[3]), next;
+	if (!is64)
+		at &= 0xffffffffu;
+	for (unsigned hop = 0; hop < X86_STUB_HOPS; hop++) {
+		switch (x86_stub_at(w, at, is64, &next)) {
+		case X86_STUB_NONE:
+			*target = at;
 			return true;
+		case X86_STUB_SLOT:
+			return sw_stub_through_slot(w, at, next, is64 ? 8 : 4, target);
+		case X86_STUB_JUMP:
+			at = next;
+			break;
+		case X86_STUB_UNKNOWN:
+			return false;
+		}
 	}
 	return false;
+}
+
+/* How far into a function its frame-pointer prologue is looked for (GCC's
+ * shrink-wrapping may put a test and an early return first), and how
+ * much of a function a tail jump is looked for in. */
+enum { X86_PROLOGUE_REACH = 256, X86_TAIL_REACH = 1024 };
+
+bool sw_x86_frame_is_set_up(const struct sw_walk *w, uint64_t fn, uint64_t pc, bool is64,
+                            bool *known)
+{
+	/* push %rbp; mov %rsp,%rbp (48 89 e5, or 48 8b ec); i386 without the
+	 * REX prefix (89 e5, 8b ec). */
+	static const uint8_t mov64[2][4] = { { 0x55, 0x48, 0x89, 0xe5 }, { 0x55, 0x48, 0x8b, 0xec } };
+	static const uint8_t mov32[2][3] = { { 0x55, 0x89, 0xe5 }, { 0x55, 0x8b, 0xec } };
+	uint8_t code[X86_PROLOGUE_REACH];
+	*known = false;
+	if (pc <= fn)
+		return false;
+	size_t len = pc - fn < X86_PROLOGUE_REACH ? (size_t)(pc - fn) : X86_PROLOGUE_REACH;
+	if (!sw_walk_read(w, fn, code, len))
+		return false;
+	*known = true;
+	unsigned n = is64 ? 4 : 3;
+	for (size_t at = 0; at + n <= len; at++) {
+		const uint8_t *c = &code[at];
+		for (unsigned k = 0; k < 2; k++)
+			if (memcmp(c, is64 ? mov64[k] : mov32[k], n) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* A jump at `at` (e9 rel32, or ff 25 through a GOT slot) whose destination,
+ * through PLT entries, lies in module `to`. */
+static bool jumps_into(const struct sw_walk *w, const uint8_t *c, uint64_t at, bool is64,
+                       int32_t to)
+{
+	uint64_t dest, next;
+	if (c[0] == 0xe9) {
+		dest = at + 5 + (uint64_t)(int64_t)le32(&c[1]);
+		if (!is64)
+			dest &= 0xffffffffu;
+		if (x86_stub_at(w, dest, is64, &next) == X86_STUB_SLOT &&
+		    !sw_stub_through_slot(w, dest, next, is64 ? 8 : 4, &dest))
+			return false;
+	} else if (c[0] == 0xff && c[1] == 0x25) {
+		next = is64 ? at + 6 + (uint64_t)(int64_t)le32(&c[2]) : (uint64_t)(uint32_t)le32(&c[2]);
+		if (!sw_stub_through_slot(w, at, next, is64 ? 8 : 4, &dest))
+			return false;
+	} else {
+		return false;
+	}
+	return sw_module_at(w->snap, dest) == to;
+}
+
+bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, int32_t to)
+{
+	uint8_t code[X86_TAIL_REACH];
+	uint64_t base;
+	uint32_t len;
+	if (to < 0 || !sw_walk_read_window(w, fn, 1, code, sizeof code, &base, &len))
+		return false;
+	/* The window is centred on fn where it can be: its part from fn on. */
+	for (uint64_t at = fn; at + 6 <= base + len; at++)
+		if (jumps_into(w, &code[at - base], at, is64, to))
+			return true;
+	return false;
+}
+
+bool sw_x86_frame_pointer_may_be_own(const struct sw_walk *w, const struct sw_frame *callee,
+                                     bool is64)
+{
+	uint64_t fn;
+	bool known;
+	if (!sw_walk_function_start(w, callee->lookup_pc, &fn))
+		return true;
+	/* A caller's lookup pc is inside its call, after the prologue. */
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
+	return sw_x86_frame_is_set_up(w, fn, pc, is64, &known) || !known;
 }

@@ -13,4 +13,29 @@ struct sw_walk;
  * cannot be made: *known is set false and the result is true. */
 bool sw_x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known);
 
+/* The call_target hook of x86 and amd64 (lib/arch.h): a call rel32's
+ * target, followed through PLT entries and jumps. */
+bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_t *target);
+
+/* Has the function starting at fn set up its frame record by pc: does
+ * `push %rbp; mov %rsp,%rbp` (or %ebp, %esp) appear between fn and pc? A
+ * function without it (built without frame pointers) leaves rbp to its
+ * callers, and a frame-pointer step from it would skip its caller.
+ * *known: the code could be read. */
+bool sw_x86_frame_is_set_up(const struct sw_walk *w, uint64_t fn, uint64_t pc, bool is64,
+                            bool *known);
+
+/* May the callee frame's rbp (ebp) be its own frame record? False only
+ * when its function's start is known and its code, readable, shows no
+ * frame set up before the frame's pc. */
+struct sw_frame;
+bool sw_x86_frame_pointer_may_be_own(const struct sw_walk *w, const struct sw_frame *callee,
+                                     bool is64);
+
+/* Does the code of the function at fn hold a jump into module `to`, a tail
+ * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25)? The
+ * first X86_TAIL_REACH bytes are looked at, byte by byte: a false match
+ * needs a jump's bytes whose destination is a stub into `to`. */
+bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, int32_t to);
+
 #endif

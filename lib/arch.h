@@ -153,6 +153,12 @@ struct sw_arch {
 	 * scans from (lib/walker.c, sw_walk_call_may_reach): a stub it does
 	 * not follow would look like such a call. May be NULL. */
 	bool (*call_target)(const struct sw_walk *w, uint64_t ra, uint64_t *target);
+	/* Does the code of the function at fn (a call's target) hold a jump
+	 * into module `to` (a tail call through a PLT entry or GOT slot)?
+	 * Then a call into fn may have led into `to` without a return
+	 * address of its own, and the call's module is no reason to refuse
+	 * it. False when the code cannot be read. May be NULL. */
+	bool (*jumps_into_module)(const struct sw_walk *w, uint64_t fn, int32_t to);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or

@@ -291,6 +291,27 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
 	return scan_for_return_address(w, slot, ra, words, false, NULL);
 }
 
+/* A return address into the function the callee is running (or, where
+ * no symbols say which function that is, a scanned callee's own return
+ * address again) is left over from that function's own earlier call: the
+ * stack and the link register keep return addresses of calls that have
+ * returned. Only recursion puts a function's frame right above itself,
+ * and only a direct call to the function's own start proves it (a call
+ * through a pointer, or to another function that calls back, proves
+ * nothing the walk could check). */
+static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t addr = arch->strip_code_pointer(w, ra), call = arch->call_site(addr);
+	uint64_t start, callee_start, target;
+	bool symbols = sw_walk_function_start(w, call, &start) &&
+	               sw_walk_function_start(w, callee->lookup_pc, &callee_start);
+	if (symbols ? start != callee_start : addr != callee->pc || callee->trust != SW_TRUST_SCAN)
+		return false;
+	return !(symbols && arch->call_target && arch->call_target(w, addr, &target) &&
+	         target == start);
+}
+
 /* A direct call names its target (the arch's call_target follows the
  * stubs it knows, PLT entries, to where they jump). A call only leaves its
  * module through such a stub, so a return address whose call went into
@@ -302,21 +323,30 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
  * long before above them; a qemu-user arm main thread holds, above libc's
  * abort, one of ld.so's calls to its own functions from before main). Only
  * a tail call out of that module would make it true, which nothing shows:
- * refused. Within a module no such rule holds: tail calls and functions
+ * refused, unless the target's code shows such a jump (arch hook
+ * jumps_into_module). Within a module no such rule holds: tail calls and functions
  * the compiler split (GCC's .cold parts) reach other functions than the
  * call's target. An indirect call names no target: nothing to check. */
-bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+static bool call_may_enter_module(const struct sw_walk *w, uint64_t ra,
+                                  const struct sw_frame *callee)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t target, start;
-	if (!callee || !arch->call_target ||
-	    !arch->call_target(w, arch->strip_code_pointer(w, ra), &target))
+	if (!arch->call_target || !arch->call_target(w, arch->strip_code_pointer(w, ra), &target))
 		return true;
 	int32_t from = sw_module_at(w->snap, callee->lookup_pc);
 	if (from < 0)
 		return !sw_walk_function_start(w, target, &start);
 	int32_t to = sw_module_at(w->snap, target);
-	return to < 0 || to == from;
+	return to < 0 || to == from ||
+	       (arch->jumps_into_module && arch->jumps_into_module(w, target, from));
+}
+
+/* Could the call before ra have led to the callee? Neither an earlier call
+ * of the callee's own function (above) nor a call into another module. */
+bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+{
+	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee));
 }
 
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
@@ -602,6 +632,28 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	return true;
 }
 
+/* A caller that a frame record, a link register, a prologue's saved
+ * slot or a scan gave is checked as a scanned word is: the call before
+ * its return address must be able to reach the callee (another module's
+ * stub, the callee's own function without recursion: no). A frame record
+ * left over in x29 or rbp by code built without frame pointers, or a link
+ * register kept from an earlier call, names a return address that is
+ * real but not this frame's caller. CFI and signal frames say where the
+ * return address is; they are not second-guessed here. */
+static bool call_may_return_to(const struct sw_step *st, const struct sw_caller *c,
+                               enum sw_trust trust)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	uint64_t ra = c->regs.v[arch->pc];
+	/* A chain of frame records is evidence of its own: each record is
+	 * another pair of saved words, further up; recursion through a
+	 * pointer keeps its frames. A word a scan or a link register gave is
+	 * only a value. */
+	if (trust == SW_TRUST_FRAME_POINTER || trust == SW_TRUST_PROLOGUE)
+		return call_may_enter_module(st->walk, ra, st->callee);
+	return sw_walk_call_may_reach(st->walk, ra, st->callee);
+}
+
 /* A context restored from a signal frame: its pc and sp are known, and its
  * frame lies at or above the callee's (a signal on an alternate stack
  * restores a sp on the thread's own stack, anywhere). */
@@ -807,7 +859,8 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		}
 		found = s == SW_UNWIND_OK &&
 		        (c.restored_context ? restored_context_is_plausible(st, &c)
-		                            : caller_is_plausible(st, &c, trust, first_unwind));
+		                            : caller_is_plausible(st, &c, trust, first_unwind) &&
+		                                      call_may_return_to(st, &c, trust));
 	}
 	if (!found) {
 		/* Say so when the cap, not the evidence, stopped the walk. */

@@ -178,8 +178,11 @@ bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_call
 bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
                                      uint64_t *ra, uint32_t words);
 /* May the call that ends before return address ra, found by a scan above
- * frame callee, have led to callee? False only when the call names a
- * target (a direct call) in another module than callee's. */
+ * frame callee, have led to callee? False when the call names a target (a
+ * direct call) in another module than callee's, and when ra returns into
+ * the function callee is running (a scanned callee's own return address
+ * again, where no symbols name functions) without a direct call to that
+ * function's start (recursion). */
 bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee);
 /* The generic scan: from the callee's sp, the first word that is a return
  * address; the caller's sp is just above it. An arch's own scan rule may

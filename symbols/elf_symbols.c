@@ -267,6 +267,36 @@ static bool cfi_is_complete(struct sw_elf_symbols *s)
 	return s->cfi_complete;
 }
 
+/* How close two functions' unwind entries lie across the padding that
+ * aligns the second (x86 aligns functions to 16 bytes; no ABI we walk to
+ * more than 64, and GCC's -falign-functions defaults stay below). */
+enum { FDE_PADDING = 16 };
+
+static bool cfi_covers_any(struct sw_elf_symbols *s, uint64_t vaddr)
+{
+	for (unsigned i = 0; i < s->ncfi; i++)
+		if (sw_cfi_covers(s->cfi[i], vaddr))
+			return true;
+	return false;
+}
+
+/* Is vaddr, which no FDE covers, the padding between two functions that
+ * have FDEs? Complete unwind tables (the measure of cfi_is_complete) are
+ * complete for the code their compiler built, not for all of the file: a
+ * static program built without unwind tables links its own code between
+ * the C library's FDEs, and a file's hand-written assembly may have none.
+ * An address with FDEs on both sides within the padding is no code; one
+ * in a larger gap may well be. */
+static bool between_fdes(struct sw_elf_symbols *s, uint64_t vaddr)
+{
+	unsigned below = 1, above = 1;
+	while (below <= FDE_PADDING && (vaddr < below || !cfi_covers_any(s, vaddr - below)))
+		below++;
+	while (below <= FDE_PADDING && above <= FDE_PADDING && !cfi_covers_any(s, vaddr + above))
+		above++;
+	return below <= FDE_PADDING && above <= FDE_PADDING;
+}
+
 static bool elf_has_function(void *self, uint64_t offset)
 {
 	struct sw_elf_symbols *s = self;
@@ -274,9 +304,8 @@ static bool elf_has_function(void *self, uint64_t offset)
 	if (has_symbol(s, vaddr))
 		return true;
 	build_cfi(s);
-	for (unsigned i = 0; i < s->ncfi; i++)
-		if (sw_cfi_covers(s->cfi[i], vaddr))
-			return true;
+	if (cfi_covers_any(s, vaddr))
+		return true;
 	if (s->has_exidx && sw_exidx_covers(&s->exidx, vaddr))
 		return true;
 	/* A stripped file without (complete) unwind tables cannot say:
@@ -286,7 +315,11 @@ static bool elf_has_function(void *self, uint64_t offset)
 	for (unsigned i = 0; i < n; i++)
 		if (sw_elf_info(images[i])->has_symtab)
 			return false;
-	return (s->ncfi == 0 || !cfi_is_complete(s)) && !s->has_exidx;
+	if (s->has_exidx)
+		return false;
+	if (s->ncfi == 0 || !cfi_is_complete(s))
+		return true;
+	return !between_fdes(s, vaddr);
 }
 
 static bool elf_read_code(void *self, uint64_t offset, void *out, size_t n)

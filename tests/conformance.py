@@ -55,6 +55,28 @@ MIPS64_CALL_SITE = (
     "takes the caller's pc as $ra - 2 * sizeof(uint64_t) = $ra - 16 (stackwalker_mips.cc, CFI "
     "path); MIPS64 instructions are 4 bytes, so the jal/jalr is at $ra - 8 (the delay slot "
     "follows it), which is what we print")
+MAIN_RECORD = (
+    "frame 1 is main: its frame record holds rbp 0 (_start clears rbp, SysV AMD64 ABI 3.4.1: the "
+    "deepest frame's rbp is 0) and the return address into __libc_start_main + 0xf5 "
+    "(libc-2.19.so + 0x21ec5), which we take as frame 2 (trust frame_pointer). Breakpad refuses "
+    "a record whose saved rbp is 0 and scans: its frames from 2 up to __libc_start_main are "
+    "words left on the stack by earlier calls (ld.so's, libpthread's, driver's); past "
+    "__libc_start_main (no libc file, no CFI) both walks scan the junk above _start, from "
+    "different stack positions")
+MAIN_RECORD_MODULES = (
+    "the module Breakpad warns has no symbols (ld-2.19.so or libpthread-2.19.so) holds none of "
+    "our frames: its frames in Breakpad's walk are the stale words above main (MAIN_RECORD)")
+ZERO_RECORD = (
+    "the last frame (thread_start, dyld's start) was found through its frame record, and the "
+    "record its rbp points at is {saved rbp 0, return address 0}: the zeroed record a thread's "
+    "entry pushes (SysV AMD64 ABI 3.4.1), the end of the chain (walk_end null_return). "
+    "Breakpad refuses records whose saved rbp is 0 and scans on into the words above the entry")
+LINUX_MINI_JUNK = (
+    "frame 1 (__libc_start_main, CFI) is reached by main's caller rule; Breakpad's frames "
+    "2 (WriteProcFile + 0x70) and 4 are a return address whose call, decoded from the dump's "
+    "code, goes to a function of crash itself: such a call cannot lead into libc (no tail "
+    "jump there), so the word is left over (lib/walker.c, call_may_enter_module); we go on "
+    "to __libc_csu_init's and _start's words as Breakpad does")
 KNOWN_DIFFERENCES = {
     ("macos-no-fp.dmp", 0, 2):
         "frame 0 (_platform_memset, a leaf without CFI) returns to trigger_crash through x30; "
@@ -90,6 +112,47 @@ KNOWN_DIFFERENCES = {
     ("microdump-x86.dmp", "modules", 0):
         "libchrome.so holds no frame of ours (see frame 5), so its missing symbols are not "
         "reported",
+    ("linux_divide_by_zero.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_executable_heap.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_executable_stack.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_inside_module_exe_region1.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_inside_module_exe_region2.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_jmp_to_0.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_jmp_to_module_not_exe_region.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_null_dereference.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_outside_module.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_raise_sigabrt.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_stack_pointer_in_module.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_stack_pointer_in_stack.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_stack_pointer_in_stack_alt_name.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_write_to_nonwritable_module.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_write_to_nonwritable_region_math.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_write_to_outside_module.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_write_to_outside_module_via_math.dmp", 0, "*"): MAIN_RECORD,
+    ("linux_write_to_under_4k.dmp", 0, "*"): MAIN_RECORD,
+    ("minidump_crashpad_annotation.dmp", 0, "*"): ZERO_RECORD,
+    ("minidump_crashpad_annotation.dmp", 2, "*"): ZERO_RECORD,
+    ("minidump_crashpad_annotation.dmp", 3, "*"): ZERO_RECORD,
+    ("minidump_crashpad_annotation.dmp", 4, "*"): ZERO_RECORD,
+    ("minidump_crashpad_annotation.dmp", 5, "*"): ZERO_RECORD,
+    ("linux/mini.dmp", 0, "*"): LINUX_MINI_JUNK,
+    ("linux_divide_by_zero.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_executable_heap.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_executable_stack.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_inside_module_exe_region1.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_inside_module_exe_region2.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_jmp_to_0.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_jmp_to_module_not_exe_region.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_null_dereference.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_outside_module.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_stack_pointer_in_module.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_stack_pointer_in_stack.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_stack_pointer_in_stack_alt_name.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_write_to_nonwritable_module.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_write_to_nonwritable_region_math.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_write_to_outside_module.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_write_to_outside_module_via_math.dmp", "modules", 0): MAIN_RECORD_MODULES,
+    ("linux_write_to_under_4k.dmp", "modules", 0): MAIN_RECORD_MODULES,
     ("linux_stacksmash.dmp", 0, "*"):
         "stack_smash's return address was overwritten with ASCII ('not stra'): Breakpad's CFI takes "
         "0x6172747320746f6e, a non-canonical address, as the caller. We treat that as a failed rule, "
@@ -282,16 +345,28 @@ def drop_invented(ref, memory):
       its own stack pointer): Breakpad's .sym CFI cannot say "no return
       address", so the rule of the outermost frame (_start, clone) computes
       a stack address. We end the walk there; the frame and whatever
-      Breakpad then found from it are dropped."""
+      Breakpad then found from it are dropped.
+    - a scan frame whose pc is the frame's right below it again: a return
+      address repeated above the frame it returned from is a stale copy
+      (the call left it twice, or a callee spilled it); recursion would
+      need the call's target to be the function's own start, which a
+      module without symbols cannot show (lib/walker.c,
+      own_earlier_call)."""
     dropped = []
     out = {}
     for t, frames in ref.items():
         kept = []
+        last_pc = None
         for i, (desc, trust, pc, sp) in enumerate(frames):
             if memory is not None and trust == "scan" and not_after_call(memory, pc):
                 dropped.append("thread %d frame %d %s: Breakpad's scan took it, but the bytes before "
                                "it (%s) are not a call" % (t, i, desc, memory.read(pc - 7, 7).hex(" ")))
                 continue
+            if trust == "scan" and pc is not None and pc == last_pc and "[" not in desc:
+                dropped.append("thread %d frame %d %s: Breakpad's scan took the return address of the "
+                               "frame below it again" % (t, i, desc))
+                continue
+            last_pc = pc
             if (trust == "cfi" and desc.startswith("0x") and pc is not None and sp is not None
                     and abs(pc - sp) < (1 << 20)):
                 dropped.append("thread %d frames %d-%d: Breakpad's CFI gave pc %s, an address on the "
@@ -415,8 +490,9 @@ JSON_CASES = [
 def check_json(args, res):
     """--json --pretty against rust-minidump's own snapshots, field by field
     (tests/json_check.py). rust-minidump's scans accept what Breakpad's do,
-    so its frames that the dump's code bytes show are not after a call are
-    dropped from the expectation first, as for the text comparison."""
+    so its frames that the dump's code bytes show are not after a call, and
+    its scanned frames that repeat the frame below them, are dropped from
+    the expectation first, as for the text comparison."""
     here = os.path.dirname(os.path.abspath(__file__))
     base = os.path.join(args.corpus, "rust-minidump")
     for dump, syms, snap in JSON_CASES:
@@ -435,8 +511,16 @@ def check_json(args, res):
         dropped = 0
         for thread in expected.get("threads", []) + [expected.get("crashing_thread") or {}]:
             frames = thread.get("frames") or []
-            kept = [f for f in frames
-                    if not (f.get("trust") == "scan" and not_after_call(memory, int(f["offset"], 16) + 1))]
+            kept = []
+            for f in frames:
+                if f.get("trust") == "scan" and not_after_call(memory, int(f["offset"], 16) + 1):
+                    continue
+                # A return address taken again right above its own frame
+                # (drop_invented).
+                if (f.get("trust") == "scan" and kept and kept[-1]["offset"] == f["offset"]
+                        and f.get("function") is None):
+                    continue
+                kept.append(f)
             dropped += len(frames) - len(kept)
             for n, f in enumerate(kept):
                 f["frame"] = n

@@ -19,6 +19,8 @@ enum { X86_ESP = 4, X86_EBP = 5, X86_EIP = 8 };
 #define LIB_BASE 0x7f0000000000ull
 #define STACK_BASE 0x7ffd0000ull
 #define STACK_SIZE 0x1000ull
+/* The fake symbols' functions: one per 256 bytes of code. */
+#define FAKE_FUNCTION_SIZE 0x100ull
 
 /* One module of code whose bytes are in the snapshot, a library without
  * them, one stack, one thread. */
@@ -45,6 +47,12 @@ static void put_call_before(struct fixture *fx, uint64_t ra)
 	*syn_code_at(fx, ra - 5, 5) = 0xe8;
 }
 
+/* push %rbp; mov %rsp,%rbp at fn: a function that keeps a frame record. */
+static void put_frame_setup(struct fixture *fx, uint64_t fn)
+{
+	memcpy(syn_code_at(fx, fn, 4), "\x55\x48\x89\xe5", 4);
+}
+
 static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t rbp)
 {
 	sw_reg_set(&fx->thread.ctx, RIP, rip);
@@ -60,7 +68,9 @@ enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC,
 struct fake_symbols {
 	enum fake_rule rule;
 	const char *name;            /* the function's name: "func" */
-	uint64_t func_lo, func_hi;   /* module offsets covered by "func" */
+	/* Module offsets covered by functions named "func": one every
+	 * FAKE_FUNCTION_SIZE bytes, each starting at its block's start. */
+	uint64_t func_lo, func_hi;
 	uint32_t ninlines;
 	struct sw_sym_inline inlines[2];
 	struct sw_module_symbols module;
@@ -75,8 +85,10 @@ static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_
 		return false;
 	memset(out, 0, sizeof *out);
 	out->function = fs->name ? fs->name : "func";
-	out->function_offset = fs->func_lo;
-	out->function_size = fs->func_hi - fs->func_lo;
+	out->function_offset = off - off % FAKE_FUNCTION_SIZE;
+	if (out->function_offset < fs->func_lo)
+		out->function_offset = fs->func_lo;
+	out->function_size = FAKE_FUNCTION_SIZE;
 	out->file = "app.c";
 	out->line = 10;
 	out->line_offset = off;
@@ -225,11 +237,16 @@ START_TEST(test_walk_frame_pointer_chain)
 	put_u64(&fx, fp2 + 8, CODE_BASE + 0x400);
 	struct sw_walk_options opt = { .no_scan = true };
 	const struct sw_stack *st = walk(&fx, NULL, &opt);
-	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
 	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), fp1 + 16);
 	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBP), fp2);
+	/* The record whose saved rbp is 0 (main's: _start cleared rbp) still
+	 * names a caller: the last frame of the chain. */
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x400);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], RBP), 0);
 	/* fp2's saved rbp is 0 < fp2: the chain ends there (stack must grow). */
 	fixture_free(&fx);
 }
@@ -427,6 +444,7 @@ START_TEST(test_cfi_sp_not_growing_falls_through_to_frame_pointer)
 	fake_init(&fs, RULE_BAD_SP);
 	uint64_t sp = STACK_BASE + 0x100, rbp = STACK_BASE + 0x200;
 	set_context(&fx, CODE_BASE + 0x10, sp, rbp);
+	put_frame_setup(&fx, CODE_BASE);
 	put_call_before(&fx, CODE_BASE + 0x900);
 	put_u64(&fx, rbp, STACK_BASE + 0x300);
 	put_u64(&fx, rbp + 8, CODE_BASE + 0x900);
@@ -557,13 +575,16 @@ END_TEST
 
 /* The context at the stack's bottom, and every word above it a return
  * address after a call: a scan finds a frame in each (~500). */
+/* Every stack word a return address after a call (two alternating ones:
+ * a return address repeated in adjacent scanned frames is one frame). */
 static void fill_stack_with_return_addresses(struct fixture *fx)
 {
 	uint64_t sp = STACK_BASE + 0x10;
 	set_context(fx, CODE_BASE + 0x10, sp, 0);
 	put_call_before(fx, CODE_BASE + 0x500);
+	put_call_before(fx, CODE_BASE + 0x600);
 	for (uint64_t a = sp; a + 8 <= STACK_BASE + STACK_SIZE; a += 8)
-		put_u64(fx, a, CODE_BASE + 0x500);
+		put_u64(fx, a, CODE_BASE + ((a / 8) % 2 ? 0x500 : 0x600));
 }
 
 START_TEST(test_max_frames_caps_the_walk)
