@@ -9,6 +9,7 @@
 #include "lib/walker.h"
 #include "signal_frame.h"
 #include "x86_call.h"
+#include "x86_prologue.h"
 
 enum {
 	AMD64_RAX, AMD64_RDX, AMD64_RCX, AMD64_RBX, AMD64_RSI, AMD64_RDI,
@@ -88,15 +89,18 @@ static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_step *s, struc
  * code. A NULL return address ends the chain; any other must pass the
  * scan's return-address checks. A function whose code shows no
  * `push %rbp; mov %rsp,%rbp` before pc has no record of its own: its rbp
- * is a caller's, and following it would skip frames. */
+ * is a caller's, and following it would skip frames; one whose code shows
+ * it has, whatever the record's saved rbp looks like. */
 static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step *s,
                                                       struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP) ||
-	    !sw_x86_frame_pointer_may_be_own(w, callee, true))
+	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
+		return SW_UNWIND_NO_RULE;
+	enum sw_x86_frame own = sw_x86_frame_of(w, callee, true);
+	if (own == SW_X86_FRAME_NONE)
 		return SW_UNWIND_NO_RULE;
 	uint64_t rbp = callee->regs.v[AMD64_RBP];
 	uint64_t caller_rip, caller_rbp, unused;
@@ -106,8 +110,13 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 	uint64_t caller_rsp = rbp + 16;
 	if (!amd64_pc_plausible(caller_rip) && caller_rip >= 0x1000)
 		return SW_UNWIND_NO_RULE; /* non-canonical */
+	/* Where the code shows the record is this frame's own, the saved rbp
+	 * is just the caller's value (a caller built without frame pointers
+	 * uses rbp as it likes); otherwise it must look like a frame pointer
+	 * for the record to be believed. */
 	if (caller_rsp <= rbp ||
-	    (caller_rbp != 0 && (caller_rbp < caller_rsp || !sw_walk_read_word(w, caller_rbp, &unused))))
+	    (own != SW_X86_FRAME_SET_UP && caller_rbp != 0 &&
+	     (caller_rbp < caller_rsp || !sw_walk_read_word(w, caller_rbp, &unused))))
 		return SW_UNWIND_NO_RULE;
 	/* A record of zeros is the outermost frame's (a thread start, dyld's
 	 * start): the end of the chain, when this frame's own record led to it.
@@ -184,14 +193,19 @@ static const struct sw_sigframe_slot amd64_sigcontext_slots[] = {
 	{ AMD64_RIP, 16 }, { AMD64_RFLAGS, 17 },
 };
 
+static bool amd64_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
+{
+	uint8_t code[sizeof amd64_restore_rt];
+	return sw_walk_read(w, addr, code, sizeof code) &&
+	       memcmp(code, amd64_restore_rt, sizeof code) == 0;
+}
+
 static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *s,
                                                           struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_regs *r = &s->callee->regs;
-	uint8_t code[sizeof amd64_restore_rt];
-	if (!sw_reg_valid(r, AMD64_RSP) || !sw_walk_read(w, s->callee->pc, code, sizeof code) ||
-	    memcmp(code, amd64_restore_rt, sizeof code) != 0)
+	if (!sw_reg_valid(r, AMD64_RSP) || !amd64_is_signal_trampoline(w, s->callee->pc))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rsp = r->v[AMD64_RSP];
 	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)
@@ -224,8 +238,11 @@ const struct sw_arch sw_arch_amd64 = {
 	.strip_code_pointer = amd64_strip,
 	.pc_is_plausible = amd64_pc_plausible,
 	.caller_of_signal_frame = amd64_caller_of_signal_frame,
+	.is_signal_trampoline = amd64_is_signal_trampoline,
 	.caller_of_leaf = amd64_caller_of_leaf,
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
+	.caller_by_prologue = sw_amd64_caller_by_prologue,
+	.slot_fits_call = sw_amd64_slot_fits_call,
 	.call_precedes = amd64_call_precedes,
 	.call_target = amd64_call_target,
 	.jumps_into_module = amd64_jumps_into_module,

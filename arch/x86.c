@@ -62,7 +62,8 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (!sw_reg_valid(&callee->regs, X86_EBP) || !sw_x86_frame_pointer_may_be_own(w, callee, false))
+	if (!sw_reg_valid(&callee->regs, X86_EBP) ||
+	    sw_x86_frame_of(w, callee, false) == SW_X86_FRAME_NONE)
 		return SW_UNWIND_NO_RULE;
 	uint64_t ebp = callee->regs.v[X86_EBP];
 	uint64_t caller_eip, caller_ebp;
@@ -141,21 +142,33 @@ static const struct sw_sigframe_slot x86_sigcontext_slots[] = {
 	{ X86_EDX, 9 }, { X86_ECX, 10 }, { X86_EAX, 11 }, { X86_EIP, 14 }, { X86_EFLAGS, 16 },
 };
 
+/* Where the restorer at addr finds the sigcontext, from its sp (0: no
+ * restorer there). */
+static uint64_t x86_restorer_sigcontext(const struct sw_walk *w, uint64_t addr)
+{
+	uint8_t code[sizeof x86_restore];
+	if (!sw_walk_read(w, addr, code, sizeof x86_restore_rt))
+		return 0;
+	if (memcmp(code, x86_restore_rt, sizeof x86_restore_rt) == 0)
+		return X86_RT_SIGFRAME_SC;
+	if (sw_walk_read(w, addr, code, sizeof x86_restore) &&
+	    memcmp(code, x86_restore, sizeof x86_restore) == 0)
+		return X86_SIGFRAME_SC;
+	return 0;
+}
+
+static bool x86_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
+{
+	return x86_restorer_sigcontext(w, addr) != 0;
+}
+
 static enum sw_unwind_status x86_caller_of_signal_frame(const struct sw_step *s,
                                                         struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_regs *r = &s->callee->regs;
-	uint8_t code[sizeof x86_restore];
-	if (!sw_reg_valid(r, X86_ESP) || !sw_walk_read(w, s->callee->pc, code, sizeof x86_restore_rt))
-		return SW_UNWIND_NO_RULE;
 	uint64_t sc;
-	if (memcmp(code, x86_restore_rt, sizeof x86_restore_rt) == 0)
-		sc = X86_RT_SIGFRAME_SC;
-	else if (sw_walk_read(w, s->callee->pc, code, sizeof x86_restore) &&
-	         memcmp(code, x86_restore, sizeof x86_restore) == 0)
-		sc = X86_SIGFRAME_SC;
-	else
+	if (!sw_reg_valid(r, X86_ESP) || !(sc = x86_restorer_sigcontext(w, s->callee->pc)))
 		return SW_UNWIND_NO_RULE;
 	return sw_sigframe_restore(w, (r->v[X86_ESP] & 0xffffffffu) + sc, 4, x86_sigcontext_slots,
 	                           sizeof x86_sigcontext_slots / sizeof x86_sigcontext_slots[0], out);
@@ -183,6 +196,7 @@ const struct sw_arch sw_arch_x86 = {
 	.strip_code_pointer = x86_strip,
 	.pc_is_plausible = x86_pc_plausible,
 	.caller_of_signal_frame = x86_caller_of_signal_frame,
+	.is_signal_trampoline = x86_is_signal_trampoline,
 	.caller_by_frame_pointer = x86_caller_by_frame_pointer,
 	.call_precedes = x86_call_precedes,
 	.call_target = x86_call_target,

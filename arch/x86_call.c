@@ -140,15 +140,18 @@ bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_
 /* How far into a function its frame-pointer prologue is looked for (GCC's
  * shrink-wrapping may put a test and an early return first), and how
  * much of a function a tail jump is looked for in. */
-enum { X86_PROLOGUE_REACH = 256, X86_TAIL_REACH = 1024 };
+enum { X86_PROLOGUE_REACH = 256, X86_PUSH_REACH = 12, X86_TAIL_REACH = 1024 };
 
 bool sw_x86_frame_is_set_up(const struct sw_walk *w, uint64_t fn, uint64_t pc, bool is64,
                             bool *known)
 {
-	/* push %rbp; mov %rsp,%rbp (48 89 e5, or 48 8b ec); i386 without the
-	 * REX prefix (89 e5, 8b ec). */
-	static const uint8_t mov64[2][4] = { { 0x55, 0x48, 0x89, 0xe5 }, { 0x55, 0x48, 0x8b, 0xec } };
-	static const uint8_t mov32[2][3] = { { 0x55, 0x89, 0xe5 }, { 0x55, 0x8b, 0xec } };
+	/* mov %rsp,%rbp (48 89 e5, or 48 8b ec; i386 without the REX prefix:
+	 * 89 e5, 8b ec) after a push %rbp (55). The compiler may schedule
+	 * other instructions between the two (GCC -O2: push %rbp; mov
+	 * %edi,%r8d; mov %rsp,%rbp), so the push is looked for in the
+	 * X86_PUSH_REACH bytes before the mov. */
+	static const uint8_t mov64[2][3] = { { 0x48, 0x89, 0xe5 }, { 0x48, 0x8b, 0xec } };
+	static const uint8_t mov32[2][2] = { { 0x89, 0xe5 }, { 0x8b, 0xec } };
 	uint8_t code[X86_PROLOGUE_REACH];
 	*known = false;
 	if (pc <= fn)
@@ -157,11 +160,15 @@ bool sw_x86_frame_is_set_up(const struct sw_walk *w, uint64_t fn, uint64_t pc, b
 	if (!sw_walk_read(w, fn, code, len))
 		return false;
 	*known = true;
-	unsigned n = is64 ? 4 : 3;
-	for (size_t at = 0; at + n <= len; at++) {
-		const uint8_t *c = &code[at];
+	unsigned n = is64 ? 3 : 2;
+	for (size_t at = 1; at + n <= len; at++) {
+		bool mov = false;
 		for (unsigned k = 0; k < 2; k++)
-			if (memcmp(c, is64 ? mov64[k] : mov32[k], n) == 0)
+			mov |= memcmp(&code[at], is64 ? mov64[k] : mov32[k], n) == 0;
+		if (!mov)
+			continue;
+		for (size_t back = 1; back <= X86_PUSH_REACH && back <= at; back++)
+			if (code[at - back] == 0x55)
 				return true;
 	}
 	return false;
@@ -204,14 +211,14 @@ bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, i
 	return false;
 }
 
-bool sw_x86_frame_pointer_may_be_own(const struct sw_walk *w, const struct sw_frame *callee,
-                                     bool is64)
+enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64)
 {
 	uint64_t fn;
 	bool known;
 	if (!sw_walk_function_start(w, callee->lookup_pc, &fn))
-		return true;
+		return SW_X86_FRAME_UNKNOWN;
 	/* A caller's lookup pc is inside its call, after the prologue. */
 	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
-	return sw_x86_frame_is_set_up(w, fn, pc, is64, &known) || !known;
+	bool set_up = sw_x86_frame_is_set_up(w, fn, pc, is64, &known);
+	return !known ? SW_X86_FRAME_UNKNOWN : set_up ? SW_X86_FRAME_SET_UP : SW_X86_FRAME_NONE;
 }

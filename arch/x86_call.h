@@ -25,12 +25,13 @@ bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_
 bool sw_x86_frame_is_set_up(const struct sw_walk *w, uint64_t fn, uint64_t pc, bool is64,
                             bool *known);
 
-/* May the callee frame's rbp (ebp) be its own frame record? False only
- * when its function's start is known and its code, readable, shows no
- * frame set up before the frame's pc. */
+/* Does the callee frame's rbp (ebp) hold its own frame record? SET_UP:
+ * its function's code, read from the function's known start, shows the
+ * record set up before the frame's pc; NONE: it shows no such code (the
+ * rbp is a caller's); UNKNOWN: no start or no code to tell. */
 struct sw_frame;
-bool sw_x86_frame_pointer_may_be_own(const struct sw_walk *w, const struct sw_frame *callee,
-                                     bool is64);
+enum sw_x86_frame { SW_X86_FRAME_UNKNOWN, SW_X86_FRAME_NONE, SW_X86_FRAME_SET_UP };
+enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64);
 
 /* Does the code of the function at fn hold a jump into module `to`, a tail
  * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25)? The

@@ -159,6 +159,21 @@ struct sw_arch {
 	 * address of its own, and the call's module is no reason to refuse
 	 * it. False when the code cannot be read. May be NULL. */
 	bool (*jumps_into_module)(const struct sw_walk *w, uint64_t fn, int32_t to);
+	/* Is addr the first instruction of a sigreturn trampoline? A signal
+	 * handler returns there, though no call precedes it: a frame record
+	 * or a scanned word naming it is a return address all the same, and
+	 * the next step restores the interrupted context
+	 * (caller_of_signal_frame). May be NULL. */
+	bool (*is_signal_trampoline)(const struct sw_walk *w, uint64_t addr);
+	/* A scan found a word in `slot` whose call went to `target`: could the
+	 * function at target, stopped where the callee frame is (its pc and
+	 * sp), keep its return address in that slot? The prologue of target,
+	 * decoded up to the callee's pc, says where its return address is;
+	 * false only when it says somewhere else (the word is then left over
+	 * from a call of another frame), true when it cannot tell (no code, a
+	 * frame pointer, target past pc). May be NULL. */
+	bool (*slot_fits_call)(const struct sw_walk *w, const struct sw_frame *callee,
+	                       uint64_t target, uint64_t slot);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or

@@ -277,7 +277,7 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 		return false;
 	bool known = false;
 	if (arch->call_precedes && !arch->call_precedes(w, raw, &known))
-		return false;
+		return arch->is_signal_trampoline && arch->is_signal_trampoline(w, addr);
 	return known || !require_code;
 }
 
@@ -349,6 +349,20 @@ bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct s
 	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee));
 }
 
+/* Does the frame layout of the function the call before ra went to put
+ * its return address in `slot`, where the scan found ra (arch hook
+ * slot_fits_call)? A direct call names the function; where its code shows
+ * its return address elsewhere, ra is left over from another frame. */
+static bool slot_fits_call(const struct sw_walk *w, uint64_t ra, uint64_t slot,
+                           const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t target;
+	return !callee || !arch->slot_fits_call || !arch->call_target ||
+	       !arch->call_target(w, arch->strip_code_pointer(w, ra), &target) ||
+	       arch->slot_fits_call(w, callee, target, slot);
+}
+
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
                                     uint32_t words, bool require_code,
                                     const struct sw_frame *callee)
@@ -361,7 +375,7 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
 		if (return_address_checked(w, value, require_code) &&
-		    sw_walk_call_may_reach(w, value, callee)) {
+		    sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, at, callee)) {
 			*slot = at;
 			*ra = value;
 			return true;
@@ -645,11 +659,16 @@ static bool call_may_return_to(const struct sw_step *st, const struct sw_caller 
 {
 	const struct sw_arch *arch = st->walk->arch;
 	uint64_t ra = c->regs.v[arch->pc];
-	/* A chain of frame records is evidence of its own: each record is
-	 * another pair of saved words, further up; recursion through a
-	 * pointer keeps its frames. A word a scan or a link register gave is
-	 * only a value. */
-	if (trust == SW_TRUST_FRAME_POINTER || trust == SW_TRUST_PROLOGUE)
+	/* The slot a prologue saved the return address in is read from the
+	 * callee's own code, as CFI would say it: the word there is this
+	 * frame's return address, whatever tail jump led into the callee. A
+	 * chain of frame records is evidence of its own: each record is
+	 * another pair of saved words, further up, and recursion through a
+	 * pointer keeps its frames; but a record may be a caller's left in
+	 * rbp or x29. A word a scan or a link register gave is only a value. */
+	if (trust == SW_TRUST_PROLOGUE)
+		return true;
+	if (trust == SW_TRUST_FRAME_POINTER)
 		return call_may_enter_module(st->walk, ra, st->callee);
 	return sw_walk_call_may_reach(st->walk, ra, st->callee);
 }

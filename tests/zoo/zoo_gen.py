@@ -204,7 +204,9 @@ def step_code(f, nxt, rng):
                 "\tconst int *hit = bsearch(&key, arr, %d, sizeof arr[0], %s);\n%s%s"
                 % (vals, rng.randint(0, 99), n, nxt.name, after, ret("(hit ? *hit : 0) + x")))
     if nxt.enter == SIGNAL:
-        how = rng.choice(("raise(SIGUSR1)", "kill(getpid(), SIGUSR1)"))
+        # raise and pthread_kill signal this thread; kill(getpid()) could be
+        # taken by another (a main thread waiting in pthread_join).
+        how = rng.choice(("raise(SIGUSR1)", "pthread_kill(pthread_self(), SIGUSR1)"))
         return ("\tstruct sigaction sa;\n\tmemset(&sa, 0, sizeof sa);\n"
                 "\tsa.sa_handler = %s;\n\tsigaction(SIGUSR1, &sa, NULL);\n\t%s;\n%s%s"
                 % (nxt.name, how, after, ret("x")))

@@ -1,0 +1,524 @@
+/* Prologue analysis for x86-64 code without unwind tables (prologue.h has
+ * the frame state; this file knows the instructions).
+ *
+ * SysV AMD64 ABI §3.2.2: `call` pushes the return address, so at a
+ * function's first instruction the return address is at [rsp] and the CFA
+ * (the caller's rsp) is rsp + 8. A compiler then saves the callee-saved
+ * registers it uses with `push` (rbx, rbp, r12-r15; §3.2.1) and allocates
+ * its frame with `sub $N, %rsp`, possibly interleaving instructions that
+ * do not touch rsp (GCC -O2 schedules loads and register moves between
+ * the pushes); with a frame pointer it also does `mov %rsp, %rbp` after
+ * pushing rbp, and may then move rsp by amounts known only at run time
+ * (alloca, VLAs). Until the epilogue, rsp stays where the prologue left
+ * it: x86-64 code passes arguments in registers, and `call` / `ret` pair
+ * up. The epilogue undoes the prologue (`add $N, %rsp` or `leave`, then
+ * `pop`s and `ret`).
+ *
+ * The decoder walks the instructions from the function's start towards
+ * pc, turning each into frame events: push, pop, rsp += imm, rbp = rsp,
+ * rsp = rbp, a write to a register, a return or jump (a path's end). It
+ * knows the lengths of the general-purpose and common SSE instructions
+ * compilers emit; at the first instruction it cannot size it stops and
+ * takes the frame as it is then: past the prologue rsp no longer moves.
+ * The return address the state predicts must then pass every check a
+ * scanned word does, so a wrong guess costs a refused step, not a frame. */
+#include "x86_prologue.h"
+
+#include <string.h>
+
+#include "lib/walker.h"
+#include "prologue.h"
+
+enum {
+	RAX, RDX, RCX, RBX, RSI, RDI, RBP, RSP, R8, R9, R10, R11, R12, R13, R14, R15, RIP,
+	X86_MAX_INSN = 15,
+	/* Bytes of code decoded from a function's start: prologues are short,
+	 * but a frame 0 may be deep in a long function. */
+	DECODE_BYTES = 16 * 1024,
+};
+
+/* Hardware register number (ModRM/REX encoding, Intel SDM vol. 2 §2.1)
+ * -> DWARF number (SysV AMD64 ABI figure 3.36): the two orders differ. */
+static const uint8_t dwarf_of_hw[16] = {
+	RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15,
+};
+
+enum event {
+	EV_NONE,        /* no effect on the frame */
+	EV_PUSH,        /* push reg (reg < 0: an immediate or memory) */
+	EV_POP,         /* pop reg */
+	EV_SP_ADD,      /* rsp += imm */
+	EV_SP_UNKNOWN,  /* rsp changed by an amount not known here */
+	EV_FP_FROM_SP,  /* rbp = rsp + imm */
+	EV_SP_FROM_FP,  /* rsp = rbp + imm */
+	EV_LEAVE,       /* rsp = rbp; pop rbp */
+	EV_WRITE,       /* reg = an unknown value */
+	EV_PATH_END,    /* ret, jmp: no fall-through */
+	EV_STOP,        /* an instruction not sized here (or a trap) */
+};
+
+struct insn {
+	unsigned len;
+	enum event ev;
+	int reg;        /* DWARF number, or -1 */
+	int64_t imm;
+};
+
+/* Bytes after the opcode taken by a ModRM operand (ModRM, SIB,
+ * displacement; SDM vol. 2 tables 2-2 and 2-3), 0 if they do not fit. */
+static unsigned modrm_size(const uint8_t *m, size_t avail)
+{
+	if (avail < 1)
+		return 0;
+	unsigned mod = m[0] >> 6, rm = m[0] & 7, n = 1;
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {
+		if (avail < 2)
+			return 0;
+		n++;
+		if (mod == 0 && (m[1] & 7) == 5)
+			n += 4;
+	} else if (mod == 0 && rm == 5) {
+		n += 4; /* rip + disp32 */
+	}
+	n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	return n <= avail ? n : 0;
+}
+
+static int32_t read_le32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	                 (uint32_t)p[3] << 24);
+}
+
+/* The register operand of a ModRM instruction written by it: reg field
+ * (dest_reg) or r/m when it is a register (mod 3). */
+static int modrm_reg(uint8_t modrm, uint8_t rex)
+{
+	return dwarf_of_hw[((modrm >> 3) & 7) | (rex & 4 ? 8 : 0)];
+}
+
+static int modrm_rm(uint8_t modrm, uint8_t rex)
+{
+	return (modrm >> 6) == 3 ? dwarf_of_hw[(modrm & 7) | (rex & 1 ? 8 : 0)] : -1;
+}
+
+/* A write to `reg` by an instruction: to rsp it is a move of the frame
+ * by an unknown amount, to anything else a register the caller may not
+ * get back. */
+static void writes(struct insn *in, int reg)
+{
+	if (reg < 0)
+		return;
+	in->ev = reg == RSP ? EV_SP_UNKNOWN : EV_WRITE;
+	in->reg = reg;
+}
+
+/* ALU group 1 with an immediate (80, 81, 83 /op): add, or, adc, sbb, and,
+ * sub, xor, cmp. On rsp: add and sub are frame moves, and realigns, the
+ * others (cmp) nothing. */
+static void alu_imm(struct insn *in, uint8_t modrm, uint8_t rex, int64_t imm)
+{
+	unsigned op = (modrm >> 3) & 7;
+	int rm = modrm_rm(modrm, rex);
+	if (op == 7)
+		return; /* cmp */
+	if (rm == RSP && op == 0) {
+		in->ev = EV_SP_ADD;
+		in->imm = imm;
+	} else if (rm == RSP && op == 5) {
+		in->ev = EV_SP_ADD;
+		in->imm = -imm;
+	} else {
+		writes(in, rm);
+	}
+}
+
+/* Two-byte opcodes 0f xx with a ModRM operand (SDM vol. 2 table A-3), the
+ * ones compilers emit in ordinary code: their length, and the GPR they
+ * write, if any (as_reg: the reg field is the destination). */
+static bool two_byte_modrm(uint8_t op, bool *as_reg, bool *as_rm, bool *imm8)
+{
+	*as_reg = *as_rm = *imm8 = false;
+	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 ||
+	    op == 0xbe || op == 0xbf || op == 0xbc || op == 0xbd) {
+		*as_reg = true; /* cmovcc, imul, movzx, movsx, bsf, bsr */
+		return true;
+	}
+	if (op >= 0x90 && op <= 0x9f) {
+		*as_rm = true; /* setcc */
+		return true;
+	}
+	if (op == 0x1f || op == 0x18 || op == 0xa3 || op == 0xab || op == 0xb3 || op == 0xbb)
+		return true; /* nop r/m, prefetch, bt family (writes flags, or memory) */
+	if (op == 0xba) {
+		*imm8 = true;
+		return true;
+	}
+	/* SSE moves and arithmetic on xmm registers (10-17, 28-2f, 50-7f,
+	 * c2, c6, d0-ff): no GPR written but by movd/movq/pmovmskb/cvt*2si,
+	 * which compilers do not put in prologues; a write there is only a
+	 * register the caller may not get back. */
+	if ((op >= 0x10 && op <= 0x17) || (op >= 0x28 && op <= 0x2f) || (op >= 0x50 && op <= 0x7f) ||
+	    op >= 0xd0 || op == 0xc2 || op == 0xc6 || op == 0x70 || op == 0x71 ||
+	    op == 0x72 || op == 0x73) {
+		*imm8 = op == 0xc2 || op == 0xc6 || (op >= 0x70 && op <= 0x73);
+		return true;
+	}
+	return false;
+}
+
+/* Decodes the instruction at c (avail bytes readable). */
+static void decode(const uint8_t *c, size_t avail, struct insn *in)
+{
+	memset(in, 0, sizeof *in);
+	in->reg = -1;
+	in->ev = EV_STOP;
+	size_t i = 0;
+	uint8_t rex = 0;
+	bool opsize = false;
+	/* Legacy prefixes (operand size, rep, segment), then REX. */
+	while (i < avail && i < 4 &&
+	       (c[i] == 0x66 || c[i] == 0xf2 || c[i] == 0xf3 || c[i] == 0x64 || c[i] == 0x65 ||
+	        c[i] == 0x2e || c[i] == 0x3e)) {
+		opsize |= c[i] == 0x66;
+		i++;
+	}
+	if (i < avail && (c[i] & 0xf0) == 0x40)
+		rex = c[i++];
+	if (i >= avail)
+		return;
+	uint8_t op = c[i++];
+	const uint8_t *m = c + i;
+	size_t left = avail - i;
+	unsigned mr;
+	unsigned imm_size = opsize ? 2 : 4;
+
+	/* endbr64 / endbr32 (f3 0f 1e fa/fb) */
+	if (op == 0x0f && left >= 2 && m[0] == 0x1e && (m[1] == 0xfa || m[1] == 0xfb)) {
+		in->len = (unsigned)i + 2;
+		in->ev = EV_NONE;
+		return;
+	}
+	if (op >= 0x50 && op <= 0x57) {
+		in->len = (unsigned)i;
+		in->ev = EV_PUSH;
+		in->reg = dwarf_of_hw[(op & 7) | (rex & 1 ? 8 : 0)];
+		return;
+	}
+	if (op >= 0x58 && op <= 0x5f) {
+		in->len = (unsigned)i;
+		in->ev = EV_POP;
+		in->reg = dwarf_of_hw[(op & 7) | (rex & 1 ? 8 : 0)];
+		return;
+	}
+	if (op == 0x6a || op == 0x68) {
+		in->len = (unsigned)i + (op == 0x6a ? 1 : 4);
+		in->ev = EV_PUSH;
+		return;
+	}
+	if (op == 0xc9) { /* leave */
+		in->len = (unsigned)i;
+		in->ev = EV_LEAVE;
+		return;
+	}
+	if (op == 0xc3 || op == 0xc2) {
+		in->len = (unsigned)i + (op == 0xc2 ? 2 : 0);
+		in->ev = EV_PATH_END;
+		return;
+	}
+	if (op == 0xeb || op == 0xe9) {
+		in->len = (unsigned)i + (op == 0xeb ? 1 : 4);
+		in->ev = EV_PATH_END;
+		return;
+	}
+	if ((op >= 0x70 && op <= 0x7f) || op == 0xe8) { /* jcc rel8, call rel32 */
+		in->len = (unsigned)i + (op == 0xe8 ? 4 : 1);
+		in->ev = EV_NONE;
+		return;
+	}
+	if (op == 0x0f && left >= 1 && m[0] >= 0x80 && m[0] <= 0x8f) { /* jcc rel32 */
+		in->len = (unsigned)i + 5;
+		in->ev = EV_NONE;
+		return;
+	}
+	if (op == 0x90 || op == 0x98 || op == 0x99 || op == 0xfc || op == 0xf5 || op == 0xf8 ||
+	    op == 0xf9) {
+		in->len = (unsigned)i;
+		in->ev = EV_NONE;
+		return;
+	}
+	if (op >= 0xb0 && op <= 0xbf) { /* mov imm -> reg */
+		unsigned n = op < 0xb8 ? 1 : (rex & 8) ? 8 : imm_size;
+		in->len = (unsigned)i + n;
+		writes(in, dwarf_of_hw[(op & 7) | (rex & 1 ? 8 : 0)]);
+		if (op < 0xb8)
+			in->ev = in->reg == RSP ? EV_NONE : in->ev; /* mov imm8, spl... */
+		return;
+	}
+	/* Accumulator forms with an immediate: add/or/adc/sbb/and/sub/xor/cmp
+	 * al/eax, test al/eax. */
+	if ((op & 0xc7) == 0x04 || (op & 0xc7) == 0x05 || op == 0xa8 || op == 0xa9) {
+		in->len = (unsigned)i + ((op & 1) ? imm_size : 1);
+		in->ev = EV_NONE;
+		return;
+	}
+	/* ALU r/m, r and r, r/m (00-3b), test (84, 85), xchg (86, 87), mov
+	 * (88-8b), lea (8d), movsxd (63), imul with immediate (69, 6b). */
+	if ((op < 0x40 && (op & 7) < 4) || op == 0x84 || op == 0x85 || op == 0x86 || op == 0x87 ||
+	    (op >= 0x88 && op <= 0x8b) || op == 0x8d || op == 0x63 || op == 0x69 || op == 0x6b) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		unsigned n = op == 0x69 ? imm_size : op == 0x6b ? 1 : 0;
+		in->len = (unsigned)i + mr + n;
+		in->ev = EV_NONE;
+		uint8_t modrm = m[0];
+		int reg = modrm_reg(modrm, rex), rm = modrm_rm(modrm, rex);
+		bool cmp = (op & 0xf8) == 0x38 || op == 0x84 || op == 0x85;
+		if (cmp)
+			return;
+		if (op == 0x89 && rm == RBP && reg == RSP) {
+			in->ev = EV_FP_FROM_SP;
+			in->reg = RBP;
+			return;
+		}
+		if (op == 0x8b && reg == RBP && rm == RSP) {
+			in->ev = EV_FP_FROM_SP;
+			in->reg = RBP;
+			return;
+		}
+		if ((op == 0x89 && rm == RSP && reg == RBP) || (op == 0x8b && reg == RSP && rm == RBP)) {
+			in->ev = EV_SP_FROM_FP;
+			return;
+		}
+		/* lea disp(%rsp), %rsp / lea disp(%rbp), %rsp: a frame move. */
+		if (op == 0x8d && reg == RSP && (modrm >> 6) != 3) {
+			unsigned base = (modrm & 7) == 4 ? (m[1] & 7) : (modrm & 7);
+			bool extb = rex & 1;
+			unsigned mod = modrm >> 6;
+			int64_t disp = mod == 1 ? (int8_t)m[mr - 1] : mod == 2 ? read_le32(&m[mr - 4]) : 0;
+			bool plain = (modrm & 7) != 4 || ((m[1] >> 3) & 7) == 4; /* no index */
+			if (plain && !extb && base == 4 && mod != 0) {
+				in->ev = EV_SP_ADD;
+				in->imm = disp;
+				return;
+			}
+			if (plain && !extb && base == 5 && mod != 0) {
+				in->ev = EV_SP_FROM_FP;
+				in->imm = disp;
+				return;
+			}
+			in->ev = EV_SP_UNKNOWN;
+			return;
+		}
+		/* Which operand is written: the r/m one for the stores (00, 01,
+		 * 08, ..., 88, 89), the reg one for the loads (02, 03, ..., 8a,
+		 * 8b, 8d, 63, 69, 6b), both for xchg. */
+		bool to_rm = op < 0x40 ? (op & 2) == 0 : op == 0x88 || op == 0x89;
+		if (op == 0x86 || op == 0x87) {
+			writes(in, rm);
+			if (in->ev != EV_SP_UNKNOWN)
+				writes(in, reg);
+			return;
+		}
+		writes(in, to_rm ? rm : reg);
+		return;
+	}
+	if (op == 0x80 || op == 0x81 || op == 0x83) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		unsigned n = op == 0x81 ? imm_size : 1;
+		if (left < mr + n)
+			return;
+		int64_t imm = op == 0x81 && !opsize ? read_le32(&m[mr]) : (int8_t)m[mr];
+		in->len = (unsigned)i + mr + n;
+		in->ev = EV_NONE;
+		if ((rex & 8) && op != 0x80 && (m[0] >> 6) == 3 && (((m[0] >> 3) & 7) == 4) &&
+		    modrm_rm(m[0], rex) == RSP) {
+			in->ev = EV_SP_UNKNOWN; /* and $-16, %rsp: a realignment */
+			return;
+		}
+		alu_imm(in, m[0], rex, imm);
+		return;
+	}
+	if (op == 0xc6 || op == 0xc7) { /* mov imm -> r/m */
+		if (!(mr = modrm_size(m, left)))
+			return;
+		in->len = (unsigned)i + mr + (op == 0xc6 ? 1 : imm_size);
+		in->ev = EV_NONE;
+		writes(in, modrm_rm(m[0], rex));
+		return;
+	}
+	if (op == 0xc0 || op == 0xc1 || op == 0xd0 || op == 0xd1 || op == 0xd2 || op == 0xd3) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		in->len = (unsigned)i + mr + (op <= 0xc1 ? 1 : 0);
+		in->ev = EV_NONE;
+		writes(in, modrm_rm(m[0], rex));
+		return;
+	}
+	if (op == 0xf6 || op == 0xf7) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		unsigned sub = (m[0] >> 3) & 7;
+		in->len = (unsigned)i + mr + (sub <= 1 ? (op == 0xf6 ? 1 : imm_size) : 0);
+		in->ev = EV_NONE;
+		if (sub == 2 || sub == 3)
+			writes(in, modrm_rm(m[0], rex)); /* not, neg */
+		return;
+	}
+	if (op == 0xfe || op == 0xff) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		unsigned sub = (m[0] >> 3) & 7;
+		in->len = (unsigned)i + mr;
+		in->ev = EV_NONE;
+		if (sub <= 1)
+			writes(in, modrm_rm(m[0], rex)); /* inc, dec */
+		else if (sub == 4 || sub == 5)
+			in->ev = EV_PATH_END; /* jmp r/m */
+		else if (sub == 6)
+			in->ev = EV_PUSH;
+		else if (sub == 7)
+			in->ev = EV_STOP;
+		return; /* call r/m (2, 3): rsp as before */
+	}
+	if (op == 0x0f && left >= 1) {
+		bool as_reg, as_rm, imm8;
+		if (!two_byte_modrm(m[0], &as_reg, &as_rm, &imm8) ||
+		    !(mr = modrm_size(m + 1, left - 1)))
+			return;
+		in->len = (unsigned)i + 1 + mr + (imm8 ? 1 : 0);
+		in->ev = EV_NONE;
+		if (as_reg)
+			writes(in, modrm_reg(m[1], rex));
+		else if (as_rm)
+			writes(in, modrm_rm(m[1], rex));
+		return;
+	}
+	/* Anything else (string instructions, x87, traps, far transfers):
+	 * not sized here. */
+}
+
+/* Reads up to X86_MAX_INSN bytes at addr through the code window; how
+ * many could be read. */
+static size_t read_insn(struct sw_code *c, uint64_t addr, uint8_t *buf)
+{
+	size_t n = 0;
+	while (n < X86_MAX_INSN) {
+		unsigned k = X86_MAX_INSN - n < 8 ? (unsigned)(X86_MAX_INSN - n) : 8;
+		if (!sw_code_read(c, addr + n, buf + n, k))
+			break;
+		n += k;
+	}
+	/* The end of a region: byte by byte. */
+	while (n < X86_MAX_INSN && sw_code_read(c, addr + n, buf + n, 1))
+		n++;
+	return n;
+}
+
+/* Feeds the frame events of the instructions in [start, pc) to p. False
+ * when the code could not be read. */
+static bool analyze(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc)
+{
+	/* At the entry the return address is at [rsp] = CFA - 8. */
+	sw_pro_sp_add(p, -8);
+	sw_pro_store(p, RIP, RSP, 0, 8);
+	uint64_t at = start;
+	while (at < pc && at - start < DECODE_BYTES) {
+		uint8_t buf[X86_MAX_INSN];
+		size_t n = read_insn(c, at, buf);
+		if (n == 0)
+			return at > start;
+		struct insn in;
+		decode(buf, n, &in);
+		if (in.ev == EV_STOP || in.len == 0 || at + in.len > pc)
+			break;
+		switch (in.ev) {
+		case EV_PUSH:
+			sw_pro_sp_add(p, -8);
+			if (in.reg >= 0)
+				sw_pro_store(p, (unsigned)in.reg, RSP, 0, 8);
+			break;
+		case EV_POP:
+			if (in.reg >= 0)
+				sw_pro_load(p, (unsigned)in.reg, RSP, 0);
+			sw_pro_sp_add(p, 8);
+			break;
+		case EV_SP_ADD:
+			sw_pro_sp_add(p, in.imm);
+			break;
+		case EV_SP_UNKNOWN:
+			sw_pro_sp_unknown(p);
+			break;
+		case EV_FP_FROM_SP:
+			sw_pro_fp_from_sp(p, 0);
+			break;
+		case EV_SP_FROM_FP:
+			sw_pro_sp_from_fp(p, in.imm);
+			break;
+		case EV_LEAVE:
+			sw_pro_sp_from_fp(p, 0);
+			sw_pro_load(p, RBP, RSP, 0);
+			sw_pro_sp_add(p, 8);
+			break;
+		case EV_WRITE:
+			if (in.reg >= 0)
+				sw_pro_write(p, (unsigned)in.reg);
+			break;
+		case EV_PATH_END:
+			sw_pro_path_end(p);
+			break;
+		case EV_NONE:
+		case EV_STOP:
+			break;
+		}
+		at += in.len;
+	}
+	return true;
+}
+
+enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)
+{
+	const struct sw_frame *callee = s->callee;
+	uint64_t start = sw_pro_symbol_start(s);
+	/* A caller's lookup pc is inside its call: the frame is as at the
+	 * call, whose own push is undone by the callee's return. */
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	if (!start || start > pc || callee->function_is_public || !sw_reg_valid(&callee->regs, RSP))
+		return SW_UNWIND_NO_RULE;
+	struct sw_code c;
+	sw_code_init(&c, s->walk);
+	struct sw_prologue p;
+	sw_pro_init(&p, s->walk->arch);
+	p.ra = RIP;
+	p.tracked |= 1u << RIP;
+	if (!analyze(&c, &p, start, pc))
+		return SW_UNWIND_NO_RULE;
+	/* A NULL return address in the predicted slot is no proof of the
+	 * outermost frame here (the decoder may have stopped short of a push
+	 * or an adjustment): the rule failed, other methods get their turn.
+	 * x86 threads end at their entry's CFI or name. */
+	enum sw_unwind_status st = sw_pro_caller(&p, s, out);
+	return st == SW_UNWIND_END ? SW_UNWIND_NO_RULE : st;
+}
+
+bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
+                             uint64_t target, uint64_t slot)
+{
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	if (target > pc || pc - target > DECODE_BYTES || !sw_reg_valid(&callee->regs, RSP))
+		return true;
+	struct sw_code c;
+	sw_code_init(&c, w);
+	struct sw_prologue p;
+	sw_pro_init(&p, w->arch);
+	p.ra = RIP;
+	p.tracked |= 1u << RIP;
+	if (!analyze(&c, &p, target, pc) || p.failed || !p.cur.sp_known || p.cur.fp_known)
+		return true;
+	/* sp = CFA + sp_off; the return address is at CFA - 8. */
+	uint64_t ra_slot = callee->regs.v[RSP] - (uint64_t)p.cur.sp_off - 8;
+	return ra_slot == slot;
+}

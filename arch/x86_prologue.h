@@ -1,0 +1,17 @@
+/* Prologue analysis for x86-64 (x86_prologue.c): the caller of a frame
+ * whose function has no unwind tables, from the pushes and stack
+ * adjustments its code makes between its start and the frame's pc. */
+#ifndef SW_ARCH_X86_PROLOGUE_H
+#define SW_ARCH_X86_PROLOGUE_H
+
+#include "lib/arch.h"
+
+/* The caller_by_prologue hook of amd64: needs the function's start from
+ * its symbols (a FUNC, not a PUBLIC record far below) and its code. */
+enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out);
+
+/* The slot_fits_call hook of amd64 (lib/arch.h). */
+bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
+                             uint64_t target, uint64_t slot);
+
+#endif
