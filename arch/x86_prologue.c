@@ -53,7 +53,8 @@ enum event {
 	EV_SP_FROM_FP,  /* rsp = rbp + imm */
 	EV_LEAVE,       /* rsp = rbp; pop rbp */
 	EV_WRITE,       /* reg = an unknown value */
-	EV_PATH_END,    /* ret, jmp: no fall-through */
+	EV_RET,         /* ret: no fall-through */
+	EV_PATH_END,    /* jmp: no fall-through */
 	EV_STOP,        /* an instruction not sized here (or a trap) */
 };
 
@@ -225,7 +226,7 @@ static void decode(const uint8_t *c, size_t avail, struct insn *in)
 	}
 	if (op == 0xc3 || op == 0xc2) {
 		in->len = (unsigned)i + (op == 0xc2 ? 2 : 0);
-		in->ev = EV_PATH_END;
+		in->ev = EV_RET;
 		return;
 	}
 	if (op == 0xeb || op == 0xe9) {
@@ -418,23 +419,59 @@ static size_t read_insn(struct sw_code *c, uint64_t addr, uint8_t *buf)
 	return n;
 }
 
-/* Feeds the frame events of the instructions in [start, pc) to p. False
- * when the code could not be read. */
-static bool analyze(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc)
+/* What decoding from a function's start towards pc found. */
+enum decoded {
+	UNREADABLE,     /* no code at the start */
+	DECODED_TO_PC,  /* every instruction up to pc */
+	STOPPED,        /* an instruction not sized here: the frame as there */
+	LEFT_FUNCTION,  /* a return, then padding or another function's
+	                   prologue, before pc (only when asked to look) */
+};
+
+/* Padding between functions (nop, its multi-byte forms 0f 1f and 66 ...,
+ * int3, zeros) or the start of another function (endbr64, a push, a sub
+ * from rsp) right after a return: the function that returned ends there.
+ * A shrink-wrapped function may put its prologue right after an early
+ * return, which this takes for another function: callers use it only
+ * where nothing better is known. */
+static bool starts_another_function(const uint8_t *b, size_t n)
+{
+	if (n < 2)
+		return false;
+	if (b[0] == 0x90 || b[0] == 0xcc || (b[0] == 0 && b[1] == 0) || (b[0] == 0x0f && b[1] == 0x1f))
+		return true;
+	if (b[0] == 0x66 && (b[1] == 0x90 || b[1] == 0x0f || b[1] == 0x2e || b[1] == 0x66))
+		return true;
+	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+		return true;
+	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57))
+		return true;
+	return n >= 3 && b[0] == 0x48 && (b[1] == 0x83 || b[1] == 0x81) && b[2] == 0xec;
+}
+
+/* Feeds the frame events of the instructions in [start, pc) to p. With
+ * find_end, a return followed by what starts another function ends the
+ * decoding (LEFT_FUNCTION). */
+static enum decoded analyze(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
+                            bool find_end)
 {
 	/* At the entry the return address is at [rsp] = CFA - 8. */
 	sw_pro_sp_add(p, -8);
 	sw_pro_store(p, RIP, RSP, 0, 8);
 	uint64_t at = start;
+	bool after_ret = false;
 	while (at < pc && at - start < DECODE_BYTES) {
 		uint8_t buf[X86_MAX_INSN];
 		size_t n = read_insn(c, at, buf);
 		if (n == 0)
-			return at > start;
+			return at > start ? STOPPED : UNREADABLE;
+		if (after_ret && find_end && starts_another_function(buf, n))
+			return LEFT_FUNCTION;
 		struct insn in;
 		decode(buf, n, &in);
 		if (in.ev == EV_STOP || in.len == 0 || at + in.len > pc)
-			break;
+			return at + in.len > pc && in.ev != EV_STOP ? DECODED_TO_PC : STOPPED;
+		after_ret = in.ev == EV_RET;
 		switch (in.ev) {
 		case EV_PUSH:
 			sw_pro_sp_add(p, -8);
@@ -467,6 +504,7 @@ static bool analyze(struct sw_code *c, struct sw_prologue *p, uint64_t start, ui
 			if (in.reg >= 0)
 				sw_pro_write(p, (unsigned)in.reg);
 			break;
+		case EV_RET:
 		case EV_PATH_END:
 			sw_pro_path_end(p);
 			break;
@@ -476,7 +514,7 @@ static bool analyze(struct sw_code *c, struct sw_prologue *p, uint64_t start, ui
 		}
 		at += in.len;
 	}
-	return true;
+	return DECODED_TO_PC;
 }
 
 enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)
@@ -494,7 +532,7 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 	sw_pro_init(&p, s->walk->arch);
 	p.ra = RIP;
 	p.tracked |= 1u << RIP;
-	if (!analyze(&c, &p, start, pc))
+	if (analyze(&c, &p, start, pc, false) == UNREADABLE)
 		return SW_UNWIND_NO_RULE;
 	/* A NULL return address in the predicted slot is no proof of the
 	 * outermost frame here (the decoder may have stopped short of a push
@@ -516,9 +554,24 @@ bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *cal
 	sw_pro_init(&p, w->arch);
 	p.ra = RIP;
 	p.tracked |= 1u << RIP;
-	if (!analyze(&c, &p, target, pc) || p.failed || !p.cur.sp_known || p.cur.fp_known)
+	/* The callee's own function known (its symbols), the decoding runs to
+	 * pc as prologue analysis does; not known, a function that returns
+	 * and ends before pc is not the callee's: a direct call to it did not
+	 * lead there (tail calls aside, which a stripped module cannot show). */
+	uint64_t own;
+	bool known = sw_walk_function_start(w, pc, &own);
+	enum decoded d = analyze(&c, &p, target, pc, !known);
+	if (d == LEFT_FUNCTION)
+		return false;
+	if (d == UNREADABLE || p.failed)
 		return true;
-	/* sp = CFA + sp_off; the return address is at CFA - 8. */
-	uint64_t ra_slot = callee->regs.v[RSP] - (uint64_t)p.cur.sp_off - 8;
-	return ra_slot == slot;
+	/* sp = CFA + sp_off (fp likewise); the return address is at CFA - 8.
+	 * From the register that defined the CFA last (after alloca, rbp). */
+	const struct sw_pro_frame *f = &p.cur;
+	bool by_fp = f->fp_known && sw_reg_valid(&callee->regs, RBP) && (f->cfa_from_fp || !f->sp_known);
+	if (!by_fp && !f->sp_known)
+		return true;
+	uint64_t cfa = by_fp ? callee->regs.v[RBP] - (uint64_t)f->fp_off
+	                     : callee->regs.v[RSP] - (uint64_t)f->sp_off;
+	return cfa - 8 == slot;
 }

@@ -90,6 +90,10 @@ struct sw_symbols_ops {
 	/* True if a function (FUNC or PUBLIC record) covers the offset; used to
 	 * validate scanned return addresses without building a sw_sym_info. */
 	bool (*has_function)(void *self, uint64_t offset);
+	/* False when the module's file says the offset lies outside its code
+	 * (an ELF address in no executable segment: .data, .bss); true when
+	 * it is code or the provider cannot tell. NULL: cannot tell. */
+	bool (*in_code)(void *self, uint64_t offset);
 };
 
 struct sw_module_symbols {

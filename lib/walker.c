@@ -551,6 +551,15 @@ static bool pc_in_stack(const struct sw_walk *w, uint64_t pc)
 	       sw_module_at(w->snap, pc) < 0;
 }
 
+/* Is pc in a module whose file says it is no code (lib/symbols.h,
+ * in_code)? The module's symbols are loaded for the question. */
+static bool pc_in_module_data(const struct sw_walk *w, uint64_t pc)
+{
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, pc, &m);
+	return syms && syms->ops->in_code && !syms->ops->in_code(syms->self, module_offset(w, m, pc));
+}
+
 /* A process's entry point: the kernel jumps there, nothing calls it, so
  * whatever its frame holds above (a stale link register the dynamic
  * loader left, argc and the auxiliary vector) is no caller, whatever rule
@@ -598,6 +607,19 @@ static bool returns_to_another_stack(const struct sw_step *st, const struct sw_c
 	return from && to && from != to;
 }
 
+/* A context read from a signal frame is the interrupted thread's only if
+ * its stack pointer points at memory the snapshot holds (the thread's
+ * stack, or the one it ran on before an alternate stack): a frame read at
+ * the wrong place yields zeros or stray words there. */
+static bool saved_context_is_real(const struct sw_walk *w, const struct sw_caller *c)
+{
+	const struct sw_arch *arch = w->arch;
+	if (!sw_reg_valid(&c->regs, arch->pc) || !sw_reg_valid(&c->regs, arch->sp))
+		return false;
+	uint64_t sp = c->regs.v[arch->sp];
+	return sp != 0 && sw_mem_find(w->snap, sp) != NULL;
+}
+
 bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_caller *c)
 {
 	const struct sw_arch *arch = st->walk->arch;
@@ -613,7 +635,8 @@ bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_call
 	struct sw_step probe = { .walk = st->walk, .callee = &tramp, .callee_callee = st->callee };
 	struct sw_caller restored;
 	memset(&restored, 0, sizeof restored);
-	return arch->caller_of_signal_frame(&probe, &restored) == SW_UNWIND_OK;
+	return arch->caller_of_signal_frame(&probe, &restored) == SW_UNWIND_OK &&
+	       saved_context_is_real(st->walk, &restored);
 }
 
 /* The step contract: what the walker checks of every method's result
@@ -643,7 +666,9 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	/* A return address on the stack itself: not code anything vouches for. */
 	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
 		return false;
-	return true;
+	/* Nor one in a module's data, whatever found it (CFI read from a
+	 * misplaced stack pointer, a stale word). */
+	return !pc_in_module_data(w, pc);
 }
 
 /* A caller that a frame record, a link register, a prologue's saved
@@ -666,6 +691,12 @@ static bool call_may_return_to(const struct sw_step *st, const struct sw_caller 
 	 * another pair of saved words, further up, and recursion through a
 	 * pointer keeps its frames; but a record may be a caller's left in
 	 * rbp or x29. A word a scan or a link register gave is only a value. */
+	/* A word naming a sigreturn trampoline (no call precedes it; the
+	 * handler's return address) counts only where a signal frame is
+	 * really there: sigaction leaves the restorer's address on the stack
+	 * too. */
+	if (arch->is_signal_trampoline && arch->is_signal_trampoline(st->walk, ra))
+		return sw_walk_is_signal_trampoline(st, c);
 	if (trust == SW_TRUST_PROLOGUE)
 		return true;
 	if (trust == SW_TRUST_FRAME_POINTER)
@@ -829,8 +860,12 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		 * frame pointer, prologue and a validated scan still get their
 		 * turn from the callee's frame (a rule computing a stack address
 		 * past _start, JIT code, a wrong .sym). */
+		/* Only for a frame the walk trusts: a scanned frame's pc may be a
+		 * stale return address, whose rules read the wrong slots, where a
+		 * zero proves nothing (a failed rule: the next methods go on). */
 		uint64_t csp = c.regs.v[arch->sp], sp0 = st->callee->regs.v[arch->sp];
-		if (sw_reg_valid(&c.regs, arch->pc) && sw_reg_valid(&c.regs, arch->sp) &&
+		bool scanned = st->callee->trust == SW_TRUST_SCAN || st->callee->trust == SW_TRUST_CFI_SCAN;
+		if (sw_reg_valid(&c.regs, arch->pc) && sw_reg_valid(&c.regs, arch->sp) && !scanned &&
 		    c.regs.v[arch->pc] == 0 && (csp > sp0 || (first_unwind && csp == sp0))) {
 			*end = SW_END_NULL_RETURN;
 			return STEP_END;

@@ -619,6 +619,18 @@ static bool readonly_bytes_at(const struct sw_elf *e, uint64_t vaddr, struct sw_
 	return false;
 }
 
+bool sw_elf_in_code_segment(const struct sw_elf *e, uint64_t vaddr, bool *known)
+{
+	*known = e->info.has_exec_segment;
+	for (size_t i = 0; i < e->phnum; i++) {
+		const struct elf_phdr *p = &e->phdrs[i];
+		if (p->type == PT_LOAD && (p->flags & PF_X) && vaddr >= p->vaddr &&
+		    vaddr - p->vaddr < p->memsz)
+			return true;
+	}
+	return false;
+}
+
 bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n)
 {
 	uint8_t *dst = out;

@@ -122,6 +122,9 @@ uint64_t sw_elf_symbol_offset(const struct sw_elf *e, const struct sw_elf_symbol
  * loadable segment that is not writable (code and read-only data: what the
  * process held unchanged). False when any byte is outside such a part. */
 bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n);
+/* Is vaddr inside an executable PT_LOAD (p_flags PF_X, up to p_memsz)?
+ * *known: the file has an executable segment to go by. */
+bool sw_elf_in_code_segment(const struct sw_elf *e, uint64_t vaddr, bool *known);
 
 /* The MiniDebugInfo image (.gnu_debugdata, xz: liblzma), inflated on first
  * use and owned by e; NULL when absent or unreadable. */

@@ -297,10 +297,32 @@ static bool between_fdes(struct sw_elf_symbols *s, uint64_t vaddr)
 	return below <= FDE_PADDING && above <= FDE_PADDING;
 }
 
+/* Code lies in executable segments (gABI "Program Header", PF_X): an
+ * address in .data, .bss or .data.rel.ro is no code, whatever a symbol,
+ * a stale word or a rule read from the wrong place says. */
+static bool elf_in_code(void *self, uint64_t offset)
+{
+	struct sw_elf_symbols *s = self;
+	uint64_t vaddr = offset + s->file_vaddr;
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
+	for (unsigned i = 0; i < n; i++) {
+		bool known;
+		bool code = sw_elf_in_code_segment(images[i], vaddr, &known);
+		if (known)
+			return code;
+	}
+	return true;
+}
+
 static bool elf_has_function(void *self, uint64_t offset)
 {
 	struct sw_elf_symbols *s = self;
 	uint64_t vaddr = offset + s->file_vaddr;
+	if (!elf_in_code(self, offset))
+		return false;
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
 	if (has_symbol(s, vaddr))
 		return true;
 	build_cfi(s);
@@ -310,8 +332,6 @@ static bool elf_has_function(void *self, uint64_t offset)
 		return true;
 	/* A stripped file without (complete) unwind tables cannot say:
 	 * Breakpad's rule (inside the module) stands alone. */
-	struct sw_elf *images[4];
-	unsigned n = symbol_images(s, images);
 	for (unsigned i = 0; i < n; i++)
 		if (sw_elf_info(images[i])->has_symtab)
 			return false;
@@ -454,5 +474,6 @@ const struct sw_symbols_ops sw_elf_symbols_ops = {
 	.lookup = elf_lookup,
 	.unwind = elf_unwind,
 	.has_function = elf_has_function,
+	.in_code = elf_in_code,
 	.read_code = elf_read_code,
 };

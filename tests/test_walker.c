@@ -10,7 +10,7 @@
 #include "synthetic_snapshot.h"
 
 /* amd64 DWARF register numbers (arch/amd64.c). */
-enum { RBP = 6, RSP = 7, RIP = 16 };
+enum { RBX = 3, RBP = 6, RSP = 7, RIP = 16 };
 /* x86 (arch/x86.c). */
 enum { X86_ESP = 4, X86_EBP = 5, X86_EIP = 8 };
 
@@ -63,11 +63,12 @@ static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t
 /* ---- a fake symbol provider for module 0 ---- */
 
 enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC, RULE_STACK_PC,
-                 RULE_NULL_PC };
+                 RULE_NULL_PC, RULE_NULL_PC_FROM_0x400 };
 
 struct fake_symbols {
 	enum fake_rule rule;
 	const char *name;            /* the function's name: "func" */
+	bool is_public;              /* PUBLIC records: no prologue analysis */
 	/* Module offsets covered by functions named "func": one every
 	 * FAKE_FUNCTION_SIZE bytes, each starting at its block's start. */
 	uint64_t func_lo, func_hi;
@@ -85,6 +86,7 @@ static bool fake_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_
 		return false;
 	memset(out, 0, sizeof *out);
 	out->function = fs->name ? fs->name : "func";
+	out->is_public = fs->is_public;
 	out->function_offset = off - off % FAKE_FUNCTION_SIZE;
 	if (out->function_offset < fs->func_lo)
 		out->function_offset = fs->func_lo;
@@ -108,7 +110,6 @@ static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct 
 {
 	struct sw_regs *caller = &out->regs;
 	struct fake_symbols *fs = self;
-	(void)off;
 	uint64_t rsp = env->callee->regs.v[RSP], ra;
 	switch (fs->rule) {
 	case RULE_NONE: return SW_UNWIND_NO_RULE;
@@ -132,6 +133,12 @@ static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct 
 		sw_reg_set(caller, RSP, rsp + 16);
 		break;
 	case RULE_NULL_PC:
+		sw_reg_set(caller, RIP, 0);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	case RULE_NULL_PC_FROM_0x400: /* no rule below module offset 0x400 */
+		if (off < 0x400)
+			return SW_UNWIND_NO_RULE;
 		sw_reg_set(caller, RIP, 0);
 		sw_reg_set(caller, RSP, rsp + 16);
 		break;
@@ -840,6 +847,130 @@ static bool call_check(const uint8_t *bytes, size_t n)
 	return r;
 }
 
+
+/* A frame found by scanning may be a stale return address: its rules read
+ * the wrong slots, and a NULL return address there is a failed rule, not
+ * the chain's end; the scan goes on from its frame. */
+START_TEST(test_null_return_from_a_scanned_frame_is_a_failed_rule)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NULL_PC_FROM_0x400);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500);
+	put_u64(&fx, sp + 0x18, CODE_BASE + 0x300);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A call rel32 ending at ra whose target is `target`. */
+static void put_call_to(struct fixture *fx, uint64_t ra, uint64_t target)
+{
+	uint8_t *c = syn_code_at(fx, ra - 5, 5);
+	int32_t rel = (int32_t)(target - ra);
+	c[0] = 0xe8;
+	memcpy(c + 1, &rel, 4);
+}
+
+/* The stack keeps the return addresses of calls that returned: one into
+ * the function the callee is running is left over from that function's
+ * own earlier call, unless the call went to the function's own start. */
+START_TEST(test_scan_refuses_a_return_into_the_callees_own_function)
+{
+	/* Function 0 allocates 16 bytes (sub $0x10, %rsp): its return
+	 * address is at rsp + 0x10. PUBLIC records name it, so no prologue
+	 * analysis runs and the scan decides. */
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.is_public = true;
+	uint64_t sp = STACK_BASE + 0x100;
+	memcpy(syn_code_at(&fx, CODE_BASE, 4), "\x48\x83\xec\x10", 4);
+	set_context(&fx, CODE_BASE + 0x40, sp, 0);
+	put_call_to(&fx, CODE_BASE + 0x20, CODE_BASE + 0x800); /* func 0's earlier call */
+	put_call_to(&fx, CODE_BASE + 0x310, CODE_BASE);        /* func 0x300 calls func 0 */
+	put_u64(&fx, sp + 8, CODE_BASE + 0x20);
+	put_u64(&fx, sp + 0x10, CODE_BASE + 0x310);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x310);
+	fixture_free(&fx);
+
+	/* A direct call to the function's own start is recursion. */
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.is_public = true;
+	memcpy(syn_code_at(&fx, CODE_BASE, 4), "\x48\x83\xec\x10", 4);
+	set_context(&fx, CODE_BASE + 0x40, sp, 0);
+	put_call_to(&fx, CODE_BASE + 0x20, CODE_BASE);
+	put_u64(&fx, sp + 0x10, CODE_BASE + 0x20);
+	st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x20);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Without symbols to name functions, a scan that finds the return address
+ * of the frame it scans from again has found a stale copy: one frame. */
+START_TEST(test_scan_takes_a_repeated_return_address_once)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_call_before(&fx, CODE_BASE + 0x600);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500);
+	put_u64(&fx, sp + 0x10, CODE_BASE + 0x500);
+	put_u64(&fx, sp + 0x18, CODE_BASE + 0x600);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x600);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
+ * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
+ * return address a scan would take first; rbx comes back from its slot. */
+START_TEST(test_amd64_prologue_finds_the_return_address_past_pushes_and_sub)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
+	memcpy(syn_code_at(&fx, fn, 5), "\x53\x48\x83\xec\x20", 5);
+	set_context(&fx, fn + 0x20, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500);  /* stale, in the frame */
+	put_u64(&fx, sp + 0x20, 0x1234);           /* the caller's rbx */
+	put_u64(&fx, sp + 0x28, CODE_BASE + 0x300);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBX), 0x1234);
+	fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_call_check_decodes_each_call_form)
 {
 	static const uint8_t rel32[] = { 0xe8, 1, 2, 3, 4 };
@@ -909,6 +1040,10 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);
+	tcase_add_test(tc, test_null_return_from_a_scanned_frame_is_a_failed_rule);
+	tcase_add_test(tc, test_scan_refuses_a_return_into_the_callees_own_function);
+	tcase_add_test(tc, test_scan_takes_a_repeated_return_address_once);
+	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
 	return s;
