@@ -19,7 +19,9 @@ Then cores damaged on purpose, each from a real one: an LWP register note
 of another type, the LWP notes' owner renamed, one LWP's of two without
 registers. Each must exit 1 with one stderr line naming the file, the
 LWP and the notes it did not understand, and JSON status DAMAGED; a
-thread it could read is still walked. Never "OK" with "<no frames>".
+thread it could read is still walked. Never "OK" with "<no frames>". A
+core with FreeBSD's notes (made here: stackwalk does not read FreeBSD
+cores) likewise exits 1 naming them.
 
 Usage: bsdcores.py --stackwalk PATH --testdata DIR --work DIR
 """
@@ -240,6 +242,37 @@ def rename(old, new):
     return change
 
 
+def freebsd_like_core(path):
+    """A small amd64 ELF core whose notes are FreeBSD's ("FreeBSD" NT_PRSTATUS
+    (1), NT_PRPSINFO (3), NT_THRMISC (7): sys/sys/procfs.h, elf_common.h),
+    which stackwalk does not read: made here, field by field."""
+    def note(owner, ntype, desc):
+        name = owner.encode() + b'\0'
+        pad = lambda b: b + b'\0' * (-len(b) % 4)
+        return struct.pack('<III', len(name), len(desc), ntype) + pad(name) + pad(desc)
+    notes = note('FreeBSD', 1, bytes(224)) + note('FreeBSD', 3, bytes(120)) + \
+        note('FreeBSD', 7, bytes(24))
+    ehdr = b'\x7fELF\x02\x01\x01\x09' + bytes(8) + struct.pack(
+        '<HHIQQQIHHHHHH', 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 0, 0, 0)
+    phdr = struct.pack('<IIQQQQQQ', 4, 4, 64 + 56, 0, 0, len(notes), 0, 4)
+    open(path, 'wb').write(ehdr + phdr + notes)
+
+
+def check_freebsd(args, checks):
+    core = os.path.join(args.work, 'freebsd-like.core')
+    freebsd_like_core(core)
+    code, out, err = run_stackwalk(args.stackwalk, ['--json', core], timeout=60)
+    lines = err.strip().splitlines()
+    checks.check(code == 1 and len(lines) == 1 and lines[0].startswith('stackwalk: %s: ' % core)
+                 and '"FreeBSD" type 1' in lines[0] and '"FreeBSD" type 3' in lines[0],
+                 'a FreeBSD core: exit %s, stderr %r: want exit 1 naming the "FreeBSD" notes'
+                 % (code, err.strip()))
+    try:
+        checks.check(json.loads(out).get('status') == 'DAMAGED', 'a FreeBSD core: not DAMAGED')
+    except ValueError:
+        checks.check(False, 'a FreeBSD core: stdout is not JSON')
+
+
 def check_damaged(args, checks, folder):
     one = ('1lwp_SIGSEGV.amd64.core.gz', '1lwp_SIGSEGV.amd64.gz')
     two = ('2lwp_t2_SIGSEGV.amd64.core.gz', '2lwp_t2_SIGSEGV.amd64.gz')
@@ -267,6 +300,7 @@ def main():
     for row in read_cases(folder):
         check_case(args, checks, folder, row)
     check_damaged(args, checks, folder)
+    check_freebsd(args, checks)
     print('bsdcores: %d passed, %d failed' % (checks.passed, checks.failed))
     return 1 if checks.failed else 0
 
