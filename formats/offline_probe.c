@@ -533,7 +533,7 @@ static uint32_t choose_among_overlapping(struct ol_reader *r, const struct probe
 	for (uint32_t k = 0; k < ng; k++)
 		compared |= elfs[group[k]].compared > 0;
 	const char *why = proven > 1  ? "the captured memory matches more than one"
-	                  : compared ? "their code differs from the captured memory"
+	                  : compared ? "the captured memory matches none of them"
 	                             : "the captured memory holds none of their code";
 	ol_problem(r, true, "%s, %s%s: %u ELF files of the folder hold 0x%llx-0x%llx and %s: "
 	                    "%s is used; give the firmware that ran on the command line",
