@@ -325,16 +325,20 @@ enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_op
 	if (r.thread_cap) {
 		out->threads = sw_arena_array(&out->arena, r.thread_cap, sizeof *out->threads);
 		r.cursig = sw_arena_array(&out->arena, r.thread_cap, sizeof *r.cursig);
-		if (!out->threads || !r.cursig) {
+		r.thread_notes = sw_arena_array(&out->arena, r.thread_cap, sizeof *r.thread_notes);
+		if (!out->threads || !r.cursig || !r.thread_notes) {
 			out->threads = NULL;
 			r.thread_cap = 0;
 			ec_problem(&r, false, "out of memory for the threads");
 		}
 	}
 	ec_read_notes(&r);
-	if (out->nthreads == 0 && nnotes > 0)
-		ec_problem(&r, false, "no thread note (NT_PRSTATUS): no register");
 	set_system_info(&r);
+	/* ESP-IDF's tasks get their registers from elfcore_esp.c, and a CPU
+	 * without a register table has none to read (said below). */
+	bool esp = r.esp.present || (outer && outer->has_esp_version);
+	if (nnotes > 0)
+		ec_check_thread_registers(&r, !esp && r.cpu != SW_CPU_UNKNOWN);
 	if (r.cpu == SW_CPU_UNKNOWN)
 		ec_problem(&r, true, "%s: CPU not supported: %u thread(s) listed with no "
 		                      "walkable context",

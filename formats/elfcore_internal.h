@@ -29,6 +29,28 @@ enum {
 	EC_MAX_LINK_MAP = 4096,
 	/* Bytes of a path read from the core's memory. */
 	EC_MAX_PATH = 4096,
+	/* Notes not understood that a message names: per thread, and of the
+	 * whole core (the rest are counted). */
+	EC_NOTES_NAMED = 4,
+	EC_OWNER_NAMED = 24,
+};
+
+/* Notes of an owner the reader does not know, for the message of a core
+ * without threads: owner and type of the first few, the rest counted. */
+struct ec_unread_notes {
+	char owner[EC_NOTES_NAMED][EC_OWNER_NAMED];
+	uint32_t type[EC_NOTES_NAMED];
+	uint32_t n;               /* named */
+	uint32_t more;            /* not named */
+};
+
+/* What one thread's own notes (NetBSD's "NetBSD-CORE@LWPID") said of its
+ * registers, for the message of a thread without them. */
+struct ec_thread_notes {
+	uint32_t type[EC_NOTES_NAMED];  /* types not understood, the first few */
+	uint32_t n, more;
+	bool regs_note;           /* the note that holds its registers was read
+	                             (and a failure to decode it said) */
 };
 
 /* One PT_LOAD program header, as read. */
@@ -82,6 +104,8 @@ struct ec_reader {
 	bool netbsd;              /* NetBSD-CORE notes */
 	uint32_t thread_cap;
 	uint32_t *cursig;         /* per thread: pr_cursig (Linux) */
+	struct ec_thread_notes *thread_notes;  /* per thread */
+	struct ec_unread_notes unread;  /* every note not understood */
 	uint32_t nprstatus;       /* NT_PRSTATUS notes seen */
 
 	bool has_siginfo;
@@ -114,6 +138,12 @@ uint32_t ec_count_threads(struct ec_reader *r);
 /* Second pass: threads, process, signal, auxv, NT_FILE (into snap->maps),
  * the PAC mask. snap->threads has room for r->thread_cap threads. */
 void ec_read_notes(struct ec_reader *r);
+/* After the notes: a core without threads, or (each_thread: a process
+ * core on a CPU with a register table) a thread whose registers were not
+ * read, is damaged, with a message naming the notes that were not
+ * understood. A thread must never look like one that merely has no
+ * frames. */
+void ec_check_thread_registers(struct ec_reader *r, bool each_thread);
 
 /* ---- elfcore_regs.c ---- */
 
@@ -124,6 +154,9 @@ enum sw_cpu ec_cpu_of(uint16_t machine, uint8_t word, const char **name);
  * arch's numbering; false (and *out invalid) when the CPU has no layout
  * here or the descriptor is too short for it. */
 bool ec_prstatus_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *out);
+/* The type of a NetBSD LWP note holding its registers on this core's CPU
+ * (PT_GETREGS), or 0 when no NetBSD layout of the CPU is known here. */
+uint32_t ec_netbsd_regs_type(const struct ec_reader *r);
 /* A NetBSD PT_GETREGS note's registers (struct reg of the CPU). */
 bool ec_netbsd_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *out);
 

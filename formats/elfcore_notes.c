@@ -7,11 +7,14 @@
  * NetBSD's (sys/kern/core_elf32.c): "NetBSD-CORE" type 1 is struct
  * netbsd_elfcore_procinfo, type 2 the auxiliary vector, and each LWP's
  * registers are under "NetBSD-CORE@LWPID" with the CPU's ptrace request
- * number as type (aarch64 PT_GETREGS = 32). */
+ * number as type (PT_GETREGS: aarch64 32, amd64 33; its FP registers
+ * PT_GETFPREGS, which the walk does not need: elfcore_regs.c). */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/registry.h"
 #include "elfcore_internal.h"
 
 #ifndef NT_ARM_PAC_MASK
@@ -27,7 +30,6 @@
 enum {
 	NB_CORE_PROCINFO = 1,     /* ELF_NOTE_NETBSD_CORE_PROCINFO */
 	NB_CORE_AUXV = 2,         /* ELF_NOTE_NETBSD_CORE_AUXV */
-	NB_AARCH64_PT_GETREGS = 32, /* PT_FIRSTMACH + 0 on aarch64 */
 	/* struct netbsd_elfcore_procinfo (sys/sys/exec_elf.h), version 1+ */
 	NB_SIGNO = 8, NB_SIGCODE = 12, NB_PID = 80, NB_NAME = 124, NB_NAME_LEN = 32,
 	NB_SIGLWP = 156,          /* version 2 */
@@ -145,8 +147,40 @@ static struct sw_thread *new_thread(struct ec_reader *r, uint32_t id)
 	t->id = id;
 	t->cpu = r->cpu;
 	r->cursig[s->nthreads] = 0;
+	memset(&r->thread_notes[s->nthreads], 0, sizeof r->thread_notes[0]);
 	s->nthreads++;
 	return t;
+}
+
+/* ---- Notes not understood -------------------------------------------- */
+
+/* A note of an owner the reader does not know, kept for the message of a
+ * core without threads (an owner's name is shown up to EC_OWNER_NAMED - 1
+ * bytes, unprintable bytes as '?'). */
+static void note_unread(struct ec_reader *r, const struct ec_note *n)
+{
+	struct ec_unread_notes *u = &r->unread;
+	if (u->n == EC_NOTES_NAMED) {
+		u->more++;
+		return;
+	}
+	size_t len = n->name.size < EC_OWNER_NAMED - 1 ? (size_t)n->name.size : EC_OWNER_NAMED - 1;
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = n->name.data[i];
+		u->owner[u->n][i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	}
+	u->owner[u->n][len] = '\0';
+	u->type[u->n++] = n->type;
+}
+
+/* A note of thread i that does not hold what the reader reads there. */
+static void thread_note_unread(struct ec_reader *r, uint32_t i, uint32_t type)
+{
+	struct ec_thread_notes *t = &r->thread_notes[i];
+	if (t->n == EC_NOTES_NAMED)
+		t->more++;
+	else
+		t->type[t->n++] = type;
 }
 
 /* struct elf_prstatus: pr_cursig at 12 (a short), pr_pid at 24 (4-byte
@@ -164,6 +198,7 @@ static void read_prstatus(struct ec_reader *r, const struct ec_note *n)
 	if (!t)
 		return;
 	r->cursig[r->snap->nthreads - 1] = sw_u16(n->desc, 12);
+	r->thread_notes[r->snap->nthreads - 1].regs_note = true;
 	if (r->cpu != SW_CPU_UNKNOWN)
 		ec_prstatus_regs(r, n->desc, &t->ctx);
 }
@@ -433,8 +468,14 @@ static void read_netbsd_lwp(struct ec_reader *r, const struct ec_note *n)
 	                              : new_thread(r, lwp);
 	if (!t)
 		return;
-	if (n->type == NB_AARCH64_PT_GETREGS && r->machine == EM_AARCH64)
+	uint32_t i = (uint32_t)(t - s->threads);
+	uint32_t regs_type = ec_netbsd_regs_type(r);
+	if (regs_type != 0 && n->type == regs_type && !r->thread_notes[i].regs_note) {
+		r->thread_notes[i].regs_note = true;
 		ec_netbsd_regs(r, n->desc, &t->ctx);
+	} else if (regs_type == 0 || n->type != regs_type) {
+		thread_note_unread(r, i, n->type);
+	}
 }
 
 /* ---- The second pass ------------------------------------------------- */
@@ -462,8 +503,8 @@ static void read_note(struct ec_reader *r, const struct ec_note *n)
 			read_auxv(r, n->desc, r->word);
 	} else if (name_starts(n, "NetBSD-CORE@")) {
 		read_netbsd_lwp(r, n);
-	} else {
-		ec_esp_read_note(r, n->name, n->type, n->desc);
+	} else if (!ec_esp_read_note(r, n->name, n->type, n->desc)) {
+		note_unread(r, n);
 	}
 }
 
@@ -477,4 +518,69 @@ void ec_read_notes(struct ec_reader *r)
 		for (uint32_t i = 0; i < s->nthreads; i++)
 			if (!s->threads[i].name)
 				s->threads[i].name = r->fname;
+}
+
+/* ---- Threads without registers --------------------------------------- */
+
+/* "OWNER type T, ..." of u, "(and N more)" after the named ones. */
+static void describe_unread(const struct ec_unread_notes *u, char *out, size_t cap)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < u->n && used < cap; i++)
+		used += (size_t)snprintf(out + used, cap - used, "%s\"%s\" type %u", i ? ", " : "",
+		                         u->owner[i], u->type[i]);
+	if (u->more && used < cap)
+		snprintf(out + used, cap - used, " (and %u more)", u->more);
+}
+
+/* "35, 36" of a thread's unread note types. */
+static void describe_types(const struct ec_thread_notes *t, char *out, size_t cap)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < t->n && used < cap; i++)
+		used += (size_t)snprintf(out + used, cap - used, "%s%u", i ? ", " : "", t->type[i]);
+	if (t->more && used < cap)
+		snprintf(out + used, cap - used, " (and %u more)", t->more);
+}
+
+void ec_check_thread_registers(struct ec_reader *r, bool each_thread)
+{
+	struct sw_snapshot *s = r->snap;
+	char what[EC_NOTES_NAMED * (EC_OWNER_NAMED + 24) + 32];
+	if (s->nthreads == 0) {
+		describe_unread(&r->unread, what, sizeof what);
+		if (what[0])
+			ec_problem(r, false, "no thread note (Linux's \"CORE\" NT_PRSTATUS, NetBSD's "
+			                     "\"NetBSD-CORE@LWP\"): no register; notes not understood: %s",
+			           what);
+		else
+			ec_problem(r, false, "no thread note (NT_PRSTATUS): no register");
+		return;
+	}
+	const struct sw_arch *a = sw_arch_for_cpu(r->cpu);
+	if (!each_thread || !a)
+		return;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		const struct ec_thread_notes *t = &r->thread_notes[i];
+		/* A register note that was read and failed said so itself. */
+		if (t->regs_note || sw_reg_valid(&s->threads[i].ctx, a->pc))
+			continue;
+		describe_types(t, what, sizeof what);
+		uint32_t regs_type = ec_netbsd_regs_type(r);
+		if (r->netbsd && regs_type)
+			ec_problem(r, false, "LWP %u: no registers: no \"NetBSD-CORE@%u\" note of type %u "
+			                     "(PT_GETREGS, %s), and its notes of type %s are not "
+			                     "understood",
+			           s->threads[i].id, s->threads[i].id, regs_type, r->cpu_name,
+			           what[0] ? what : "(none)");
+		else if (r->netbsd)
+			ec_problem(r, false, "LWP %u: no registers: its \"NetBSD-CORE@%u\" notes of type "
+			                     "%s are not understood (no NetBSD register layout of %s here)",
+			           s->threads[i].id, s->threads[i].id, what[0] ? what : "(none)",
+			           r->cpu_name);
+		else
+			ec_problem(r, false, "thread %u: no registers", s->threads[i].id);
+	}
 }

@@ -149,6 +149,35 @@ static const struct ec_regs_layout l_riscv64 =
 static const struct ec_regs_layout l_netbsd_arm64 =
 	LAYOUT("NetBSD aarch64 struct reg", SW_CPU_ARM64, 0, 8, 35, arm64_slots);
 
+/* NetBSD amd64: struct reg is `long regs[_NGREG]` (sys/arch/amd64/include/
+ * reg.h), _NGREG 26 (mcontext.h), indexed by the _REG_* numbers of
+ * sys/arch/amd64/include/frame_regs.h: RDI 0, RSI 1, RDX 2, RCX 3, R8 4,
+ * R9 5, R10 6, R11 7, R12 8, R13 9, R14 10, R15 11, RBP 12, RBX 13, RAX 14,
+ * GS 15, FS 16, ES 17, DS 18, TRAPNO 19, ERR 20, RIP 21, CS 22, RFLAGS 23,
+ * RSP 24, SS 25. */
+static const struct ec_reg_slot netbsd_amd64_slots[] = {
+	{ "rdi", 0 }, { "rsi", 1 }, { "rdx", 2 }, { "rcx", 3 }, { "r8", 4 }, { "r9", 5 },
+	{ "r10", 6 }, { "r11", 7 }, { "r12", 8 }, { "r13", 9 }, { "r14", 10 }, { "r15", 11 },
+	{ "rbp", 12 }, { "rbx", 13 }, { "rax", 14 }, { "rip", 21 }, { "rflags", 23 },
+	{ "rsp", 24 },
+};
+static const struct ec_regs_layout l_netbsd_amd64 =
+	LAYOUT("NetBSD amd64 struct reg", SW_CPU_AMD64, 0, 8, 26, netbsd_amd64_slots);
+
+/* Each LWP's registers are the note "NetBSD-CORE@LWPID" whose type is the
+ * CPU's PT_GETREGS ptrace request (sys/kern/core_elf32.c writes them with
+ * the request as the note type): PT_FIRSTMACH (32) + 0 on aarch64
+ * (sys/arch/aarch64/include/ptrace.h), + 1 on amd64
+ * (sys/arch/amd64/include/ptrace.h: PT_STEP is + 0). */
+static const struct {
+	enum sw_cpu cpu;
+	uint32_t type;
+	const struct ec_regs_layout *layout;
+} netbsd_regs[] = {
+	{ SW_CPU_ARM64, 32, &l_netbsd_arm64 },
+	{ SW_CPU_AMD64, 33, &l_netbsd_amd64 },
+};
+
 enum sw_cpu ec_cpu_of(uint16_t machine, uint8_t word, const char **name)
 {
 	enum sw_cpu cpu = SW_CPU_UNKNOWN;
@@ -233,11 +262,19 @@ bool ec_prstatus_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *
 	return decode(r, l, desc, out);
 }
 
+uint32_t ec_netbsd_regs_type(const struct ec_reader *r)
+{
+	for (size_t i = 0; i < N(netbsd_regs); i++)
+		if (netbsd_regs[i].cpu == r->cpu)
+			return netbsd_regs[i].type;
+	return 0;
+}
+
 bool ec_netbsd_regs(struct ec_reader *r, struct sw_span desc, struct sw_regs *out)
 {
-	if (r->cpu != SW_CPU_ARM64) {
-		memset(out, 0, sizeof *out);
-		return false;
-	}
-	return decode(r, &l_netbsd_arm64, desc, out);
+	for (size_t i = 0; i < N(netbsd_regs); i++)
+		if (netbsd_regs[i].cpu == r->cpu)
+			return decode(r, netbsd_regs[i].layout, desc, out);
+	memset(out, 0, sizeof *out);
+	return false;
 }

@@ -332,67 +332,220 @@ static bool image_span(struct sw_elf *elf, uint64_t *lo, uint64_t *hi)
 	return false;
 }
 
-static bool overlaps_a_module(const struct sw_snapshot *s, uint64_t lo, uint64_t hi)
+/* An ELF file that may be a module: where its image lies, its build-id
+ * and what the captured memory says of it. */
+struct probe_elf {
+	const char *path;
+	bool named;               /* a symbol path (the command line), not the folder's */
+	uint64_t lo, hi;          /* image_span */
+	uint64_t file_vaddr;
+	uint16_t machine;
+	uint8_t word_size;
+	const uint8_t *build_id;  /* arena copy, or NULL */
+	size_t build_id_len;
+	/* The capture against the image's read-only bytes: how many were
+	 * compared, and the first address that differs (when differs). */
+	uint64_t compared;
+	bool differs;
+	uint64_t differs_at;
+};
+
+/* Compares the read-only loadable bytes of elf (code and constants: they
+ * never change while the firmware runs) with every captured memory region
+ * that holds some of them: a debug probe that dumped the flash, or a
+ * RISC-V image copied to RAM, shows which build ran. At most
+ * PROBE_COMPARE_MAX bytes are compared; the first difference ends it. */
+enum { PROBE_COMPARE_MAX = 64 << 20, PROBE_COMPARE_CHUNK = 4096 };
+
+static void compare_with_capture(const struct sw_snapshot *s, struct sw_elf *elf,
+                                 struct probe_elf *pe)
 {
-	for (uint32_t i = 0; i < s->nmodules; i++)
-		if (lo < s->modules[i].base + s->modules[i].size && s->modules[i].base < hi)
-			return true;
-	return false;
+	Elf *e = sw_elf_libelf(elf);
+	size_t n;
+	if (!e || elf_getphdrnum(e, &n) != 0)
+		return;
+	uint8_t buf[PROBE_COMPARE_CHUNK];
+	for (size_t i = 0; i < n && !pe->differs; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_W) ||
+		    ph.p_filesz == 0 || ph.p_filesz - 1 > UINT64_MAX - ph.p_vaddr)
+			continue;
+		uint64_t seg_lo = ph.p_vaddr, seg_hi = ph.p_vaddr + ph.p_filesz;
+		for (uint32_t k = 0; k < s->nmem && !pe->differs; k++) {
+			const struct sw_mem_region *m = &s->mem[k];
+			uint64_t lo = m->base > seg_lo ? m->base : seg_lo;
+			uint64_t m_hi = m->size > UINT64_MAX - m->base ? UINT64_MAX : m->base + m->size;
+			uint64_t hi = m_hi < seg_hi ? m_hi : seg_hi;
+			for (uint64_t a = lo; a < hi && !pe->differs && pe->compared < PROBE_COMPARE_MAX;) {
+				size_t len = hi - a < sizeof buf ? (size_t)(hi - a) : sizeof buf;
+				if (!sw_elf_read(elf, a, buf, len))
+					break;
+				const uint8_t *have = m->data + (a - m->base);
+				if (memcmp(buf, have, len) != 0) {
+					size_t j = 0;
+					while (buf[j] == have[j])
+						j++;
+					pe->differs = true;
+					pe->differs_at = a + j;
+				}
+				pe->compared += len;
+				a += len;
+			}
+		}
+	}
 }
 
-/* ELF file path as a module at its link addresses; `need_pc`: only when its
- * image holds the pc (a symbol path given for another purpose is no
- * module). */
-static void add_elf_module(struct ol_reader *r, const char *path, bool need_pc, bool has_pc,
-                           uint64_t pc)
+/* Reads the ELF at path into *pe: false (with a warning for a folder's
+ * file) when it is no firmware image, or (need_pc) when its image does not
+ * hold the pc: a symbol path given for another purpose is no module. */
+static bool probe_elf_open(struct ol_reader *r, const char *path, bool named, bool has_pc,
+                           uint64_t pc, struct probe_elf *pe)
 {
 	struct sw_snapshot *s = r->snap;
 	struct sw_err err = { 0 };
+	memset(pe, 0, sizeof *pe);
 	struct sw_elf *elf = sw_elf_open_file(path, 0, &err);
 	if (!elf) {
-		if (!need_pc)
+		if (!named)
 			ol_problem(r, true, "%s: not an ELF file stackwalk reads (%s): no module", path,
 			           err.msg);
-		return;
+		return false;
 	}
 	const struct sw_elf_info *info = sw_elf_info(elf);
-	uint64_t lo, hi;
-	bool ok = info->type == ET_EXEC && image_span(elf, &lo, &hi);
-	if (need_pc && (!ok || !has_pc || pc - lo >= hi - lo)) {
+	bool ok = info->type == ET_EXEC && image_span(elf, &pe->lo, &pe->hi);
+	if (named && (!ok || !has_pc || pc - pe->lo >= pe->hi - pe->lo)) {
 		sw_elf_free(elf);
-		return;
+		return false;
 	}
 	if (!ok) {
 		ol_problem(r, true, "%s: not an executable with loadable segments (ET_EXEC): no "
 		                    "module",
 		           path);
-	} else if (overlaps_a_module(s, lo, hi)) {
-		/* The same firmware in the folder and on the command line is
-		 * one module, said nothing about. */
-		if (!need_pc)
-			ol_problem(r, true, "%s: 0x%llx-0x%llx overlaps a module already found: no "
-			                    "module",
-			           path, (unsigned long long)lo, (unsigned long long)hi);
-	} else if (s->nmodules < OL_MAX_PROBE_MODULES) {
-		uint32_t mi = s->nmodules++;
-		struct sw_module *m = &s->modules[mi];
-		m->base = lo;
-		m->size = hi - lo;
-		m->code_file = sw_arena_strdup(&s->arena, path);
-		m->debug_file = m->code_file ? sw_basename(m->code_file) : NULL;
-		m->image_path = m->code_file;
-		/* Offsets the providers take are address - base - load_bias,
-		 * plus file_vaddr: the link address is the address itself. */
-		m->load_bias = info->file_vaddr - lo;
-		if (info->build_id && info->build_id_len > 0) {
-			struct sw_span id = { info->build_id, info->build_id_len, 0, false };
-			m->code_id = sw_build_id_code_id(&s->arena, id);
-			m->debug_id = sw_build_id_debug_id(&s->arena, id);
-		}
-		r->module_machine[mi] = info->machine;
-		r->module_word_size[mi] = info->word_size;
+		sw_elf_free(elf);
+		return false;
 	}
+	pe->path = sw_arena_strdup(&s->arena, path);
+	pe->named = named;
+	pe->file_vaddr = info->file_vaddr;
+	pe->machine = info->machine;
+	pe->word_size = info->word_size;
+	if (info->build_id && info->build_id_len > 0) {
+		uint8_t *id = sw_arena_alloc(&s->arena, info->build_id_len);
+		if (id) {
+			memcpy(id, info->build_id, info->build_id_len);
+			pe->build_id = id;
+			pe->build_id_len = info->build_id_len;
+		}
+	}
+	compare_with_capture(s, elf, pe);
 	sw_elf_free(elf);
+	return pe->path != NULL;
+}
+
+static bool spans_overlap(const struct probe_elf *a, const struct probe_elf *b)
+{
+	return a->lo < b->hi && b->lo < a->hi;
+}
+
+/* Are a and b one build: the same GNU build-id, or, without one, the
+ * same bytes (a firmware copied into the capture's folder)? */
+static bool same_build(const struct probe_elf *a, const struct probe_elf *b)
+{
+	if (a->build_id_len || b->build_id_len)
+		return a->build_id_len == b->build_id_len &&
+		       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+	struct sw_mapped_file fa, fb;
+	struct sw_err err = { 0 };
+	if (sw_map_file(a->path, &fa, &err) != SW_OK)
+		return false;
+	bool same = false;
+	if (sw_map_file(b->path, &fb, &err) == SW_OK) {
+		same = fa.size == fb.size && memcmp(fa.data, fb.data, fa.size) == 0;
+		sw_unmap_file(&fb);
+	}
+	sw_unmap_file(&fa);
+	return same;
+}
+
+static void add_module(struct ol_reader *r, const struct probe_elf *pe)
+{
+	struct sw_snapshot *s = r->snap;
+	if (s->nmodules >= OL_MAX_PROBE_MODULES)
+		return;
+	uint32_t mi = s->nmodules++;
+	struct sw_module *m = &s->modules[mi];
+	m->base = pe->lo;
+	m->size = pe->hi - pe->lo;
+	m->code_file = pe->path;
+	m->debug_file = sw_basename(m->code_file);
+	m->image_path = m->code_file;
+	/* Offsets the providers take are address - base - load_bias, plus
+	 * file_vaddr: the link address is the address itself. */
+	m->load_bias = pe->file_vaddr - pe->lo;
+	if (pe->build_id_len > 0) {
+		struct sw_span id = { pe->build_id, pe->build_id_len, 0, false };
+		m->code_id = sw_build_id_code_id(&s->arena, id);
+		m->debug_id = sw_build_id_debug_id(&s->arena, id);
+	}
+	r->module_machine[mi] = pe->machine;
+	r->module_word_size[mi] = pe->word_size;
+}
+
+/* The module already taken that pe overlaps, or NULL. */
+static const struct probe_elf *overlapped(const struct probe_elf *taken, uint32_t ntaken,
+                                          const struct probe_elf *pe)
+{
+	for (uint32_t i = 0; i < ntaken; i++)
+		if (spans_overlap(&taken[i], pe))
+			return &taken[i];
+	return NULL;
+}
+
+static void warn_differs(struct ol_reader *r, const struct probe_elf *pe)
+{
+	ol_problem(r, true, "%s: its code differs from the captured memory at 0x%llx: another "
+	                    "build than the one that ran?",
+	           pe->path, (unsigned long long)pe->differs_at);
+}
+
+/* Of the folder's ELF files from `first` on that overlap it (one image
+ * address range, several files: an old build left beside the capture),
+ * the one the capture proves: the only one whose read-only bytes were
+ * compared with captured memory and all equal. None proven, or more than
+ * one: the first in name order, with a warning naming them. */
+static uint32_t choose_among_overlapping(struct ol_reader *r, const struct probe_elf *elfs,
+                                         uint32_t n, uint32_t first, const bool *used)
+{
+	uint32_t group[OL_MAX_PROBE_MODULES], ng = 0, proven = 0, chosen = first;
+	for (uint32_t i = first; i < n; i++)
+		if (!used[i] && (i == first || spans_overlap(&elfs[first], &elfs[i])))
+			group[ng++] = i;
+	if (ng == 1)
+		return first;
+	for (uint32_t k = 0; k < ng; k++) {
+		const struct probe_elf *pe = &elfs[group[k]];
+		if (pe->compared > 0 && !pe->differs && proven++ == 0)
+			chosen = group[k];
+	}
+	if (proven == 1)
+		return chosen;
+	bool compared = false;
+	for (uint32_t k = 0; k < ng; k++)
+		compared |= elfs[group[k]].compared > 0;
+	const char *why = proven > 1  ? "the captured memory matches more than one"
+	                  : compared ? "the captured memory matches none of them"
+	                             : "the captured memory holds none of their code";
+	ol_problem(r, true, "%s, %s%s: %u ELF files of the folder hold 0x%llx-0x%llx and %s: "
+	                    "%s is used; give the firmware that ran on the command line",
+	           elfs[group[0]].path, sw_basename(elfs[group[1]].path), ng > 2 ? ", ..." : "",
+	           ng, (unsigned long long)elfs[first].lo, (unsigned long long)elfs[first].hi, why,
+	           sw_basename(elfs[first].path));
+	return first;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -401,14 +554,13 @@ static bool ends_with(const char *s, const char *tail)
 	return n >= k && strcmp(s + n - k, tail) == 0;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The modules: each *.elf of the folder (in name order), then each ELF
- * executable named as a symbol path whose image holds the pc, as the
- * .snap reader takes a module's ELF from the symbol paths. */
+/* The modules. An ELF executable named as a symbol path (a file, not a
+ * folder) whose image holds the pc comes first and wins: what the user
+ * names is the firmware that ran, whatever lies in the folder. Then each
+ * *.elf of the folder (in name order) at addresses no module has yet; of
+ * several at the same addresses, the one the captured memory proves
+ * (choose_among_overlapping). A folder's ELF that a named file displaces
+ * is said only when it is another build. */
 static void find_probe_modules(struct ol_reader *r, const struct sw_open_options *opts,
                                bool has_pc, uint64_t pc)
 {
@@ -417,12 +569,38 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 	r->module_machine = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof(uint16_t));
 	r->module_word_size = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof(uint8_t));
 	char **names = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof *names);
-	if (!s->modules || !r->module_machine || !r->module_word_size || !names) {
+	struct probe_elf *taken = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof *taken);
+	struct probe_elf *folder = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof *folder);
+	bool *used = sw_arena_array(&s->arena, OL_MAX_PROBE_MODULES, sizeof *used);
+	if (!s->modules || !r->module_machine || !r->module_word_size || !names || !taken ||
+	    !folder || !used) {
 		s->modules = NULL;
 		ol_problem(r, false, "%s: out of memory for the modules", r->dir);
 		return;
 	}
-	uint32_t n = 0;
+	uint32_t ntaken = 0;
+	for (size_t i = 0; opts && i < opts->nsearch_paths && ntaken < OL_MAX_PROBE_MODULES; i++) {
+		struct stat st;
+		const char *p = opts->search_paths[i];
+		struct probe_elf pe;
+		if (!p || stat(p, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    !probe_elf_open(r, p, true, has_pc, pc, &pe))
+			continue;
+		const struct probe_elf *over = overlapped(taken, ntaken, &pe);
+		if (over) {
+			if (!same_build(over, &pe))
+				ol_problem(r, true, "%s: 0x%llx-0x%llx overlaps %s, named before it: no "
+				                    "module",
+				           p, (unsigned long long)pe.lo, (unsigned long long)pe.hi,
+				           over->path);
+			continue;
+		}
+		if (pe.differs)
+			warn_differs(r, &pe);
+		taken[ntaken++] = pe;
+	}
+
+	uint32_t n = 0, nfolder = 0;
 	DIR *d = opendir(r->dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL && n < OL_MAX_PROBE_MODULES)
@@ -431,15 +609,42 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 	if (d)
 		closedir(d);
 	qsort(names, n, sizeof *names, compare_names);
-	for (uint32_t i = 0; i < n; i++)
-		if (names[i])
-			add_elf_module(r, names[i], false, has_pc, pc);
-	for (size_t i = 0; opts && i < opts->nsearch_paths; i++) {
-		struct stat st;
-		const char *p = opts->search_paths[i];
-		if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			add_elf_module(r, p, true, has_pc, pc);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!names[i] || !probe_elf_open(r, names[i], false, has_pc, pc, &folder[nfolder]))
+			continue;
+		const struct probe_elf *over = overlapped(taken, ntaken, &folder[nfolder]);
+		if (over && over->named) {
+			/* The named file wins; the same build copied into the
+			 * folder is one module, said nothing about. */
+			if (!same_build(over, &folder[nfolder]))
+				ol_problem(r, true, "%s: another build than %s, which the command line "
+				                    "names and which is used",
+				           folder[nfolder].path, over->path);
+			continue;
+		}
+		nfolder++;
 	}
+	for (uint32_t i = 0; i < nfolder && ntaken < OL_MAX_PROBE_MODULES; i++) {
+		if (used[i])
+			continue;
+		uint32_t c = choose_among_overlapping(r, folder, nfolder, i, used);
+		for (uint32_t k = i; k < nfolder; k++)
+			if (!used[k] && (k == i || spans_overlap(&folder[i], &folder[k])))
+				used[k] = true;
+		const struct probe_elf *over = overlapped(taken, ntaken, &folder[c]);
+		if (over) {
+			ol_problem(r, true, "%s: 0x%llx-0x%llx overlaps %s: no module", folder[c].path,
+			           (unsigned long long)folder[c].lo, (unsigned long long)folder[c].hi,
+			           over->path);
+			continue;
+		}
+		if (folder[c].differs)
+			warn_differs(r, &folder[c]);
+		taken[ntaken++] = folder[c];
+	}
+	/* The named ones first (sw_snapshot_finish indexes them by address). */
+	for (uint32_t i = 0; i < ntaken; i++)
+		add_module(r, &taken[i]);
 }
 
 /* ---- The crash --------------------------------------------------------- */

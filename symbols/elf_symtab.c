@@ -66,6 +66,8 @@ struct symbol_fields {
 	uint32_t name;
 	uint64_t addr;
 	uint64_t size;
+	uint8_t bind;          /* STB_* */
+	uint16_t shndx;
 };
 
 static bool open_symbol_table(struct sw_elf *e, const struct elf_shdr *sh,
@@ -87,10 +89,24 @@ static bool open_symbol_table(struct sw_elf *e, const struct elf_shdr *sh,
 	return true;
 }
 
-/* The entry `s` of t when it is a defined function: STT_FUNC or
- * STT_GNU_IFUNC (the resolver, which is code too) with st_shndx !=
- * SHN_UNDEF. On ARM bit 0 of a function's value marks Thumb code (AAELF
- * "Symbol Values"), not part of its address. */
+/* Does section shndx hold code (SHF_EXECINSTR)? A reserved index
+ * (SHN_ABS, SHN_COMMON...) or one past the table names no section. */
+static bool in_code_section(const struct sw_elf *e, uint16_t shndx)
+{
+	return shndx != SHN_UNDEF && shndx < SHN_LORESERVE && shndx < e->shnum &&
+	       (e->shdrs[shndx].flags & SHF_EXECINSTR);
+}
+
+/* The entry `s` of t when it names code: a defined STT_FUNC or
+ * STT_GNU_IFUNC (the resolver, which is code too), or a global or weak
+ * STT_NOTYPE symbol in an executable section. Hand-written assembly
+ * labels its entry points without .type: musl's _start and _init on
+ * x86_64 are NOTYPE GLOBAL in .text/.init, and naming the code after
+ * _start is what ends a walk there (nothing calls it). Local NOTYPE
+ * symbols are left out: they are the assembler's own labels and ARM's
+ * mapping symbols ($a, $t, $d, $x: AAELF "Mapping symbols"), which name
+ * no function. On ARM bit 0 of a function's value marks Thumb code
+ * (AAELF "Symbol Values"), not part of its address. */
 static bool function_symbol(const struct sw_elf *e, const struct symbol_table *t,
                             struct sw_span s, struct symbol_fields *out)
 {
@@ -98,13 +114,17 @@ static bool function_symbol(const struct sw_elf *e, const struct symbol_table *t
 	uint32_t name = sw_u32(s, 0);
 	uint8_t info = sw_u8(s, wide ? 4 : 12);
 	uint16_t shndx = sw_u16(s, wide ? 6 : 14);
-	uint8_t type = ELF64_ST_TYPE(info);
-	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF ||
-	    name == 0 || name >= t->terminated)
+	uint8_t type = ELF64_ST_TYPE(info), bind = ELF64_ST_BIND(info);
+	bool code = type == STT_FUNC || type == STT_GNU_IFUNC ||
+	            (type == STT_NOTYPE && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	             in_code_section(e, shndx));
+	if (!code || shndx == SHN_UNDEF || name == 0 || name >= t->terminated)
 		return false;
 	out->name = name;
 	out->addr = wide ? sw_u64(s, 8) : sw_u32(s, 4);
 	out->size = wide ? sw_u64(s, 16) : sw_u32(s, 8);
+	out->bind = bind;
+	out->shndx = shndx;
 	if (e->info.machine == EM_ARM)
 		out->addr &= ~(uint64_t)1;
 	return true;
@@ -186,6 +206,85 @@ static bool same_symbol(const struct sw_elf *e, const struct elf_symbol_index *x
 	       strcmp(name_in_place(e, x, a), name_in_place(e, x, b)) == 0;
 }
 
+/* ---- which of several names at one address ---- */
+
+/* How a name is preferred among aliases at one address, lower first
+ * (0-15): its binding, GLOBAL (and GNU_UNIQUE) over WEAK over LOCAL, as
+ * elfutils' libdwfl ranks them (dwfl_module_addrsym.c, binding_value);
+ * then fewer leading underscores, the public name over the internal one
+ * (glibc's raise is GLOBAL, its alias gsignal WEAK: gdb and eu-stack
+ * print raise; _IO_puts and puts are ranked by binding first). Equal
+ * ranks keep the order the tables list them. */
+enum { ALIAS_RANKS = 16, UNDERSCORES_COUNTED = 3 };
+
+static uint8_t alias_rank(uint8_t bind, const char *name)
+{
+	uint8_t by_bind = bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 0
+	                  : bind == STB_WEAK                         ? 1
+	                  : bind == STB_LOCAL                        ? 2
+	                                                             : 3;
+	uint8_t underscores = 0;
+	while (underscores < UNDERSCORES_COUNTED && name[underscores] == '_')
+		underscores++;
+	return (uint8_t)(by_bind * (UNDERSCORES_COUNTED + 1) + underscores);
+}
+
+static uint8_t rank_in_place(const struct sw_elf *e, const struct elf_symbol_index *x,
+                             const struct elf_sym *r)
+{
+	uint64_t i;
+	const struct symbol_table *t = table_of(x, r->sym, &i);
+	struct symbol_fields f;
+	if (!t || !function_symbol_in_place(e, t, i, &f))
+		return ALIAS_RANKS - 1;
+	return alias_rank(f.bind, (const char *)t->strings.data + f.name);
+}
+
+/* Each run of records at one address put in preference order (stable:
+ * a counting sort on the rank), so that the first record of a run that
+ * fits a lookup is the name to print. Runs are aliases, a few records;
+ * the scratch room grows to the longest. */
+static bool order_aliases(const struct sw_elf *e, struct elf_symbol_index *x)
+{
+	struct elf_sym *scratch = NULL;
+	uint8_t *ranks = NULL;
+	size_t cap = 0;
+	for (size_t lo = 0, hi; lo < x->nsyms; lo = hi) {
+		hi = lo + 1;
+		while (hi < x->nsyms && x->syms[hi].addr == x->syms[lo].addr)
+			hi++;
+		size_t n = hi - lo;
+		if (n < 2)
+			continue;
+		if (n > cap) {
+			struct elf_sym *ns = realloc(scratch, n * sizeof *ns);
+			if (ns)
+				scratch = ns;
+			uint8_t *nr = ns ? realloc(ranks, n) : NULL;
+			if (!nr) {
+				free(scratch);
+				free(ranks);
+				return false;
+			}
+			ranks = nr;
+			cap = n;
+		}
+		size_t count[ALIAS_RANKS + 1] = { 0 };
+		for (size_t k = 0; k < n; k++) {
+			ranks[k] = rank_in_place(e, x, &x->syms[lo + k]);
+			count[ranks[k] + 1]++;
+		}
+		for (size_t r = 1; r <= ALIAS_RANKS; r++)
+			count[r] += count[r - 1];
+		for (size_t k = 0; k < n; k++)
+			scratch[count[ranks[k]]++] = x->syms[lo + k];
+		memcpy(&x->syms[lo], scratch, n * sizeof *scratch);
+	}
+	free(scratch);
+	free(ranks);
+	return true;
+}
+
 /* Every symbol table of e, numbered over all in listing order (as far as
  * 32 bits count: a table past that is left out). */
 static bool open_symbol_tables(struct sw_elf *e, struct elf_symbol_index *x)
@@ -232,6 +331,23 @@ static bool list_functions(const struct sw_elf *e, struct elf_symbol_index *x)
 	return true;
 }
 
+/* How many kept records of one address merge_aliases compares a record
+ * with: a function listed in .symtab and .dynsym has the same rank in
+ * both, but other aliases of that rank may sit between its two records. */
+enum { MERGE_LOOK_BACK = 8 };
+
+static bool already_kept(const struct sw_elf *e, const struct elf_symbol_index *x, size_t kept,
+                         const struct elf_sym *r)
+{
+	for (size_t k = kept, n = 0; k > 0 && n < MERGE_LOOK_BACK; k--, n++) {
+		if (x->syms[k - 1].addr != r->addr)
+			return false;
+		if (same_symbol(e, x, &x->syms[k - 1], r))
+			return true;
+	}
+	return false;
+}
+
 /* The same function in .symtab and .dynsym once, and the largest ends;
  * the room of the records not kept is given back. */
 static void merge_aliases(const struct sw_elf *e, struct elf_symbol_index *x)
@@ -239,7 +355,7 @@ static void merge_aliases(const struct sw_elf *e, struct elf_symbol_index *x)
 	size_t kept = 0;
 	uint64_t max_end = 0;
 	for (size_t i = 0; i < x->nsyms; i++) {
-		if (kept > 0 && same_symbol(e, x, &x->syms[kept - 1], &x->syms[i]))
+		if (already_kept(e, x, kept, &x->syms[i]))
 			continue;
 		x->syms[kept] = x->syms[i];
 		uint64_t end = x->syms[i].addr + symbol_size(e, x, &x->syms[i]);
@@ -279,6 +395,10 @@ static void build_symbol_index(struct sw_elf *e)
 	}
 	if (x->nsyms > 1)
 		qsort(x->syms, x->nsyms, sizeof *x->syms, by_address);
+	if (!order_aliases(e, x)) {
+		elf_symbol_index_free(x);
+		return;
+	}
 	merge_aliases(e, x);
 	/* Lookups read from the file: what this pass read is not needed
 	 * again. */
@@ -309,15 +429,41 @@ static bool encloses(const struct sw_elf *e, const struct elf_symbol_index *x,
 	return vaddr >= s->addr && vaddr - s->addr < symbol_size(e, x, s);
 }
 
-/* The first record of the run of equal addresses that j belongs to and
- * that satisfies the same test: the first-listed alias wins. */
-static size_t first_alias(const struct sw_elf *e, const struct elf_symbol_index *x, size_t j,
-                          uint64_t vaddr, bool sized)
+/* The first record of address addr (one is at or below `at`). */
+static size_t run_start(const struct elf_symbol_index *x, size_t at)
 {
-	while (j > 0 && x->syms[j - 1].addr == x->syms[j].addr &&
-	       (sized ? encloses(e, x, &x->syms[j - 1], vaddr) : x->syms[j - 1].size == 0))
-		j--;
-	return j;
+	uint64_t addr = x->syms[at].addr;
+	size_t below = addr ? last_at_or_below(x, addr - 1) : x->nsyms;
+	return below == x->nsyms ? 0 : below + 1;
+}
+
+/* The first record of the run of `at`'s address, up to `last`, that
+ * encloses vaddr (sized) or has no size: order_aliases put each
+ * address's records in preference order. At most ENCLOSING_WALK_MAX of
+ * the run are looked at (a hostile table's run of one address may be the
+ * whole table); none: `none`. */
+static size_t preferred_alias(const struct sw_elf *e, const struct elf_symbol_index *x,
+                              size_t at, size_t last, uint64_t vaddr, bool sized, size_t none)
+{
+	size_t k = run_start(x, at);
+	for (size_t steps = 0; k <= last && steps < ENCLOSING_WALK_MAX; k++, steps++)
+		if (sized ? encloses(e, x, &x->syms[k], vaddr) : x->syms[k].size == 0)
+			return k;
+	return none;
+}
+
+/* Does vaddr lie in the section that defines record r's symbol (a
+ * reserved index, SHN_ABS or beyond the table: no bound known)? */
+static bool in_own_section(const struct sw_elf *e, const struct elf_symbol_index *x,
+                           const struct elf_sym *r, uint64_t vaddr)
+{
+	struct symbol_fields f;
+	if (!symbol_of(e, x, r, &f))
+		return false;
+	if (f.shndx >= SHN_LORESERVE || f.shndx >= e->shnum)
+		return true;
+	const struct elf_shdr *sh = &e->shdrs[f.shndx];
+	return vaddr >= sh->addr && vaddr - sh->addr < sh->size;
 }
 
 /* Can no record at or below j reach vaddr? Known at the last record of
@@ -346,18 +492,18 @@ static const struct elf_sym *symbol_record_at(struct sw_elf *e, uint64_t vaddr)
 		if (nothing_reaches(x, j, vaddr))
 			break;
 		if (encloses(e, x, &x->syms[j], vaddr))
-			return &x->syms[first_alias(e, x, j, vaddr, true)];
+			return &x->syms[preferred_alias(e, x, j, j, vaddr, true, j)];
 		if (j == 0)
 			break;
 	}
-	/* Else a size-0 symbol right below: its extent is unknown (up to the
-	 * next symbol), so it is the best name there is. */
-	size_t j = i;
-	while (j > 0 && x->syms[j - 1].addr == x->syms[i].addr && x->syms[j].size != 0)
-		j--;
-	if (x->syms[j].size != 0)
+	/* Else a size-0 symbol at the nearest address below: its extent is
+	 * unknown, up to the next symbol and within its own section (as
+	 * libdwfl takes a sizeless symbol only in the section of the address),
+	 * so it is the best name there is. */
+	size_t j = preferred_alias(e, x, i, i, vaddr, false, x->nsyms);
+	if (j == x->nsyms || !in_own_section(e, x, &x->syms[j], vaddr))
 		return NULL;
-	return &x->syms[first_alias(e, x, j, vaddr, false)];
+	return &x->syms[j];
 }
 
 bool sw_elf_has_symbol_at(struct sw_elf *e, uint64_t vaddr)

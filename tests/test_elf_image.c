@@ -538,9 +538,12 @@ static size_t build_elf64(uint8_t *out, size_t cap, const struct test_section *s
 	uint32_t name_off[16];
 	for (size_t i = 0; i < n; i++) {
 		off = (off + 7) & ~(size_t)7;
-		memcpy(out + off, secs[i].data, secs[i].size);
 		offsets[i] = off;
-		off += secs[i].size;
+		/* A NOBITS section has a size and no bytes in the file. */
+		if (secs[i].type != SHT_NOBITS) {
+			memcpy(out + off, secs[i].data, secs[i].size);
+			off += secs[i].size;
+		}
 		name_off[i] = (uint32_t)shstr_len;
 		strcpy(shstr + shstr_len, secs[i].name);
 		shstr_len += strlen(secs[i].name) + 1;
@@ -581,16 +584,17 @@ static size_t build_elf64(uint8_t *out, size_t cap, const struct test_section *s
 }
 
 /* .symtab with f at 0x1000 (size 0x10), g at 0x2000 (size 0), and a
- * nested inner at 0x1004 (size 4), + its .strtab. */
+ * nested inner at 0x1004 (size 4), + its .strtab, and the .text (section
+ * 3, NOBITS as in a debug file) that holds them. */
 static size_t build_symbol_image(uint8_t *out, size_t cap, uint64_t *shoff)
 {
 	static uint8_t syms[5 * 24];
 	static const char strtab[] = "\0f\0g\0inner\0undef";
 	memset(syms, 0, sizeof syms);
 	struct { uint32_t name; uint64_t value, size; uint8_t type; uint16_t shndx; } s[] = {
-		{ 1, 0x1000, 0x10, STT_FUNC, 1 },
-		{ 3, 0x2000, 0, STT_FUNC, 1 },
-		{ 5, 0x1004, 4, STT_FUNC, 1 },
+		{ 1, 0x1000, 0x10, STT_FUNC, 3 },
+		{ 3, 0x2000, 0, STT_FUNC, 3 },
+		{ 5, 0x1004, 4, STT_FUNC, 3 },
 		{ 11, 0x3000, 0x10, STT_FUNC, SHN_UNDEF },
 	};
 	for (size_t i = 0; i < 4; i++) {
@@ -604,8 +608,9 @@ static size_t build_symbol_image(uint8_t *out, size_t cap, uint64_t *shoff)
 	struct test_section secs[] = {
 		{ ".symtab", SHT_SYMTAB, 0, syms, sizeof syms, 2, 24, 0 },
 		{ ".strtab", SHT_STRTAB, 0, strtab, sizeof strtab, 0, 0, 0 },
+		{ ".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, NULL, 0x3000, 0, 0, 0x1000 },
 	};
-	return build_elf64(out, cap, secs, 2, shoff);
+	return build_elf64(out, cap, secs, 3, shoff);
 }
 
 START_TEST(test_elf_symbol_lookup_prefers_the_innermost_then_size_zero)
@@ -650,6 +655,136 @@ START_TEST(test_elf_symbol_count_larger_than_the_file_gives_no_symbols)
 		ck_assert(!sw_elf_symbol_at(e, 0x1000, &sym));
 		sw_elf_free(e);
 	}
+}
+END_TEST
+
+/* ---- names as debuggers print them ------------------------------------ */
+
+/* One symbol of a test .symtab. */
+struct test_sym {
+	const char *name;
+	uint64_t value, size;
+	uint8_t bind, type;
+	uint16_t shndx;
+};
+
+/* An image with .text (1: AX at 0x1000, 0x100 bytes), .data (2: WA at
+ * 0x2000), .symtab (3) and .strtab (4) holding syms, in that order. */
+static size_t build_named_image(uint8_t *out, size_t cap, const struct test_sym *syms, size_t n)
+{
+	static uint8_t table[16 * 24];
+	static char strtab[512];
+	static const uint8_t text[0x100], data[0x40];
+	ck_assert_uint_le(n + 1, 16);
+	memset(table, 0, sizeof table);
+	memset(strtab, 0, sizeof strtab);
+	size_t str_len = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = table + 24 * (i + 1);
+		put(p, str_len, 4);
+		p[4] = (uint8_t)(syms[i].bind << 4 | syms[i].type);
+		put(p + 6, syms[i].shndx, 2);
+		put(p + 8, syms[i].value, 8);
+		put(p + 16, syms[i].size, 8);
+		strcpy(strtab + str_len, syms[i].name);
+		str_len += strlen(syms[i].name) + 1;
+	}
+	struct test_section secs[] = {
+		{ ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text, sizeof text, 0, 0, 0x1000 },
+		{ ".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, data, sizeof data, 0, 0, 0x2000 },
+		{ ".symtab", SHT_SYMTAB, 0, table, 24 * (n + 1), 4, 24, 0 },
+		{ ".strtab", SHT_STRTAB, 0, strtab, str_len, 0, 0, 0 },
+	};
+	return build_elf64(out, cap, secs, 4, NULL);
+}
+
+static const char *name_at(const uint8_t *img, size_t n, uint64_t vaddr)
+{
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_bytes(img, n, false, "names", &err);
+	ck_assert_ptr_nonnull(e);
+	static char name[64];
+	struct sw_elf_symbol sym;
+	if (sw_elf_symbol_at(e, vaddr, &sym))
+		snprintf(name, sizeof name, "%s", sym.name);
+	else
+		strcpy(name, "(none)");
+	sw_elf_free(e);
+	return name;
+}
+
+START_TEST(test_elf_symbol_alias_prefers_global_over_weak_over_local)
+{
+	/* glibc's libc.so.6 lists gsignal (WEAK) before raise (GLOBAL) at one
+	 * address: gdb and eu-stack print raise. A LOCAL alias listed first
+	 * (__GI_raise in a .symtab) loses to both. */
+	static uint8_t img[8192];
+	const struct test_sym syms[] = {
+		{ "__GI_raise", 0x1000, 0x31, STB_LOCAL, STT_FUNC, 1 },
+		{ "gsignal", 0x1000, 0x31, STB_WEAK, STT_FUNC, 1 },
+		{ "raise", 0x1000, 0x31, STB_GLOBAL, STT_FUNC, 1 },
+		{ "local_only", 0x1040, 0x10, STB_LOCAL, STT_FUNC, 1 },
+		{ "weak_b", 0x1060, 0x10, STB_WEAK, STT_FUNC, 1 },
+		{ "local_a", 0x1060, 0x10, STB_LOCAL, STT_FUNC, 1 },
+	};
+	size_t n = build_named_image(img, sizeof img, syms, 6);
+	ck_assert_str_eq(name_at(img, n, 0x1012), "raise");
+	ck_assert_str_eq(name_at(img, n, 0x1044), "local_only");
+	ck_assert_str_eq(name_at(img, n, 0x1061), "weak_b");
+}
+END_TEST
+
+START_TEST(test_elf_symbol_alias_of_equal_binding_prefers_fewer_underscores)
+{
+	static uint8_t img[8192];
+	const struct test_sym syms[] = {
+		{ "__libc_foo", 0x1000, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+		{ "_foo", 0x1000, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+		{ "foo", 0x1000, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+		/* Equal in both: the first listed. */
+		{ "first", 0x1040, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+		{ "second", 0x1040, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+		/* Binding first: a GLOBAL _IO_puts over a WEAK puts. */
+		{ "puts", 0x1080, 0x20, STB_WEAK, STT_FUNC, 1 },
+		{ "_IO_puts", 0x1080, 0x20, STB_GLOBAL, STT_FUNC, 1 },
+	};
+	size_t n = build_named_image(img, sizeof img, syms, 7);
+	ck_assert_str_eq(name_at(img, n, 0x1004), "foo");
+	ck_assert_str_eq(name_at(img, n, 0x1050), "first");
+	ck_assert_str_eq(name_at(img, n, 0x1090), "_IO_puts");
+}
+END_TEST
+
+START_TEST(test_elf_symbol_notype_global_in_code_names_up_to_the_next_symbol)
+{
+	/* musl's static x86_64 programs: exit (FUNC, 0x1b bytes) ends where
+	 * _start (NOTYPE GLOBAL, size 0, in .text) begins; _start calls
+	 * _start_c, whose return address lies in _start. */
+	static uint8_t img[8192];
+	const struct test_sym syms[] = {
+		{ "exit", 0x1010, 0x1b, STB_GLOBAL, STT_FUNC, 1 },
+		{ "_start", 0x102b, 0, STB_GLOBAL, STT_NOTYPE, 1 },
+		{ "_start_c", 0x1050, 0x23, STB_GLOBAL, STT_FUNC, 1 },
+		{ "_init", 0x10a0, 0, STB_WEAK, STT_NOTYPE, 1 },
+		/* Not code: a NOTYPE global of a data section, a local label
+		 * (ARM's mapping symbols are these), an absolute one. */
+		{ "_edata", 0x2000, 0, STB_GLOBAL, STT_NOTYPE, 2 },
+		{ "$x", 0x10c0, 0, STB_LOCAL, STT_NOTYPE, 1 },
+		{ "abs_label", 0x10e0, 0, STB_GLOBAL, STT_NOTYPE, SHN_ABS },
+	};
+	size_t n = build_named_image(img, sizeof img, syms, 7);
+	ck_assert_str_eq(name_at(img, n, 0x1041), "_start");
+	ck_assert_str_eq(name_at(img, n, 0x102b), "_start");
+	ck_assert_str_eq(name_at(img, n, 0x1020), "exit");
+	ck_assert_str_eq(name_at(img, n, 0x1060), "_start_c");
+	/* Up to the next symbol: past _start_c's end, _start_c is no name;
+	 * _init (WEAK) is. */
+	ck_assert_str_eq(name_at(img, n, 0x1080), "(none)");
+	ck_assert_str_eq(name_at(img, n, 0x10a8), "_init");
+	/* The local label is no name: _init's extent runs on past it. */
+	ck_assert_str_eq(name_at(img, n, 0x10c4), "_init");
+	ck_assert_str_eq(name_at(img, n, 0x10e4), "_init");
+	ck_assert_str_eq(name_at(img, n, 0x2004), "(none)");
 }
 END_TEST
 
@@ -716,9 +851,9 @@ START_TEST(test_elf_shstrndx_out_of_range_or_extended)
 	/* gABI extended numbering: SHN_XINDEX, the index in sh_link of
 	 * section 0; e_shnum 0, the count in its sh_size. */
 	put(img + SHSTRNDX_FIELD, SHN_XINDEX, 2);
-	put(img + shoff + 40, 3, 4);
+	put(img + shoff + 40, 4, 4);
 	put(img + SHNUM_FIELD, 0, 2);
-	put(img + shoff + 32, 4, 8);
+	put(img + shoff + 32, 5, 8);
 	e = sw_elf_open_bytes(img, n, false, "xindex", &err);
 	ck_assert_ptr_nonnull(e);
 	ck_assert(sw_elf_section(e, ".symtab", &s));
@@ -1031,10 +1166,39 @@ static struct sw_elf *open_cached(struct open_images *c, const char *path, uint6
 	return e;
 }
 
+/* Frames where stackwalk's name differs from libunwindstack's on
+ * purpose. Identical code folding put four 8-byte functions at 0x459f8 of
+ * load_bias_different_section_bias_arm64's `test`: three LOCAL
+ * (std::__ndk1::__throw_bad_cast, listed first, which libunwindstack
+ * prints; testing::internal::posix::Abort; __throw_bad_function_call) and
+ * the GLOBAL Linker_Test_Test::TestBody. Among names at one address
+ * stackwalk takes the GLOBAL one, as elfutils does (eu-addr2line -S:
+ * _ZN16Linker_Test_Test8TestBodyEv+0x4); gdb 13 takes the last in
+ * strcmp order of the mangled names (info symbol:
+ * std::__ndk1::__throw_bad_function_call() + 4). */
+static const struct named_difference {
+	const char *case_name;
+	uint64_t rel_pc;
+	const char *ours;
+} NAMED_DIFFERENCES[] = {
+	{ "load_bias_different_section_bias_arm64", 0x459fc, "Linker_Test_Test::TestBody()" },
+};
+enum { N_NAMED_DIFFERENCES = sizeof NAMED_DIFFERENCES / sizeof NAMED_DIFFERENCES[0] };
+
+static bool named_difference(const char *name, uint64_t rel_pc, const char *got, bool *seen)
+{
+	for (size_t i = 0; i < N_NAMED_DIFFERENCES; i++)
+		if (strcmp(NAMED_DIFFERENCES[i].case_name, name) == 0 &&
+		    NAMED_DIFFERENCES[i].rel_pc == rel_pc && strcmp(NAMED_DIFFERENCES[i].ours, got) == 0)
+			return seen[i] = true;
+	return false;
+}
+
 /* Checks every named frame of one case; returns how many it checked and
- * appends mismatches to report. */
+ * appends mismatches to report (a NAMED_DIFFERENCES entry is marked
+ * seen instead). */
 static size_t check_case(const char *root, const char *name, char *report, size_t cap,
-                         size_t *mismatches)
+                         size_t *mismatches, bool *seen)
 {
 	char dir[1024], path[1200], line[8192];
 	snprintf(dir, sizeof dir, "%s/%s", root, name);
@@ -1076,7 +1240,8 @@ static size_t check_case(const char *root, const char *name, char *report, size_
 		replace_angle_spaces(got);
 		replace_angle_spaces(fl.func);
 		checked++;
-		if (strcmp(got, fl.func) != 0 || got_off != fl.func_off) {
+		if ((strcmp(got, fl.func) != 0 || got_off != fl.func_off) &&
+		    !(got_off == fl.func_off && named_difference(name, fl.rel_pc, got, seen))) {
 			(*mismatches)++;
 			size_t used = strlen(report);
 			snprintf(report + used, cap - used, "%s: pc %" PRIx64 " %s: want %s+%" PRIu64
@@ -1101,12 +1266,13 @@ START_TEST(test_elf_names_every_frame_libunwindstack_names)
 	static char report[1 << 16];
 	report[0] = 0;
 	size_t cases = 0, checked = 0, mismatches = 0;
+	bool seen[N_NAMED_DIFFERENCES] = { false };
 	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));  /* header */
 	while (fgets(line, sizeof line, f)) {
 		char name[256];
 		if (sscanf(line, "%255s", name) != 1)
 			continue;
-		checked += check_case(root, name, report, sizeof report, &mismatches);
+		checked += check_case(root, name, report, sizeof report, &mismatches, seen);
 		cases++;
 	}
 	fclose(f);
@@ -1116,6 +1282,10 @@ START_TEST(test_elf_names_every_frame_libunwindstack_names)
 	ck_assert_uint_eq(cases, 30);
 	ck_assert_uint_eq(mismatches, 0);
 	ck_assert_uint_ge(checked, 200);
+	/* The list stays true: every named difference still happens. */
+	for (size_t i = 0; i < N_NAMED_DIFFERENCES; i++)
+		ck_assert_msg(seen[i], "named difference %s pc %" PRIx64 " no longer happens",
+		              NAMED_DIFFERENCES[i].case_name, NAMED_DIFFERENCES[i].rel_pc);
 }
 END_TEST
 
@@ -1151,6 +1321,9 @@ Suite *test_suite(void)
 	TCase *hostile = tcase_create("hostile");
 	tcase_add_test(hostile, test_elf_symbol_lookup_prefers_the_innermost_then_size_zero);
 	tcase_add_test(hostile, test_elf_symbol_count_larger_than_the_file_gives_no_symbols);
+	tcase_add_test(hostile, test_elf_symbol_alias_prefers_global_over_weak_over_local);
+	tcase_add_test(hostile, test_elf_symbol_alias_of_equal_binding_prefers_fewer_underscores);
+	tcase_add_test(hostile, test_elf_symbol_notype_global_in_code_names_up_to_the_next_symbol);
 	tcase_add_test(hostile, test_elf_truncated_header_is_an_error);
 	tcase_add_test(hostile, test_elf_section_table_past_the_end_gives_no_sections);
 	tcase_add_test(hostile, test_elf_shstrndx_out_of_range_or_extended);
