@@ -50,6 +50,10 @@ RV32_CHAIN = ['read_sensor', 'poll_sensors', 'app_step', 'app_step', 'main', '_s
 RV32_FREERTOS_CHAIN = (['crash_capture', 'freertos_risc_v_application_exception_handler',
                         'freertos_risc_v_trap_handler'] + RV32_CHAIN)
 RV32_ESPIDF_CHAIN = ['crash_capture', 'xt_unhandled_exception', '_panic_handler'] + RV32_CHAIN
+# Behind a trap entry of no known layout whose CFI, in .debug_frame only
+# (-g -fno-asynchronous-unwind-tables), has a CIE with augmentation "S"
+# and return address column 64, the saved mepc.
+RV32_CFI_CHAIN = ['crash_capture', 'trap_handler', 'trap_vector'] + RV32_CHAIN
 
 # board -> (source folder, compiler, qemu command, chain)
 BOARDS = {
@@ -76,6 +80,8 @@ BOARDS = {
     'riscv32-espidf': ('riscv32', 'riscv64-linux-gnu-gcc',
                        ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'],
                        RV32_ESPIDF_CHAIN),
+    'riscv32-cfi': ('riscv32', 'riscv64-linux-gnu-gcc',
+                    ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'], RV32_CFI_CHAIN),
 }
 
 

@@ -74,7 +74,8 @@ CHAINS['netduino2'] = firmware.CORTEX_M_CHAIN
 # Where a .sym cannot give what the ELF does: board -> [(modes, frames,
 # why)]. frames = N: the walk may end after N frames, not before, and the
 # frames it has are the reference's; frames = 'unnamed': one frame, the
-# context's, named by nothing.
+# context's, named by nothing; frames = ('wrong', names): a known wrong
+# walk, pinned function by function so that a change shows.
 SYM_ALONE = ('sym', 'sym-file')
 SYM_LIMITS = {
     # The capture names one image from the Non-secure code (0x00040000) up
@@ -94,6 +95,22 @@ SYM_LIMITS = {
                         'offsets in the STACK CFI INIT lines of RISC-V')],
     'riscv32-virt': [(SYM_ALONE + ('sym+nocfi',), 1, 'dump_syms wrote garbage CFA '
                       'offsets in the STACK CFI INIT lines of RISC-V')],
+    # Breakpad's dwarf2reader.cc (CallFrameInfo::ReadCIEFields) reports a
+    # CIE augmentation without 'z' as unrecognized and drops the CIE, so
+    # the .sym has no STACK CFI for trap_vector, whose CIE in .debug_frame
+    # is "S" (the bug stackwalk had before issue 30): without the ELF the
+    # walk ends there. With the ELF's code but not its .debug_frame,
+    # prologue analysis reads trap_vector's save of the interrupted ra as
+    # the save of its own return address, and read_sensor, which the trap
+    # interrupted, is lost: a RISC-V trap entry without CFI is not known
+    # from its code yet (tests/firmware.py's walk has the CFI).
+    'riscv32-cfi': [(SYM_ALONE, 3, 'dump_syms drops .debug_frame\'s CIE "S": no STACK CFI '
+                     'for trap_vector'),
+                    (('sym+nocfi',), ('wrong', ['crash_capture', 'trap_handler', 'trap_vector',
+                                                'poll_sensors', 'app_step', 'app_step', 'main',
+                                                '_start']),
+                     'without CFI, prologue analysis takes the trap entry\'s save of the '
+                     'interrupted ra for its own return address: read_sensor is lost')],
     # The FreeRTOS trap frame is found through pxCurrentTCB, whose address
     # the trap routine's code gives: a .sym has no code bytes.
     'riscv32-freertos': [(SYM_ALONE, 3, 'the trap frame is found from the code, '
@@ -194,6 +211,10 @@ def compare(board, mode, ref, got):
             why = reason
             if frames == 'unnamed':
                 want = [(None, None)]
+            elif isinstance(frames, tuple) and frames[0] == 'wrong':
+                names = [f for f, _ in got]
+                return [] if names == frames[1] else [
+                    'walk %s, not the known wrong walk %s (%s)' % (names, frames[1], why)]
             elif frames <= len(got) < len(ref):
                 want = ref[:len(got)]
     problems = []
