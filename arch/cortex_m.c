@@ -85,6 +85,7 @@
 #include <string.h>
 
 #include "lib/walker.h"
+#include "prologue.h"
 
 enum {
 	CM_R0 = 0, CM_R4 = 4, CM_R12 = 12, CM_SP = 13, CM_LR = 14, CM_PC = 15, CM_CPSR = 16,
@@ -306,14 +307,17 @@ enum {
 	MAX_HANDLER_CODE = 1024,  /* how far from its entry a handler is decoded */
 };
 
+/* Reads go through the walk's code window (arch/prologue.h), which counts
+ * them against the walk's budget of code reads. */
+
 /* A data word of the image (the vector table), in the snapshot's byte
  * order, from captured memory or the module's file. */
-static bool read_image_u32(const struct sw_walk *w, uint64_t addr, uint32_t *v)
+static bool read_image_u32(struct sw_code *c, uint64_t addr, uint32_t *v)
 {
 	uint8_t b[4];
-	if (!sw_walk_read(w, addr, b, 4))
+	if (!sw_code_read(c, addr, b, 4))
 		return false;
-	*v = w->snap->sys.big_endian
+	*v = c->w->snap->sys.big_endian
 	     ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
 	     : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
 	return true;
@@ -321,10 +325,10 @@ static bool read_image_u32(const struct sw_walk *w, uint64_t addr, uint32_t *v)
 
 /* A Thumb halfword: instructions are little-endian on every M profile
  * (ARMv7-M ARM A3.3.1). */
-static bool read_code16(const struct sw_walk *w, uint64_t addr, uint32_t *hw)
+static bool read_code16(struct sw_code *c, uint64_t addr, uint32_t *hw)
 {
 	uint8_t b[2];
-	if (!sw_walk_read(w, addr, b, 2))
+	if (!sw_code_read(c, addr, b, 2))
 		return false;
 	*hw = (uint32_t)b[1] << 8 | b[0];
 	return true;
@@ -333,18 +337,19 @@ static bool read_code16(const struct sw_walk *w, uint64_t addr, uint32_t *hw)
 /* The nearest handler address at or below pc in the vector table at the
  * start of pc's module. The table ends at the first word that is neither
  * 0 (a reserved vector) nor an odd address inside the module. */
-static bool vector_below(const struct sw_walk *w, uint64_t pc, uint64_t *entry)
+static bool vector_below(struct sw_code *c, uint64_t pc, uint64_t *entry)
 {
+	const struct sw_walk *w = c->w;
 	int32_t m = sw_module_at(w->snap, pc);
 	if (m < 0)
 		return false;
 	const struct sw_module *mod = &w->snap->modules[m];
 	uint32_t v;
-	if (mod->size < 8 || !read_image_u32(w, mod->base, &v) || v == 0 || (v & 3) != 0)
+	if (mod->size < 8 || !read_image_u32(c, mod->base, &v) || v == 0 || (v & 3) != 0)
 		return false;
 	bool found = false;
 	for (uint64_t i = 1; i < MAX_VECTORS && 4 * i + 4 <= mod->size; i++) {
-		if (!read_image_u32(w, mod->base + 4 * i, &v))
+		if (!read_image_u32(c, mod->base + 4 * i, &v))
 			break;
 		if (v == 0)
 			continue;
@@ -514,7 +519,7 @@ static bool thumb32_step(uint32_t hw1, uint32_t hw2, struct handler_frame *hf)
 }
 
 /* Decodes [entry, pc) into hf; false when it does not prove the frame. */
-static bool handler_code(const struct sw_walk *w, uint64_t entry, uint64_t pc,
+static bool handler_code(struct sw_code *c, uint64_t entry, uint64_t pc,
                          struct handler_frame *hf)
 {
 	memset(hf, 0, sizeof *hf);
@@ -522,12 +527,12 @@ static bool handler_code(const struct sw_walk *w, uint64_t entry, uint64_t pc,
 		return false;
 	for (uint64_t a = entry; a < pc;) {
 		uint32_t hw1, hw2;
-		if (!read_code16(w, a, &hw1))
+		if (!read_code16(c, a, &hw1))
 			return false;
 		unsigned it = hf->it_left;
 		bool ok;
 		if ((hw1 >> 11) >= 0x1d) {
-			if (a + 2 >= pc || !read_code16(w, a + 2, &hw2))
+			if (a + 2 >= pc || !read_code16(c, a + 2, &hw2))
 				return false;
 			ok = thumb32_step(hw1, hw2, hf);
 			a += 4;
@@ -564,8 +569,10 @@ enum sw_unwind_status sw_cortex_m_caller_of_handler(const struct sw_step *s, str
 		return SW_UNWIND_NO_RULE;
 	uint64_t pc = callee->pc & ~(uint64_t)1, entry;
 	struct handler_frame hf;
-	bool proven = (sw_walk_function_start(w, pc, &entry) || vector_below(w, pc, &entry)) &&
-	              handler_code(w, entry, pc, &hf);
+	struct sw_code c;
+	sw_code_init(&c, w);
+	bool proven = (sw_walk_function_start(w, pc, &entry) || vector_below(&c, pc, &entry)) &&
+	              handler_code(&c, entry, pc, &hf);
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, CM_PC, r->v[CM_LR]);
 	if (!proven)
