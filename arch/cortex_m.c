@@ -305,6 +305,7 @@ enum sw_unwind_status sw_cortex_m_caller_of_exception(const struct sw_step *s,
 enum {
 	MAX_VECTORS = 512,        /* 16 system exceptions, up to 496 interrupts */
 	MAX_HANDLER_CODE = 1024,  /* how far from its entry a handler is decoded */
+	MAX_HANDLER_FRAME = 1 << 16, /* no handler pushes and allocates more */
 };
 
 /* Reads go through the walk's code window (arch/prologue.h), which counts
@@ -375,8 +376,8 @@ struct handler_frame {
 	unsigned it_left;          /* instructions left in an IT block */
 };
 
-/* Pushes `n` registers (bit per register in list, ascending registers at
- * ascending addresses) or allocates bytes (list 0). */
+/* Pushes the registers of list (a bit each; ascending registers at
+ * ascending addresses), `bytes` in all, or allocates bytes (list 0). */
 static bool take(struct handler_frame *hf, uint32_t list, uint64_t bytes)
 {
 	/* A conditional push or allocation: the straight line forks. */
@@ -393,7 +394,7 @@ static bool take(struct handler_frame *hf, uint32_t list, uint64_t bytes)
 		}
 		at -= 4;
 	}
-	return hf->taken <= MAX_HANDLER_CODE * 64; /* no handler's frame is larger */
+	return hf->taken <= MAX_HANDLER_FRAME;
 }
 
 static unsigned bit_count(uint32_t v)
