@@ -552,6 +552,11 @@ static enum sw_unwind_status arm_caller_by_frame_pointer(const struct sw_step *s
 	const struct sw_regs *r = &callee->regs;
 	if (!sw_reg_valid(r, ARM_SP))
 		return SW_UNWIND_NO_RULE;
+	/* A Cortex-M handler that still holds EXC_RETURN in lr: its caller
+	 * is the exception's frame, not a frame record or lr (cortex_m.c). */
+	enum sw_unwind_status handler = sw_cortex_m_caller_of_handler(s, out);
+	if (handler != SW_UNWIND_NO_RULE)
+		return handler;
 	bool live = sw_frame_has_live_context(callee);
 	int fpr = arm_frame_pointer_register(w, callee);
 	struct arm_record rec = { 0, 0, 0 };

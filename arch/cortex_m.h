@@ -18,4 +18,13 @@ bool sw_cortex_m_is_exc_return(uint64_t v);
 enum sw_unwind_status sw_cortex_m_caller_of_exception(const struct sw_step *s,
                                                       struct sw_caller *c);
 
+/* The caller of a live frame (the capture's context, or one unstacked
+ * from an exception frame) of a Cortex-M snapshot whose lr holds
+ * EXC_RETURN: a handler that has called nothing yet. pc = EXC_RETURN (the
+ * walker then unstacks the frame with sw_cortex_m_caller_of_exception);
+ * sp = the handler's entry sp and r4-r11 when its code from its entry to
+ * pc proves them, else neither. NO_RULE for any other frame. */
+enum sw_unwind_status sw_cortex_m_caller_of_handler(const struct sw_step *s,
+                                                    struct sw_caller *out);
+
 #endif

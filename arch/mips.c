@@ -511,10 +511,44 @@ static uint64_t find_start(struct sw_code *c, uint64_t pc)
 	return alloc;
 }
 
+/* A live frame (the context, or one a signal frame restored) stopped at
+ * the first instruction of the function the call before its ra entered:
+ * a call through a bad pointer that landed on a function's start and
+ * faulted there, a signal taken at a function's entry. Nothing of the
+ * function has run, so its prologue is empty: sp and ra are still the
+ * caller's. The call says where it went, and the frame's registers show
+ * it went to pc (MIPS32/MIPS64 Architecture vol. II, JAL, JALR, BAL;
+ * SYSV ABI MIPS RISC Processor Supplement, "Function Calling Sequence"
+ * and "Position-Independent Function Prologue": a PIC caller jumps with
+ * `jalr t9`, and $25 holds the entered function's address on entry):
+ *   a direct call (JAL, BAL, BALC) whose target is pc;
+ *   JALR ra, rs (ra - 8) whose rs still holds pc: rs is read before the
+ *   delay slot runs, and a function that has run one instruction has
+ *   moved pc past the value.
+ * That proves the function's start where no symbol or unwind table
+ * covers pc and its code cannot be read (a library the symbol path lacks:
+ * prologue analysis has nothing to decode, the scan no word to find). */
+static bool mips_call_entered_pc(struct sw_code *c, const struct sw_frame *callee)
+{
+	const struct sw_regs *r = &callee->regs;
+	const uint64_t mask = c->w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (!sw_frame_has_live_context(callee) || !sw_reg_valid(r, MIPS_RA))
+		return false;
+	uint64_t ra = r->v[MIPS_RA] & mask, pc = callee->pc & mask, to;
+	uint32_t call;
+	if (mips_direct_call(c, ra, &to))
+		return (to & mask) == pc;
+	if (ra < 8 || !read_insn(c, ra - 8, &call) || op_of(call) != OP_SPECIAL ||
+	    funct_of(call) != FN_JALR || rd_of(call) != MIPS_RA || rt_of(call) != 0)
+		return false;
+	return sw_reg_valid(r, rs_of(call)) && (r->v[rs_of(call)] & mask) == pc;
+}
+
 /* The caller by decoding the function's prologue from its start (the
  * symbols', else find_start's) to the callee's pc. A FUNC record's start
  * is exact; a PUBLIC one may be an exported function far below a static
- * one the file does not name, so a nearer start found in the code wins. */
+ * one the file does not name, so a nearer start found in the code wins.
+ * A live frame the call before its ra entered at pc starts there. */
 static enum sw_unwind_status mips_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
@@ -525,7 +559,9 @@ static enum sw_unwind_status mips_caller_by_prologue(const struct sw_step *s, st
 	struct sw_code c;
 	sw_code_init(&c, w);
 	uint64_t start = sw_pro_symbol_start(s);
-	if (!start || callee->function_is_public) {
+	if (start != pc && mips_call_entered_pc(&c, callee)) {
+		start = pc;
+	} else if (!start || callee->function_is_public) {
 		/* A suspended frame's function is its call's, which a call that
 		 * does not return may leave at the very end of the function. */
 		uint64_t found = find_start(&c, sw_frame_has_live_context(callee) ? pc : callee->lookup_pc);

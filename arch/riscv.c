@@ -32,7 +32,10 @@ static const uint8_t riscv_print_order[] = {
 };
 
 /* DWARF numbers (psABI "DWARF Register Numbers"): x0-x31 are 0-31, f0-f31
- * 32-63; the pc has none. */
+ * 32-63; the pc has none. 64 is the "Alternate Frame Return Column": no
+ * register, a CFI return-address column (a trap entry's CIE names it and
+ * saves mepc there, .cfi_return_column 64), read as the caller's pc by
+ * the CFI provider whatever its number (symbols/elf_symbols.c). */
 static const int8_t riscv_dwarf_regs[32] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
 	20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,

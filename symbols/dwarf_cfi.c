@@ -421,7 +421,23 @@ static bool parse_cie(const struct sw_cfi *c, const struct sw_cfi_window *w, uin
 		}
 		d.pos = zend;
 	} else if (aug_len > 0 && !(aug[0] == 'e' && aug[1] == 'h')) {
-		return false; /* cannot know where the instructions start */
+		/* DWARF 5 §6.4.1: a consumer that does not know an augmentation
+		 * cannot know where the initial instructions start, and only 'z'
+		 * gives the length of the augmentation data. But the GNU letters
+		 * 'S' (a signal frame: the caller is an interrupted context,
+		 * its pc exact), 'B' and 'G' carry no data at all, and GNU as
+		 * writes them into .debug_frame's CIEs without a 'z' (a CIE of
+		 * .cfi_sections .debug_frame, -fno-asynchronous-unwind-tables:
+		 * augmentation "S" for `.cfi_signal_frame`); GDB and libgcc read
+		 * them so. Any other letter leaves the CIE unusable. */
+		for (size_t i = 0; i < aug_len; i++) {
+			if (aug[i] == 'S')
+				cie->signal_frame = true;
+			else if (aug[i] == 'B')
+				cie->b_key = true;
+			else if (aug[i] != 'G')
+				return false; /* cannot know where the instructions start */
+		}
 	}
 	if (cie->code_align == 0)
 		cie->code_align = 1; /* a zero factor only makes every advance empty */

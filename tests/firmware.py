@@ -16,6 +16,15 @@ function, and no other frame: a frame more is an invented one. Each frame
 also names its trust: the capture's context, then what proved each next
 frame.
 
+Boards of STRIPPED are also walked with BOARD-stripped.elf (build.sh strips
+them: no symbols, no .debug_frame; the code and the vector table are all a
+walk has). Its first frames, through the thread function the exceptions
+interrupted, must be the full walk's, pc and trust (the exception frames
+unstacked from the handlers' EXC_RETURN in lr, arch/cortex_m.c); what a scan
+finds after them must be frames of the full walk, in its order (a stripped
+Cortex-M firmware has nothing that proves a thread frame's caller, so a
+scan may skip one, but never invents one).
+
 Without the cross compiler or qemu, the boards are walked from the copies
 committed in testdata/firmware/fixtures (BOARD.elf, BOARD.snap, made by
 this script with --update), and the line says so.
@@ -40,6 +49,9 @@ FIXTURES = os.path.join(FIRMWARE, 'fixtures')
 CORTEX_M_CHAIN = ['HardFault_Handler', 'faulty_driver', 'handle_event', 'PendSV_Handler',
                   'trigger_interrupt', 'compute', 'compute', 'compute', 'task_loop', 'main',
                   'Reset_Handler']
+# Cortex-M whose PendSV handler is a leaf that faults itself (fw.c
+# LEAF_HANDLER).
+CORTEX_M_LEAF_CHAIN = ['HardFault_Handler', 'PendSV_Handler'] + CORTEX_M_CHAIN[4:]
 # Cortex-M with the Non-secure interrupt handler (fw.c NS_IRQ).
 CORTEX_M_NS_CHAIN = [('NonSecure_IRQ_Handler' if f == 'PendSV_Handler' else f)
                      for f in CORTEX_M_CHAIN]
@@ -50,11 +62,26 @@ RV32_CHAIN = ['read_sensor', 'poll_sensors', 'app_step', 'app_step', 'main', '_s
 RV32_FREERTOS_CHAIN = (['crash_capture', 'freertos_risc_v_application_exception_handler',
                         'freertos_risc_v_trap_handler'] + RV32_CHAIN)
 RV32_ESPIDF_CHAIN = ['crash_capture', 'xt_unhandled_exception', '_panic_handler'] + RV32_CHAIN
+# Behind a trap entry of no known layout whose CFI, in .debug_frame only
+# (-g -fno-asynchronous-unwind-tables), has a CIE with augmentation "S"
+# and return address column 64, the saved mepc.
+RV32_CFI_CHAIN = ['crash_capture', 'trap_handler', 'trap_vector'] + RV32_CHAIN
+
+# Boards also walked stripped -> how many frames the stripped walk must
+# prove: the HardFault handler (the capture, at its first instruction),
+# each handler the exceptions interrupted, and the thread function.
+STRIPPED = {
+    'mps2-an385': 2,       # HardFault_Handler, faulty_driver
+    'mps2-an385-leaf': 3,  # HardFault_Handler, PendSV_Handler (a leaf), trigger_interrupt
+}
 
 # board -> (source folder, compiler, qemu command, chain)
 BOARDS = {
     'mps2-an385': ('cortex-m', 'arm-none-eabi-gcc',
                    ['qemu-system-arm', '-M', 'mps2-an385'], CORTEX_M_CHAIN),
+    # PendSV_Handler a leaf that executes the udf itself (fw.c LEAF_HANDLER).
+    'mps2-an385-leaf': ('cortex-m', 'arm-none-eabi-gcc',
+                        ['qemu-system-arm', '-M', 'mps2-an385'], CORTEX_M_LEAF_CHAIN),
     'mps2-an386': ('cortex-m', 'arm-none-eabi-gcc',
                    ['qemu-system-arm', '-M', 'mps2-an386'], CORTEX_M_CHAIN),
     'microbit': ('cortex-m', 'arm-none-eabi-gcc',
@@ -76,6 +103,8 @@ BOARDS = {
     'riscv32-espidf': ('riscv32', 'riscv64-linux-gnu-gcc',
                        ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'],
                        RV32_ESPIDF_CHAIN),
+    'riscv32-cfi': ('riscv32', 'riscv64-linux-gnu-gcc',
+                    ['qemu-system-riscv32', '-machine', 'virt', '-bios', 'none'], RV32_CFI_CHAIN),
 }
 
 
@@ -122,6 +151,43 @@ def check(doc, chain):
     return problems
 
 
+def frame_keys(doc):
+    frames = (doc.get('crashing_thread') or {}).get('frames') or []
+    return [(f.get('offset'), f.get('trust')) for f in frames]
+
+
+def check_stripped(full, stripped, proven):
+    """The problems of the stripped walk against the full one: [] when
+    right, and a note of how many frames the scan after the proven ones
+    skipped."""
+    want, got = frame_keys(full), frame_keys(stripped)
+    problems = []
+    for i in range(proven):
+        g = got[i] if i < len(got) else None
+        if g != want[i]:
+            problems.append('stripped frame %d: %s, expected %s' % (i, g, want[i]))
+    # The rest: scanned frames of the full walk, in order. A scanned frame
+    # prints its call site, the return address - 2 (Thumb); the full walk
+    # prints a handler whose caller is an exception frame at its return
+    # address itself (as a sigreturn trampoline: lib/walker.c).
+    def same(full_offset, offset):
+        return full_offset is not None and offset is not None and (
+            int(full_offset, 16) in (int(offset, 16), int(offset, 16) + 2))
+
+    rest, k = want[proven:], 0
+    for i, (offset, trust) in enumerate(got[proven:], proven):
+        if trust not in ('scan', 'cfi_scan'):
+            problems.append('stripped frame %d found by %s, not a scan' % (i, trust))
+        while k < len(rest) and not same(rest[k][0], offset):
+            k += 1
+        if k == len(rest):
+            problems.append('stripped frame %d (%s) is no frame of the full walk, or out of '
+                            'order (invented)' % (i, offset))
+            break
+        k += 1
+    return problems, len(want) - len(got)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--stackwalk', required=True)
@@ -157,6 +223,9 @@ def main():
                     os.makedirs(FIXTURES, exist_ok=True)
                     shutil.copy(elf, os.path.join(FIXTURES, board + '.elf'))
                     shutil.copy(snap, os.path.join(FIXTURES, board + '.snap'))
+                    if board in STRIPPED:
+                        shutil.copy(elf[:-len('.elf')] + '-stripped.elf',
+                                    os.path.join(FIXTURES, board + '-stripped.elf'))
             else:
                 elf = os.path.join(FIXTURES, board + '.elf')
                 snap = os.path.join(FIXTURES, board + '.snap')
@@ -164,6 +233,13 @@ def main():
                     qemu[0] if folder in built else BOARDS[board][1])
             doc = walk(args.stackwalk, snap, elf)
             problems = check(doc, chain)
+            note = ''
+            if board in STRIPPED:
+                sdoc = walk(args.stackwalk, snap, elf[:-len('.elf')] + '-stripped.elf')
+                more, skipped = check_stripped(doc, sdoc, STRIPPED[board])
+                problems += more
+                note = '; stripped: %d proven, %d frames the scan did not find' % (
+                    STRIPPED[board], skipped)
         except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
             problems = [str(e)]
         if problems:
@@ -171,7 +247,7 @@ def main():
             print('FAIL %s (%s): %s' % (board, how, '; '.join(problems)))
         else:
             passed += 1
-            print('ok   %s (%s): %d frames' % (board, how, len(chain)))
+            print('ok   %s (%s): %d frames%s' % (board, how, len(chain), note))
     return summary('firmware', passed, failed)
 
 

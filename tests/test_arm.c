@@ -1338,6 +1338,186 @@ START_TEST(test_cortex_m_frame_on_a_stack_not_captured_ends_the_walk)
 }
 END_TEST
 
+/* ---- a handler that still holds EXC_RETURN in lr, without CFI ---------- */
+
+/* A stripped firmware: no symbols, no CFI; the image starts with its
+ * vector table (ARMv7-M ARM B1.5.3): the initial SP_main, Reset, NMI,
+ * HardFault = VEC_HANDLER, reserved and unused vectors 0. The basic frame
+ * the exception stacked is on the main stack (EXC_RETURN 0xfffffff1:
+ * back to Handler mode, MSP) or the process stack (0xfffffffd). */
+#define VEC_HANDLER (CODE_BASE + 0x100)
+#define VEC_RESET (CODE_BASE + 0x80)
+enum { EXC_HANDLER_MSP = 0xfffffff1u, EXC_THREAD_PSP = 0xfffffffdu };
+
+static void cm_stripped_init(struct cm_case *k, uint32_t exc_return, uint64_t pc)
+{
+	cm_init(k, exc_return);
+	syn_put_code(&k->fx, CODE_BASE, STACK_BASE + STACK_SIZE, 4);
+	syn_put_code(&k->fx, CODE_BASE + 4, VEC_RESET | 1, 4);
+	syn_put_code(&k->fx, CODE_BASE + 8, VEC_RESET | 1, 4);
+	syn_put_code(&k->fx, CODE_BASE + 12, VEC_HANDLER | 1, 4);
+	for (unsigned i = 4; i < 16; i++)
+		syn_put_code(&k->fx, CODE_BASE + 4 * i, 0, 4);
+	sw_reg_set(&k->fx.thread.ctx, PC, pc);
+}
+
+/* Thumb code at `at`, halfword by halfword. */
+static void cm_code(struct cm_case *k, uint64_t at, const uint16_t *hw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		syn_put_code(&k->fx, at + 2 * i, hw[i], 2);
+}
+
+/* Stopped at its first instruction (the vector table's HardFault entry):
+ * the frame is at sp; r4-r11 are the interrupted code's. Without this,
+ * a scan took the frame's stacked lr for the handler's caller. */
+START_TEST(test_cortex_m_stripped_handler_at_its_vector_unstacks)
+{
+	struct cm_case k;
+	cm_stripped_init(&k, EXC_HANDLER_MSP, VEC_HANDLER);
+	cm_basic_frame(&k, MSP, 0);
+	const struct sw_stack *st = walk(&k.fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_CONTEXT);
+	ck_assert(st->frames[1].restored_context);
+	ck_assert_uint_eq(st->frames[1].pc, INTERRUPTED_PC);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), MSP + 0x20);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], LR), MAIN_RA | 1);
+	cm_assert_r4_r11(st, 0x4404);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* A handler some instructions in that has called nothing (lr still
+ * EXC_RETURN): its code from the vector to pc says what it pushed and
+ * allocated, 16- and 32-bit forms; the frame is above that, and the
+ * pushed r4-r7 are the interrupted code's. */
+START_TEST(test_cortex_m_stripped_handler_code_gives_its_pushes)
+{
+	static const uint16_t narrow[] = {
+		0xb430,          /* push {r4, r5} */
+		0xb082,          /* sub sp, #8 */
+		0x4b01,          /* ldr r3, [pc, #4] */
+		0x466f,          /* mov r7, sp */
+		0xf3ef, 0x8108,  /* mrs r1, msp */
+	};
+	static const uint16_t wide[] = {
+		0xe92d, 0x4070,  /* push.w {r4, r5, r6, lr} */
+		0xf5ad, 0x7d80,  /* sub.w sp, sp, #256 */
+		0xf2ad, 0x0d14,  /* subw sp, sp, #20 */
+		0xed2d, 0x8b04,  /* vpush {d8, d9} */
+		0xf84d, 0x7d04,  /* str.w r7, [sp, #-4]! */
+		0xbf08,          /* it eq */
+		0x681a,          /* ldreq r2, [r3] */
+	};
+	for (int w = 0; w < 2; w++) {
+		struct cm_case k;
+		size_t n = w ? sizeof wide / 2 : sizeof narrow / 2;
+		uint64_t taken = w ? 16 + 256 + 20 + 16 + 4 : 16;
+		cm_stripped_init(&k, EXC_HANDLER_MSP, VEC_HANDLER + 2 * n);
+		cm_code(&k, VEC_HANDLER, w ? wide : narrow, n);
+		uint64_t entry_sp = MSP + taken;
+		if (w) {
+			put_u32(&k.fx, entry_sp - 16, 0x6604);
+			put_u32(&k.fx, entry_sp - 12, 0x6605);
+			put_u32(&k.fx, entry_sp - 8, 0x6606);
+			put_u32(&k.fx, MSP, 0x6607);
+		} else {
+			put_u32(&k.fx, entry_sp - 8, 0x6604);
+			put_u32(&k.fx, entry_sp - 4, 0x6605);
+		}
+		cm_basic_frame(&k, entry_sp, 0);
+		const struct sw_stack *st = walk(&k.fx, NULL);
+		ck_assert_msg(st->nframes >= 2, "%s: %u frames", w ? "wide" : "narrow", st->nframes);
+		ck_assert_uint_eq(st->frames[1].pc, INTERRUPTED_PC);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), entry_sp + 0x20);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 4), 0x6604);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 5), 0x6605);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 6), w ? 0x6606 : 0x4406);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 7), w ? 0x6607 : 0x4407);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 8), 0x4408);
+		fixture_free(&k.fx);
+	}
+}
+END_TEST
+
+/* The handler's start from the symbols, where the image has no vector
+ * table at its start (VTOR moved, a second image). */
+START_TEST(test_cortex_m_handler_start_from_symbols)
+{
+	static const uint16_t code[] = { 0xb410 /* push {r4} */, 0x2000 /* movs r0, #0 */ };
+	struct cm_case k;
+	cm_init(&k, EXC_HANDLER_MSP);
+	k.fs.funcs[0] = (struct fake_func){ 0x200, 0x240, "handler" };
+	k.fs.func_rule[0] = RULE_NONE;
+	cm_code(&k, CODE_BASE + 0x200, code, 2);
+	sw_reg_set(&k.fx.thread.ctx, PC, CODE_BASE + 0x204);
+	put_u32(&k.fx, MSP, 0x7704);
+	cm_basic_frame(&k, MSP + 4, 0);
+	const struct sw_stack *st = cm_walk(&k);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, INTERRUPTED_PC);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), MSP + 4 + 0x20);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 4), 0x7704);
+	fixture_free(&k.fx);
+}
+END_TEST
+
+/* Code that does not prove where the frame is (a branch, a release, sp
+ * moved by a register, a conditional push, the frame reached by a
+ * tail branch from another handler): a frame on the handler's own main
+ * stack ends the walk there, with nothing scanned past it; one on the
+ * process stack is still unstacked from the captured psp, without r4-r11
+ * (the handler may have changed them). */
+START_TEST(test_cortex_m_stripped_handler_unproven_code)
+{
+	static const uint16_t cases[][3] = {
+		{ 0xb410, 0xe000, 0x2000 },  /* push {r4}; b .+4 */
+		{ 0xb410, 0xb001, 0x2000 },  /* push {r4}; add sp, #4 */
+		{ 0x466f, 0x46bd, 0x2000 },  /* mov r7, sp; mov sp, r7 */
+		{ 0xbf08, 0xb410, 0x2000 },  /* it eq; pusheq {r4} */
+		{ 0x4770, 0x2000, 0x2000 },  /* bx lr: another function follows */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int psp = 0; psp < 2; psp++) {
+			struct cm_case k;
+			cm_stripped_init(&k, psp ? EXC_THREAD_PSP : EXC_HANDLER_MSP, VEC_HANDLER + 6);
+			cm_code(&k, VEC_HANDLER, cases[i], 3);
+			cm_reg(&k, "psp", FRAME);
+			cm_basic_frame(&k, psp ? FRAME : MSP + 4, 0);
+			/* what a scan from the handler's sp would otherwise take */
+			put_u32(&k.fx, MSP, (uint32_t)thumb_call_to(&k.fx, MAIN_RA));
+			const struct sw_stack *st = walk(&k.fx, NULL);
+			if (!psp) {
+				ck_assert_msg(st->nframes == 1, "case %zu: %u frames", i, st->nframes);
+				ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+			} else {
+				ck_assert_msg(st->nframes >= 2, "case %zu psp: %u frames", i, st->nframes);
+				ck_assert_uint_eq(st->frames[1].pc, INTERRUPTED_PC);
+				ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), FRAME + 0x20);
+				ck_assert(!sw_stack_frame_reg_valid(&st->frames[1], 4));
+			}
+			fixture_free(&k.fx);
+		}
+	}
+}
+END_TEST
+
+/* Reset leaves lr 0xffffffff in the thread code it starts: no exception
+ * return value, whatever a frame on the process stack would say. */
+START_TEST(test_cortex_m_reset_lr_is_no_exception_return)
+{
+	struct cm_case k;
+	cm_stripped_init(&k, 0xffffffffu, VEC_RESET);
+	cm_reg(&k, "psp", FRAME);
+	cm_basic_frame(&k, FRAME, 0);
+	const struct sw_stack *st = walk(&k.fx, NULL);
+	for (uint32_t i = 1; i < st->nframes; i++)
+		ck_assert(!st->frames[i].restored_context);
+	fixture_free(&k.fx);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("arm");
@@ -1385,6 +1565,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_cortex_m_bad_integrity_signature_ends_the_walk);
 	tcase_add_test(tc, test_cortex_m_frame_stack_pointer_choice);
 	tcase_add_test(tc, test_cortex_m_frame_on_a_stack_not_captured_ends_the_walk);
+	tcase_add_test(tc, test_cortex_m_stripped_handler_at_its_vector_unstacks);
+	tcase_add_test(tc, test_cortex_m_stripped_handler_code_gives_its_pushes);
+	tcase_add_test(tc, test_cortex_m_handler_start_from_symbols);
+	tcase_add_test(tc, test_cortex_m_stripped_handler_unproven_code);
+	tcase_add_test(tc, test_cortex_m_reset_lr_is_no_exception_return);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -914,6 +914,98 @@ START_TEST(test_cfi_signal_frame_cie)
 }
 END_TEST
 
+/* A .debug_frame CIE (id 0xffffffff) of version 3, 32-bit format, with
+ * augmentation `aug`, code alignment 1, data alignment -4 and return
+ * address column ra (ULEB128): as GNU as 2.40 writes RV32's. */
+static size_t df_cie_aug(struct buf *b, const char *aug, uint64_t ra, const uint8_t *ins,
+                         size_t n)
+{
+	size_t at = b->n;
+	put_le(b, 0, 4);
+	put_le(b, 0xffffffff, 4);
+	put_u8(b, 3);
+	put(b, aug, strlen(aug) + 1);
+	put_uleb(b, 1);
+	put_sleb(b, -4);
+	put_uleb(b, ra);
+	put(b, ins, n);
+	patch_u32(b, at, (uint32_t)(b->n - at - 4));
+	return at;
+}
+
+/* Its FDE: 4-byte addresses. */
+static void df_fde32(struct buf *b, size_t cie, uint32_t begin, uint32_t range,
+                     const uint8_t *ins, size_t n)
+{
+	size_t at = b->n;
+	put_le(b, 0, 4);
+	put_le(b, cie, 4);
+	put_le(b, begin, 4);
+	put_le(b, range, 4);
+	put(b, ins, n);
+	patch_u32(b, at, (uint32_t)(b->n - at - 4));
+}
+
+/* A trap entry's CFI as `riscv64-linux-gnu-gcc -march=rv32imac_zicsr -g
+ * -fno-asynchronous-unwind-tables` puts it in .debug_frame (readelf
+ * --debug-dump=frames of testdata/firmware's riscv32-cfi.elf): a CIE of
+ * version 3 with augmentation "S" and no 'z' (.cfi_signal_frame), return
+ * address column 64 (.cfi_return_column 64: the RISC-V psABI's Alternate
+ * Frame Return Column), CFA = sp; its FDE allocates 128 bytes, saves ra
+ * at CFA-124 and column 64 (the trap's mepc) at CFA-128. The rules hold
+ * the signal-frame mark and give column 64 as the return address, as
+ * .eh_frame's "zRS" would. A CIE whose augmentation has a letter with
+ * data it cannot skip without 'z' stays unusable. */
+START_TEST(test_cfi_debug_frame_signal_cie_without_z_and_return_column_64)
+{
+	static const struct sw_cfi_params rv32 = { .address_size = 4, .machine = 243 };
+	struct buf b = { .n = 0 };
+	size_t plain = df_cie_aug(&b, "", 1, BYTES(0x0d, 2));
+	size_t sig = df_cie_aug(&b, "S", 64, BYTES(0x0d, 2));
+	size_t bad = df_cie_aug(&b, "SR", 64, BYTES(0x0d, 2));
+	df_fde32(&b, plain, 0x80000100, 0x10, BYTES(0));
+	df_fde32(&b, sig, 0x800003e8, 0x4a,
+	         BYTES(0x42, 0x0e, 0x80, 0x01, /* advance 2; CFA = sp + 128 */
+	               0x42, 0x81, 31,         /* advance 2; ra at CFA - 124 */
+	               0x46, 0x05, 64, 32));   /* advance 6; r64 at CFA - 128 */
+	df_fde32(&b, bad, 0x80000500, 0x10, BYTES(0));
+	struct sw_cfi_section s = { b.b, b.n, 0 };
+	struct sw_cfi *c = sw_cfi_create(&s, false, NULL, &rv32);
+	ck_assert_ptr_nonnull(c);
+	struct sw_cfi_rules r;
+	ck_assert_int_eq(sw_cfi_rules_at(c, 0x80000100, &r), SW_CFI_OK);
+	ck_assert(!r.signal_frame);
+	ck_assert_int_eq(sw_cfi_rules_at(c, 0x80000430, &r), SW_CFI_OK);
+	ck_assert(r.signal_frame);
+	ck_assert_uint_eq(r.ra_column, 64);
+	ck_assert_int_eq(sw_cfi_rules_at(c, 0x80000500, &r), SW_CFI_NO_RULE);
+
+	/* The interrupted context: sp = CFA, pc = the saved mepc. */
+	struct fake f = { .mem_base = 0x7000 };
+	fake_set(&f, 2, 0x7000);
+	uint8_t frame[128] = { 0 };
+	uint32_t mepc = 0x80000086, ra = 0x800000b2;
+	memcpy(frame, &mepc, 4);
+	memcpy(frame + 4, &ra, 4);
+	memcpy(f.mem, frame, sizeof frame);
+	struct sw_unwind_io io = { &f, fake_reg, fake_mem, 4, false };
+	struct sw_unwind_result out;
+	ck_assert_int_eq(sw_cfi_unwind(c, 0x80000430, &io, &out), SW_CFI_OK);
+	ck_assert(out.signal_frame);
+	ck_assert_uint_eq(out.ra_column, 64);
+	ck_assert_uint_eq(out.cfa, 0x7080);
+	ck_assert(sw_unwind_known(&out, 64));
+	ck_assert_uint_eq(out.v[64], mepc);
+	ck_assert_uint_eq(out.v[1], ra);
+	/* Before mepc is stored (advance to 0x800003f2) column 64 has no
+	 * rule: not a frame to unwind by (the provider then finds no
+	 * register 64 to keep, and fails). */
+	ck_assert_int_eq(sw_cfi_unwind(c, 0x800003ec, &io, &out), SW_CFI_OK);
+	ck_assert(!sw_unwind_known(&out, 64));
+	sw_cfi_free(c);
+}
+END_TEST
+
 START_TEST(test_cfi_negate_ra_state_on_arm64)
 {
 	static const struct sw_cfi_params arm64 = { .address_size = 8, .machine = 183 };
@@ -1134,6 +1226,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_cfi_unwind_evaluates_every_rule_kind);
 	tcase_add_test(tc, test_cfi_undefined_return_address_ends_the_walk);
 	tcase_add_test(tc, test_cfi_signal_frame_cie);
+	tcase_add_test(tc, test_cfi_debug_frame_signal_cie_without_z_and_return_column_64);
 	tcase_add_test(tc, test_cfi_negate_ra_state_on_arm64);
 	tcase_add_test(tc, test_cfi_expression_cfa_with_large_register_number);
 	tcase_add_test(tc, test_cfi_remember_state_bomb_fails);

@@ -499,6 +499,122 @@ START_TEST(test_scan_refuses_a_call_into_another_module)
 }
 END_TEST
 
+/* ---- a frame at the first instruction of the function a call entered ---- */
+
+/* The app (module 0, 0x10000, its code in the snapshot: nops) calls into
+ * libc (module 1, 0x40000), whose code the walk does not have (no file,
+ * not captured: issue 30's "a library the symbol path lacks"). The
+ * context is stopped at ENTRY in libc, ra after the app's call at CALL. */
+enum { APP = 0x10000, LIBC = 0x40000, ENTRY = 0x40100, CALL = 0x10118, T9 = 25, T0 = 8 };
+
+static void entry_fixture(struct fixture *fx, bool mips64, uint32_t call)
+{
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "entry", .cpu = mips64 ? SW_CPU_MIPS64 : SW_CPU_MIPS, .os = SW_OS_LINUX,
+		.word_size = mips64 ? 8 : 4, .code = { APP, 0x1000 },
+		.stack = { 0x7ff00000, 0x1000 }, .fill = 0, .fill_size = 4, /* nop */
+		.thread_id = 1, .nmodules = 2,
+		.modules = { { .base = APP, .size = 0x1000, .code_file = "app" },
+		             { .base = LIBC, .size = 0x1000, .code_file = "libc.so.6" } },
+	});
+	syn_put_code(fx, CALL, call, 4);
+	sw_reg_set(&fx->thread.ctx, PC, ENTRY);
+	sw_reg_set(&fx->thread.ctx, SP, 0x7ff00100);
+	sw_reg_set(&fx->thread.ctx, RA, CALL + 8);
+	sw_reg_set(&fx->thread.ctx, S0, 0x5050);
+	sw_reg_set(&fx->thread.ctx, T9, ENTRY);
+}
+
+static const struct sw_arch *entry_arch(bool mips64)
+{
+	return mips64 ? &sw_arch_mips64 : &sw_arch_mips;
+}
+
+/* `jalr t9` (PIC's call, SYSV ABI MIPS supplement) before ra and t9 still
+ * at pc: nothing of the function has run, its caller is ra with sp and the
+ * callee-saved registers as they are, though nothing covers pc (o32 and
+ * n64: issue 30, "today mips64 stops at frame 0"). */
+START_TEST(test_entry_frame_returns_through_ra_after_jalr_t9)
+{
+	struct fixture fx;
+	entry_fixture(&fx, _i == 1, 0x0320f809u);   /* jalr t9 */
+	const struct sw_stack *st = syn_walk(&fx, entry_arch(_i == 1), NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, CALL + 8);
+	ck_assert_uint_eq(st->frames[1].lookup_pc, CALL);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), 0x7ff00100);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], S0), 0x5050);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function that has run an instruction has moved pc past t9: its sp
+ * and ra may be anything by now, and without its code nothing says. The
+ * walk ends at the context frame (no scan word either). */
+START_TEST(test_entry_frame_needs_t9_at_pc)
+{
+	struct fixture fx;
+	entry_fixture(&fx, _i == 1, 0x0320f809u);
+	sw_reg_set(&fx.thread.ctx, PC, ENTRY + 4);
+	const struct sw_stack *st = syn_walk(&fx, entry_arch(_i == 1), NULL, NULL);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* JALR that links another register than ra (`jalr t0, t9`) left no
+ * return address in ra; a direct call (JAL) proves the entry by its
+ * target, which must be pc. */
+START_TEST(test_entry_frame_call_must_link_ra_and_reach_pc)
+{
+	static const struct {
+		uint32_t call;
+		bool found;
+	} cases[] = {
+		{ 0x03204009u, false },                          /* jalr t0, t9 */
+		{ 0x0c000000u | (ENTRY >> 2), true },            /* jal ENTRY */
+		{ 0x0c000000u | ((ENTRY + 0x10) >> 2), false },  /* jal elsewhere */
+		{ 0x0300f809u, false },                          /* jalr t8: t8 is not pc */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct fixture fx;
+		entry_fixture(&fx, _i == 1, cases[k].call);
+		const struct sw_stack *st = syn_walk(&fx, entry_arch(_i == 1), NULL, NULL);
+		ck_assert_msg((st->nframes >= 2) == cases[k].found, "call %08x: %u frames",
+		              cases[k].call, st->nframes);
+		if (cases[k].found)
+			ck_assert_uint_eq(st->frames[1].pc, CALL + 8);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* Only a live frame's registers are those of the moment it was stopped:
+ * a frame found by a scan at the same pc proves nothing by its t9. */
+START_TEST(test_entry_rule_only_for_live_frames)
+{
+	struct fixture fx;
+	entry_fixture(&fx, false, 0x0320f809u);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_mips, .thread = &fx.thread };
+	sw_snapshot_finish(&fx.snap);
+	struct sw_frame callee;
+	memset(&callee, 0, sizeof callee);
+	callee.pc = callee.lookup_pc = ENTRY;
+	callee.regs = fx.thread.ctx;
+	callee.module = callee.unloaded_module = -1;
+	struct sw_step step = { .walk = &w, .callee = &callee };
+	struct sw_caller out;
+	callee.trust = SW_TRUST_CONTEXT;
+	ck_assert_int_eq(sw_arch_mips.caller_by_prologue(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[PC], CALL + 8);
+	callee.trust = SW_TRUST_SCAN;
+	ck_assert_int_eq(sw_arch_mips.caller_by_prologue(&step, &out), SW_UNWIND_NO_RULE);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* ---- tables ---- */
 
 /* DWARF numbers (MIPS psABI): 0-31 general registers, 64 hi, 65 lo; the
@@ -550,6 +666,10 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_walk_without_evidence_ends_with_no_caller_found);
 	tcase_add_test(walk, test_call_target_decodes_direct_calls_and_plt);
 	tcase_add_test(walk, test_scan_refuses_a_call_into_another_module);
+	tcase_add_loop_test(walk, test_entry_frame_returns_through_ra_after_jalr_t9, 0, 2);
+	tcase_add_loop_test(walk, test_entry_frame_needs_t9_at_pc, 0, 2);
+	tcase_add_loop_test(walk, test_entry_frame_call_must_link_ra_and_reach_pc, 0, 2);
+	tcase_add_test(walk, test_entry_rule_only_for_live_frames);
 	tcase_add_test(walk, test_dwarf_register_map);
 	tcase_add_test(walk, test_dump_syms_register_names_resolve);
 	suite_add_tcase(s, walk);

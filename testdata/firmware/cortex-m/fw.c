@@ -25,6 +25,14 @@
  * frame also holds s16-s31 (0xa8 bytes), and captures FPCCR and the
  * Non-secure stack pointers and CONTROL with the rest.
  *
+ * LEAF_HANDLER=1 (mps2-an385-leaf) makes PendSV_Handler a leaf that
+ * executes the udf itself: its frame on MSP is unstacked to the handler
+ * with EXC_RETURN still in its lr, the only place that says where its own
+ * exception frame is (on PSP). The chain is then HardFault_Handler,
+ * PendSV_Handler, trigger_interrupt, compute x3, task_loop, main,
+ * Reset_Handler. build.sh also writes a stripped copy of it (no symbols,
+ * no .debug_frame): tests/firmware.py walks both.
+ *
  * NS_IRQ=1 (mps2-an505 too) makes the interrupt a Non-secure one: the
  * Secure thread code pends an interrupt that targets Non-secure state,
  * whose handler (NonSecure_IRQ_Handler) and the two functions it calls
@@ -102,7 +110,12 @@ NS_CODE void NonSecure_IRQ_Handler(void)
 void PendSV_Handler(void)
 #endif
 {
+#if LEAF_HANDLER
+	sink += 7;
+	__asm__ volatile("udf #1");
+#else
 	handle_event(sink + 7);
+#endif
 	sink++;
 }
 

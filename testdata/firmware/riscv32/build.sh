@@ -23,3 +23,5 @@ build riscv32-virt.elf "$here/fw.c"
 # The same crash behind trap entries of FreeRTOS's and ESP-IDF's layouts.
 build riscv32-freertos.elf -DLAYOUT_FREERTOS "$here/fw_trap.c"
 build riscv32-espidf.elf -DLAYOUT_ESPIDF "$here/fw_trap.c"
+# Behind a trap entry known only by its CFI, all of it in .debug_frame.
+build riscv32-cfi.elf -DLAYOUT_CFI -fno-asynchronous-unwind-tables "$here/fw_trap.c"

@@ -1,8 +1,9 @@
 /* A RV32 firmware whose trap entry saves the interrupted context in the
  * frame layout of a real one, so that the walk must cross it: built with
- * -DLAYOUT_FREERTOS (riscv32-freertos.elf) or -DLAYOUT_ESPIDF
- * (riscv32-espidf.elf). The entry routines are this project's own code,
- * written to the documented layouts and named as the real ones:
+ * -DLAYOUT_FREERTOS (riscv32-freertos.elf), -DLAYOUT_ESPIDF
+ * (riscv32-espidf.elf) or -DLAYOUT_CFI (riscv32-cfi.elf). The entry
+ * routines are this project's own code, written to the documented
+ * layouts and named as the real ones:
  *
  *   FreeRTOS: FreeRTOS-Kernel portable/GCC/RISC-V, portContext.h
  *     (portcontextSAVE_CONTEXT_INTERNAL) and portASM.S
@@ -14,6 +15,14 @@
  *     include/riscv/rvruntime-frames.h (RvExcFrame, RV_STK_FRMSZ = 160):
  *     the frame at the handler's sp, then panic_from_exception, which
  *     vectors.S defines as xt_unhandled_exception(frame, mcause).
+ *   CFI: no known layout, a name no walker knows (trap_vector), but call
+ *     frame information for its frame, as hand-written assembly gives it
+ *     (.cfi_signal_frame, .cfi_return_column 64, .cfi_offset): built with
+ *     -g -fno-asynchronous-unwind-tables, GNU as puts it in .debug_frame
+ *     under a CIE of version 3 with augmentation "S" and return address
+ *     column 64 (RISC-V psABI, "DWARF Register Numbers": the Alternate
+ *     Frame Return Column), whose rule is the saved mepc; the C hook is
+ *     trap_handler(frame).
  *
  * A load from an address no device answers traps in read_sensor; the C
  * hook calls crash_capture, which records its own registers and writes a
@@ -21,15 +30,16 @@
  * by semihosting. The expected walk, by construction (tests/firmware.py):
  *   crash_capture                                       context
  *   freertos_risc_v_application_exception_handler | xt_unhandled_exception
- *   freertos_risc_v_trap_handler | _panic_handler
+ *     | trap_handler
+ *   freertos_risc_v_trap_handler | _panic_handler | trap_vector
  *   read_sensor      the restored context: pc = the trapping load
  *   poll_sensors
  *   app_step  (x2)
  *   main
  *   _start
  */
-#if !defined(LAYOUT_FREERTOS) && !defined(LAYOUT_ESPIDF)
-#error "build with -DLAYOUT_FREERTOS or -DLAYOUT_ESPIDF"
+#if !defined(LAYOUT_FREERTOS) && !defined(LAYOUT_ESPIDF) && !defined(LAYOUT_CFI)
+#error "build with -DLAYOUT_FREERTOS, -DLAYOUT_ESPIDF or -DLAYOUT_CFI"
 #endif
 
 #include "rv32.h"
@@ -68,9 +78,12 @@ static void capture(struct snap_writer *w)
 #ifdef LAYOUT_FREERTOS
 	struct snap_system sys = { .os = SNAP_OS_NONE, .os_name = "FreeRTOS",
 	                           .device = "qemu virt", .firmware_version = "fw-trap 1" };
-#else
+#elif defined(LAYOUT_ESPIDF)
 	struct snap_system sys = { .os = SNAP_OS_NONE, .os_name = "ESP-IDF",
 	                           .device = "qemu virt", .firmware_version = "fw-trap 1" };
+#else
+	struct snap_system sys = { .os = SNAP_OS_NONE, .device = "qemu virt",
+	                           .firmware_version = "fw-trap 1" };
 #endif
 	snap_system(w, &sys);
 	uint32_t v[SNAP_RV_NREGS] = { 0 };
@@ -208,7 +221,7 @@ __attribute__((naked, aligned(8))) void freertos_risc_v_trap_handler(void)
 }
 #define TRAP_ENTRY "freertos_risc_v_trap_handler"
 
-#else /* LAYOUT_ESPIDF */
+#elif defined(LAYOUT_ESPIDF)
 
 /* panic_from_exception (vectors.S: .equ panic_from_exception,
  * xt_unhandled_exception), called with the RvExcFrame and mcause. */
@@ -268,6 +281,50 @@ __attribute__((naked, aligned(8))) void _panic_handler(void)
 		"j 2b\n\t");
 }
 #define TRAP_ENTRY "_panic_handler"
+
+#else /* LAYOUT_CFI */
+
+/* The trap entry's C hook, called with the frame. */
+NOINLINE void trap_handler(uint32_t *frame)
+{
+	(void)frame;
+	note_trap();
+	crash_capture();
+}
+
+/* Saves x_i at 4 * i(sp) and says so in the CFI. */
+#define SAVE(i, at, cfa_off) "sw x" #i ", " #at "(sp)\n\t.cfi_offset x" #i ", " #cfa_off "\n\t"
+
+/* The frame, 32 words: [0] mepc, [i] x_i (x2 not stored: the interrupted
+ * sp is the CFA, the frame's end), described by CFI at every instruction:
+ * the CFA is sp + 128 once the frame is allocated, x_i at CFA - 128 + 4i,
+ * and the return address column is 64 (the psABI's alternate frame return
+ * column), saved at CFA - 128 once mepc is stored; `.cfi_signal_frame`
+ * makes the caller an interrupted context whose pc is exact. */
+__attribute__((naked, aligned(8))) void trap_vector(void)
+{
+	__asm__ volatile(
+		".cfi_signal_frame\n\t"
+		".cfi_return_column 64\n\t"
+		"addi sp, sp, -128\n\t"
+		".cfi_def_cfa_offset 128\n\t"
+		SAVE(1, 4, -124) SAVE(3, 12, -116) SAVE(4, 16, -112) SAVE(5, 20, -108)
+		SAVE(6, 24, -104) SAVE(7, 28, -100) SAVE(8, 32, -96) SAVE(9, 36, -92)
+		SAVE(10, 40, -88) SAVE(11, 44, -84) SAVE(12, 48, -80) SAVE(13, 52, -76)
+		SAVE(14, 56, -72) SAVE(15, 60, -68) SAVE(16, 64, -64) SAVE(17, 68, -60)
+		SAVE(18, 72, -56) SAVE(19, 76, -52) SAVE(20, 80, -48) SAVE(21, 84, -44)
+		SAVE(22, 88, -40) SAVE(23, 92, -36) SAVE(24, 96, -32) SAVE(25, 100, -28)
+		SAVE(26, 104, -24) SAVE(27, 108, -20) SAVE(28, 112, -16) SAVE(29, 116, -12)
+		SAVE(30, 120, -8) SAVE(31, 124, -4)
+		"csrr t0, mepc\n\t"
+		"sw t0, 0(sp)\n\t"
+		".cfi_offset 64, -128\n\t"
+		"mv a0, sp\n\t"
+		"call trap_handler\n"
+		"1:\n\t"
+		"j 1b\n\t");
+}
+#define TRAP_ENTRY "trap_vector"
 
 #endif
 
