@@ -257,11 +257,15 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	 * _start clear x29 and x30). */
 	if (saved_lr == 0 && saved_fp == 0)
 		return SW_UNWIND_END;
-	/* The caller's record lies above this one, or the chain ends in NULL. */
+	/* The caller's record lies above this one, or the chain ends in NULL;
+	 * and its return address names code. A record that fails either is a
+	 * broken chain (FAILED): a scan from this frame must then prove its
+	 * candidate by the code bytes before it, or find none (a minidump's
+	 * stack without code would give runs of stale words). */
 	if (saved_fp != 0 && saved_fp <= fp)
-		return SW_UNWIND_NO_RULE;
+		return SW_UNWIND_FAILED;
 	if (!sw_walk_is_return_address(w, saved_lr))
-		return SW_UNWIND_NO_RULE;
+		return SW_UNWIND_FAILED;
 	memset(out, 0, sizeof *out);
 	for (unsigned i = 19; i <= 28; i++)
 		if (sw_reg_valid(r, i))

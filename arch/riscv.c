@@ -741,8 +741,11 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 		                                                          : SW_UNWIND_NO_RULE;
 	if (!vouched && saved_fp != 0 && saved_fp <= fp)
 		return SW_UNWIND_NO_RULE;
+	/* A record the code vouches for whose return address names no code is
+	 * a broken chain: a scan from here must prove its candidate by the
+	 * code before it (FAILED). Unvouched, s0 may be any saved value. */
 	if (!sw_walk_is_return_address(w, saved_ra))
-		return SW_UNWIND_NO_RULE;
+		return vouched ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	/* The other callee-saved registers: from their slots when the code
 	 * showed them, else as the callee left them. */
