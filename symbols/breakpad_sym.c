@@ -1929,12 +1929,48 @@ static const struct bsym_public *covering_public(const struct sw_bsym *b, uint64
 	return &b->pubs[i];
 }
 
+/* Names of data that dump_syms writes as PUBLIC records from a PDB's
+ * publics (MSVC decorated names, "Decorated Names" in Microsoft's C++
+ * documentation): string literals (??_C@), virtual function and base
+ * tables (??_7, ??_8), RTTI (??_R0-??_R4), floating-point and vector
+ * constants (__real@, __xmm@, __ymm@), import slots (__imp_); and the
+ * Itanium C++ ABI's vtables and typeinfo (_ZTV, _ZTI, _ZTS, _ZTT). Such a
+ * record lies in .rdata or .data: it names no code, and the addresses
+ * after it up to the next record are no function. */
+static bool names_data(const char *name, size_t n)
+{
+	static const char *const prefixes[] = {
+		"??_C@", "??_7", "??_8", "??_R0", "??_R1", "??_R2", "??_R3", "??_R4", "__real@",
+		"__xmm@", "__ymm@", "__imp_", "_ZTV", "_ZTI", "_ZTS", "_ZTT",
+	};
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t k = strlen(prefixes[i]);
+		if (n >= k && memcmp(name, prefixes[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool public_names_data(const struct sw_bsym *b, const struct bsym_public *pub)
+{
+	struct bsym_span sp;
+	if (!bsym_span_get(b, pub->off, pub->len, pub->crc, &sp))
+		return false;
+	const char *e = sp.p + sp.n;
+	struct func_fields ff;
+	bool data = e - sp.p >= 7 && parse_func_fields(sp.p + 7, e, false, &ff) &&
+	            names_data(ff.name, ff.name_len);
+	bsym_span_free(&sp);
+	return data;
+}
+
 static bool has_function_in(const struct sw_bsym *b, uint64_t offset)
 {
 	const struct bsym_func *nearest;
 	if (covering_func(b, offset, &nearest))
 		return true;
-	return covering_public(b, offset, nearest) != NULL;
+	const struct bsym_public *pub = covering_public(b, offset, nearest);
+	return pub && !public_names_data(b, pub);
 }
 
 enum { MAX_INLINE_DEPTH = 64 };

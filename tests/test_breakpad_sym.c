@@ -150,6 +150,27 @@ START_TEST(test_lookup_in_public_only_module)
 }
 END_TEST
 
+/* dump_syms writes a PDB's data publics as PUBLIC records too: a string
+ * literal's, a vftable's. Addresses after them are in .rdata, no function:
+ * a scanned word pointing there is no return address. */
+START_TEST(test_public_records_of_data_cover_no_function)
+{
+	struct sw_bsym *b = parse_text("MODULE windows x86_64 11 app.pdb\n"
+	                               "PUBLIC 1000 0 CrashNow\n"
+	                               "PUBLIC 5000 0 ??_C@_0BA@HNLDKHLP@hello?5world?$AA@\n"
+	                               "PUBLIC 5100 0 ??_7Widget@@6B@\n"
+	                               "PUBLIC 6000 0 _ZTV6Widget\n"
+	                               "PUBLIC 7000 0 __real@3ff0000000000000\n");
+	ck_assert(sw_bsym_ops.has_function(b, 0x1010));
+	ck_assert(sw_bsym_ops.has_function(b, 0x4fff));
+	ck_assert(!sw_bsym_ops.has_function(b, 0x5008));
+	ck_assert(!sw_bsym_ops.has_function(b, 0x5108));
+	ck_assert(!sw_bsym_ops.has_function(b, 0x6010));
+	ck_assert(!sw_bsym_ops.has_function(b, 0x7008));
+	sw_bsym_free(b);
+}
+END_TEST
+
 START_TEST(test_lookup_sorts_unsorted_records_and_first_overlap_wins)
 {
 	struct sw_bsym *b = parse_text("FUNC 2000 10 0 second\n"
@@ -864,6 +885,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_lookup_finds_func_and_line_records);
 	tcase_add_test(tc, test_lookup_bounds_public_by_next_func);
 	tcase_add_test(tc, test_lookup_in_public_only_module);
+	tcase_add_test(tc, test_public_records_of_data_cover_no_function);
 	tcase_add_test(tc, test_lookup_sorts_unsorted_records_and_first_overlap_wins);
 	tcase_add_test(tc, test_inline_new_layout_gives_exact_chain);
 	tcase_add_test(tc, test_inline_old_layout_uses_line_record_file);
