@@ -529,8 +529,13 @@ enum sw_unwind_status sw_walk_caller_by_link_register(const struct sw_step *st,
 	    !sw_reg_valid(&callee->regs, (unsigned)arch->ra) ||
 	    !sw_reg_valid(&callee->regs, arch->sp))
 		return SW_UNWIND_NO_RULE;
+	/* A link register into the function the callee runs is left over
+	 * from that function's own earlier call (unless the call before it
+	 * is recursion), and one whose call went into another module than
+	 * the callee's did not lead here: both would duplicate or skip a
+	 * frame. */
 	uint64_t lr = callee->regs.v[arch->ra];
-	if (!sw_walk_is_return_address(w, lr))
+	if (!sw_walk_is_return_address(w, lr) || !sw_walk_call_may_reach(w, lr, callee))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	for (unsigned i = 0; i < arch->nregs && i < SW_MAX_REGS; i++)

@@ -117,6 +117,53 @@ START_TEST(test_context_with_own_record_uses_the_record)
 }
 END_TEST
 
+/* Symbols for module 0: a function every 0x100 bytes. */
+static bool block_lookup(void *self, uint64_t off, struct sw_arena *a, struct sw_sym_info *out)
+{
+	(void)self;
+	(void)a;
+	memset(out, 0, sizeof *out);
+	out->function = "func";
+	out->function_offset = off - off % 0x100;
+	out->function_size = 0x100;
+	return true;
+}
+
+static bool block_has_function(void *self, uint64_t off)
+{
+	(void)self;
+	(void)off;
+	return true;
+}
+
+static const struct sw_symbols_ops block_ops = {
+	.lookup = block_lookup,
+	.has_function = block_has_function,
+};
+
+/* x30 returning into the very function the pc is in was left there by
+ * that function's own earlier call (the bl before it goes elsewhere): the
+ * caller is not there, and the frame record gives it. */
+START_TEST(test_link_register_into_the_own_function_is_left_over)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t stale = call_returning_to(&fx, CODE_BASE + 0x40); /* bl .+0x40: to 0x7c */
+	uint64_t ra = call_returning_to(&fx, CODE_BASE + 0x400);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra);
+	set_context(&fx, CODE_BASE + 0x10, sp, fp, stale);
+	struct sw_module_symbols syms = { &block_ops, NULL };
+	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Signed return addresses and frame pointers (arm64e): the bits above the
  * highest address the snapshot uses are a signature, stripped. */
 START_TEST(test_pointer_authentication_bits_are_stripped)
@@ -361,6 +408,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("walk");
 	tcase_add_test(tc, test_context_leaf_returns_through_link_register);
 	tcase_add_test(tc, test_context_with_own_record_uses_the_record);
+	tcase_add_test(tc, test_link_register_into_the_own_function_is_left_over);
 	tcase_add_test(tc, test_pointer_authentication_bits_are_stripped);
 	tcase_add_test(tc, test_snapshot_pac_mask_is_used);
 	tcase_add_test(tc, test_record_without_call_before_its_return_address_is_refused);
