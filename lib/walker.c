@@ -349,6 +349,19 @@ bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct s
 	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee));
 }
 
+/* A word equal to a function's first instruction is a function pointer
+ * (a callback, a vtable entry copied to the stack), unless a direct call
+ * ends right before it: a call to a function that never returns, the last
+ * instruction of its caller, returns (in the stack's eyes) to the next
+ * function's entry. */
+static bool function_pointer(const struct sw_walk *w, uint64_t word)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t addr = arch->strip_code_pointer(w, word) & ~(uint64_t)1, start, target;
+	return sw_walk_function_start(w, addr, &start) && start == addr &&
+	       !(arch->call_target && arch->call_target(w, word, &target));
+}
+
 /* Does the frame layout of the function the call before ra went to put
  * its return address in `slot`, where the scan found ra (arch hook
  * slot_fits_call)? A direct call names the function; where its code shows
@@ -375,7 +388,8 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
 		if (return_address_checked(w, value, require_code) &&
-		    sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, at, callee)) {
+		    sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, at, callee) &&
+		    !function_pointer(w, value)) {
 			*slot = at;
 			*ra = value;
 			return true;

@@ -944,6 +944,42 @@ START_TEST(test_scan_takes_a_repeated_return_address_once)
 }
 END_TEST
 
+/* A word equal to a function's entry is a function pointer (a callback
+ * passed on the stack), unless a direct call ends right before it (a call
+ * to a noreturn function closing the function before). */
+START_TEST(test_scan_refuses_a_function_entry_after_an_indirect_call)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.is_public = true;
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	/* call *%rax (ff d0) ends at 0x300, the entry of function 0x300. */
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x2fe, 2), "\xff\xd0", 2);
+	put_call_before(&fx, CODE_BASE + 0x520);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x300);
+	put_u64(&fx, sp + 0x10, CODE_BASE + 0x520);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+
+	/* A direct call before the entry: a noreturn call's return address. */
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.is_public = true;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_call_to(&fx, CODE_BASE + 0x300, CODE_BASE + 0x700);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x300);
+	st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot. */
@@ -1043,6 +1079,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_null_return_from_a_scanned_frame_is_a_failed_rule);
 	tcase_add_test(tc, test_scan_refuses_a_return_into_the_callees_own_function);
 	tcase_add_test(tc, test_scan_takes_a_repeated_return_address_once);
+	tcase_add_test(tc, test_scan_refuses_a_function_entry_after_an_indirect_call);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
