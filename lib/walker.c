@@ -337,8 +337,11 @@ static bool call_may_enter_module(const struct sw_walk *w, uint64_t ra,
 	int32_t from = sw_module_at(w->snap, callee->lookup_pc);
 	if (from < 0)
 		return !sw_walk_function_start(w, target, &start);
+	/* A target whose code the snapshot lacks may be a stub into the
+	 * callee's module: not known, not refused. */
+	uint8_t code;
 	int32_t to = sw_module_at(w->snap, target);
-	return to < 0 || to == from ||
+	return to < 0 || to == from || !sw_walk_read(w, target, &code, 1) ||
 	       (arch->jumps_into_module && arch->jumps_into_module(w, target, from));
 }
 

@@ -289,8 +289,12 @@ static bool read_header(const struct sw_dwarf_sections *s, const struct sw_mappe
 		for (size_t i = 0; ok && i < files.n; i++) {
 			const struct entry *f = &files.v[i];
 			const char *dir = f->dir < dirs.n ? dirs.v[f->dir].path : NULL;
-			/* DWARF 5: directory 0 is the compilation directory itself. */
-			out->files[i] = full_path(pool, comp_dir, dir, f->path);
+			/* Directory 0 is the compilation directory itself (DWARF 5
+			 * §6.2.4.1; before, dirs.v[0] was set to it above): joined to
+			 * it once, a relative one (-ffile-prefix-map=DIR=., Debian's
+			 * "./nptl") would come twice ("././inl.c"). The others are
+			 * relative to it. */
+			out->files[i] = full_path(pool, f->dir == 0 ? NULL : comp_dir, dir, f->path);
 		}
 		out->nfiles = ok ? files.n : 0;
 	}

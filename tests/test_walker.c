@@ -980,6 +980,38 @@ START_TEST(test_scan_refuses_a_function_entry_after_an_indirect_call)
 }
 END_TEST
 
+/* A direct call into the executable cannot have led into libc, unless its
+ * target is a stub (PLT entry) into libc: when the snapshot lacks the
+ * target's code, which of the two it is is not known, and the word is
+ * kept (a minidump's _start calls __libc_start_main@plt). */
+static const struct sw_stack *walk_from_libc_past_call_to(struct fixture *fx, uint64_t target)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	fx->modules[0].size = 2 * CODE_SIZE; /* the second half not captured */
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(fx, LIB_BASE + 0x10, sp, 0);
+	put_call_to(fx, CODE_BASE + 0x300, target);
+	put_call_before(fx, CODE_BASE + 0x520);
+	put_u64(fx, sp + 8, CODE_BASE + 0x300);
+	put_u64(fx, sp + 0x10, CODE_BASE + 0x520);
+	return walk(fx, NULL, NULL);
+}
+
+START_TEST(test_scan_keeps_a_call_to_uncaptured_code_of_another_module)
+{
+	struct fixture fx;
+	const struct sw_stack *st = walk_from_libc_past_call_to(&fx, CODE_BASE + 0x700);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+
+	st = walk_from_libc_past_call_to(&fx, CODE_BASE + CODE_SIZE + 0x100);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot. */
@@ -1080,6 +1112,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_refuses_a_return_into_the_callees_own_function);
 	tcase_add_test(tc, test_scan_takes_a_repeated_return_address_once);
 	tcase_add_test(tc, test_scan_refuses_a_function_entry_after_an_indirect_call);
+	tcase_add_test(tc, test_scan_keeps_a_call_to_uncaptured_code_of_another_module);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
