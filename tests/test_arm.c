@@ -9,6 +9,7 @@
 #include "arch/registry.h"
 #include "code_fixture.h"
 #include "lib/walker.h"
+#include "prologue_fixture.h"
 #include "synthetic_snapshot.h"
 
 enum { R7 = 7, R11 = 11, SP = 13, LR = 14, PC = 15, CPSR = 16 };
@@ -139,6 +140,48 @@ START_TEST(test_call_check_unknown_without_code_bytes)
 	ck_assert(known);
 	code_snapshot_free(&cs);
 	code_fixture_free(&f);
+}
+END_TEST
+
+/* ---- prologue analysis against the compiler's CFI ------------------------ */
+
+static const char *const pro_fixtures[] = {
+	"arm-pro-arm-O0-fp.txt", "arm-pro-arm-O0-nofp.txt", "arm-pro-arm-O2-fp.txt",
+	"arm-pro-arm-O2-nofp.txt", "arm-pro-thumb-O0-fp.txt", "arm-pro-thumb-O0-nofp.txt",
+	"arm-pro-thumb-O2-fp.txt", "arm-pro-thumb-O2-nofp.txt",
+};
+#define NPRO_FIXTURES (sizeof pro_fixtures / sizeof pro_fixtures[0])
+
+/* At every instruction of every function (a context frame stopped there)
+ * and at every return address (a suspended frame), GCC's ARM and Thumb-2
+ * code decoded from the function's start gives the caller's sp, return
+ * address and saved r4-r11 that GCC's own .debug_frame gives: pushes,
+ * sub sp (8 KiB, 70000 bytes), vpush, the r7/r11 frame pointers, alloca
+ * and VLAs through them, conditional returns in IT blocks, jump tables. */
+START_TEST(test_prologue_matches_cfi_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(pro_fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols the start is the nearest save of lr from which the
+ * decode lands on pc: every frame that has saved lr agrees with the CFI,
+ * and none that has not gives a caller (a leaf's live lr is the frame
+ * pointer hook's). */
+START_TEST(test_prologue_matches_cfi_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(pro_fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	pro_fixture_free(&f);
 }
 END_TEST
 
@@ -1345,6 +1388,8 @@ Suite *test_suite(void)
 	tcase_add_loop_test(tc, test_call_check_matches_objdump_on_real_code, 0,
 	                    sizeof arm_fixtures / sizeof arm_fixtures[0]);
 	tcase_add_test(tc, test_call_check_reads_be8_code_little_endian);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_with_symbols, 0, NPRO_FIXTURES);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_without_symbols, 0, NPRO_FIXTURES);
 	tcase_add_test(tc, test_call_check_reads_be32_code_big_endian);
 	tcase_add_test(tc, test_call_check_needs_the_right_instruction_set);
 	tcase_add_test(tc, test_call_check_unknown_without_code_bytes);
