@@ -423,22 +423,43 @@ static bool arm_branch_at(const struct sw_walk *w, uint64_t at, bool thumb, uint
 	return true;
 }
 
-/* An indirect tail call at `at`: an epilogue's reload of lr without a
- * return (ARM pop {..., lr}; Thumb pop.w {..., lr} or ldr.w lr, [sp], #4)
- * right before a branch through another register (bx rM, A8.8.27), which
- * may lead anywhere (GCC's call through a function pointer in tail
- * position). */
+/* How far before an indirect branch an epilogue's reload of lr is sought. */
+enum { ARM_TAIL_EPILOGUE = 12 };
+
+/* An epilogue's reload of lr without a return at `at`: ARM pop {..., lr};
+ * Thumb pop.w {..., lr} or ldr.w lr, [sp], #4. */
+static bool arm_reloads_lr_at(const struct sw_walk *w, uint64_t at, bool thumb)
+{
+	uint32_t a, b;
+	if (!thumb)
+		return (at & 3) == 0 && arm_read_code(w, at, 4, &a) && (a & 0xffffc000u) == 0xe8bd4000u;
+	return arm_read_code(w, at, 2, &a) && arm_read_code(w, at + 2, 2, &b) &&
+	       ((a == 0xe8bdu && (b & 0xc000u) == 0x4000u) || (a == 0xf85du && b == 0xeb04u));
+}
+
+/* An indirect tail call at `at`: a branch through a register other than
+ * lr (bx rM, A8.8.27) a few instructions after an epilogue's reload of lr,
+ * which may lead anywhere (GCC's call through a function pointer in tail
+ * position: pop {r4, lr}; ldr r3, [r3, #32]; bx r3). */
 static bool arm_indirect_tail_at(const struct sw_walk *w, uint64_t at, bool thumb)
 {
-	uint32_t a, b, c;
-	if (!thumb)
-		return (at & 3) == 0 && arm_read_code(w, at, 4, &a) && arm_read_code(w, at + 4, 4, &b) &&
-		       (a & 0xffffc000u) == 0xe8bd4000u && (b & 0xfffffff0u) == 0xe12fff10u &&
-		       (b & 15) != ARM_LR && (b & 15) != ARM_PC;
-	return arm_read_code(w, at, 2, &a) && arm_read_code(w, at + 2, 2, &b) &&
-	       arm_read_code(w, at + 4, 2, &c) &&
-	       ((a == 0xe8bdu && (b & 0xc000u) == 0x4000u) || (a == 0xf85du && b == 0xeb04u)) &&
-	       (c & 0xff87u) == 0x4700u && (c >> 3 & 15) != ARM_LR && (c >> 3 & 15) != ARM_PC;
+	uint32_t b;
+	unsigned rm;
+	if (!thumb) {
+		if ((at & 3) || !arm_read_code(w, at, 4, &b) || (b & 0xfffffff0u) != 0xe12fff10u)
+			return false;
+		rm = b & 15;
+	} else {
+		if (!arm_read_code(w, at, 2, &b) || (b & 0xff87u) != 0x4700u)
+			return false;
+		rm = b >> 3 & 15;
+	}
+	if (rm == ARM_LR || rm == ARM_PC)
+		return false;
+	for (uint64_t back = thumb ? 2 : 4; back <= ARM_TAIL_EPILOGUE && back <= at; back += thumb ? 2 : 4)
+		if (arm_reloads_lr_at(w, at - back, thumb))
+			return true;
+	return false;
 }
 
 /* The jumps_into_module hook: does the code of the function at fn hold a
@@ -543,6 +564,8 @@ enum {
 	/* A searched start's decode follows which halfwords branches reach,
 	 * this far from the start. */
 	PRO_REACH = PRO_MAX_BACKWARD + 64,
+	PRO_PENDING = 32,         /* blocks after path ends awaiting a branch */
+	PRO_LOOKAHEAD = 1024,     /* how far past pc such a branch is sought */
 };
 
 struct arm_pro {
@@ -561,11 +584,16 @@ struct arm_pro {
 	uint64_t resume;          /* past a jump table: decoding goes on here */
 	uint64_t start;           /* where the decode began */
 	/* A start found by search, not named by a symbol: the code after
-	 * each path's end must be reached by a branch from the code before
+	 * each path's end must be reached by a branch from the decoded code
 	 * (else it is another function's). reach: one bit per halfword from
-	 * start, set at each direct branch's (and jump table's) target. */
+	 * start, set at each direct branch's (and jump table's) target;
+	 * pending: such blocks no branch has reached yet (a loop's body after
+	 * the jump to its test is reached by the branch at its end). */
 	bool search;
+	bool lookahead;           /* decoding past pc for branches alone */
 	bool after_end;
+	uint64_t pending[PRO_PENDING];
+	unsigned npending;
 	bool branch_table;        /* ARM: in a table of B instructions */
 	uint8_t reach[PRO_REACH / 16 + 1];
 };
@@ -1514,8 +1542,10 @@ static bool pro_is_padding(bool thumb, uint32_t i)
 	             : i == 0xe1a00000u || i == 0xe320f000u;
 }
 
-/* May the decode of a searched start go on at a (instruction i)? Only
- * where a branch leads after a path ended, or over padding. */
+/* The decode of a searched start goes on at a (instruction i): after a
+ * path ended, the block that begins there must be a branch's target, now
+ * or by the end of the decode (pro_all_reached). False when too many
+ * blocks wait. Padding between is skipped over. */
 static bool pro_reachable(struct arm_pro *d, uint64_t a, uint32_t i)
 {
 	if (!d->search || !d->after_end)
@@ -1523,63 +1553,70 @@ static bool pro_reachable(struct arm_pro *d, uint64_t a, uint32_t i)
 	/* The B instructions of a branch table after `add pc, pc, rN, lsl #2`. */
 	bool table_entry = d->branch_table && !d->thumb && (i & 0xff000000u) == 0xea000000u;
 	d->branch_table = table_entry;
-	if (table_entry)
+	if (table_entry || pro_is_padding(d->thumb, i))
 		return true;
-	if (pro_reached(d, a)) {
-		d->after_end = false;
+	d->after_end = false;
+	if (pro_reached(d, a))
 		return true;
-	}
-	return pro_is_padding(d->thumb, i);
+	if (d->lookahead || d->npending == PRO_PENDING)
+		return false;
+	d->pending[d->npending++] = a;
+	return true;
 }
 
-/* Decodes [start, pc) into d; true if an instruction ends exactly at pc.
- * A start found by search (not a symbol's) must reach pc: the code after
- * each return, branch or tail call must be a target of a branch decoded
- * before it (padding aside), or it is where another function begins.
- * Each instruction costs one unit of *budget. A function larger than
- * PRO_MAX_FORWARD has its first part decoded and the rest taken for body
- * code that has made calls. */
-static bool pro_decode(struct arm_pro *d, uint64_t start, uint64_t pc, bool search,
-                       unsigned *budget)
+/* Has a branch of the decode reached every block that waited? */
+static bool pro_all_reached(const struct arm_pro *d)
 {
-	uint64_t a = start, stop = pc;
-	d->start = start;
-	d->search = search;
-	d->after_end = false;
-	bool truncated = pc - start > PRO_MAX_FORWARD;
-	if (truncated)
-		stop = start + PRO_MAX_FORWARD;
+	for (unsigned k = 0; k < d->npending; k++)
+		if (!pro_reached(d, d->pending[k]))
+			return false;
+	return true;
+}
+
+/* Decodes from *at up to stop (*at: where it got to). False when code
+ * cannot be read or is no frame's, or the budget is spent; with
+ * d->lookahead, also at the first block after a path's end that no branch
+ * has reached (where another function may begin), and done (true) as soon
+ * as every waiting block is reached. */
+static bool pro_run(struct arm_pro *d, uint64_t *at, uint64_t stop, unsigned *budget)
+{
 	struct arm_pro before;
-	while (a < stop) {
+	uint64_t a = *at;
+	bool ok = true;
+	while (a < stop && !(d->lookahead && pro_all_reached(d))) {
 		uint64_t skip = pro_data_at(d, a);
 		if (skip) {
 			a = skip;
 			continue;
 		}
-		if (*budget == 0)
-			return false;
+		if (*budget == 0) {
+			ok = false;
+			break;
+		}
 		--*budget;
 		bool ends = false;
 		uint32_t i, hw2 = 0;
 		unsigned len = 4;
 		d->resume = 0;
 		if (!d->thumb) {
-			if (!pro_read(d, a, 4, &i))
-				return false;
-			if (!pro_reachable(d, a, i))
-				return false;
+			if (!pro_read(d, a, 4, &i) || !pro_reachable(d, a, i)) {
+				ok = false;
+				break;
+			}
 			d->cond = i >> 28 != 14 && i >> 28 != 15;
 			if (d->cond)
 				before = *d;
 			arm_decode(d, i, a, &ends);
 		} else {
-			if (!pro_read(d, a, 2, &i))
-				return false;
+			if (!pro_read(d, a, 2, &i)) {
+				ok = false;
+				break;
+			}
 			bool wide = (i & 0xe000u) == 0xe000u && (i & 0x1800u) != 0;
-			if (wide && !pro_read(d, a + 2, 2, &hw2))
-				return false;
-			if (!pro_reachable(d, a, i))
-				return false;
+			if ((wide && !pro_read(d, a + 2, 2, &hw2)) || !pro_reachable(d, a, i)) {
+				ok = false;
+				break;
+			}
 			len = wide ? 4 : 2;
 			d->cond = d->it > 0;
 			if (d->cond) {
@@ -1593,8 +1630,10 @@ static bool pro_decode(struct arm_pro *d, uint64_t start, uint64_t pc, bool sear
 		}
 		if (d->cond)
 			pro_merge_conditional(d, &before, &ends);
-		if (d->p.failed)
-			return false;
+		if (d->p.failed) {
+			ok = false;
+			break;
+		}
 		if (ends) {
 			sw_pro_path_end(&d->p);
 			d->after_end = true;
@@ -1603,13 +1642,49 @@ static bool pro_decode(struct arm_pro *d, uint64_t start, uint64_t pc, bool sear
 		if (d->resume > a && d->resume <= stop)
 			a = d->resume;
 	}
+	*at = a;
+	return ok;
+}
+
+/* Decodes [start, pc) into d; true if an instruction ends exactly at pc.
+ * A start found by search (not a symbol's) must reach pc: the code after
+ * each return, branch or tail call must be a target of a branch decoded
+ * before or after it (padding aside: pro_reachable), or it is where
+ * another function begins. Branches past pc are sought for up to
+ * PRO_LOOKAHEAD bytes, on a copy: they say nothing of the frame at pc.
+ * Each instruction costs one unit of *budget. A function larger than
+ * PRO_MAX_FORWARD has its first part decoded and the rest taken for body
+ * code that has made calls. */
+static bool pro_decode(struct arm_pro *d, uint64_t start, uint64_t pc, bool search,
+                       unsigned *budget)
+{
+	uint64_t a = start, stop = pc;
+	d->start = start;
+	d->search = search;
+	d->lookahead = false;
+	d->after_end = false;
+	d->npending = 0;
+	bool truncated = pc - start > PRO_MAX_FORWARD;
+	if (truncated)
+		stop = start + PRO_MAX_FORWARD;
+	if (!pro_run(d, &a, stop, budget))
+		return false;
 	if (truncated) {
 		pro_call(d);
 		return true;
 	}
 	uint32_t at_pc;
-	return a == pc && (!d->after_end || (pro_read(d, pc, d->thumb ? 2 : 4, &at_pc) &&
-	                                     pro_reachable(d, pc, at_pc)));
+	if (a != pc || (d->after_end && !(pro_read(d, pc, d->thumb ? 2 : 4, &at_pc) &&
+	                                  pro_reachable(d, pc, at_pc))))
+		return false;
+	if (pro_all_reached(d))
+		return true;
+	/* A loop's body after the jump to its test is reached by the branch
+	 * at its end, which may lie past pc. */
+	struct arm_pro ahead = *d;
+	ahead.lookahead = true;
+	pro_run(&ahead, &a, pc + PRO_LOOKAHEAD, budget);
+	return pro_all_reached(&ahead);
 }
 
 /* Does the instruction at a open a frame by saving lr: push {..., lr}
@@ -1627,15 +1702,35 @@ static bool pro_saves_lr_at(struct arm_pro *d, uint64_t a)
 	       (i == 0xe92du ? (hw2 & 0x4000u) != 0 : hw2 == 0xed04u);
 }
 
+/* Does the instruction at a push only argument registers (r0-r3)? A
+ * variadic function spills them first (push {r0-r3}), a few instructions
+ * before its save of lr. */
+static bool pro_pushes_args_at(struct arm_pro *d, uint64_t a)
+{
+	uint32_t i, hw2;
+	if (!d->thumb)
+		return pro_read(d, a, 4, &i) && (i & 0xfffffff0u) == 0xe92d0000u && (i & 15);
+	if (!pro_read(d, a, 2, &i))
+		return false;
+	if ((i & 0xfff0u) == 0xb400u && (i & 15))
+		return true;
+	return i == 0xe92du && pro_read(d, a + 2, 2, &hw2) && (hw2 & 0xfff0u) == 0 && (hw2 & 15);
+}
+
+/* How far before a save of lr a variadic function's push of its argument
+ * registers is sought. */
+enum { PRO_ARGS_REACH = 16 };
+
 /* Without a symbol to say where the function begins: the nearest save of
  * lr before origin (a frame that has made calls has saved lr; a leaf
  * keeps it live, and the frame-pointer hook takes a live lr) from which
  * the decode reaches pc (pro_decode: past a return only through a branch
  * to what follows it), keeps track of the CFA and has lr saved at pc. A
  * live frame stopped on such a save has saved nothing yet: its function
- * begins there (or, shrink-wrapped, saves nothing before it). Never
- * before the module holding origin, more than PRO_MAX_BACKWARD bytes
- * back, or past code that cannot be read. */
+ * begins there (or, shrink-wrapped, saves nothing before it). A push of
+ * the argument registers just before the save is the function's too (a
+ * variadic one's start). Never before the module holding origin, more
+ * than PRO_MAX_BACKWARD bytes back, or past code that cannot be read. */
 static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_code *c, bool thumb,
                        uint64_t origin, uint64_t pc, unsigned *budget)
 {
@@ -1655,7 +1750,13 @@ static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_cod
 		pro_init(d, w, c, thumb);
 		if (x == pc)
 			return pro_decode(d, x, pc, true, budget);
-		if (pro_decode(d, x, pc, true, budget) && (d->p.cur.sp_known || d->p.cur.fp_known) &&
+		uint64_t from = x;
+		for (uint64_t y = x - step; y >= lo && y < x && x - y <= PRO_ARGS_REACH; y -= step)
+			if (pro_pushes_args_at(d, y)) {
+				from = y;
+				break;
+			}
+		if (pro_decode(d, from, pc, true, budget) && (d->p.cur.sp_known || d->p.cur.fp_known) &&
 		    (d->p.cur.saved & rbit(ARM_LR)))
 			return true;
 		if (*budget == 0)
