@@ -568,12 +568,26 @@ enum {
 	PRO_LOOKAHEAD = 1024,     /* how far past pc such a branch is sought */
 };
 
+/* What a conditional instruction may change of the frame, kept from before
+ * it. */
+struct pro_snapshot {
+	struct sw_prologue p;
+	uint32_t sp_copy;
+	int64_t sp_copy_off[ARM_NCORE];
+};
+
 struct arm_pro {
 	struct sw_prologue p;
 	struct sw_code *code;
 	bool thumb;
 	bool cond;                /* the instruction being decoded may not run */
-	unsigned it;              /* Thumb: instructions left in an IT block */
+	uint8_t itstate;          /* Thumb: ITSTATE (A8.8.54: firstcond:mask) */
+	/* The frame before the current run of instructions of one condition
+	 * (an IT block's, or ARM code's `addeq sp, sp, #8; popeq {r4, pc}`):
+	 * a conditional return ends the run's path, none of which ran on the
+	 * path that goes on. run_cc: its condition, -1 outside one. */
+	int run_cc;
+	struct pro_snapshot run;
 	/* Registers that hold CFA + sp_copy_off[r]: copies of sp taken by
 	 * `mov rN, sp` (a VLA's saved sp, APCS's ip), to restore sp from. */
 	uint32_t sp_copy;
@@ -1273,7 +1287,7 @@ static void thumb_decode16(struct arm_pro *d, uint32_t h, uint64_t addr, bool *e
 			pro_pop(d, (h & 0xffu) | ((h & 0x100u) ? rbit(ARM_PC) : 0), ends);
 		} else if ((h & 0xff00u) == 0xbf00u) {         /* IT, hints */
 			if (h & 15u)                           /* 1-4 instructions */
-				d->it = 4 - (unsigned)__builtin_ctz(h & 15u);
+				d->itstate = (uint8_t)(h & 0xffu);
 		} else if ((h & 0xff00u) == 0xb200u || (h & 0xff00u) == 0xba00u) {
 			pro_write(d, lo);                      /* extend, reverse */
 		}
@@ -1474,18 +1488,28 @@ static void thumb_decode32(struct arm_pro *d, uint32_t hw1, uint32_t hw2, uint64
 
 /* Conditional execution: an instruction that may not run changes the
  * frame only in ways that hold on both paths. */
-static void pro_merge_conditional(struct arm_pro *d, struct arm_pro *before, bool *ends)
+static void pro_save(const struct arm_pro *d, struct pro_snapshot *s)
+{
+	s->p = d->p;
+	s->sp_copy = d->sp_copy;
+	memcpy(s->sp_copy_off, d->sp_copy_off, sizeof s->sp_copy_off);
+}
+
+static void pro_restore(struct arm_pro *d, const struct pro_snapshot *s)
+{
+	d->p = s->p;
+	d->sp_copy = s->sp_copy;
+	memcpy(d->sp_copy_off, s->sp_copy_off, sizeof d->sp_copy_off);
+}
+
+static void pro_merge_conditional(struct arm_pro *d, const struct pro_snapshot *before,
+                                  bool *ends)
 {
 	if (*ends) {
-		/* A conditional return or branch: the path goes on without it,
-		 * but where it may lead and what it reads stay known. */
-		memcpy(before->reach, d->reach, sizeof d->reach);
-		memcpy(before->data, d->data, sizeof d->data);
-		memcpy(before->data_end, d->data_end, sizeof d->data_end);
-		before->ndata = d->ndata;
-		before->branch_table = d->branch_table;
-		before->resume = d->resume;
-		*d = *before;
+		/* A conditional return or branch: the path goes on as before
+		 * its run of the same condition (where it may lead and what it
+		 * reads stay known). */
+		pro_restore(d, &d->run);
 		*ends = false;
 		return;
 	}
@@ -1513,6 +1537,21 @@ static void pro_merge_conditional(struct arm_pro *d, struct arm_pro *before, boo
 			d->sp_copy &= ~rbit(r);
 }
 
+/* The instruction about to be decoded runs under condition cc (14 and 15:
+ * always). A new run of one condition keeps the frame from before it. */
+static void pro_condition(struct arm_pro *d, unsigned cc)
+{
+	d->cond = cc < 14;
+	if (!d->cond) {
+		d->run_cc = -1;
+		return;
+	}
+	if ((int)cc != d->run_cc) {
+		d->run_cc = (int)cc;
+		pro_save(d, &d->run);
+	}
+}
+
 /* Is there data at a (a literal or table the decode met a load of)?
  * Where it ends, else 0. */
 static uint64_t pro_data_at(const struct arm_pro *d, uint64_t a)
@@ -1529,6 +1568,7 @@ static void pro_init(struct arm_pro *d, const struct sw_walk *w, struct sw_code 
 	sw_pro_init(&d->p, w->arch);
 	d->code = c;
 	d->thumb = thumb;
+	d->run_cc = -1;
 	/* The frame pointer: r7 in Thumb code and on Apple systems, r11 in
 	 * ARM code elsewhere (arm_frame_pointer_register). */
 	d->p.fp = thumb || arm_is_apple(w) ? ARM_R7 : ARM_R11;
@@ -1580,7 +1620,8 @@ static bool pro_all_reached(const struct arm_pro *d)
  * as every waiting block is reached. */
 static bool pro_run(struct arm_pro *d, uint64_t *at, uint64_t stop, unsigned *budget)
 {
-	struct arm_pro before;
+	struct pro_snapshot before;
+	memset(&before, 0, sizeof before);
 	uint64_t a = *at;
 	bool ok = true;
 	while (a < stop && !(d->lookahead && pro_all_reached(d))) {
@@ -1603,9 +1644,9 @@ static bool pro_run(struct arm_pro *d, uint64_t *at, uint64_t stop, unsigned *bu
 				ok = false;
 				break;
 			}
-			d->cond = i >> 28 != 14 && i >> 28 != 15;
+			pro_condition(d, i >> 28);
 			if (d->cond)
-				before = *d;
+				pro_save(d, &before);
 			arm_decode(d, i, a, &ends);
 		} else {
 			if (!pro_read(d, a, 2, &i)) {
@@ -1618,11 +1659,16 @@ static bool pro_run(struct arm_pro *d, uint64_t *at, uint64_t stop, unsigned *bu
 				break;
 			}
 			len = wide ? 4 : 2;
-			d->cond = d->it > 0;
-			if (d->cond) {
-				d->it--;
-				before = *d;
-			}
+			/* In an IT block the condition is ITSTATE[7:4]; the block
+			 * advances after each instruction (ITAdvance). */
+			bool in_it = (d->itstate & 15u) != 0;
+			pro_condition(d, in_it ? d->itstate >> 4 : 14);
+			if (in_it)
+				d->itstate = (d->itstate & 7u) ? (uint8_t)((d->itstate & 0xe0u) |
+				                                           ((d->itstate << 1) & 0x1fu))
+				                               : 0;
+			if (d->cond)
+				pro_save(d, &before);
 			if (wide)
 				thumb_decode32(d, i, hw2, a, &ends);
 			else
