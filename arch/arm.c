@@ -1832,10 +1832,26 @@ static bool arm_analyze(const struct sw_step *s, struct sw_code *c, struct arm_p
 		pro_init(d, w, c, thumb);
 		return pro_decode(d, start, pc, false, &budget);
 	}
+	/* A live frame's lr, when a direct call left it, names where that
+	 * call went: if the code from there reaches pc, that is this
+	 * function's start (a leaf's, whose lr is its return address; a
+	 * function whose lr is left over from a call of its own has called
+	 * some other function). */
+	bool live = sw_frame_has_live_context(callee);
+	uint64_t target;
+	if (live && sw_reg_valid(&callee->regs, ARM_LR) &&
+	    arm_call_target(w, callee->regs.v[ARM_LR], &target) && target <= pc &&
+	    pc - target < PRO_MAX_BACKWARD && sw_module_at(w->snap, target) == sw_module_at(w->snap, pc)) {
+		pro_init(d, w, c, thumb);
+		if (pro_decode(d, target & ~(uint64_t)1, pc, true, &budget)) {
+			*searched = true;
+			return true;
+		}
+	}
 	/* A symbol without a size may name an exported function far below
 	 * the static one pc is in: the code's own evidence first. A
 	 * suspended frame's function is its call's, which may end it. */
-	uint64_t origin = sw_frame_has_live_context(callee) ? pc : callee->lookup_pc & ~(uint64_t)1;
+	uint64_t origin = live ? pc : callee->lookup_pc & ~(uint64_t)1;
 	if (pro_search(d, w, c, thumb, origin, pc, &budget)) {
 		*searched = true;
 		return true;
@@ -1869,6 +1885,11 @@ static enum sw_unwind_status arm_caller_by_prologue(const struct sw_step *s,
 	if (!arm_analyze(s, &c, &d, &searched))
 		return SW_UNWIND_NO_RULE;
 	enum sw_unwind_status st = sw_pro_caller(&d.p, s, out);
+	/* A searched start proves too little for a NULL saved lr to end the
+	 * walk (the decode may have run in from an earlier function that
+	 * ended in a call that does not return). */
+	if (st == SW_UNWIND_END && searched)
+		return SW_UNWIND_NO_RULE;
 	uint64_t target;
 	if (st == SW_UNWIND_OK && !(d.p.cur.saved & rbit(ARM_LR)) &&
 	    !sw_walk_call_may_reach(s->walk, out->regs.v[ARM_PC], callee))
@@ -2027,6 +2048,49 @@ static bool arm_lr_may_return(const struct sw_step *s, uint64_t lr, enum record_
 	return arm_is_apple(w) || kind == RECORD_LEAF;
 }
 
+/* Does the code from `from` (a function's start) reach `to` (pro_decode
+ * of a searched start: through branches past each return)? */
+static bool arm_code_reaches(const struct sw_walk *w, uint64_t from, uint64_t to, bool thumb)
+{
+	struct sw_code c;
+	struct arm_pro d;
+	unsigned budget = PRO_DECODE_BUDGET;
+	sw_code_init(&c, w);
+	pro_init(&d, w, &c, thumb);
+	return from <= to && to - from < PRO_MAX_BACKWARD && pro_decode(&d, from, to, true, &budget);
+}
+
+/* How many candidates the ARM scan refuses before it gives up. */
+enum { ARM_SCAN_REFUSALS = 8 };
+
+/* Would a caller with return address ra skip the live lr of a frame
+ * whose code cannot be placed (no symbols, no save of lr reaching pc: a
+ * leaf keeping its return address in lr, perhaps with a frame of its own,
+ * called through a pointer so that no direct call names it)? When ra's
+ * call is a direct one, within pc's module, to a function whose code does
+ * not reach pc: that call went to lr's function (or an ancestor's), not
+ * to pc's. (Only a tail call from there to pc's function would make ra
+ * right, which nothing shows.) An r11 record holding ra is then an
+ * ancestor's, and a scanned ra a frame further up. */
+static bool arm_skips_live_lr(const struct sw_step *s, uint64_t ra)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	const struct sw_regs *r = &callee->regs;
+	uint64_t fn, pc = callee->pc & 0xfffffffeu;
+	if (!sw_frame_has_live_context(callee) || arm_is_apple(w) || !sw_reg_valid(r, ARM_LR) ||
+	    (r->v[ARM_LR] & 0xffffffffu) == (ra & 0xffffffffu) ||
+	    !sw_walk_is_return_address(w, r->v[ARM_LR] & 0xffffffffu) ||
+	    !arm_call_target(w, ra, &fn) || sw_module_at(w->snap, fn) != sw_module_at(w->snap, pc))
+		return false;
+	struct sw_code c;
+	struct arm_pro d;
+	bool searched, thumb = arm_frame_is_thumb(callee);
+	if (arm_analyze(s, &c, &d, &searched))
+		return false;
+	return !arm_code_reaches(w, fn & ~(uint64_t)1, pc, thumb);
+}
+
 /* The caller by the frame's chain (Apple: r7, elsewhere in ARM code: r11),
  * and for a live frame by its link register when its function has not
  * stored it (a leaf, or a function interrupted in its prologue): then sp
@@ -2096,13 +2160,36 @@ static enum sw_unwind_status arm_caller_by_frame_pointer(const struct sw_step *s
 	}
 	if (kind == RECORD_END)
 		return SW_UNWIND_END;
-	if (kind != RECORD_FOUND)
+	if (kind != RECORD_FOUND || arm_skips_live_lr(s, rec.ra))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, ARM_PC, rec.ra);
 	sw_reg_set(&out->regs, ARM_SP, rec.sp);
 	sw_reg_set(&out->regs, (unsigned)fpr, rec.fp);
 	return SW_UNWIND_OK;
+}
+
+/* ---- scanning ------------------------------------------------------------ */
+
+/* The walker's scan (sw_walk_caller_by_scan), refusing candidates that
+ * would skip a live lr (arm_skips_live_lr); with none left the walk ends
+ * there, short and true. */
+static enum sw_unwind_status arm_caller_by_scan(const struct sw_step *s, struct sw_caller *out)
+{
+	const struct sw_regs *r = &s->callee->regs;
+	if (!sw_reg_valid(r, ARM_SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t from = r->v[ARM_SP];
+	enum sw_unwind_status st = sw_walk_caller_by_scan(s, &from, out);
+	for (unsigned k = 0; st == SW_UNWIND_OK; k++) {
+		if (!arm_skips_live_lr(s, out->regs.v[ARM_PC]))
+			return st;
+		if (k == ARM_SCAN_REFUSALS)
+			break;
+		from = out->regs.v[ARM_SP];
+		st = sw_walk_caller_by_scan(s, &from, out);
+	}
+	return SW_UNWIND_NO_RULE;
 }
 
 /* ---- signal frames ----------------------------------------------------- */
@@ -2234,6 +2321,7 @@ const struct sw_arch sw_arch_arm = {
 	.caller_of_exception = sw_cortex_m_caller_of_exception,
 	.caller_by_frame_pointer = arm_caller_by_frame_pointer,
 	.caller_by_prologue = arm_caller_by_prologue,
+	.caller_by_scan = arm_caller_by_scan,
 	.call_precedes = arm_call_precedes,
 	.call_target = arm_call_target,
 	.jumps_into_module = arm_jumps_into_module,

@@ -315,8 +315,16 @@ static bool elf_has_function(void *self, uint64_t offset)
 	for (unsigned i = 0; i < n; i++)
 		if (sw_elf_info(images[i])->has_symtab)
 			return false;
-	if (s->has_exidx)
-		return false;
+	/* ARM's index covers from its first entry on (GNU ld gives code
+	 * without unwind information a CANTUNWIND entry, merged with the one
+	 * before): an address below it is code only inside .text (main, which
+	 * GCC puts in .text.startup before crt1.o's _start, in a program built
+	 * without unwind tables), not in the PLT or crt code before. */
+	if (s->has_exidx) {
+		struct sw_elf_section text;
+		return s->image && sw_elf_section(s->image, ".text", &text) &&
+		       vaddr >= text.addr && vaddr - text.addr < text.size;
+	}
 	if (s->ncfi == 0 || !cfi_is_complete(s))
 		return true;
 	return !between_fdes(s, vaddr);
