@@ -112,6 +112,41 @@ void sw_pro_fp_from_sp(struct sw_prologue *p, int64_t off)
 	f->restored &= ~bit(p->fp);
 }
 
+void sw_pro_sp_set(struct sw_prologue *p, int64_t off)
+{
+	struct sw_pro_frame *f = &p->cur;
+	if (off > 0 || !frame_sized(off)) {
+		sw_pro_sp_unknown(p);
+		return;
+	}
+	if (!f->sp_known || off > f->sp_off)
+		epilogue_event(p);
+	else if (off < f->sp_off)
+		body_event(p);
+	/* The CFA's register stays the one that defined it last: a copy of
+	 * sp put back is no new definition of the frame. */
+	f->sp_known = true;
+	f->sp_off = off;
+}
+
+void sw_pro_fp_add(struct sw_prologue *p, int64_t delta)
+{
+	struct sw_pro_frame *f = &p->cur;
+	p->const_known &= ~bit(p->fp);
+	if (!f->fp_known || !frame_sized(delta) || !frame_sized(sw_pro_add(f->fp_off, delta))) {
+		sw_pro_write(p, p->fp);
+		return;
+	}
+	/* Moving the frame pointer up is how an epilogue that releases the
+	 * frame through it begins (adds r7, #N; mov sp, r7). */
+	if (delta > 0)
+		epilogue_event(p);
+	f->fp_off += delta;
+	if (!(f->saved & bit(p->fp)))
+		f->written |= bit(p->fp);
+	f->restored &= ~bit(p->fp);
+}
+
 /* The CFA-relative address of [base + off], if base is known. */
 static bool frame_address(const struct sw_prologue *p, unsigned base, int64_t off, int64_t *at)
 {

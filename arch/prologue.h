@@ -69,6 +69,11 @@ void sw_pro_sp_unknown(struct sw_prologue *p);
 /* sp = fp + off, and fp = sp + off. */
 void sw_pro_sp_from_fp(struct sw_prologue *p, int64_t off);
 void sw_pro_fp_from_sp(struct sw_prologue *p, int64_t off);
+/* sp = CFA + off: restored from a copy another register kept (ARM's
+ * `mov r5, sp` ... `mov sp, r5` around a variable-length array). */
+void sw_pro_sp_set(struct sw_prologue *p, int64_t off);
+/* fp += delta (ARM Thumb's `adds r7, #N` before `mov sp, r7`). */
+void sw_pro_fp_add(struct sw_prologue *p, int64_t delta);
 /* [base + off] = reg, width bytes (base: sp or fp). */
 void sw_pro_store(struct sw_prologue *p, unsigned reg, unsigned base, int64_t off,
                   unsigned width);

@@ -108,6 +108,17 @@ bool sw_exidx_covers(const struct sw_exidx_sections *s, uint64_t vaddr)
 	return sw_exidx_find(s, vaddr, &e);
 }
 
+bool sw_exidx_entry_start(const struct sw_exidx_sections *s, uint64_t vaddr, uint64_t *start,
+                          bool *cantunwind)
+{
+	struct sw_exidx_entry e;
+	if (!sw_exidx_find(s, vaddr, &e))
+		return false;
+	*start = e.fn_start;
+	*cantunwind = e.kind == SW_EXIDX_CANTUNWIND;
+	return true;
+}
+
 /* --- An entry's instruction bytes (EHABI §6.3, §7.2, §9.2) -------------- */
 
 /* Appends the bytes of a word from bit `from_byte` (3 = most significant)

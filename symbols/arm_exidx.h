@@ -33,6 +33,16 @@ struct sw_exidx_sections {
  * clear.) */
 bool sw_exidx_covers(const struct sw_exidx_sections *s, uint64_t vaddr);
 
+/* The start of the index entry covering vaddr (the function it was made
+ * for begins there) and whether it is EXIDX_CANTUNWIND; false when no
+ * entry covers vaddr. An entry reaches up to the next one: GNU ld merges
+ * adjacent EXIDX_CANTUNWIND entries and gives code without unwind
+ * information one (elf32-arm.c, elf32_arm_fix_exidx_coverage), so one
+ * entry may cover many functions that are not its own; the caller bounds
+ * it by what else it knows (symbols). */
+bool sw_exidx_entry_start(const struct sw_exidx_sections *s, uint64_t vaddr, uint64_t *start,
+                          bool *cantunwind);
+
 /* Unwinds the frame at ELF address vaddr: finds the index entry (binary
  * search), decodes its inline or .ARM.extab instructions (compact models
  * Su16, Lu16, Lu32; for a generic personality routine such as
@@ -47,8 +57,10 @@ bool sw_exidx_covers(const struct sw_exidx_sections *s, uint64_t vaddr);
  * Registers the instructions do not pop are left untouched (the callee's
  * values stand). vaddr is the callee's exact pc for the innermost frame,
  * a call-site address (return address - 2 or - 4) for callers, so that a
- * call that ends a function finds that function's entry. EXIDX_CANTUNWIND and "refuse to unwind" answer
- * SW_CFI_END; the instructions run under a step budget. */
+ * call that ends a function finds that function's entry. EXIDX_CANTUNWIND
+ * and "refuse to unwind" answer SW_CFI_END: no unwinding through here,
+ * which says nothing about a caller (what it means for a walk is the
+ * caller's to decide). The instructions run under a step budget. */
 enum sw_cfi_status sw_exidx_unwind(const struct sw_exidx_sections *s, uint64_t vaddr,
                                    const struct sw_unwind_io *io,
                                    struct sw_unwind_result *out);

@@ -335,8 +335,16 @@ static bool elf_has_function(void *self, uint64_t offset)
 	for (unsigned i = 0; i < n; i++)
 		if (sw_elf_info(images[i])->has_symtab)
 			return false;
-	if (s->has_exidx)
-		return false;
+	/* ARM's index covers from its first entry on (GNU ld gives code
+	 * without unwind information a CANTUNWIND entry, merged with the one
+	 * before): an address below it is code only inside .text (main, which
+	 * GCC puts in .text.startup before crt1.o's _start, in a program built
+	 * without unwind tables), not in the PLT or crt code before. */
+	if (s->has_exidx) {
+		struct sw_elf_section text;
+		return s->image && sw_elf_section(s->image, ".text", &text) &&
+		       vaddr >= text.addr && vaddr - text.addr < text.size;
+	}
 	if (s->ncfi == 0 || !cfi_is_complete(s))
 		return true;
 	return !between_fdes(s, vaddr);
@@ -431,6 +439,68 @@ static enum sw_unwind_status to_caller(const struct sw_unwind_env *env,
 	return SW_UNWIND_OK;
 }
 
+/* ---- ARM's index: whose entry, and where a walk ends ----
+ *
+ * An .ARM.exidx entry covers up to the next entry's start, and GNU ld
+ * gives code without unwind information (C built without -funwind-tables,
+ * crtbegin.o's functions) no entry of its own: it lies under the entry
+ * before it, usually the EXIDX_CANTUNWIND of crt1.o's _start, which ld
+ * merges with every adjacent one (elf32-arm.c, elf32_arm_fix_exidx_coverage).
+ * So an entry speaks for the code at vaddr only when the symbols do not
+ * say that a function begins between the entry's start and vaddr, or that
+ * the function the entry begins in ends before vaddr. Without symbols
+ * nothing bounds it. */
+static bool exidx_entry_reaches(struct sw_elf_symbols *s, uint64_t start, uint64_t vaddr)
+{
+	struct sw_elf_symbol sym;
+	if (lookup_symbol(s, vaddr, &sym) && sym.addr > start)
+		return false;
+	return !(lookup_symbol(s, start, &sym) && sym.size && vaddr - sym.addr >= sym.size);
+}
+
+/* How far past the program's entry point its EXIDX_CANTUNWIND speaks for
+ * the entry function when no symbol gives that function's size (a
+ * stripped program; crt1.o's _start has none anyway): glibc's _start
+ * (sysdeps/arm/start.S; Debian's armhf crt1.o and Scrt1.o, Thumb-2) calls
+ * __libc_start_main at +0x24 and abort at +0x28, its literal pool ends at
+ * +0x34, where call_weak_fn, crtbegin.o's functions and the program's
+ * own follow. */
+enum { PROGRAM_ENTRY_SPAN = 0x30 };
+
+/* EXIDX_CANTUNWIND says only "no unwinding through here" (EHABI §6:
+ * exception propagation stops), whether the function has a caller or not.
+ * The one frame it ends a walk at is the program's entry point, which the
+ * kernel or the dynamic loader jumped to: the entry of an executable
+ * (e_entry), whose entry starts there. */
+static bool exidx_program_entry(struct sw_elf_symbols *s, uint64_t start, uint64_t vaddr)
+{
+	const struct sw_elf_info *info = s->image ? sw_elf_info(s->image) : NULL;
+	if (!info || info->entry == 0 || (info->type != ET_EXEC && info->type != ET_DYN) ||
+	    (info->entry & ~(uint64_t)1) != start)
+		return false;
+	struct sw_elf_symbol sym;
+	if (lookup_symbol(s, start, &sym) && sym.addr == start && sym.size)
+		return vaddr - start < sym.size;
+	return vaddr - start < PROGRAM_ENTRY_SPAN;
+}
+
+/* The caller by .ARM.exidx: NO_RULE where no entry of the code at vaddr's
+ * function covers it, or where its entry says EXIDX_CANTUNWIND or "refuse
+ * to unwind" anywhere but at the program's entry point (END there). */
+static enum sw_cfi_status exidx_unwind(struct sw_elf_symbols *s, uint64_t vaddr,
+                                       const struct sw_unwind_io *io, struct sw_unwind_result *r)
+{
+	uint64_t start, at = vaddr & ~(uint64_t)1;
+	bool cantunwind;
+	if (!sw_exidx_entry_start(&s->exidx, at, &start, &cantunwind) ||
+	    !exidx_entry_reaches(s, start, at))
+		return SW_CFI_NO_RULE;
+	enum sw_cfi_status st = cantunwind ? SW_CFI_END : sw_exidx_unwind(&s->exidx, vaddr, io, r);
+	if (st == SW_CFI_END && !exidx_program_entry(s, start, at))
+		return SW_CFI_NO_RULE;
+	return st;
+}
+
 static enum sw_unwind_status elf_unwind(void *self, uint64_t offset,
                                         const struct sw_unwind_env *env,
                                         struct sw_caller *caller, enum sw_trust *trust)
@@ -453,7 +523,7 @@ static enum sw_unwind_status elf_unwind(void *self, uint64_t offset,
 		if (exidx && !s->has_exidx)
 			break;
 		memset(&r, 0, sizeof r);
-		enum sw_cfi_status st = exidx ? sw_exidx_unwind(&s->exidx, vaddr, &io, &r)
+		enum sw_cfi_status st = exidx ? exidx_unwind(s, vaddr, &io, &r)
 		                              : sw_cfi_unwind(s->cfi[i], vaddr, &io, &r);
 		if (st == SW_CFI_END)
 			return SW_UNWIND_END;

@@ -80,8 +80,10 @@ START_TEST(test_api_names_the_crashing_frames_of_the_example)
 }
 END_TEST
 
-/* testdata/snap/cortex_m.snap: a crashed thread of 3 frames and a second
- * thread of 1, walked without symbols. */
+/* testdata/snap/cortex_m.snap: a crashed thread of 4 frames (func_c,
+ * func_b by the live lr: its call went to func_c, whose code from there to
+ * pc is a leaf; func_a, main) and a second thread of 1, walked without
+ * symbols. */
 START_TEST(test_api_crashing_only_leaves_the_other_threads_unwalked)
 {
 	const char *td = getenv("SW_TESTDATA");
@@ -98,8 +100,8 @@ START_TEST(test_api_crashing_only_leaves_the_other_threads_unwalked)
 	const stackwalk_thread *crashed = stackwalk_result_thread(one, 0);
 	ck_assert(stackwalk_thread_is_crashing(crashed));
 	ck_assert_ptr_eq(stackwalk_result_crashing_thread(one), crashed);
-	ck_assert_uint_eq(stackwalk_thread_frame_count(crashed), 3);
-	ck_assert_uint_eq(stackwalk_thread_frame_count(stackwalk_result_thread(all, 0)), 3);
+	ck_assert_uint_eq(stackwalk_thread_frame_count(crashed), 4);
+	ck_assert_uint_eq(stackwalk_thread_frame_count(stackwalk_result_thread(all, 0)), 4);
 
 	const stackwalk_thread *other = stackwalk_result_thread(one, 1);
 	ck_assert(!stackwalk_thread_is_crashing(other));

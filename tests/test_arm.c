@@ -9,6 +9,7 @@
 #include "arch/registry.h"
 #include "code_fixture.h"
 #include "lib/walker.h"
+#include "prologue_fixture.h"
 #include "synthetic_snapshot.h"
 
 enum { R7 = 7, R11 = 11, SP = 13, LR = 14, PC = 15, CPSR = 16 };
@@ -139,6 +140,48 @@ START_TEST(test_call_check_unknown_without_code_bytes)
 	ck_assert(known);
 	code_snapshot_free(&cs);
 	code_fixture_free(&f);
+}
+END_TEST
+
+/* ---- prologue analysis against the compiler's CFI ------------------------ */
+
+static const char *const pro_fixtures[] = {
+	"arm-pro-arm-O0-fp.txt", "arm-pro-arm-O0-nofp.txt", "arm-pro-arm-O2-fp.txt",
+	"arm-pro-arm-O2-nofp.txt", "arm-pro-thumb-O0-fp.txt", "arm-pro-thumb-O0-nofp.txt",
+	"arm-pro-thumb-O2-fp.txt", "arm-pro-thumb-O2-nofp.txt",
+};
+#define NPRO_FIXTURES (sizeof pro_fixtures / sizeof pro_fixtures[0])
+
+/* At every instruction of every function (a context frame stopped there)
+ * and at every return address (a suspended frame), GCC's ARM and Thumb-2
+ * code decoded from the function's start gives the caller's sp, return
+ * address and saved r4-r11 that GCC's own .debug_frame gives: pushes,
+ * sub sp (8 KiB, 70000 bytes), vpush, the r7/r11 frame pointers, alloca
+ * and VLAs through them, conditional returns in IT blocks, jump tables. */
+START_TEST(test_prologue_matches_cfi_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(pro_fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols the start is the nearest save of lr from which the
+ * decode lands on pc: every frame that has saved lr agrees with the CFI,
+ * and none that has not gives a caller (a leaf's live lr is the frame
+ * pointer hook's). */
+START_TEST(test_prologue_matches_cfi_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(pro_fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	pro_fixture_free(&f);
 }
 END_TEST
 
@@ -794,6 +837,215 @@ static struct sw_walk hook_walk(struct fixture *fx)
 	return (struct sw_walk){ .snap = &fx->snap, .arch = &sw_arch_arm,
 	                         .address_mask = 0xffffffffu };
 }
+
+/* ---- prologue analysis on synthetic code --------------------------------- */
+
+/* Thumb halfwords at addr, in order. */
+static void put_thumb(struct fixture *fx, uint64_t addr, const uint16_t *hw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		syn_put_code(fx, addr + 2 * i, hw[i], 2);
+}
+
+/* Thumb NOPs over [lo, hi). */
+static void put_thumb_nops(struct fixture *fx, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t a = lo; a < hi; a += 2)
+		syn_put_code(fx, a, 0xbf00u, 2);
+}
+
+/* Debian armhf libc's abort opens `push {r7, lr}; sub sp, #144` and has
+ * no unwind entry: its caller is read from the slot its prologue gave lr
+ * (sp = CFA = sp + 144 + 8 at pc), whatever lr holds by then. */
+START_TEST(test_prologue_unwinds_thumb_push_and_sub_sp)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	static const uint16_t prologue[] = {
+		0xb590,         /* push {r4, r7, lr} */
+		0xb0a4,         /* sub sp, #144 */
+		0xaf00,         /* add r7, sp, #0 */
+	};
+	put_thumb_nops(&fx, CODE_BASE, CODE_BASE + 0x20);
+	put_thumb(&fx, CODE_BASE, prologue, 3);
+	uint64_t sp = STACK_BASE + 0x100, cfa = sp + 144 + 12;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);      /* in "caller" */
+	uint64_t stale = thumb_call_to(&fx, CODE_BASE + 0x180);    /* in "crashing" */
+	put_u32(&fx, cfa - 12, 0x4444);
+	put_u32(&fx, cfa - 8, (uint32_t)(STACK_BASE + 0x300));
+	put_u32(&fx, cfa - 4, (uint32_t)ra1);
+	set_context(&fx, CODE_BASE + 0x10, sp, stale, true);
+	sw_reg_set(&fx.thread.ctx, R7, sp);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_str_eq(st->frames[1].function, "caller");
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), cfa);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], 4), 0x4444);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R7), STACK_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A frame found by scanning knows only pc and sp; the prologue of its
+ * function (push.w {r4, r7, r11, lr}; sub sp, #8) gives the next frame
+ * the r7 and r11 it saved, and the next caller. fs: with symbols, else
+ * without (the start is then the save of lr the decode reaches pc from). */
+static void scanned_frame_case(const struct sw_symbol_source *src)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	static const uint16_t prologue[] = {
+		0xe92d, 0x4890, /* push.w {r4, r7, r11, lr} */
+		0xb082,         /* sub sp, #8 */
+	};
+	put_thumb_nops(&fx, CODE_BASE + 0x400, CODE_BASE + 0x500);
+	put_thumb(&fx, CODE_BASE + 0x400, prologue, 3);
+	uint64_t sp = STACK_BASE + 0x100;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);      /* in "caller" */
+	uint64_t ra2 = thumb_call_to(&fx, CODE_BASE + 0x900);      /* in "main" */
+	put_u32(&fx, sp + 8, (uint32_t)ra1);
+	uint64_t sp1 = sp + 12, cfa1 = sp1 + 8 + 16;
+	put_u32(&fx, cfa1 - 16, 0x4444);
+	put_u32(&fx, cfa1 - 12, 0x7777);
+	put_u32(&fx, cfa1 - 8, 0xbbbb);
+	put_u32(&fx, cfa1 - 4, (uint32_t)ra2);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	const struct sw_stack *st = walk(&fx, src);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert(!sw_stack_frame_reg_valid(&st->frames[1], R7));
+	ck_assert(!sw_stack_frame_reg_valid(&st->frames[1], R11));
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), cfa1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R7), 0x7777);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R11), 0xbbbb);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 4), 0x4444);
+	fixture_free(&fx);
+}
+
+START_TEST(test_prologue_recovers_r7_r11_after_a_scanned_frame)
+{
+	struct fake_symbols fs;
+	fake_init(&fs);
+	scanned_frame_case(&fs.source);
+}
+END_TEST
+
+START_TEST(test_prologue_finds_the_save_of_lr_without_symbols)
+{
+	scanned_frame_case(NULL);
+}
+END_TEST
+
+/* Without symbols, a save of lr before a return belongs to an earlier
+ * function unless a branch leads past that return: a leaf that follows
+ * (pc in it, lr live) gets no caller from the earlier push, which would
+ * read the stack's word at sp + 4 as a saved lr. A branch over the return
+ * to the same code makes it one function. */
+START_TEST(test_prologue_search_needs_a_branch_past_a_return)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_thumb_nops(&fx, CODE_BASE + 0x400, CODE_BASE + 0x440);
+	static const uint16_t code[] = {
+		0xb510,         /* 0x400 push {r4, lr} */
+		0xbf00,         /* 0x402 nop */
+		0xbd10,         /* 0x404 pop {r4, pc} */
+		0x2001,         /* 0x406 movs r0, #1: the leaf */
+		0x2002,         /* 0x408 movs r0, #2 */
+		0x4770,         /* 0x40a bx lr */
+	};
+	put_thumb(&fx, CODE_BASE + 0x400, code, 6);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u32(&fx, sp + 4, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x900));
+	set_context(&fx, CODE_BASE + 0x408, sp, thumb_call_to(&fx, CODE_BASE + 0x980), true);
+	struct sw_walk w = hook_walk(&fx);
+	struct sw_frame callee;
+	memset(&callee, 0, sizeof callee);
+	callee.pc = callee.lookup_pc = CODE_BASE + 0x408;
+	callee.regs = fx.thread.ctx;
+	callee.trust = SW_TRUST_CONTEXT;
+	struct sw_step step = { .walk = &w, .callee = &callee };
+	struct sw_caller out;
+	ck_assert_int_eq(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_NO_RULE);
+
+	/* 0x402: cbz r0, 0x406 (i:imm5 = 0, target 0x402 + 4): the code
+	 * after the return is the same function's. */
+	syn_put_code(&fx, CODE_BASE + 0x402, 0xb100u, 2);
+	memset(&out, 0, sizeof out);
+	ck_assert_int_eq(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[SP], sp + 8);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A conditional return in an IT block (it eq; popeq {r4, pc}) leaves
+ * the frame as it was on the path that goes on. */
+START_TEST(test_prologue_conditional_return_keeps_the_frame)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	put_thumb_nops(&fx, CODE_BASE, CODE_BASE + 0x20);
+	static const uint16_t code[] = {
+		0xb510,         /* push {r4, lr} */
+		0xb082,         /* sub sp, #8 */
+		0x2800,         /* cmp r0, #0 */
+		0xbf04,         /* itt eq */
+		0xb002,         /* addeq sp, #8 */
+		0xbd10,         /* popeq {r4, pc} */
+		0x2001,         /* movs r0, #1 */
+	};
+	put_thumb(&fx, CODE_BASE, code, 7);
+	uint64_t sp = STACK_BASE + 0x100, cfa = sp + 16;
+	uint64_t ra1 = thumb_call_to(&fx, CODE_BASE + 0x500);
+	put_u32(&fx, cfa - 4, (uint32_t)ra1);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), cfa);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* In ARM code whose prologue sets up no frame pointer (push {r4, lr}),
+ * r11 is an ordinary register: a record it points at (an ancestor's,
+ * which would skip frames) is not followed; the prologue gives the
+ * caller. */
+START_TEST(test_r11_record_refused_where_the_code_sets_up_none)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs);
+	syn_put_code(&fx, CODE_BASE, 0xe92d4010u, 4);          /* push {r4, lr} */
+	uint64_t sp = STACK_BASE + 0x100, cfa = sp + 8;
+	uint64_t ra1 = arm_call_to(&fx, CODE_BASE + 0x500);     /* in "caller" */
+	uint64_t ra2 = arm_call_to(&fx, CODE_BASE + 0x900);     /* in "main" */
+	put_u32(&fx, cfa - 4, (uint32_t)ra1);
+	/* An ancestor's GCC record: [fp] = lr into "main", [fp - 4] = its fp. */
+	uint64_t fp = STACK_BASE + 0x180;
+	put_u32(&fx, fp, (uint32_t)ra2);
+	put_u32(&fx, fp - 4, (uint32_t)(STACK_BASE + 0x1c0));
+	set_context(&fx, CODE_BASE + 0x10, sp, 0, false);
+	sw_reg_set(&fx.thread.ctx, R11, fp);
+	const struct sw_stack *st = walk(&fx, &fs.source);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), cfa);
+	fixture_free(&fx);
+}
+END_TEST
 
 /* Calls and stubs as GNU as and ld 2.40 (arm-linux-gnueabihf) lay them out
  * linked at CODE_BASE = 0x10000; each comment is objdump's reading. */
@@ -1525,6 +1777,8 @@ Suite *test_suite(void)
 	tcase_add_loop_test(tc, test_call_check_matches_objdump_on_real_code, 0,
 	                    sizeof arm_fixtures / sizeof arm_fixtures[0]);
 	tcase_add_test(tc, test_call_check_reads_be8_code_little_endian);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_with_symbols, 0, NPRO_FIXTURES);
+	tcase_add_loop_test(tc, test_prologue_matches_cfi_without_symbols, 0, NPRO_FIXTURES);
 	tcase_add_test(tc, test_call_check_reads_be32_code_big_endian);
 	tcase_add_test(tc, test_call_check_needs_the_right_instruction_set);
 	tcase_add_test(tc, test_call_check_unknown_without_code_bytes);
@@ -1552,6 +1806,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_r11_zeros_after_lr_step_are_no_end);
 	tcase_add_test(tc, test_r11_chain_checks);
 	tcase_add_test(tc, test_walk_stops_when_stack_does_not_grow);
+	tcase_add_test(tc, test_prologue_unwinds_thumb_push_and_sub_sp);
+	tcase_add_test(tc, test_prologue_recovers_r7_r11_after_a_scanned_frame);
+	tcase_add_test(tc, test_prologue_finds_the_save_of_lr_without_symbols);
+	tcase_add_test(tc, test_prologue_search_needs_a_branch_past_a_return);
+	tcase_add_test(tc, test_prologue_conditional_return_keeps_the_frame);
+	tcase_add_test(tc, test_r11_record_refused_where_the_code_sets_up_none);
 	tcase_add_test(tc, test_cfi_register_names_resolve);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cortex-m");
