@@ -172,16 +172,26 @@ def segments(elf, bias, pagesize):
 
 
 def readable_from(addr, limit, pagesize):
-    """Bytes readable from addr up, to the first unreadable page or limit."""
-    data = b''
+    """Bytes readable from addr up, to the first unreadable page or limit:
+    read a page at a time, in runs of up to 64 pages while they read
+    whole (a stack of megabytes through a remote stub a page per request
+    takes minutes), a page at a time again after a run fails."""
+    chunks, got, run = [], 0, 1
     end = min((addr | (pagesize - 1)) + 1, addr + limit)
-    while addr + len(data) < end:
+    while addr + got < end:
         try:
-            data += read(addr + len(data), end - addr - len(data))
+            chunk = read(addr + got, end - addr - got)
         except gdb.MemoryError:
-            break
-        end = min(end + pagesize, addr + limit)
-    return data
+            if run == 1:
+                break
+            run = 1
+            end = min((addr + got | (pagesize - 1)) + 1, addr + limit)
+            continue
+        chunks.append(chunk)
+        got += len(chunk)
+        run = min(run * 2, 64)
+        end = min(end + run * pagesize, addr + limit)
+    return b''.join(chunks)
 
 
 def write_memory(path, addr, data):

@@ -480,7 +480,7 @@ class Crash:
         self.message = ""
 
 
-def crash(b, work, use_gdb=True):
+def crash(b, work, use_gdb=True, deep=False):
     """Runs bin/prog until it dies. The program runs as ../bin/prog from
     work/run with a fixed environment and no address randomisation: the
     same seed lays out the same stack."""
@@ -490,7 +490,7 @@ def crash(b, work, use_gdb=True):
     env = {"PATH": "/usr/bin:/bin"}
     c = Crash()
     if cpu.offline:
-        return capture_offline(b, work, run_dir, env, use_gdb)
+        return capture_offline(b, work, run_dir, env, use_gdb, deep)
     cmd = ["setarch", "-R", "../bin/prog"]
     if cpu.qemu:
         cmd = ["setarch", "-R"] + cpu.qemu + ["-L", cpu.sysroot, "../bin/prog"]
@@ -521,7 +521,7 @@ def wait_for(path, seconds=10):
     return False
 
 
-def capture_offline(b, work, run_dir, env, use_gdb):
+def capture_offline(b, work, run_dir, env, use_gdb, deep):
     """riscv64: the program under qemu's gdb stub (on a Unix socket: no
     port to share with anyone), continued to the fatal signal (SIGUSR1, the
     zoo's own signal entry, passed to the program); there the stopped
@@ -552,11 +552,14 @@ def capture_offline(b, work, run_dir, env, use_gdb):
                     "-ex", "file " + os.path.join(full, "prog"),
                     "-ex", "handle SIGUSR1 nostop noprint pass",
                     "-ex", "target remote " + sock, "-ex", "continue",
-                    "-ex", "source " + OFFLINE_CAPTURE,
-                    # The whole stack (a stack overflow's is 8 MiB): the
-                    # capture stops at the first unreadable page anyway.
-                    "-ex", "python MAX_STACK = 16 << 20",
-                    "-ex", "offline-capture %s %s" % (capture, os.path.join(work, "bin", "prog")),
+                    # Stack reads in pages, not 64-byte lines: a stack
+                    # overflow's 8 MiB through the stub.
+                    "-ex", "set dcache line-size 4096", "-ex", "set dcache size 4096",
+                    "-ex", "source " + OFFLINE_CAPTURE]
+                   # A stack overflow's whole stack (8 MiB), not the
+                   # capture's default 256 KiB.
+                   + (["-ex", "python MAX_STACK = 16 << 20"] if deep else []) +
+                   ["-ex", "offline-capture %s %s" % (capture, os.path.join(work, "bin", "prog")),
                     "-ex", "continue"])
             if use_gdb:
                 cmd += ["-ex", "source " + ZOO_GDB, "-ex", "zoo-bt %d" % GDB_FRAMES]
@@ -603,12 +606,18 @@ def offline_way(capture, work, way, cpu):
     return folder
 
 
-def walk(sw, snapshot, paths, timeout=300):
+def walk(sw, snapshot, paths, save=None, timeout=300):
+    """stackwalk's walk of the crashing thread (of the only thread of an
+    offline folder): (frames, "") or (None, what went wrong). save: a file
+    for stackwalk's JSON and stderr."""
     cmd = [sw, "--json", "--brief", snapshot] + paths
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
         return None, "timed out"
+    if save:
+        with open(save, "w") as f:
+            f.write("# %s\n# exit %d\n%s%s" % (" ".join(cmd), p.returncode, p.stderr, p.stdout))
     if p.returncode >= 2 and p.returncode != 5:
         return None, "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
     try:
@@ -676,6 +685,7 @@ class Result:
         self.truth = ""
         self.walks = {}           # way -> (Verdict, tokens) or (None, error text)
         self.work = None
+        self.times = {}           # step -> seconds
 
     def verdict(self, way):
         w = self.walks.get(way)
@@ -719,7 +729,21 @@ class Result:
 
 def run_one(seed, cpu, family, sw, root, keep=False, use_gdb=True):
     """Builds, crashes and walks program `seed` for cpu; its folder is
-    root/CPU-SEED (removed afterwards unless keep, or a walk failed)."""
+    root/CPU-SEED, or root/CPU-FAMILY-SEED for a forced family (removed
+    afterwards unless keep, or a walk failed). A failure of the zoo's own
+    (an exception) is the program's error, not the caller's."""
+    try:
+        return _run_one(seed, cpu, family, sw, root, keep, use_gdb)
+    except Exception as e:      # noqa: BLE001 -- reported, the folder kept
+        import traceback
+        b = Build(seed, cpu, family)
+        res = Result(seed, cpu, b, zoo_gen.generate(seed))
+        res.error = "zoo error: %s: %s | %s" % (type(e).__name__, e,
+                                                traceback.format_exc().strip().replace("\n", " | "))
+        return res
+
+
+def _run_one(seed, cpu, family, sw, root, keep, use_gdb):
     program = zoo_gen.generate(seed)
     b = Build(seed, cpu, family)
     res = Result(seed, cpu, b, program)
@@ -727,19 +751,25 @@ def run_one(seed, cpu, family, sw, root, keep=False, use_gdb=True):
     if missing:
         res.skip = missing
         return res
-    work = os.path.join(root, "%s-%d" % (cpu, seed))
+    work = os.path.join(root, "%s-%d" % (cpu, seed) if family == "all" else
+                        "%s-%s-%d" % (cpu, family, seed))
     res.work = work
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    t0 = time.time()
     res.error = build(program, b, work)
+    res.times["build"] = time.time() - t0
     if res.error:
         return res
-    c = crash(b, work, use_gdb)
+    t0 = time.time()
+    c = crash(b, work, use_gdb, deep=program.crash == "overflow")
+    res.times["crash"] = time.time() - t0
     if not c.snapshot or c.trail is None:
         res.error = c.message or "no trail"
         return res
     manifest = program.manifest()
     pat, rootidx = zoo_truth.pattern(manifest, c.trail)
+    res.pattern = pat
     res.truth = " ".join(map(repr, pat))
     maps = symbol_maps(b, work)
     if os.path.isdir(c.snapshot):
@@ -752,14 +782,18 @@ def run_one(seed, cpu, family, sw, root, keep=False, use_gdb=True):
         snap = c.snapshot
         if os.path.isdir(snap):
             snap = offline_way(snap, work, way, CPUS[cpu])
-        frames, werr = walk(sw, snap, paths)
+        t0 = time.time()
+        frames, werr = walk(sw, snap, paths, os.path.join(work, "walk-%s.txt" % way))
+        res.times[way] = time.time() - t0
         if frames is None:
             res.walks[way] = (None, werr)
             continue
         toks = zoo_truth.tokenize_walk(frames, manifest, b.static, layout, maps)
         res.walks[way] = (zoo_truth.judge(toks, pat, rootidx), toks)
     if use_gdb:
+        t0 = time.time()
         out = c.gdb if CPUS[cpu].offline else gdb_core(b, work, c.snapshot, layout.prog_bias)
+        res.times["gdb"] = time.time() - t0
         if out is not None and "==zoo-bt==" in out:
             toks = zoo_truth.tokenize_gdb(out, manifest, b.static, layout, maps)
             res.walks["gdb"] = (zoo_truth.judge(toks, pat, rootidx), toks)
@@ -767,6 +801,10 @@ def run_one(seed, cpu, family, sw, root, keep=False, use_gdb=True):
             res.walks["gdb"] = (None, "no backtrace")
         with open(os.path.join(work, "gdb.txt"), "w") as f:
             f.write(out or "")
+    with open(os.path.join(work, "verdicts.txt"), "w") as f:
+        f.write("%s\ntrail %s\ntruth %s\n" % (res.line(), " ".join(map(str, c.trail)), res.truth))
+        for way, w in res.walks.items():
+            f.write("%s: %s\n" % (way, zoo_truth.show(w[1]) if w[0] is not None else w[1]))
     if not keep and not res.failed():
         shutil.rmtree(work, ignore_errors=True)
         res.work = None
