@@ -8,10 +8,11 @@
 1. Every row of fixtures.tsv (a pinned program: CPU, seed, flag family,
    the verdict each walk must have, and why the row is there) is built,
    crashed and walked; a walk whose verdict is not as pinned fails the test.
-2. A fixed sample: seeds S .. S+N-1 on every CPU (flag family drawn from
-   the seed, as `run` does), asserting that no walk of the three ways
-   holds a wrong frame (invented, or a live frame skipped). A program the
-   table pins is checked as pinned instead.
+2. A fixed sample: N seeds per CPU, S+100k .. S+100k+N-1 for the k-th CPU
+   of zoo_run.CPUS (flag family drawn from the seed, as `run` does),
+   asserting that no walk of the three ways holds a wrong frame (invented,
+   or a live frame skipped). A program the table pins is checked as pinned
+   instead (a known miss is pinned there with its reason).
 
 A row or sample program whose compiler, qemu or C library is missing here
 is reported as skipped (one line per CPU); when nothing at all could run,
@@ -118,7 +119,7 @@ def main():
     ap.add_argument("--stackwalk", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--fixtures", default=os.path.join(HERE, "fixtures.tsv"))
-    ap.add_argument("--sample", type=int, default=2, help="seeds per CPU in the sample")
+    ap.add_argument("--sample", type=int, default=5, help="seeds per CPU in the sample")
     ap.add_argument("--sample-seed", type=int, default=5000)
     ap.add_argument("--cpu", help="only these CPUs (comma-separated)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 2))
@@ -128,7 +129,12 @@ def main():
     cpus = a.cpu.split(",") if a.cpu else list(zoo_run.CPUS)
     rows = [r for r in rows if r.cpu in cpus]
     pinned = {r.key() for r in rows}
-    sample = [(c, s) for c in cpus for s in range(a.sample_seed, a.sample_seed + a.sample)
+    # Each CPU its own seeds (S + 100 x the CPU's place in zoo_run.CPUS):
+    # the same seed is the same program on every CPU.
+    order = list(zoo_run.CPUS)
+    sample = [(c, s) for c in cpus
+              for s in range(a.sample_seed + 100 * order.index(c),
+                             a.sample_seed + 100 * order.index(c) + a.sample)
               if (c, s) not in pinned]
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)

@@ -27,6 +27,7 @@ import random
 import shutil
 import struct
 import subprocess
+import tempfile
 import time
 
 import zoo_gen
@@ -532,11 +533,10 @@ def capture_offline(b, work, run_dir, env, use_gdb, deep):
     cpu = CPUS[b.cpu]
     c = Crash()
     capture = os.path.join(work, "capture")
-    sock = os.path.join(work, "gdb.sock")
-    if os.path.exists(sock):
-        os.unlink(sock)
+    # A socket's path has at most 107 bytes: a short folder of its own.
+    sock_dir = tempfile.mkdtemp(prefix="zoo-gdb-")
+    sock = os.path.join(sock_dir, "stub")
     shutil.rmtree(capture, ignore_errors=True)
-    err = ""
     with open(os.path.join(work, "qemu.stderr"), "w+") as qemu_err:
         q = subprocess.Popen(["setarch", "-R"] + cpu.qemu +
                              ["-L", cpu.sysroot, "-g", sock, "../bin/prog"],
@@ -571,6 +571,7 @@ def capture_offline(b, work, run_dir, env, use_gdb, deep):
             except ProcessLookupError:
                 pass
             q.wait()
+            shutil.rmtree(sock_dir, ignore_errors=True)
             for f in glob.glob(os.path.join(run_dir, "core*")):
                 if os.path.isfile(f):
                     os.unlink(f)
@@ -583,7 +584,7 @@ def capture_offline(b, work, run_dir, env, use_gdb, deep):
     return c
 
 
-def offline_way(capture, work, way, cpu):
+def offline_way(capture, work, way):
     """The capture folder as walked one way: its registers, maps and
     memory, with links.txt sending the program and library to full/ or
     stripped/ (the C library to the sysroot) or, alone, no links.txt (no
@@ -781,7 +782,7 @@ def _run_one(seed, cpu, family, sw, root, keep, use_gdb):
         paths = [os.path.join(work, way)] + libdirs if way != "alone" else []
         snap = c.snapshot
         if os.path.isdir(snap):
-            snap = offline_way(snap, work, way, CPUS[cpu])
+            snap = offline_way(snap, work, way)
         t0 = time.time()
         frames, werr = walk(sw, snap, paths, os.path.join(work, "walk-%s.txt" % way))
         res.times[way] = time.time() - t0
