@@ -25,6 +25,23 @@ firmware_packages=(
   gcc-arm-none-eabi qemu-system-arm        # Cortex-M firmware
   gcc-riscv64-linux-gnu qemu-system-misc   # RV32 firmware
 )
+# The zoo (tests/zoo, docs/zoo.md): cross compilers and their C libraries
+# (static ones too), qemu-user to run what they build, the host's 32-bit
+# x86 C library (this kernel runs no i386 programs: qemu-i386 runs them
+# with /lib32), musl, gdb and gdb-multiarch for gdb's answer on the same
+# cores, binutils for every target. Without recommends: each cross
+# compiler's C library is named here.
+zoo_packages=(
+  gcc gdb gdb-multiarch binutils-multiarch qemu-user musl-tools
+  gcc-i686-linux-gnu libc6-dev-i386-cross libc6-i386
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+  gcc-mips-linux-gnu libc6-dev-mips-cross
+  gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
+  gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
+  gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+  gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+)
 missing_of() {
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
@@ -32,7 +49,8 @@ missing_of() {
 }
 mapfile -t missing < <(missing_of "${packages[@]}")
 mapfile -t missing_firmware < <(missing_of "${firmware_packages[@]}")
-if [ ${#missing[@]} -gt 0 ] || [ ${#missing_firmware[@]} -gt 0 ]; then
+mapfile -t missing_zoo < <(missing_of "${zoo_packages[@]}")
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_firmware[@]} -gt 0 ] || [ ${#missing_zoo[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
@@ -42,5 +60,9 @@ if [ ${#missing[@]} -gt 0 ] || [ ${#missing_firmware[@]} -gt 0 ]; then
   if [ ${#missing_firmware[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
       "${missing_firmware[@]}"
+  fi
+  if [ ${#missing_zoo[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+      "${missing_zoo[@]}"
   fi
 fi

@@ -21,7 +21,8 @@
 #                libunwindstack's offline test data
 #   stack.data   the stack from sp up to the first unreadable page, at
 #                most MAX_STACK bytes: 8-byte little-endian start address,
-#                then the bytes
+#                then the bytes (from the first readable page above sp
+#                when sp's own is not: a stack overflow's guard page)
 #   stack1.data  ... the page of each sigreturn trampoline gdb finds in
 #                the backtrace that lies in no module (qemu-user's own
 #                trampoline page): the walker recognises a signal frame
@@ -38,6 +39,9 @@ import struct
 import gdb
 
 MAX_STACK = 256 * 1024
+# How many unreadable pages above sp are skipped to find the stack (a
+# stack overflow's sp is in the guard page under it).
+GUARD_PAGES = 16
 
 # gdb's register name -> the offline format's (libunwindstack's) name.
 REGISTERS = {
@@ -168,16 +172,26 @@ def segments(elf, bias, pagesize):
 
 
 def readable_from(addr, limit, pagesize):
-    """Bytes readable from addr up, to the first unreadable page or limit."""
-    data = b''
+    """Bytes readable from addr up, to the first unreadable page or limit:
+    read a page at a time, in runs of up to 64 pages while they read
+    whole (a stack of megabytes through a remote stub a page per request
+    takes minutes), a page at a time again after a run fails."""
+    chunks, got, run = [], 0, 1
     end = min((addr | (pagesize - 1)) + 1, addr + limit)
-    while addr + len(data) < end:
+    while addr + got < end:
         try:
-            data += read(addr + len(data), end - addr - len(data))
+            chunk = read(addr + got, end - addr - got)
         except gdb.MemoryError:
-            break
-        end = min(end + pagesize, addr + limit)
-    return data
+            if run == 1:
+                break
+            run = 1
+            end = min((addr + got | (pagesize - 1)) + 1, addr + limit)
+            continue
+        chunks.append(chunk)
+        got += len(chunk)
+        run = min(run * 2, 64)
+        end = min(end + run * pagesize, addr + limit)
+    return b''.join(chunks)
 
 
 def write_memory(path, addr, data):
@@ -241,9 +255,17 @@ class OfflineCapture(gdb.Command):
         # below the dynamic loader.
         sp = regs['sp']
         above = [s for s, _, _, _, _ in maps if s > sp]
-        stack = readable_from(sp, min([MAX_STACK] + [s - sp for s in above]), pagesize)
-        write_memory(os.path.join(out, 'stack.data'), sp, stack)
-        maps.append((sp & ~(pagesize - 1), sp + len(stack), 'rw-p', 0, '[stack]'))
+        start = sp
+        stack = readable_from(start, min([MAX_STACK] + [s - start for s in above]), pagesize)
+        # A stack overflow leaves sp in the guard page below the stack: the
+        # stack is then what is readable from the next pages up.
+        for _ in range(GUARD_PAGES):
+            if stack:
+                break
+            start = (start | (pagesize - 1)) + 1
+            stack = readable_from(start, min([MAX_STACK] + [s - start for s in above]), pagesize)
+        write_memory(os.path.join(out, 'stack.data'), start, stack)
+        maps.append((start & ~(pagesize - 1), start + len(stack), 'rw-p', 0, '[stack]'))
 
         # Trampolines outside every module and the stack: their page.
         extra = []
