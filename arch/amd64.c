@@ -243,6 +243,7 @@ const struct sw_arch sw_arch_amd64 = {
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
 	.caller_by_prologue = sw_amd64_caller_by_prologue,
 	.slot_fits_call = sw_amd64_slot_fits_call,
+	.call_reaches = sw_amd64_call_reaches,
 	.call_precedes = amd64_call_precedes,
 	.call_target = amd64_call_target,
 	.jumps_into_module = amd64_jumps_into_module,

@@ -9,6 +9,7 @@
 #include "lib/walker.h"
 #include "signal_frame.h"
 #include "x86_call.h"
+#include "x86_prologue.h"
 
 enum {
 	X86_EAX, X86_ECX, X86_EDX, X86_EBX, X86_ESP, X86_EBP, X86_ESI, X86_EDI,
@@ -91,6 +92,24 @@ static bool x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known)
 static bool x86_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *target)
 {
 	return sw_x86_call_target(w, ra, false, target);
+}
+
+/* i386 code keeps arguments and locals on the stack in shapes the
+ * amd64 prologue decoder does not model: of a call's target only whether
+ * it can reach the callee at all is asked (the PIC thunk
+ * __x86.get_pc_thunk.bx returns at once: its call's return address, left
+ * in every PIC function's frame, is never a caller). */
+static bool x86_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
+                               uint64_t target, uint64_t slot)
+{
+	(void)slot;
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	return sw_x86_call_reaches(w, target, pc, false);
+}
+
+static bool x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc)
+{
+	return sw_x86_call_reaches(w, target, pc, false);
 }
 
 static bool x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t to)
@@ -201,5 +220,7 @@ const struct sw_arch sw_arch_x86 = {
 	.call_precedes = x86_call_precedes,
 	.call_target = x86_call_target,
 	.jumps_into_module = x86_jumps_into_module,
+	.slot_fits_call = x86_slot_fits_call,
+	.call_reaches = x86_call_reaches,
 	.after_scan = x86_after_scan,
 };

@@ -63,7 +63,16 @@ struct insn {
 	enum event ev;
 	int reg;        /* DWARF number, or -1 */
 	int64_t imm;
+	bool branch;    /* a direct jmp or jcc, to the next instruction + rel */
+	int64_t rel;
+	bool indirect;  /* jmp through a register or memory */
 };
+
+static int32_t rel32_at(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	                 (uint32_t)p[3] << 24);
+}
 
 /* Bytes after the opcode taken by a ModRM operand (ModRM, SIB,
  * displacement; SDM vol. 2 tables 2-2 and 2-3), 0 if they do not fit. */
@@ -170,8 +179,9 @@ static bool two_byte_modrm(uint8_t op, bool *as_reg, bool *as_rm, bool *imm8)
 	return false;
 }
 
-/* Decodes the instruction at c (avail bytes readable). */
-static void decode(const uint8_t *c, size_t avail, struct insn *in)
+/* Decodes the instruction at c (avail bytes readable), 64-bit or 32-bit
+ * code (where 40-4f are inc and dec, not REX prefixes). */
+static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 {
 	memset(in, 0, sizeof *in);
 	in->reg = -1;
@@ -186,7 +196,7 @@ static void decode(const uint8_t *c, size_t avail, struct insn *in)
 		opsize |= c[i] == 0x66;
 		i++;
 	}
-	if (i < avail && (c[i] & 0xf0) == 0x40)
+	if (is64 && i < avail && (c[i] & 0xf0) == 0x40)
 		rex = c[i++];
 	if (i >= avail)
 		return;
@@ -194,12 +204,25 @@ static void decode(const uint8_t *c, size_t avail, struct insn *in)
 	const uint8_t *m = c + i;
 	size_t left = avail - i;
 	unsigned mr;
+	if (!is64 && op >= 0x40 && op <= 0x4f) { /* inc, dec r32 */
+		in->len = (unsigned)i;
+		writes(in, dwarf_of_hw[op & 7]);
+		return;
+	}
 	unsigned imm_size = opsize ? 2 : 4;
 
 	/* endbr64 / endbr32 (f3 0f 1e fa/fb) */
 	if (op == 0x0f && left >= 2 && m[0] == 0x1e && (m[1] == 0xfa || m[1] == 0xfb)) {
 		in->len = (unsigned)i + 2;
 		in->ev = EV_NONE;
+		return;
+	}
+	/* syscall, sysenter (0f 05, 0f 34), int $0x80 (cd 80): the kernel
+	 * returns to the next instruction; rax/eax holds its result. */
+	if ((op == 0x0f && left >= 1 && (m[0] == 0x05 || m[0] == 0x34)) ||
+	    (op == 0xcd && left >= 1 && m[0] == 0x80)) {
+		in->len = (unsigned)i + 1;
+		writes(in, RAX);
 		return;
 	}
 	if (op >= 0x50 && op <= 0x57) {
@@ -229,19 +252,37 @@ static void decode(const uint8_t *c, size_t avail, struct insn *in)
 		in->ev = EV_RET;
 		return;
 	}
-	if (op == 0xeb || op == 0xe9) {
+	if ((op == 0xeb && left >= 1) || (op == 0xe9 && left >= 4)) {
 		in->len = (unsigned)i + (op == 0xeb ? 1 : 4);
 		in->ev = EV_PATH_END;
+		in->branch = true;
+		in->rel = op == 0xeb ? (int8_t)m[0] : rel32_at(m);
 		return;
 	}
-	if ((op >= 0x70 && op <= 0x7f) || op == 0xe8) { /* jcc rel8, call rel32 */
-		in->len = (unsigned)i + (op == 0xe8 ? 4 : 1);
+	if (op >= 0x70 && op <= 0x7f && left >= 1) { /* jcc rel8 */
+		in->len = (unsigned)i + 1;
+		in->ev = EV_NONE;
+		in->branch = true;
+		in->rel = (int8_t)m[0];
+		return;
+	}
+	if (op == 0xe8 && left >= 4) { /* call rel32 */
+		in->len = (unsigned)i + 4;
 		in->ev = EV_NONE;
 		return;
 	}
-	if (op == 0x0f && left >= 1 && m[0] >= 0x80 && m[0] <= 0x8f) { /* jcc rel32 */
+	if (op == 0x0f && left >= 5 && m[0] >= 0x80 && m[0] <= 0x8f) { /* jcc rel32 */
 		in->len = (unsigned)i + 5;
 		in->ev = EV_NONE;
+		in->branch = true;
+		in->rel = rel32_at(m + 1);
+		return;
+	}
+	if (op >= 0xa0 && op <= 0xa3) { /* mov between al/eax/rax and an absolute address */
+		in->len = (unsigned)i + (is64 ? 8 : 4);
+		in->ev = EV_NONE;
+		if (op <= 0xa1)
+			writes(in, RAX);
 		return;
 	}
 	if (op == 0x90 || op == 0x98 || op == 0x99 || op == 0xfc || op == 0xf5 || op == 0xf8 ||
@@ -377,8 +418,10 @@ static void decode(const uint8_t *c, size_t avail, struct insn *in)
 		in->ev = EV_NONE;
 		if (sub <= 1)
 			writes(in, modrm_rm(m[0], rex)); /* inc, dec */
-		else if (sub == 4 || sub == 5)
+		else if (sub == 4 || sub == 5) {
 			in->ev = EV_PATH_END; /* jmp r/m */
+			in->indirect = true;
+		}
 		else if (sub == 6)
 			in->ev = EV_PUSH;
 		else if (sub == 7)
@@ -458,19 +501,24 @@ static enum decoded analyze(struct sw_code *c, struct sw_prologue *p, uint64_t s
 	/* At the entry the return address is at [rsp] = CFA - 8. */
 	sw_pro_sp_add(p, -8);
 	sw_pro_store(p, RIP, RSP, 0, 8);
-	uint64_t at = start;
+	uint64_t at = start, reach = start;
 	bool after_ret = false;
 	while (at < pc && at - start < DECODE_BYTES) {
 		uint8_t buf[X86_MAX_INSN];
 		size_t n = read_insn(c, at, buf);
 		if (n == 0)
 			return at > start ? STOPPED : UNREADABLE;
-		if (after_ret && find_end && starts_another_function(buf, n))
+		/* Padding after a return that a jump of the function leads past
+		 * aligns a branch target (66 90 before a loop): the function
+		 * goes on. */
+		if (after_ret && find_end && at >= reach && starts_another_function(buf, n))
 			return LEFT_FUNCTION;
 		struct insn in;
-		decode(buf, n, &in);
+		decode(buf, n, true, &in);
 		if (in.ev == EV_STOP || in.len == 0 || at + in.len > pc)
 			return at + in.len > pc && in.ev != EV_STOP ? DECODED_TO_PC : STOPPED;
+		if (in.branch && at + in.len + (uint64_t)in.rel > reach)
+			reach = at + in.len + (uint64_t)in.rel;
 		after_ret = in.ev == EV_RET;
 		switch (in.ev) {
 		case EV_PUSH:
@@ -542,10 +590,66 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 	return st == SW_UNWIND_END ? SW_UNWIND_NO_RULE : st;
 }
 
+/* Does the function a direct call entered at `target` stay away from pc?
+ * It does when its code, decoded from `target` on, leaves only by its
+ * returns (its jumps all land between `target` and a return or jump
+ * past which none reaches: a closed piece of code, as __x86.get_pc_thunk
+ * or a syscall wrapper is) and pc is not in it. A call to it then cannot
+ * have led to pc: whatever it calls returns to it, and it returns to its
+ * caller. A jump below `target` (GCC's .cold parts lie below their
+ * function), through a register or a GOT slot (a tail call, a switch), or
+ * code that cannot be decoded: not known, false. */
+static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
+{
+	if (pc == target)
+		return false;
+	uint64_t at = target, reach = target;
+	while (at - target < DECODE_BYTES) {
+		uint8_t buf[X86_MAX_INSN];
+		size_t n = read_insn(c, at, buf);
+		struct insn in;
+		if (n == 0)
+			return false;
+		decode(buf, n, is64, &in);
+		if (in.ev == EV_STOP || in.len == 0 || in.indirect)
+			return false;
+		at += in.len;
+		if (!is64)
+			at &= 0xffffffffu;
+		if (in.branch) {
+			uint64_t to = at + (uint64_t)in.rel;
+			if (!is64)
+				to &= 0xffffffffu;
+			if (to < target)
+				return false;
+			if (to > reach)
+				reach = to;
+		}
+		bool falls_through = in.ev != EV_RET && in.ev != EV_PATH_END;
+		if (!falls_through && at >= reach)
+			return pc < target || pc >= at;
+	}
+	return false;
+}
+
+bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	return !closed_function_excludes(&c, target, pc, is64);
+}
+
+bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc)
+{
+	return sw_x86_call_reaches(w, target, pc, true);
+}
+
 bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
                              uint64_t target, uint64_t slot)
 {
 	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	if (!sw_x86_call_reaches(w, target, pc, true))
+		return false;
 	if (target > pc || pc - target > DECODE_BYTES || !sw_reg_valid(&callee->regs, RSP))
 		return true;
 	struct sw_code c;

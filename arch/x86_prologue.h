@@ -14,4 +14,13 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
                              uint64_t target, uint64_t slot);
 
+/* Could a direct call to `target` have led to pc? Not when the function
+ * there is closed (its code leaves only by its returns) and pc is outside
+ * it; true whenever its code does not say. The slot_fits_call hooks of
+ * both x86 CPUs ask it. */
+bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64);
+
+/* The call_reaches hook of amd64. */
+bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc);
+
 #endif

@@ -165,6 +165,11 @@ struct sw_arch {
 	 * the next step restores the interrupted context
 	 * (caller_of_signal_frame). May be NULL. */
 	bool (*is_signal_trampoline)(const struct sw_walk *w, uint64_t addr);
+	/* Could a direct call to `target` lead to `pc` at all? False only when
+	 * the code at target shows it cannot (a closed function, left only by
+	 * its returns, that does not hold pc); true when it cannot tell. A
+	 * frame record's return address is checked by it. May be NULL. */
+	bool (*call_reaches)(const struct sw_walk *w, uint64_t target, uint64_t pc);
 	/* A scan found a word in `slot` whose call went to `target`: could the
 	 * function at target, stopped where the callee frame is (its pc and
 	 * sp), keep its return address in that slot? The prologue of target,

@@ -306,10 +306,19 @@ static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct 
 	uint64_t start, callee_start, target;
 	bool symbols = sw_walk_function_start(w, call, &start) &&
 	               sw_walk_function_start(w, callee->lookup_pc, &callee_start);
-	if (symbols ? start != callee_start : addr != callee->pc || callee->trust != SW_TRUST_SCAN)
+	if (symbols)
+		return start == callee_start &&
+		       !(arch->call_target && arch->call_target(w, addr, &target) && target == start);
+	/* No symbols: the callee's own return address again, above a frame
+	 * whose place on the stack was found, not computed (a scanned slot; a
+	 * frame record, which i386 main's realigned stack keeps apart from
+	 * the return address it copied). Recursion calls directly, to a start
+	 * at or below its call; anything else is the same frame twice. */
+	bool found = callee->trust == SW_TRUST_SCAN || callee->trust == SW_TRUST_CFI_SCAN ||
+	             callee->trust == SW_TRUST_FRAME_POINTER;
+	if (addr != callee->pc || !found)
 		return false;
-	return !(symbols && arch->call_target && arch->call_target(w, addr, &target) &&
-	         target == start);
+	return !(arch->call_target && arch->call_target(w, addr, &target) && target <= call);
 }
 
 /* A direct call names its target (the arch's call_target follows the
@@ -379,6 +388,24 @@ static bool slot_fits_call(const struct sw_walk *w, uint64_t ra, uint64_t slot,
 	       arch->slot_fits_call(w, callee, target, slot);
 }
 
+/* A word naming a sigreturn trampoline is a handler's return address
+ * only where a real signal frame lies above it: sigaction leaves the
+ * restorer's address in its caller's frame too, and the scan goes on past
+ * such a word (a step refusing it later would end the walk there). */
+static bool restorer_without_frame(const struct sw_walk *w, uint64_t word, uint64_t slot,
+                                   const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	if (!callee || !arch->is_signal_trampoline || !arch->is_signal_trampoline(w, word))
+		return false;
+	struct sw_step probe = { .walk = w, .callee = callee };
+	struct sw_caller c;
+	memset(&c, 0, sizeof c);
+	sw_reg_set(&c.regs, arch->pc, word);
+	sw_reg_set(&c.regs, arch->sp, slot + arch->word_size);
+	return !sw_walk_is_signal_trampoline(&probe, &c);
+}
+
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
                                     uint32_t words, bool require_code,
                                     const struct sw_frame *callee)
@@ -392,7 +419,7 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 			return false;
 		if (return_address_checked(w, value, require_code) &&
 		    sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, at, callee) &&
-		    !function_pointer(w, value)) {
+		    !function_pointer(w, value) && !restorer_without_frame(w, value, at, callee)) {
 			*slot = at;
 			*ra = value;
 			return true;
@@ -693,6 +720,24 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	return !pc_in_module_data(w, pc);
 }
 
+/* Where the call before ra is direct, can its target lead to the
+ * callee's pc (arch hook call_reaches)? A frame record left in rbp by
+ * code that keeps none names a real return address of an older frame:
+ * its call went to a function that returns without passing through the
+ * callee (a stripped program's f3 called f4, which called f5: f5's rbp
+ * still holds f3's record). */
+static bool call_reaches_callee(const struct sw_step *st, uint64_t ra)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	uint64_t target;
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	return !arch->call_reaches || !arch->call_target ||
+	       !arch->call_target(w, arch->strip_code_pointer(w, ra), &target) ||
+	       arch->call_reaches(w, target, pc);
+}
+
 /* A caller that a frame record, a link register, a prologue's saved
  * slot or a scan gave is checked as a scanned word is: the call before
  * its return address must be able to reach the callee (another module's
@@ -722,7 +767,7 @@ static bool call_may_return_to(const struct sw_step *st, const struct sw_caller 
 	if (trust == SW_TRUST_PROLOGUE)
 		return true;
 	if (trust == SW_TRUST_FRAME_POINTER)
-		return call_may_enter_module(st->walk, ra, st->callee);
+		return call_may_enter_module(st->walk, ra, st->callee) && call_reaches_callee(st, ra);
 	return sw_walk_call_may_reach(st->walk, ra, st->callee);
 }
 
@@ -813,6 +858,19 @@ static enum sw_unwind_status caller_of_bad_pc(const struct sw_step *st, struct s
 	return SW_UNWIND_OK;
 }
 
+/* Was the callee's frame found by a rule that guesses its stack pointer
+ * (a scanned slot, a frame record: i386 main realigns its stack below the
+ * record) rather than computing it (context, CFI, decoded prologue)? Its
+ * own CFI then reads slots that may be wrong: a caller it gives must also
+ * be a return address, after a call in a module's code, or the rule
+ * failed and the next methods go on. */
+static bool registers_inferred(const struct sw_frame *callee)
+{
+	return !callee->restored_context &&
+	       (callee->trust == SW_TRUST_SCAN || callee->trust == SW_TRUST_CFI_SCAN ||
+	        callee->trust == SW_TRUST_FRAME_POINTER);
+}
+
 /* Finds the caller of the last physical frame: each method in turn, the
  * first whose result passes caller_is_plausible wins. A method's SW_UNWIND_END
  * is a definite end (an undefined return address, an intact chain ending
@@ -892,7 +950,9 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 			*end = SW_END_NULL_RETURN;
 			return STEP_END;
 		}
-		found = caller_is_plausible(st, &c, trust, first_unwind);
+		found = caller_is_plausible(st, &c, trust, first_unwind) &&
+		        (!registers_inferred(st->callee) ||
+		         sw_walk_is_return_address(w, c.regs.v[arch->pc]));
 		if (!found && is_outermost_function(st->callee->function)) {
 			*end = SW_END_OUTERMOST;
 			return STEP_END;

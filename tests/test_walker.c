@@ -63,7 +63,7 @@ static void set_context(struct fixture *fx, uint64_t rip, uint64_t rsp, uint64_t
 /* ---- a fake symbol provider for module 0 ---- */
 
 enum fake_rule { RULE_NONE, RULE_CFA_RSP_16, RULE_END, RULE_BAD_SP, RULE_LOW_PC, RULE_STACK_PC,
-                 RULE_NULL_PC, RULE_NULL_PC_FROM_0x400 };
+                 RULE_NULL_PC, RULE_NULL_PC_FROM_0x400, RULE_CFA_RSP_16_FROM_0x400 };
 
 struct fake_symbols {
 	enum fake_rule rule;
@@ -134,6 +134,14 @@ static enum sw_unwind_status fake_unwind(void *self, uint64_t off, const struct 
 		break;
 	case RULE_NULL_PC:
 		sw_reg_set(caller, RIP, 0);
+		sw_reg_set(caller, RSP, rsp + 16);
+		break;
+	case RULE_CFA_RSP_16_FROM_0x400: /* no rule below module offset 0x400 */
+		if (off < 0x400)
+			return SW_UNWIND_NO_RULE;
+		if (!sw_walk_read_word(env->walk, rsp + 8, &ra))
+			return SW_UNWIND_FAILED;
+		sw_reg_set(caller, RIP, ra);
 		sw_reg_set(caller, RSP, rsp + 16);
 		break;
 	case RULE_NULL_PC_FROM_0x400: /* no rule below module offset 0x400 */
@@ -1012,6 +1020,165 @@ START_TEST(test_scan_keeps_a_call_to_uncaptured_code_of_another_module)
 }
 END_TEST
 
+/* A scanned word whose direct call went to a closed function (its code
+ * leaves only by its returns: i386's PIC thunk, a syscall wrapper) that
+ * does not hold the callee's pc is that function's stale return address;
+ * a target whose code jumps out (below its start: a .cold part, a tail
+ * call) may reach anything, and the word stands. */
+static const struct sw_stack *walk_past_call_to_code(struct fixture *fx, bool x86,
+                                                      const char *code, size_t n)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	const unsigned ws = x86 ? 4 : 8;
+	if (x86) {
+		fx->snap.sys.cpu = SW_CPU_X86;
+		fx->snap.sys.word_size = 4;
+		fx->modules[1].base = 0x7c800000;
+		sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
+		sw_reg_set(&fx->thread.ctx, X86_ESP, sp);
+		sw_reg_set(&fx->thread.ctx, X86_EBP, 0x1234);
+	} else {
+		set_context(fx, CODE_BASE + 0x10, sp, 0x1234);
+	}
+	memcpy(syn_code_at(fx, CODE_BASE + 0x700, n), code, n);
+	put_call_to(fx, CODE_BASE + 0x300, CODE_BASE + 0x700);
+	put_call_before(fx, CODE_BASE + 0x520);
+	if (x86) {
+		put_u32(fx, sp + ws, CODE_BASE + 0x300);
+		put_u32(fx, sp + 2 * ws, CODE_BASE + 0x520);
+	} else {
+		put_u64(fx, sp + ws, CODE_BASE + 0x300);
+		put_u64(fx, sp + 2 * ws, CODE_BASE + 0x520);
+	}
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, x86 ? &sw_arch_x86 : &sw_arch_amd64, NULL, NULL,
+	                           &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+START_TEST(test_scan_refuses_a_call_to_a_closed_function_elsewhere)
+{
+	/* mov (%rsp),%rbx; ret  |  mov $0x83,%eax; syscall; cmp $-4095,%rax;
+	 * jae +1; ret; or $-1,%rax; ret */
+	static const char thunk[] = "\x48\x8b\x1c\x24\xc3";
+	static const char wrapper[] = "\xb8\x83\x00\x00\x00\x0f\x05\x48\x3d\x01\xf0\xff\xff"
+	                              "\x73\x01\xc3\x48\x83\xc8\xff\xc3";
+	/* jae rel32 to 0x100, below the target (a .cold part); ret: not closed */
+	static const char out[] = "\x0f\x83\xfa\xf9\xff\xff\xc3";
+	for (int x86 = 0; x86 <= 1; x86++) {
+		struct fixture fx;
+		const struct sw_stack *st = walk_past_call_to_code(&fx, x86, thunk + (x86 ? 1 : 0),
+		                                                   x86 ? 4 : 5);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+		fixture_free(&fx);
+
+		st = walk_past_call_to_code(&fx, x86, wrapper, sizeof wrapper - 1);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+		fixture_free(&fx);
+
+		st = walk_past_call_to_code(&fx, x86, out, sizeof out - 1);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* A frame found by its record has a guessed stack pointer (i386 main
+ * realigns its stack below the record): its CFI's caller must be a return
+ * address, and a scan from it must not take its own return address again
+ * (the copy realignment left) unless a direct call shows recursion. */
+START_TEST(test_frame_record_callee_cfi_and_scan_are_checked)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_CFA_RSP_16_FROM_0x400);
+	uint64_t sp = STACK_BASE + 0x100, rbp = STACK_BASE + 0x200;
+	set_context(&fx, CODE_BASE + 0x10, sp, rbp);
+	put_frame_setup(&fx, CODE_BASE);
+	put_call_before(&fx, CODE_BASE + 0x900);
+	put_call_before(&fx, CODE_BASE + 0xa00);
+	put_u64(&fx, rbp, STACK_BASE + 0x800);         /* a broken record above */
+	put_u64(&fx, STACK_BASE + 0x800, STACK_BASE + 0x900);
+	put_u64(&fx, STACK_BASE + 0x808, 0x5000000); /* no code */
+	put_u64(&fx, rbp + 8, CODE_BASE + 0x900);
+	put_u64(&fx, rbp + 16, CODE_BASE + 0x1000);    /* no call before it */
+	put_u64(&fx, rbp + 24, CODE_BASE + 0x1000);    /* CFI's [rsp + 8] */
+	put_u64(&fx, rbp + 32, CODE_BASE + 0xa00);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0xa00);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	fixture_free(&fx);
+
+	/* No symbols: the record's return address again, after call *%rax. */
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, CODE_BASE + 0x10, sp, rbp);
+	put_frame_setup(&fx, CODE_BASE);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x8fe, 2), "\xff\xd0", 2);
+	put_call_before(&fx, CODE_BASE + 0xa00);
+	put_u64(&fx, rbp, STACK_BASE + 0x800);
+	put_u64(&fx, STACK_BASE + 0x800, STACK_BASE + 0x900);
+	put_u64(&fx, STACK_BASE + 0x808, 0x5000000); /* no code */
+	put_u64(&fx, rbp + 8, CODE_BASE + 0x900);
+	put_u64(&fx, rbp + 16, CODE_BASE + 0x900);
+	put_u64(&fx, rbp + 24, CODE_BASE + 0xa00);
+	st = walk(&fx, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0xa00);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A frame record whose return address follows a direct call to a closed
+ * function elsewhere (a record rbp still holds from an older frame, in code
+ * without frame pointers) is not the callee's caller: the scan decides. */
+START_TEST(test_frame_record_after_a_call_that_cannot_reach_the_callee_is_refused)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, rbp = STACK_BASE + 0x200;
+	set_context(&fx, CODE_BASE + 0x10, sp, rbp);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x700, 5), "\x48\x8b\x1c\x24\xc3", 5);
+	put_call_to(&fx, CODE_BASE + 0x900, CODE_BASE + 0x700);
+	put_call_before(&fx, CODE_BASE + 0x520);
+	put_u64(&fx, rbp, STACK_BASE + 0x300);
+	put_u64(&fx, rbp + 8, CODE_BASE + 0x900);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x520);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* sigaction leaves the restorer's address in its caller's frame: a word
+ * naming __restore_rt with no signal frame above it is passed over, and
+ * the scan goes on to the real return address. */
+START_TEST(test_scan_passes_over_a_restorer_without_a_signal_frame)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x800, 9), "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05", 9);
+	put_call_before(&fx, CODE_BASE + 0x520);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x800);
+	put_u64(&fx, sp + 0x200, CODE_BASE + 0x520);
+	const struct sw_stack *st = walk(&fx, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot. */
@@ -1113,6 +1280,10 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_takes_a_repeated_return_address_once);
 	tcase_add_test(tc, test_scan_refuses_a_function_entry_after_an_indirect_call);
 	tcase_add_test(tc, test_scan_keeps_a_call_to_uncaptured_code_of_another_module);
+	tcase_add_test(tc, test_scan_refuses_a_call_to_a_closed_function_elsewhere);
+	tcase_add_test(tc, test_frame_record_callee_cfi_and_scan_are_checked);
+	tcase_add_test(tc, test_frame_record_after_a_call_that_cannot_reach_the_callee_is_refused);
+	tcase_add_test(tc, test_scan_passes_over_a_restorer_without_a_signal_frame);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
