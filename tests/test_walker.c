@@ -1179,6 +1179,30 @@ START_TEST(test_scan_passes_over_a_restorer_without_a_signal_frame)
 }
 END_TEST
 
+/* A PLT entry (jmp *slot(%rip)) leads where its GOT slot says, to the
+ * byte: x86 functions may start at odd addresses (bit 0 is ARM's Thumb
+ * bit, not x86's). */
+START_TEST(test_x86_call_target_follows_a_plt_entry_to_an_odd_address)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t stub = CODE_BASE + 0x700, slot = STACK_BASE + 0x800;
+	put_call_to(&fx, CODE_BASE + 0x300, stub);
+	uint8_t *c = syn_code_at(&fx, stub, 6);
+	int32_t d = (int32_t)(slot - (stub + 6));
+	c[0] = 0xff;
+	c[1] = 0x25;
+	memcpy(c + 2, &d, 4);
+	put_u64(&fx, slot, LIB_BASE + 0x11b9);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	uint64_t target = 0;
+	ck_assert(sw_x86_call_target(&w, CODE_BASE + 0x300, true, &target));
+	ck_assert_uint_eq(target, LIB_BASE + 0x11b9);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot. */
@@ -1284,6 +1308,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_frame_record_callee_cfi_and_scan_are_checked);
 	tcase_add_test(tc, test_frame_record_after_a_call_that_cannot_reach_the_callee_is_refused);
 	tcase_add_test(tc, test_scan_passes_over_a_restorer_without_a_signal_frame);
+	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
