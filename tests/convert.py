@@ -16,6 +16,7 @@ Usage: convert.py --stackwalk PATH --corpus DIR --testdata DIR [--work DIR]
 """
 import argparse
 import bz2
+import concurrent.futures
 import gzip
 import json
 import os
@@ -269,10 +270,22 @@ def main():
     passed = failed = 0
     used = set()
     snapdir = tempfile.mkdtemp(dir=args.work)
-    for label, path, syms in inputs.items:
-        if args.only not in label:
-            continue
-        problems, threads = check(args, label, path, syms, snapdir)
+    todo = [(i, item) for i, item in enumerate(inputs.items) if args.only in item[0]]
+
+    def check_one(job):
+        i, (label, path, syms) = job
+        own = os.path.join(snapdir, str(i))
+        os.makedirs(own, exist_ok=True)
+        try:
+            return check(args, label, path, syms, own)
+        finally:
+            shutil.rmtree(own, ignore_errors=True)
+
+    # Each input's walks and conversions run as processes of their own: as
+    # many at once as there are CPUs (the slowest of the conformance tests).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        results = list(ex.map(check_one, todo))
+    for (_, (label, path, syms)), (problems, threads) in zip(todo, results):
         real = []
         for mode, text in problems:
             reason = KNOWN_DIFFERENCES.get((label, mode))
