@@ -209,6 +209,194 @@ static bool arm64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 	return false;
 }
 
+/* The function starting at fn, when the module's symbols give its extent
+ * (a sized FUNC symbol, not a PUBLIC record): [fn, *end). */
+static bool a64_function_extent(const struct sw_walk *w, uint64_t fn, uint64_t *end)
+{
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, fn, &m);
+	if (!syms || !syms->ops->lookup)
+		return false;
+	const struct sw_module *mod = &w->snap->modules[m];
+	uint64_t bias = mod->base + mod->load_bias;
+	struct sw_arena scratch;
+	sw_arena_init(&scratch);
+	struct sw_sym_info info;
+	memset(&info, 0, sizeof info);
+	bool ok = syms->ops->lookup(syms->self, fn - bias, &scratch, &info) && info.function &&
+	          !info.is_public && info.function_size && bias + info.function_offset == fn;
+	sw_arena_free(&scratch);
+	*end = fn + info.function_size;
+	return ok;
+}
+
+/* Could a call to the function at fn have led to pc without leaving a
+ * return address of its own: pc inside it, or inside a function it
+ * branches to without linking (a tail call: B, B.cond, CBZ/CBNZ out of its
+ * extent), `hops` deep? True whenever it cannot tell: an extent the
+ * symbols do not give, code it cannot read, a BR (a jump anywhere), more
+ * code than *budget instructions. */
+enum { ARM64_TAIL_HOPS = 3, ARM64_TAIL_BUDGET = 8192 /* instructions */ };
+
+static bool a64_may_lead_to(const struct sw_walk *w, uint64_t fn, uint64_t pc, unsigned hops,
+                            uint32_t *budget)
+{
+	uint64_t end;
+	if (!a64_function_extent(w, fn, &end) || (pc >= fn && pc < end) || hops == 0)
+		return true;
+	for (uint64_t at = fn; at < end; at += 4) {
+		uint32_t insn;
+		uint64_t to;
+		if (*budget == 0 || !arm64_read_insn(w, at, &insn))
+			return true;
+		--*budget;
+		if ((insn & 0xfc000000u) == 0x14000000u)            /* B */
+			to = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+		else if ((insn & 0xff000010u) == 0x54000000u ||     /* B.cond */
+		         (insn & 0x7e000000u) == 0x34000000u)       /* CBZ, CBNZ */
+			to = at + (uint64_t)sext((uint64_t)(insn >> 5 & 0x7ffffu) << 2, 21);
+		else if ((insn & 0xfffffc1fu) == 0xd61f0000u)       /* BR */
+			return true;
+		else
+			continue;
+		if ((to < fn || to >= end) && a64_may_lead_to(w, to, pc, hops - 1, budget))
+			return true;
+	}
+	return false;
+}
+
+/* The slot_fits_call hook, for calls into another module. A BL through a
+ * PLT entry enters the one function its GOT slot names: a callee frame in
+ * that module was reached from there, or from a function it branches to
+ * without linking (only BL and BLR set x30, Arm ARM C6.2), which that
+ * function's code shows. A scanned word whose call went to a
+ * function that leads nowhere near the callee is left over from an
+ * earlier call (main's sigaction@plt return address in zoo_init's frame,
+ * found above glibc's msort frames). Within a module nothing is refused
+ * (.cold parts, local code the symbols do not name). */
+static bool arm64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
+                                 uint64_t target, uint64_t slot)
+{
+	uint64_t pc = arm64_strip(w, sw_frame_has_live_context(callee) ? callee->pc
+	                                                               : callee->lookup_pc);
+	uint64_t ra;
+	int32_t m = sw_module_at(w->snap, pc);
+	if (m < 0 || sw_module_at(w->snap, target) != m || !sw_walk_read_word(w, slot, &ra) ||
+	    sw_module_at(w->snap, arm64_strip(w, ra) - 4) == m)
+		return true;
+	uint32_t budget = ARM64_TAIL_BUDGET;
+	return a64_may_lead_to(w, target, pc, ARM64_TAIL_HOPS, &budget);
+}
+
+/* ---- whose frame record x29 points at ---- */
+
+/* AAPCS64 §6.4.6 lets code keep no frame record: GCC and Clang without
+ * frame pointers (-fomit-frame-pointer, GCC's default from -O1) never
+ * write x29, which then still points at the record of the nearest caller
+ * that made one (a function using alloca keeps one even so). Following it
+ * from such a frame skips every frame in between. A function makes its
+ * own record with `add x29, sp, #imm` (`mov x29, sp` is its alias) after
+ * storing the pair; its code before pc says whether it did. */
+enum arm64_record { ARM64_RECORD_UNKNOWN, ARM64_RECORD_OWN, ARM64_RECORD_NONE };
+
+/* How many instructions of a function are looked at. */
+enum { ARM64_RECORD_REACH = 1024 };
+
+/* ADD (immediate), 64-bit, Rd = x29, Rn = sp, either shift (C6.2.4). */
+static bool a64_sets_frame_pointer(uint32_t insn)
+{
+	return (insn & 0xff8003ffu) == 0x910003fdu;
+}
+
+/* RET Xn, RETAA, RETAB (C6.2.254-255). */
+static bool a64_is_ret(uint32_t insn)
+{
+	return (insn & 0xfffffc1fu) == 0xd65f0000u || insn == 0xd65f0bffu || insn == 0xd65f0fffu;
+}
+
+/* LDP x29, x30, [sp], #imm or [sp, #imm]: an epilogue popping a record. */
+static bool a64_pops_record(uint32_t insn)
+{
+	return (insn & 0xffc07fffu) == 0xa8c07bfdu || (insn & 0xffc07fffu) == 0xa9407bfdu;
+}
+
+/* The first instruction a function runs when it makes a frame: sub sp,
+ * sp, #imm; or a pre-indexed store to sp (stp x29, x30, [sp, #-N]!, str
+ * x30, [sp, #-N]!), 64-bit (C6.2.273, C6.2.277, C6.2.308). */
+static bool a64_allocates_frame(uint32_t insn)
+{
+	return (insn & 0xff8003ffu) == 0xd10003ffu || (insn & 0xffc003e0u) == 0xa98003e0u ||
+	       (insn & 0xffe00fe0u) == 0xf8000fe0u;
+}
+
+/* Padding and landing pads before a function's first instruction: NOP,
+ * zeros, BTI, PACIASP, PACIBSP. */
+static bool a64_is_entry_filler(uint32_t insn)
+{
+	return insn == 0xd503201fu || insn == 0 || a64_is_bti(insn) || insn == 0xd503233fu ||
+	       insn == 0xd503237fu;
+}
+
+/* Does a function begin after the return at `at` and before pc: the next
+ * instruction, past padding, makes a frame? Code after a return that is
+ * still the same function carries on in the frame it has. */
+static bool a64_function_follows(const struct sw_walk *w, uint64_t at, uint64_t pc)
+{
+	uint32_t insn;
+	for (unsigned k = 0; k < 4 && (at += 4) < pc; k++) {
+		if (!arm64_read_insn(w, at, &insn))
+			return false;
+		if (!a64_is_entry_filler(insn))
+			return a64_allocates_frame(insn);
+	}
+	return false;
+}
+
+/* Where the function's start is known, its code from there to pc is
+ * read. Otherwise the code before pc is read backwards to the first
+ * return. When a function that makes a frame begins right after it (the
+ * previous one ended there), or the return pops no record (it ends a
+ * function that had none: the previous one, or an early exit of ours
+ * taken before its record was made), no setup between it and pc means
+ * none of ours. A return after a record's epilogue with no frame made
+ * after it may end one of ours: unknown. Code that cannot be read, or
+ * farther than the reach, is unknown too (the record is then followed as
+ * before: a minidump without code, a .sym-only walk). */
+static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct sw_frame *callee)
+{
+	uint64_t pc = arm64_strip(w, sw_frame_has_live_context(callee) ? callee->pc
+	                                                               : callee->lookup_pc);
+	uint64_t start;
+	uint32_t insn;
+	if (sw_walk_function_start(w, pc, &start)) {
+		if ((pc - start) / 4 > ARM64_RECORD_REACH)
+			return ARM64_RECORD_UNKNOWN;
+		for (uint64_t at = start; at < pc; at += 4) {
+			if (!arm64_read_insn(w, at, &insn))
+				return ARM64_RECORD_UNKNOWN;
+			if (a64_sets_frame_pointer(insn))
+				return ARM64_RECORD_OWN;
+		}
+		return ARM64_RECORD_NONE;
+	}
+	for (uint64_t at = pc, n = 0; at >= 4 && n < ARM64_RECORD_REACH; n++) {
+		at -= 4;
+		if (!arm64_read_insn(w, at, &insn))
+			return ARM64_RECORD_UNKNOWN;
+		if (a64_sets_frame_pointer(insn))
+			return ARM64_RECORD_OWN;
+		if (a64_is_ret(insn)) {
+			if (a64_function_follows(w, at, pc))
+				return ARM64_RECORD_NONE;
+			for (unsigned k = 1; k <= 3 && at >= 4 * k; k++)
+				if (arm64_read_insn(w, at - 4 * k, &insn) && a64_pops_record(insn))
+					return ARM64_RECORD_UNKNOWN;
+			return ARM64_RECORD_NONE;
+		}
+	}
+	return ARM64_RECORD_UNKNOWN;
+}
+
 /* The frame record (AAPCS64 §6.4.6): a function that calls others stores
  * {caller's x29, x30} as a pair and points x29 at it, so
  *   pc_caller = [x29 + 8],  x29_caller = [x29],  sp_caller = x29 + 16
@@ -237,9 +425,13 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	saved_fp = arm64_strip(w, saved_fp);
 	saved_lr = arm64_strip(w, saved_lr);
 
+	enum arm64_record own = record ? arm64_record_of(w, s->callee) : ARM64_RECORD_UNKNOWN;
 	if (sw_frame_has_live_context(s->callee) && sw_reg_valid(r, ARM64_LR)) {
 		uint64_t lr = arm64_strip(w, r->v[ARM64_LR]);
-		if (!(record && saved_lr == lr) &&
+		/* A caller's record may hold the same return address as x30
+		 * (recursion from one call site): it is the frame's own only if
+		 * the code made one. */
+		if (!(record && saved_lr == lr && own != ARM64_RECORD_NONE) &&
 		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
 			sw_reg_set(&out->regs, ARM64_PC, lr);
 			sw_reg_set(&out->regs, ARM64_FP, fp);
@@ -252,6 +444,10 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	    s->callee->trust == SW_TRUST_FRAME_POINTER)
 		return SW_UNWIND_END;
 	if (!record)
+		return SW_UNWIND_NO_RULE;
+	/* The record must be this frame's own: code that shows it made none
+	 * left a caller's in x29 (arm64_record_of). */
+	if (own == ARM64_RECORD_NONE)
 		return SW_UNWIND_NO_RULE;
 	/* An intact record of zeros ends the chain (thread entry points and
 	 * _start clear x29 and x30). */
@@ -347,4 +543,5 @@ const struct sw_arch sw_arch_arm64 = {
 	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
 	.call_precedes = arm64_call_precedes,
 	.call_target = arm64_call_target,
+	.slot_fits_call = arm64_slot_fits_call,
 };

@@ -783,6 +783,17 @@ static bool restored_context_is_plausible(const struct sw_step *st, const struct
 	return sp != st->callee->regs.v[arch->sp] || c->regs.v[arch->pc] != st->callee->pc;
 }
 
+/* A frame whose stack pointer its method gave as a bound, not a value:
+ * one found by a scan or a frame record on a CPU whose calls leave the
+ * return address in a register (the function stores it, and its record,
+ * wherever its frame layout says: AAPCS64 §6.4.6 fixes no place). Where
+ * calls push it, the slot a scan or a record names is right below the
+ * caller's stack pointer. */
+static bool sp_only_bounded(const struct sw_arch *arch, const struct sw_frame *f)
+{
+	return arch->ra >= 0 && (f->trust == SW_TRUST_SCAN || f->trust == SW_TRUST_FRAME_POINTER);
+}
+
 enum step_result { STEP_CALLER, STEP_END };
 
 /* A caller whose pc a rule found to be an exception's return (Cortex-M's
@@ -953,6 +964,16 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		found = caller_is_plausible(st, &c, trust, first_unwind) &&
 		        (!registers_inferred(st->callee) ||
 		         sw_walk_is_return_address(w, c.regs.v[arch->pc]));
+		/* On CPUs with a link register the sp of a frame found by a scan
+		 * or a record is only a lower bound, and rules applied from it
+		 * read whatever lies at the offsets they name (glibc's
+		 * __libc_start_main, CFA = sp + 96, read main's address there):
+		 * where the callee's code is at hand, code bytes must show a
+		 * call right before the return address. */
+		uint8_t code;
+		if (found && sp_only_bounded(arch, st->callee))
+			found = !sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
+			        sw_walk_follows_proven_call(w, c.regs.v[arch->pc]);
 		if (!found && is_outermost_function(st->callee->function)) {
 			*end = SW_END_OUTERMOST;
 			return STEP_END;

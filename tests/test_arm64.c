@@ -28,6 +28,9 @@ enum {
 	INSN_B = 0x14000010u,       /* b .+0x40: no link */
 	INSN_BR_X8 = 0xd61f0100u,   /* br x8: no link */
 	INSN_RET = 0xd65f03c0u,
+	INSN_STP_FP_LR_PRE = 0xa9bf7bfdu,  /* stp x29, x30, [sp, #-16]! */
+	INSN_LDP_FP_LR_POST = 0xa8c17bfdu, /* ldp x29, x30, [sp], #16 */
+	INSN_MOV_FP_SP = 0x910003fdu,      /* mov x29, sp */
 };
 
 static void fixture_init(struct fixture *fx)
@@ -150,6 +153,8 @@ START_TEST(test_link_register_into_the_own_function_is_left_over)
 	fixture_init(&fx);
 	uint64_t stale = call_returning_to(&fx, CODE_BASE + 0x40); /* bl .+0x40: to 0x7c */
 	uint64_t ra = call_returning_to(&fx, CODE_BASE + 0x400);
+	put_insn(&fx, CODE_BASE, INSN_STP_FP_LR_PRE);   /* its own record */
+	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
 	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
 	put_u64(&fx, fp, 0);
 	put_u64(&fx, fp + 8, ra);
@@ -158,8 +163,102 @@ START_TEST(test_link_register_into_the_own_function_is_left_over)
 	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
 	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
 	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[1].pc, ra);
 	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp + 16);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function built without frame pointers (-fomit-frame-pointer) never
+ * writes x29: frame 1, recursing into itself, still has the x29 of a
+ * caller far up that made a record (alloca), and that record would skip
+ * every frame in between. Without symbols, the code back from the call to
+ * the previous function's return shows no `mov x29, sp`: the record is
+ * not this frame's, and nothing else proves a caller (zoo aarch64 5202,
+ * an -O0 stack overflow: f7's frames above f6's record). */
+START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t fn = CODE_BASE + 0x108;
+	put_insn(&fx, fn - 8, INSN_LDP_FP_LR_POST);     /* the previous function's end */
+	put_insn(&fx, fn - 4, INSN_RET);
+	put_insn(&fx, fn, 0xd110c3ffu);                 /* sub sp, sp, #0x430 */
+	put_insn(&fx, fn + 4, 0xf90003feu);             /* str x30, [sp] */
+	put_insn(&fx, fn + 0x38, 0x97fffff2u);          /* bl fn: recursion */
+	uint64_t ra_self = fn + 0x3c;
+	uint64_t ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0xf00;
+	put_u64(&fx, fp, 0);                            /* the far caller's record */
+	put_u64(&fx, fp + 8, ra_far);
+	set_context(&fx, fn + 4, sp, fp, ra_self);      /* stopped storing x30 */
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra_self);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Block symbols (above) over code and CFI for the function at 0x300 as
+ * glibc's __libc_start_main has it: CFA = sp + 0x60, x29 at CFA - 0x60,
+ * x30 at CFA - 0x58. */
+static enum sw_unwind_status start_main_unwind(void *self, uint64_t off,
+                                               const struct sw_unwind_env *env,
+                                               struct sw_caller *out, enum sw_trust *trust)
+{
+	(void)self;
+	*trust = SW_TRUST_CFI;
+	if (off < 0x300 || off >= 0x400 || !sw_reg_valid(&env->callee->regs, SP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t cfa = env->callee->regs.v[SP] + 0x60, fp, ra;
+	if (!sw_walk_read_word(env->walk, cfa - 0x60, &fp) ||
+	    !sw_walk_read_word(env->walk, cfa - 0x58, &ra))
+		return SW_UNWIND_FAILED;
+	memset(out, 0, sizeof *out);
+	sw_reg_set(&out->regs, SP, cfa);
+	sw_reg_set(&out->regs, FP, fp);
+	sw_reg_set(&out->regs, PC, ra);
+	return SW_UNWIND_OK;
+}
+
+static const struct sw_symbols_ops block_cfi_ops = {
+	.lookup = block_lookup,
+	.has_function = block_has_function,
+	.unwind = start_main_unwind,
+};
+
+/* A frame found through a frame record has its x29 exactly, its sp only
+ * as a bound (fp + 16: GCC puts the record at the bottom of a frame of
+ * 0x60 bytes). Rules applied from that sp read the wrong slots, here a
+ * word after no call (main's address, an argument): refused, and the
+ * frame's own record gives the caller (zoo aarch64 5201, stripped). */
+START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x380);  /* into 0x300's */
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x480);
+	put_insn(&fx, CODE_BASE, INSN_STP_FP_LR_PRE);
+	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
+	put_insn(&fx, CODE_BASE + 0x300, 0xa9ba7bfdu);             /* stp x29, x30, [sp, #-96]! */
+	put_insn(&fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
+	put_u64(&fx, fp1, fp2);                 /* frame 0's record */
+	put_u64(&fx, fp1 + 8, ra1);
+	put_u64(&fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
+	put_u64(&fx, fp2, 0);                   /* frame 1's record, the last */
+	put_u64(&fx, fp2 + 8, ra2);
+	set_context(&fx, CODE_BASE + 0x20, sp, fp1, ra1);
+	struct sw_module_symbols syms = { &block_cfi_ops, NULL };
+	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
 	fixture_free(&fx);
 }
 END_TEST
@@ -401,6 +500,76 @@ START_TEST(test_scan_refuses_a_call_into_another_module)
 }
 END_TEST
 
+/* Symbols of both modules, sized: the app's code is one function at
+ * 0x100; the library's are A at 0x100 and A2 at 0x200 (0x20 bytes each)
+ * and B at 0x400 (0x100 bytes). */
+static bool two_module_lookup(void *self, uint64_t off, struct sw_arena *a,
+                              struct sw_sym_info *out)
+{
+	(void)a;
+	bool lib = self != NULL;
+	memset(out, 0, sizeof *out);
+	uint64_t start = !lib ? 0x100 : off >= 0x400 ? 0x400 : off >= 0x200 ? 0x200 : 0x100;
+	uint64_t size = !lib ? 0x200 : start == 0x400 ? 0x100 : 0x20;
+	if (off < start || off >= start + size)
+		return false;
+	out->function = "f";
+	out->function_offset = start;
+	out->function_size = size;
+	return true;
+}
+
+static bool two_module_has_function(void *self, uint64_t off)
+{
+	struct sw_sym_info info;
+	return two_module_lookup(self, off, NULL, &info);
+}
+
+static const struct sw_symbols_ops two_module_ops = {
+	.lookup = two_module_lookup,
+	.has_function = two_module_has_function,
+};
+
+static const struct sw_module_symbols *two_module_symbols(void *self, uint32_t m,
+                                                         enum sw_symbols_status *st)
+{
+	static const int lib_tag = 1;
+	static struct sw_module_symbols app = { &two_module_ops, NULL };
+	static struct sw_module_symbols lib = { &two_module_ops, (void *)&lib_tag };
+	(void)self;
+	*st = m < 2 ? SW_SYMS_LOADED : SW_SYMS_MISSING;
+	return m == 0 ? &app : m == 1 ? &lib : NULL;
+}
+
+/* Above a frame in the library's B, a word whose BL went through the PLT
+ * to the library's A (which returns, and branches nowhere) is left over
+ * from an earlier call: the call did not lead to B. One whose target A2
+ * tail-branches to B did (zoo aarch64 5204, stripped: main's
+ * sigaction@plt return address above glibc's msort frames). */
+START_TEST(test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere)
+{
+	for (int tail = 0; tail < 2; tail++) {
+		struct fixture fx;
+		fixture_init_with_lib(&fx);
+		put_calls(&fx);
+		put_insn(&fx, LIB_BASE + 0x100, INSN_RET);          /* A */
+		put_insn(&fx, LIB_BASE + 0x200, 0x14000080u);       /* A2: b B */
+		uint64_t sp = STACK_BASE + 0x100;
+		uint64_t stale = tail ? CODE_BASE + 0x110 : CODE_BASE + 0x10c;
+		put_u64(&fx, sp, stale);                            /* bl plt: A or A2 */
+		put_u64(&fx, sp + 8, CODE_BASE + 0x11c);            /* blr x8 */
+		set_context(&fx, LIB_BASE + 0x420, sp, 0, 0);
+		struct sw_symbol_source src = { .self = NULL, .for_module = two_module_symbols };
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+		ck_assert_uint_eq(st->frames[1].pc, tail ? stale : CODE_BASE + 0x11c);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), tail ? sp + 8 : sp + 16);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -409,6 +578,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_leaf_returns_through_link_register);
 	tcase_add_test(tc, test_context_with_own_record_uses_the_record);
 	tcase_add_test(tc, test_link_register_into_the_own_function_is_left_over);
+	tcase_add_test(tc, test_record_of_a_function_that_makes_none_is_a_callers);
+	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call);
 	tcase_add_test(tc, test_pointer_authentication_bits_are_stripped);
 	tcase_add_test(tc, test_snapshot_pac_mask_is_used);
 	tcase_add_test(tc, test_record_without_call_before_its_return_address_is_refused);
@@ -417,6 +588,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_call_check_decodes_every_linking_branch);
 	tcase_add_test(tc, test_call_target_decodes_bl_and_follows_stubs);
 	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
+	tcase_add_test(tc, test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere);
 	suite_add_tcase(s, tc);
 	return s;
 }
