@@ -511,7 +511,7 @@ static enum decoded analyze(struct sw_code *c, struct sw_prologue *p, uint64_t s
 		/* Padding after a return that a jump of the function leads past
 		 * aligns a branch target (66 90 before a loop): the function
 		 * goes on. */
-		if (after_ret && find_end && at >= reach && starts_another_function(buf, n))
+		if (after_ret && find_end && at > reach && starts_another_function(buf, n))
 			return LEFT_FUNCTION;
 		struct insn in;
 		decode(buf, n, true, &in);
@@ -626,7 +626,9 @@ static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_
 				reach = to;
 		}
 		bool falls_through = in.ev != EV_RET && in.ev != EV_PATH_END;
-		if (!falls_through && at >= reach)
+		/* Closed when no jump seen leads to here or beyond (a jump to
+		 * the very next byte continues the function). */
+		if (!falls_through && at > reach)
 			return pc < target || pc >= at;
 	}
 	return false;

@@ -6,6 +6,7 @@
 
 #include "arch/registry.h"
 #include "arch/x86_call.h"
+#include "arch/x86_prologue.h"
 #include "lib/walker.h"
 #include "synthetic_snapshot.h"
 
@@ -1136,6 +1137,23 @@ START_TEST(test_frame_record_callee_cfi_and_scan_are_checked)
 }
 END_TEST
 
+/* A closed function ends at a return past which no jump of its own
+ * leads: a jump to the byte right after a return continues it. */
+START_TEST(test_closed_function_ends_past_its_last_jump_target)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	/* jg +1; ret; ret */
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x700, 4), "\x7f\x01\xc3\xc3", 4);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	ck_assert(sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x703, true));
+	ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x704, true));
+	ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x10, false));
+	fixture_free(&fx);
+}
+END_TEST
+
 /* A frame record whose return address follows a direct call to a closed
  * function elsewhere (a record rbp still holds from an older frame, in code
  * without frame pointers) is not the callee's caller: the scan decides. */
@@ -1308,6 +1326,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_frame_record_callee_cfi_and_scan_are_checked);
 	tcase_add_test(tc, test_frame_record_after_a_call_that_cannot_reach_the_callee_is_refused);
 	tcase_add_test(tc, test_scan_passes_over_a_restorer_without_a_signal_frame);
+	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
