@@ -221,6 +221,7 @@ enum {
 	MAX_BACKWARD = 4096,      /* how far back a function's start is sought */
 	ALLOC_WINDOW = 16 * 4,    /* past an allocation, how far an exact start */
 	MAX_FORWARD = 8 * 1024,   /* how much of a function is decoded */
+	BRANCH_BACK_REACH = 1024, /* how far before an early return a branch past it is sought */
 };
 
 /* Feeds one instruction to the frame state. *end_after is set to the
@@ -492,8 +493,11 @@ static bool branch_target(uint64_t a, uint32_t i, uint64_t *to)
  *    argument words a callee may use, psABI "Stack Frame"): a frame it did
  *    not allocate; or
  *  - branch back before `from` (on its way to pc, or after it up to its
- *    next return): into the body the early return left. *back is then
- *    that target, which the function's start must precede.
+ *    next return): into the body the early return left; or
+ *  - be the target of a conditional branch before `from`: reached from
+ *    the body before the early return.
+ * *back is then that target, or that branch, which the function's start
+ * must precede.
  * A function that never returns may make calls without saving ra (GCC
  * -O2 does), but neither uses a frame it did not make nor jumps into the
  * function before it. */
@@ -505,8 +509,11 @@ static bool follows_early_return(struct sw_code *c, uint64_t from, uint64_t pc, 
 	for (uint64_t a = from; a - from < MAX_BACKWARD; a += 4) {
 		uint32_t i;
 		uint64_t to;
-		if (!read_insn(c, a, &i))
-			return false;
+		if (!read_insn(c, a, &i)) {
+			if (a <= pc)
+				return false;
+			break;
+		}
 		if (a <= pc) {
 			if (is_return(i) || is_sp_adjust(i, false))
 				return false;
@@ -530,7 +537,23 @@ static bool follows_early_return(struct sw_code *c, uint64_t from, uint64_t pc, 
 			return called;
 		}
 		if (is_return(i))
+			break;
+	}
+	if (!called)
+		return false;
+	/* A conditional branch before `from` into [from, pc]: the code there
+	 * is reached from the body before it (MIPS has no conditional tail
+	 * call, and PIC code tail-calls through t9 anyway). */
+	for (uint64_t a = from - 4; from - a <= BRANCH_BACK_REACH && a >= 4; a -= 4) {
+		uint32_t i;
+		uint64_t to;
+		if (!read_insn(c, a, &i))
 			return false;
+		bool uncond = op_of(i) == OP_J || (op_of(i) == OP_BEQ && rs_of(i) == 0 && rt_of(i) == 0);
+		if (!uncond && branch_target(a, i, &to) && to >= from && to <= pc) {
+			*back = a;
+			return true;
+		}
 	}
 	return false;
 }

@@ -529,7 +529,20 @@ static const uint32_t zoo5600_f7[] = {
 	0x8fa50000u, 0x00b12821u, 0x24a50001u, 0xdf9980f8u, 0x0411ffaeu, 0x00002025u,
 };
 
-enum { F4 = 0x10100, F7 = 0x10200, NORET = 0x10400 };
+/* Seed 24's f7 (n64, -O2): its early return's code after it only calls a
+ * function that never returns, reached by a conditional branch before
+ * the return (`blez t0`). */
+static const uint32_t zoo24_f7[] = {
+	0x67bdff90u, 0xffbc0020u, 0x3c1c000cu, 0x0399e02du, 0x679cb630u, 0xffb00018u, 0xdf908068u,
+	0xffbf0028u, 0x8e020000u, 0x00806025u, 0x28430200u, 0xffa50038u, 0xffa60040u, 0xffa70048u,
+	0xffa80050u, 0xffa90058u, 0xffaa0060u, 0x10600006u, 0xffab0068u, 0xdf838070u, 0x000220b8u,
+	0x0064182du, 0x24040007u, 0xac640000u, 0x8fa40038u, 0xdf998098u, 0x24420001u, 0xae020000u,
+	0x67a20038u, 0x0411ffd4u, 0xffa20000u, 0x00821021u, 0x1980000du, 0x24450001u, 0xdf9980a0u,
+	0x0411ffdcu, 0x2584ffffu, 0x8e030000u, 0xdfbf0028u, 0x2463ffffu, 0xdfbc0020u, 0xae030000u,
+	0x24420001u, 0xdfb00018u, 0x03e00008u, 0x67bd0070u, 0xdf9980a8u, 0x0411fe00u, 0x00002025u,
+};
+
+enum { F4 = 0x10100, F7 = 0x10200, NORET = 0x10400, F7B = 0x10600 };
 
 static void early_return_fixture(struct fixture *fx)
 {
@@ -545,6 +558,8 @@ static void early_return_fixture(struct fixture *fx)
 		syn_put_code(fx, F4 + 4 * i, zoo5600_f4[i], 4);
 	for (size_t i = 0; i < sizeof zoo5600_f7 / sizeof zoo5600_f7[0]; i++)
 		syn_put_code(fx, F7 + 4 * i, zoo5600_f7[i], 4);
+	for (size_t i = 0; i < sizeof zoo24_f7 / sizeof zoo24_f7[0]; i++)
+		syn_put_code(fx, F7B + 4 * i, zoo24_f7[i], 4);
 	/* A function ending `jr ra; daddiu sp, sp, 48`, then one that never
 	 * returns: no frame, no ra saved, a call (GCC -O2's noreturn code). */
 	syn_put_code(fx, NORET - 8, 0x03e00008u, 4);
@@ -575,7 +590,8 @@ static enum sw_unwind_status suspended_caller(struct fixture *fx, uint64_t ra, u
 /* Without symbols the start is sought back from the call: the early
  * return's `daddiu sp, sp, 48` is met first, but the code after it calls
  * before saving ra and branches back before it (f4), or uses a frame it
- * did not allocate (f7): the middle of a function. The start is the
+ * did not allocate (f7), or is where a conditional branch before the
+ * return goes (seed 24's f7): the middle of a function. The start is the
  * allocation of the 48 bytes the early return released, and the frame's
  * caller is read from where that prologue saved ra. A function that
  * never returns, after another's end, is not given that one's frame. */
@@ -586,13 +602,13 @@ START_TEST(test_prologue_start_is_not_after_an_early_return)
 	const uint64_t sp = 0x7ff00100;
 	put_u64(&fx, sp + 40, 0x10888);
 	struct sw_caller out;
-	static const uint64_t ras[] = { F4 + 0xcc, F7 + 0xdc };
-	for (size_t i = 0; i < 2; i++) {
+	static const uint64_t ras[][2] = { { F4 + 0xcc, 48 }, { F7 + 0xdc, 48 }, { F7B + 0xc4, 112 } };
+	for (size_t i = 0; i < 3; i++) {
 		memset(&out, 0, sizeof out);
-		ck_assert_msg(suspended_caller(&fx, ras[i], sp, &out) == SW_UNWIND_OK, "ra 0x%llx",
-		              (unsigned long long)ras[i]);
+		ck_assert_msg(suspended_caller(&fx, ras[i][0], sp, &out) == SW_UNWIND_OK, "ra 0x%llx",
+		              (unsigned long long)ras[i][0]);
 		ck_assert_uint_eq(out.regs.v[PC], 0x10888);
-		ck_assert_uint_eq(out.regs.v[SP], sp + 48);
+		ck_assert_uint_eq(out.regs.v[SP], sp + ras[i][1]);
 	}
 	ck_assert_int_eq(suspended_caller(&fx, NORET + 12, sp, &out), SW_UNWIND_NO_RULE);
 	fixture_free(&fx);
