@@ -221,6 +221,7 @@ enum {
 	MAX_BACKWARD = 4096,      /* how far back a function's start is sought */
 	ALLOC_WINDOW = 16 * 4,    /* past an allocation, how far an exact start */
 	MAX_FORWARD = 8 * 1024,   /* how much of a function is decoded */
+	BRANCH_BACK_REACH = 1024, /* how far before an early return a branch past it is sought */
 };
 
 /* Feeds one instruction to the frame state. *end_after is set to the
@@ -462,6 +463,111 @@ static bool is_transfer(uint32_t i, unsigned *slot)
 	}
 }
 
+/* The target of a pc-relative branch or a J at a (vol. II: the offset
+ * counts from the delay slot), or false for anything else. */
+static bool branch_target(uint64_t a, uint32_t i, uint64_t *to)
+{
+	unsigned op = op_of(i);
+	bool rel = (op >= OP_BEQ && op <= OP_BGTZ) || (op >= 20 && op <= 23) ||
+	           (op == OP_REGIMM && rt_of(i) <= 3);
+	if (rel) {
+		*to = a + 4 + (uint64_t)(simm_of(i) * 4);
+		return true;
+	}
+	if (op == OP_J) {
+		*to = ((a + 4) & ~(uint64_t)0x0fffffff) | (uint64_t)(i & 0x03ffffffu) << 2;
+		return true;
+	}
+	return false;
+}
+
+/* Is the code from `from` to pc the middle of a function, past an early
+ * return, rather than a function's start? GCC puts early returns (`jr ra`
+ * with the frame's release in its delay slot) in the middle of a
+ * function, the rest of its body after them. A function's start makes no
+ * call before it saves ra (JAL, BAL, JALR ra write ra; psABI "Function
+ * Prologue") unless it never returns, so the code must call before any
+ * allocation or save of ra (at pc at the latest: a suspended frame's pc
+ * here is its call), and also
+ *  - read or write the stack at sp + off, off >= 0 (o32: past the four
+ *    argument words a callee may use, psABI "Stack Frame"): a frame it did
+ *    not allocate; or
+ *  - branch back before `from` (on its way to pc, or after it up to its
+ *    next return): into the body the early return left; or
+ *  - be the target of a conditional branch before `from`: reached from
+ *    the body before the early return.
+ * *back is then that target, or that branch, which the function's start
+ * must precede.
+ * A function that never returns may make calls without saving ra (GCC
+ * -O2 does), but neither uses a frame it did not make nor jumps into the
+ * function before it. */
+static bool follows_early_return(struct sw_code *c, uint64_t from, uint64_t pc, uint64_t *back)
+{
+	const unsigned min_off = c->w->arch->word_size == 4 ? 16 : 0;
+	bool called = false, used_frame = false;
+	*back = 0;
+	for (uint64_t a = from; a - from < MAX_BACKWARD; a += 4) {
+		uint32_t i;
+		uint64_t to;
+		if (!read_insn(c, a, &i)) {
+			if (a <= pc)
+				return false;
+			break;
+		}
+		if (a <= pc) {
+			if (is_return(i) || is_sp_adjust(i, false))
+				return false;
+			unsigned op = op_of(i);
+			bool mem = op == 32 || op == 33 || op == OP_LW || op == 36 || op == 37 ||
+			           op == OP_LWU || op == 40 || op == 41 || op == OP_SW || op == OP_LD ||
+			           op == OP_SD;
+			if (mem && rs_of(i) == MIPS_SP && rt_of(i) == MIPS_RA && (op == OP_SW || op == OP_SD))
+				return false; /* ra saved: a prologue */
+			if (mem && rs_of(i) == MIPS_SP && simm_of(i) >= (int64_t)min_off)
+				used_frame = true;
+			if (is_delay_slot_call(i) || is_compact_call(i))
+				called = true;
+			if (called && used_frame)
+				return true;
+		} else if (!called) {
+			return false;
+		}
+		if (branch_target(a, i, &to) && to < from) {
+			*back = to;
+			return called;
+		}
+		if (is_return(i))
+			break;
+	}
+	if (!called)
+		return false;
+	/* A conditional branch before `from` into [from, pc]: the code there
+	 * is reached from the body before it (MIPS has no conditional tail
+	 * call, and PIC code tail-calls through t9 anyway). */
+	for (uint64_t a = from - 4; from - a <= BRANCH_BACK_REACH && a >= 4; a -= 4) {
+		uint32_t i;
+		uint64_t to;
+		if (!read_insn(c, a, &i))
+			return false;
+		bool uncond = op_of(i) == OP_J || (op_of(i) == OP_BEQ && rs_of(i) == 0 && rt_of(i) == 0);
+		if (!uncond && branch_target(a, i, &to) && to >= from && to <= pc) {
+			*back = a;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The size an allocation `addiu/daddiu sp, sp, -N` at a makes, or 0. */
+static int64_t allocation_at(struct sw_code *c, uint64_t a)
+{
+	uint32_t i;
+	return a && read_insn(c, a, &i) && is_sp_adjust(i, false) ? -simm_of(i) : 0;
+}
+
+static uint64_t find_start_from(struct sw_code *c, uint64_t pc, int64_t *released,
+                                uint64_t *alloc_at, uint64_t *back);
+
 /* Without symbols, the function holding pc starts after the nearest
  * earlier end of another one: a `jr ra` and its delay slot, or a stack
  * release `addiu sp, sp, +N` (the last instruction of a function that
@@ -471,8 +577,25 @@ static bool is_transfer(uint32_t i, unsigned *slot)
  * earlier jump, branch or call (a function may end in a call that does
  * not return), else at the allocation itself. Never before the module
  * holding pc, nor more than MAX_BACKWARD bytes back, nor past code the
- * snapshot lacks. 0: no start found. */
+ * snapshot lacks. 0: no start found.
+ *
+ * An end whose code after it is the middle of a function
+ * (follows_early_return) is an early return: the search goes on past it,
+ * and the start found must allocate the frame that return released (an
+ * epilogue releases what its prologue allocated), else there is none. */
 static uint64_t find_start(struct sw_code *c, uint64_t pc)
+{
+	int64_t released = 0;
+	uint64_t alloc = 0, back = 0;
+	uint64_t start = find_start_from(c, pc, &released, &alloc, &back);
+	if (released && (!start || allocation_at(c, alloc) != released || alloc < start ||
+	                 (back && back <= alloc)))
+		return 0;
+	return start;
+}
+
+static uint64_t find_start_from(struct sw_code *c, uint64_t pc, int64_t *released,
+                                uint64_t *alloc_at, uint64_t *back)
 {
 	const struct sw_snapshot *s = c->w->snap;
 	uint64_t lo = pc > MAX_BACKWARD ? pc - MAX_BACKWARD : 0;
@@ -491,16 +614,42 @@ static uint64_t find_start(struct sw_code *c, uint64_t pc)
 	unsigned slot;
 	for (uint64_t a = pc & ~(uint64_t)3; a >= lo + 4;) {
 		a -= 4;
+		*alloc_at = alloc;
 		if (!read_insn(c, a, &i))
 			return alloc;
 		if (alloc && alloc - a > ALLOC_WINDOW)
 			return alloc;
 		/* pc in the delay slot of its own function's return */
 		bool own_return = a + 4 == pc;
+		uint64_t end = 0;
 		if (is_return(i) && !own_return)
-			return i == 0xd81f0000u ? a + 4 : a + 8;
-		if (is_sp_adjust(i, true))
-			return a + 4;
+			end = i == 0xd81f0000u ? a + 4 : a + 8;
+		else if (is_sp_adjust(i, true))
+			end = a + 4;
+		uint64_t to = 0;
+		if (end && !alloc && follows_early_return(c, end, pc, &to)) {
+			if (to && (!*back || to < *back))
+				*back = to;
+			/* Past an early return: its release (in the jr's delay
+			 * slot, met first going back, or just before the jr) is
+			 * the frame's size. */
+			uint32_t d;
+			int64_t n = 0;
+			if (is_sp_adjust(i, true)) {
+				n = simm_of(i);
+				if (a >= lo + 4 && read_insn(c, a - 4, &d) && is_return(d))
+					a -= 4; /* the jr whose delay slot this is */
+			} else if (a >= lo + 4 && read_insn(c, a - 4, &d) && is_sp_adjust(d, true)) {
+				n = simm_of(d);
+				a -= 4;
+			}
+			if (!n || (*released && *released != n))
+				return 0;
+			*released = n;
+			continue;
+		}
+		if (end)
+			return end;
 		if (is_cpload(c, a, i))
 			return a;
 		if (alloc && is_transfer(i, &slot))
@@ -508,6 +657,7 @@ static uint64_t find_start(struct sw_code *c, uint64_t pc)
 		if (!alloc && is_sp_adjust(i, false))
 			alloc = a;
 	}
+	*alloc_at = alloc;
 	return alloc;
 }
 

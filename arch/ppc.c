@@ -130,6 +130,65 @@ static bool ppc_is_null_return(const struct sw_walk *w, uint64_t ra)
 	return ra == 0 || (ra == 1 && w->snap->sys.os == SW_OS_MACOS);
 }
 
+/* The LI field of an I-form branch (bits 6-29), sign-extended, in bytes. */
+static int64_t sext_li(uint32_t insn)
+{
+	uint32_t li = insn & 0x03fffffcu;
+	return (li & 0x02000000u) ? (int64_t)li - 0x04000000 : (int64_t)li;
+}
+
+static bool ppc_read_insn(const struct sw_walk *w, uint64_t addr, uint32_t *insn)
+{
+	uint8_t b[4];
+	if (!sw_walk_read(w, addr, b, sizeof b))
+		return false;
+	/* Code is in the data byte order on PowerPC. */
+	*insn = w->snap->sys.big_endian
+	        ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+	        : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	return true;
+}
+
+/* How far past a call's target the code is followed to pc. */
+enum { PPC_MAX_ENTERED = 4096 };
+
+/* Did the call before lr enter the function pc is in, by the code alone?
+ * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
+ * Power ISA Book I §2.4) to a target T with T <= pc, and the code from T
+ * to pc must hold nothing that may end a function: blr and bctr (a return,
+ * an indirect tail call), trap, or a `b` leaving [T, pc] (a tail call; a
+ * jump forward within the function past pc also counts, which only
+ * costs the proof). Functions are laid out contiguously, so pc then lies
+ * in the function the call entered (ELFv2's local entry point included).
+ * A call left over from the frame's own earlier call went to another
+ * function, which returned: laid out below pc its return, or its tail
+ * call, lies between. The call site itself must lie outside [T, pc]: a
+ * call from the frame's own function to its own entry (recursion) would
+ * pass too. */
+static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc)
+{
+	uint32_t call;
+	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (lr < 4 || !ppc_read_insn(w, site, &call) || (call & 0xfc000003u) != 0x48000001u)
+		return false;
+	uint64_t target = (site + (uint64_t)sext_li(call)) & mask;
+	if (target > pc || pc - target > PPC_MAX_ENTERED || (site >= target && site <= pc))
+		return false;
+	for (uint64_t a = target; a < pc; a += 4) {
+		uint32_t i;
+		if (!ppc_read_insn(w, a, &i))
+			return false;
+		if (i == 0x4e800020u || i == 0x4e800420u || i == 0x7fe00008u) /* blr, bctr, trap */
+			return false;
+		if ((i & 0xfc000003u) == 0x48000000u) { /* b */
+			uint64_t to = (a + (uint64_t)sext_li(i)) & mask;
+			if (to < target || to > pc)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* The caller of a frame whose registers are live (frame 0, a signal frame)
  * may be in lr: its function is a leaf, or has not saved lr yet. Whether
  * it is, the frame's own slot ([back chain + offset]) does not say for
@@ -138,6 +197,10 @@ static bool ppc_is_null_return(const struct sw_walk *w, uint64_t ra)
  * lr pointing back into itself. So lr is taken when
  *  - its call site lies in another function than the frame's pc (by the
  *    symbols, or another module): it is no leftover of the frame's calls;
+ *  - no symbols tell, but the code does: the call before lr entered the
+ *    function pc is in (ppc_call_entered_pc_function). A leaf that made
+ *    no frame leaves r1 at its caller's frame, whose back chain and slot
+ *    then name the caller's caller: the slot is no evidence here;
  *  - nothing tells, and the slot holds no return address: the frame has not
  *    saved one, so lr still holds it.
  * Otherwise the chain decides, as Breakpad's walker always does. */
@@ -148,7 +211,7 @@ static bool ppc_lr_may_return(const struct sw_step *s, uint64_t lr, bool slot_is
 	case SW_FUNCTION_DIFFERENT: return true;
 	case SW_FUNCTION_UNKNOWN: break;
 	}
-	return !slot_is_return;
+	return ppc_call_entered_pc_function(s->walk, lr, s->callee->pc) || !slot_is_return;
 }
 
 /* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is

@@ -692,10 +692,21 @@ static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,
  *
  * A frame with a live context may not have stored its record yet (a
  * leaf, or stopped in its prologue); with its code captured, prologue
- * analysis then answers. Without it: ra is taken as the caller's return
- * address (as Breakpad's and rust-minidump's walkers always do for the
- * context frame) unless the record already holds it or ra points into
- * the function itself (left there by a call it made), keeping sp and s0. */
+ * analysis then answers. Without it, ra is the caller's return address
+ * only when the frame is a leaf, and a function that has made a call
+ * holds in ra an address inside itself (psABI: jal/jalr write ra; the
+ * callee returns through it and ra keeps the value). So, unless the
+ * record already holds ra:
+ *  - the symbols put ra's call in another function (or ra is in another
+ *    module): the frame is a leaf, ra its return address, sp and s0 kept
+ *    (Breakpad and rust-minidump take ra for the context frame always);
+ *  - they put it in the frame's own function: left over, the record
+ *    at s0 is the frame's own;
+ *  - nothing bounds the function (no symbols, no code): ra may be either,
+ *    and so may the record (the frame's own, or, for a leaf that set up
+ *    none, its caller's: taking it would skip the caller). Neither is
+ *    proven, no rule here. A live ra that names no code is not a leaf's
+ *    return address: the record is then the frame's own. */
 static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step *s,
                                                            struct sw_caller *out)
 {
@@ -729,10 +740,15 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 
 	if (!analyzed && sw_frame_has_live_context(callee) && sw_reg_valid(r, RV_RA)) {
 		uint64_t lr = r->v[RV_RA];
-		if (!(record && saved_ra == lr) &&
-		    sw_arch_same_function(w, callee->pc, riscv_call_site(lr)) != SW_FUNCTION_SAME &&
-		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK)
-			return SW_UNWIND_OK;
+		enum sw_function_relation rel =
+			sw_arch_same_function(w, callee->pc, riscv_call_site(lr));
+		if (!(record && saved_ra == lr)) {
+			if (rel == SW_FUNCTION_DIFFERENT &&
+			    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK)
+				return SW_UNWIND_OK;
+			if (rel == SW_FUNCTION_UNKNOWN && sw_walk_is_return_address(w, lr))
+				return SW_UNWIND_NO_RULE;
+		}
 	}
 	if (!record)
 		return SW_UNWIND_NO_RULE;

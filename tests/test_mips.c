@@ -499,6 +499,122 @@ START_TEST(test_scan_refuses_a_call_into_another_module)
 }
 END_TEST
 
+/* ---- a function's start past an early return ---- */
+
+/* Two functions of the zoo's mips64el seed 5600 (n64, -O1, static, PIC),
+ * as GCC 12 laid them out: f4 returns early in its middle (`jr ra` with
+ * `daddiu sp, sp, 48` in its delay slot) and makes its recursive call
+ * after it, then branches back to the epilogue; f7 returns early too, and
+ * after it stores to its own frame and calls a function that never
+ * returns. Before them, another function's `jr ra; nop`. */
+static const uint32_t zoo5600_f4[] = {
+	0x67bdffd0u, 0xffbf0028u, 0xffbc0020u, 0xffb10018u, 0xffb00010u, 0x3c1c000cu, 0x0399e02du,
+	0x679cb734u, 0x00808825u, 0x00a08025u, 0xdf828068u, 0x8c420000u, 0x00401825u, 0x28420200u,
+	0x10400005u, 0x000320b8u, 0xdf828070u, 0x0044102du, 0x24040004u, 0xac440000u, 0x24630001u,
+	0xdf828068u, 0xac430000u, 0xafb00000u, 0xdf9980d8u, 0x0411ff5fu, 0x02002025u, 0x02028021u,
+	0x8fa30000u, 0x1e200011u, 0x00708021u, 0xdf828080u, 0xdc590028u, 0x26050001u, 0x0320f809u,
+	0x00002025u, 0xdf848068u, 0x8c830000u, 0x2463ffffu, 0xac830000u, 0x02021021u, 0xdfbf0028u,
+	0xdfbc0020u, 0xdfb10018u, 0xdfb00010u, 0x03e00008u, 0x67bd0030u, 0x26050001u, 0xdf9980a0u,
+	0x0411ffceu, 0x2624ffffu, 0xdf848068u, 0x8c830000u, 0x2463ffffu, 0xac830000u, 0x1000fff1u,
+	0x24420001u,
+};
+static const uint32_t zoo5600_f7[] = {
+	0x67bdffd0u, 0xffbf0028u, 0xffbc0020u, 0xffb10018u, 0xffb00010u, 0x3c1c000cu, 0x0399e02du,
+	0x679cb5e0u, 0xdf828068u, 0x8c420000u, 0x00401825u, 0x28420200u, 0x10400005u, 0x000330b8u,
+	0xdf828070u, 0x0046102du, 0x24060007u, 0xac460000u, 0x24630001u, 0xdf828068u, 0xac430000u,
+	0x8c900000u, 0x8ca20000u, 0x02028023u, 0xdf828040u, 0x8c439c60u, 0x24630001u, 0x1c60000cu,
+	0xac439c60u, 0xdf838068u, 0x8c620000u, 0x2442ffffu, 0xac620000u, 0x02001025u, 0xdfbf0028u,
+	0xdfbc0020u, 0xdfb10018u, 0xdfb00010u, 0x03e00008u, 0x67bd0030u, 0xafb00000u, 0xdf9980e8u,
+	0x0411ff21u, 0x02002025u, 0x02028821u, 0xdf9980f0u, 0x0411ff33u, 0x02202025u, 0x02228821u,
+	0x8fa50000u, 0x00b12821u, 0x24a50001u, 0xdf9980f8u, 0x0411ffaeu, 0x00002025u,
+};
+
+/* Seed 24's f7 (n64, -O2): its early return's code after it only calls a
+ * function that never returns, reached by a conditional branch before
+ * the return (`blez t0`). */
+static const uint32_t zoo24_f7[] = {
+	0x67bdff90u, 0xffbc0020u, 0x3c1c000cu, 0x0399e02du, 0x679cb630u, 0xffb00018u, 0xdf908068u,
+	0xffbf0028u, 0x8e020000u, 0x00806025u, 0x28430200u, 0xffa50038u, 0xffa60040u, 0xffa70048u,
+	0xffa80050u, 0xffa90058u, 0xffaa0060u, 0x10600006u, 0xffab0068u, 0xdf838070u, 0x000220b8u,
+	0x0064182du, 0x24040007u, 0xac640000u, 0x8fa40038u, 0xdf998098u, 0x24420001u, 0xae020000u,
+	0x67a20038u, 0x0411ffd4u, 0xffa20000u, 0x00821021u, 0x1980000du, 0x24450001u, 0xdf9980a0u,
+	0x0411ffdcu, 0x2584ffffu, 0x8e030000u, 0xdfbf0028u, 0x2463ffffu, 0xdfbc0020u, 0xae030000u,
+	0x24420001u, 0xdfb00018u, 0x03e00008u, 0x67bd0070u, 0xdf9980a8u, 0x0411fe00u, 0x00002025u,
+};
+
+enum { F4 = 0x10100, F7 = 0x10200, NORET = 0x10400, F7B = 0x10600 };
+
+static void early_return_fixture(struct fixture *fx)
+{
+	syn_fixture_init(fx, &(struct syn_config){
+		.name = "early-return", .cpu = SW_CPU_MIPS64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x1000 }, .fill = 0,
+		.fill_size = 4, /* nop */
+		.thread_id = 1, .nmodules = 1,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "prog" } },
+	});
+	syn_put_code(fx, F4 - 8, 0x03e00008u, 4); /* jr ra; nop: the end before f4 */
+	for (size_t i = 0; i < sizeof zoo5600_f4 / sizeof zoo5600_f4[0]; i++)
+		syn_put_code(fx, F4 + 4 * i, zoo5600_f4[i], 4);
+	for (size_t i = 0; i < sizeof zoo5600_f7 / sizeof zoo5600_f7[0]; i++)
+		syn_put_code(fx, F7 + 4 * i, zoo5600_f7[i], 4);
+	for (size_t i = 0; i < sizeof zoo24_f7 / sizeof zoo24_f7[0]; i++)
+		syn_put_code(fx, F7B + 4 * i, zoo24_f7[i], 4);
+	/* A function ending `jr ra; daddiu sp, sp, 48`, then one that never
+	 * returns: no frame, no ra saved, a call (GCC -O2's noreturn code). */
+	syn_put_code(fx, NORET - 8, 0x03e00008u, 4);
+	syn_put_code(fx, NORET - 4, 0x67bd0030u, 4);
+	syn_put_code(fx, NORET, 0xdf9980f8u, 4);     /* ld t9, -32520(gp) */
+	syn_put_code(fx, NORET + 4, 0x0320f809u, 4); /* jalr t9 */
+	syn_put_code(fx, 0x10880, 0x0320f809u, 4);   /* the caller's jalr t9 */
+	sw_snapshot_finish(&fx->snap);
+}
+
+/* The caller of a frame suspended at the call before `ra` (found by an
+ * earlier step, not a live context), by prologue analysis, no symbols. */
+static enum sw_unwind_status suspended_caller(struct fixture *fx, uint64_t ra, uint64_t sp,
+                                              struct sw_caller *out)
+{
+	struct sw_walk w = { .snap = &fx->snap, .arch = &sw_arch_mips64, .address_mask = ~0ull };
+	struct sw_frame callee;
+	memset(&callee, 0, sizeof callee);
+	callee.pc = ra;
+	callee.lookup_pc = ra - 8;
+	callee.trust = SW_TRUST_PROLOGUE;
+	sw_reg_set(&callee.regs, PC, ra);
+	sw_reg_set(&callee.regs, SP, sp);
+	struct sw_step step = { .walk = &w, .callee = &callee };
+	return sw_arch_mips64.caller_by_prologue(&step, out);
+}
+
+/* Without symbols the start is sought back from the call: the early
+ * return's `daddiu sp, sp, 48` is met first, but the code after it calls
+ * before saving ra and branches back before it (f4), or uses a frame it
+ * did not allocate (f7), or is where a conditional branch before the
+ * return goes (seed 24's f7): the middle of a function. The start is the
+ * allocation of the 48 bytes the early return released, and the frame's
+ * caller is read from where that prologue saved ra. A function that
+ * never returns, after another's end, is not given that one's frame. */
+START_TEST(test_prologue_start_is_not_after_an_early_return)
+{
+	struct fixture fx;
+	early_return_fixture(&fx);
+	const uint64_t sp = 0x7ff00100;
+	put_u64(&fx, sp + 40, 0x10888);
+	struct sw_caller out;
+	static const uint64_t ras[][2] = { { F4 + 0xcc, 48 }, { F7 + 0xdc, 48 }, { F7B + 0xc4, 112 } };
+	for (size_t i = 0; i < 3; i++) {
+		memset(&out, 0, sizeof out);
+		ck_assert_msg(suspended_caller(&fx, ras[i][0], sp, &out) == SW_UNWIND_OK, "ra 0x%llx",
+		              (unsigned long long)ras[i][0]);
+		ck_assert_uint_eq(out.regs.v[PC], 0x10888);
+		ck_assert_uint_eq(out.regs.v[SP], sp + ras[i][1]);
+	}
+	ck_assert_int_eq(suspended_caller(&fx, NORET + 12, sp, &out), SW_UNWIND_NO_RULE);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* ---- a frame at the first instruction of the function a call entered ---- */
 
 /* The app (module 0, 0x10000, its code in the snapshot: nops) calls into
@@ -659,6 +775,7 @@ Suite *test_suite(void)
 	TCase *walk = tcase_create("walk");
 	tcase_add_loop_test(walk, test_walk_prologue_leaf_then_frames_then_null_return, 0, 2);
 	tcase_add_test(walk, test_prologue_live_ra_only_for_context_frames);
+	tcase_add_test(walk, test_prologue_start_is_not_after_an_early_return);
 	tcase_add_test(walk, test_prologue_slot_return_into_code_no_symbol_covers);
 	tcase_add_test(walk, test_walk_cfi_with_dump_syms_register_names);
 	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);

@@ -401,6 +401,52 @@ START_TEST(test_context_lr_left_over_is_not_taken)
 }
 END_TEST
 
+/* The zoo's ppc64le seed 5700 walked stripped (no symbols): the leaf
+ * made no frame, so r1 is its caller's frame, whose back chain and slot
+ * name the caller's caller. lr is the leaf's return address: the code
+ * shows its call going to the leaf's entry, below pc with no return in
+ * between, so lr is taken and the caller not skipped. A call left over
+ * from the frame's own earlier call went to a function that returned: its
+ * blr lies between the call's target and pc, and the chain decides. */
+static uint32_t bl_from_to(uint64_t from, uint64_t to)
+{
+	return 0x48000001u | (uint32_t)((to - from) & 0x03fffffcu);
+}
+
+START_TEST(test_context_lr_whose_call_entered_pc_function_is_taken)
+{
+	for (int stale = 0; stale < 2; stale++) {
+		struct fixture fx;
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40;
+		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
+		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
+		if (stale) {
+			/* A function below pc's, called and returned from. */
+			put_insn(&fx, leaf + 0x20, PPC_BLR);
+		}
+		put_insn(&fx, leaf + 0x10, 0x41820010u); /* beq .+0x10: no end */
+		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, leaf));
+		put_word(&fx, s1, s2);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s1, ra1);
+		const struct sw_stack *st = walk(&fx, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		if (stale) {
+			ck_assert_uint_eq(st->frames[1].pc, ra2);
+		} else {
+			ck_assert_uint_eq(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[1].pc, ra1);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
+			ck_assert_uint_eq(st->frames[2].pc, ra2);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A broken back chain (pointing below r1) falls to the scan. It starts
  * above the frame's own header, whose LR slot holds a leftover of the
  * frame's calls, and puts the caller's sp at the slot minus the LR save
@@ -523,6 +569,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_of_leaf_without_frame);
 	tcase_add_test(tc, test_context_lr_of_leaf_with_frame);
 	tcase_add_test(tc, test_context_lr_left_over_is_not_taken);
+	tcase_add_test(tc, test_context_lr_whose_call_entered_pc_function_is_taken);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
 	tcase_add_test(tc, test_back_chain_checks);

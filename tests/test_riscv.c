@@ -360,14 +360,31 @@ START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
 }
 END_TEST
 
+/* FUNC records (no STACK CFI) for the library of lib_machine: symbols
+ * that bound functions, no rules. */
+static void lib_funcs(struct pf_bsym_source *bs, const char *text)
+{
+	struct sw_err err;
+	bs->b = sw_bsym_parse(text, strlen(text), "libc.so.sym", &err);
+	ck_assert_ptr_nonnull(bs->b);
+	bs->syms = (struct sw_module_symbols){ &sw_bsym_ops, bs->b };
+	bs->source = (struct sw_symbol_source){ .self = bs, .for_module = pf_bsym_for_module };
+}
+
 /* A context frame whose record at s0 does not hold its ra (a leaf that
- * set up none): without its code, ra is its return address; sp and s0
- * stay, and the caller's record continues the chain. */
+ * set up none): without its code, ra is its return address when the
+ * symbols put ra's call in another function; sp and s0 stay, and the
+ * caller's record continues the chain. */
 START_TEST(test_context_leaf_without_code_returns_through_ra)
 {
 	struct pro_fixture f;
 	struct pf_machine pm;
 	lib_machine(&pm, &f, true);
+	struct pf_bsym_source bs;
+	lib_funcs(&bs, "MODULE Linux riscv64 000000000000000000000000000000000 libc.so\n"
+	               "FUNC 0 100 0 leaf\n"
+	               "FUNC 100 200 0 caller\n"
+	               "FUNC 300 200 0 outer\n");
 	uint64_t sp0 = PF_CFA - 0x1000, fp = sp0 + 0x40;
 	pf_put(&pm, fp - 8, LIB + 0x400, 8);
 	pf_put(&pm, fp - 16, 0, 8);
@@ -376,7 +393,7 @@ START_TEST(test_context_leaf_without_code_returns_through_ra)
 	sw_reg_set(&pm.thread.ctx, S0, fp);
 	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x200);
 	struct sw_walk_options opt = { .no_scan = true };
-	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, NULL, &opt, &pm.arena, &pm.result));
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, &bs.source, &opt, &pm.arena, &pm.result));
 	const struct sw_stack *st = &pm.result.stacks[0];
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x200);
@@ -385,6 +402,48 @@ START_TEST(test_context_leaf_without_code_returns_through_ra)
 	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x400);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp);
+	sw_bsym_free(bs.b);
+	pf_machine_free(&pm);
+}
+END_TEST
+
+/* The zoo's riscv64 seeds 5801, 5803, 5804 walked from the capture alone:
+ * pc a few bytes past the return of the frame's own earlier call, ra still
+ * holding that return, the record at s0 the frame's own. Without code and
+ * without symbols nothing says whether ra is a leaf's return address or
+ * left over, nor whether the record is the frame's or its caller's: the
+ * walk ends at frame 0 rather than repeat it (ra) or perhaps skip its
+ * caller (the record). Symbols that put ra's call in pc's function prove
+ * it left over and the record the frame's own. */
+START_TEST(test_context_ra_without_code_or_bounds_proves_no_caller)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, true);
+	uint64_t sp0 = PF_CFA - 0x1000, fp = sp0 + 0x40;
+	pf_put(&pm, fp - 8, LIB + 0x400, 8);
+	pf_put(&pm, fp - 16, 0, 8);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10a);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, fp);
+	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x104);
+	struct sw_walk_options opt = { .no_scan = true };
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, NULL, &opt, &pm.arena, &pm.result));
+	const struct sw_stack *st = &pm.result.stacks[0];
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+
+	struct pf_bsym_source bs;
+	lib_funcs(&bs, "MODULE Linux riscv64 000000000000000000000000000000000 libc.so\n"
+	               "FUNC 100 100 0 crashing\n"
+	               "FUNC 300 200 0 caller\n");
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, &bs.source, &opt, &pm.arena, &pm.result));
+	st = &pm.result.stacks[0];
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x400);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), fp);
+	sw_bsym_free(bs.b);
 	pf_machine_free(&pm);
 }
 END_TEST
@@ -910,6 +969,7 @@ Suite *test_suite(void)
 	tcase_add_loop_test(walk, test_frame_pointer_chain_without_code, 0, 2);
 	tcase_add_test(walk, test_misaligned_or_low_frame_pointer_falls_through_to_scan);
 	tcase_add_test(walk, test_context_leaf_without_code_returns_through_ra);
+	tcase_add_test(walk, test_context_ra_without_code_or_bounds_proves_no_caller);
 	tcase_add_test(walk, test_walk_cfi_from_breakpad_symbols);
 	tcase_add_test(walk, test_scan_when_nothing_else_applies);
 	tcase_add_test(walk, test_spent_code_budget_voids_the_step_and_truncates);
