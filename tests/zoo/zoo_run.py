@@ -24,6 +24,7 @@ import glob
 import json
 import os
 import random
+import resource
 import shutil
 import struct
 import subprocess
@@ -75,6 +76,8 @@ class Cpu:
         if b is not None and b.musl:
             need.append("musl-gcc")
         out = [t for t in need if not shutil.which(t)]
+        if not self.qemu and not self.offline:
+            out += native_core_missing()
         crt = os.path.join(self.crt_dir, "crt1.o")
         if b is not None and b.musl:
             crt = "/usr/lib/x86_64-linux-musl/crt1.o"
@@ -86,6 +89,23 @@ class Cpu:
             if not os.path.isdir(d):
                 out.append(d)
         return out
+
+
+def native_core_missing():
+    """A program run natively leaves its core as `core` or `core.PID` in
+    its folder only where the kernel's core_pattern says so and the hard
+    core-size limit allows one; elsewhere (apport, systemd-coredump, a
+    container's fixed pattern) that is what the machine lacks."""
+    try:
+        pattern = open("/proc/sys/kernel/core_pattern").read().strip()
+    except OSError:
+        pattern = ""
+    out = []
+    if pattern.startswith("|") or "/" in pattern or not pattern.startswith("core"):
+        out.append("a core_pattern writing core in the working folder (it is %r)" % pattern)
+    if resource.getrlimit(resource.RLIMIT_CORE)[1] == 0:
+        out.append("a core-size limit above 0")
+    return out
 
 
 # aarch64 runs as a Cortex-A72: qemu's default "max" CPU has pointer
