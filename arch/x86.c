@@ -103,7 +103,7 @@ static bool x86_slot_fits_call(const struct sw_walk *w, const struct sw_frame *c
                                uint64_t target, uint64_t slot)
 {
 	(void)slot;
-	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	uint64_t pc = sw_frame_code_pc(callee);
 	return sw_x86_call_reaches(w, target, pc, false);
 }
 

@@ -571,7 +571,7 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 	uint64_t start = sw_pro_symbol_start(s);
 	/* A caller's lookup pc is inside its call: the frame is as at the
 	 * call, whose own push is undone by the callee's return. */
-	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	uint64_t pc = sw_frame_code_pc(callee);
 	if (!start || start > pc || callee->function_is_public || !sw_reg_valid(&callee->regs, RSP))
 		return SW_UNWIND_NO_RULE;
 	struct sw_code c;
@@ -649,7 +649,7 @@ bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc
 bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *callee,
                              uint64_t target, uint64_t slot)
 {
-	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	uint64_t pc = sw_frame_code_pc(callee);
 	if (!sw_x86_call_reaches(w, target, pc, true))
 		return false;
 	if (target > pc || pc - target > DECODE_BYTES || !sw_reg_valid(&callee->regs, RSP))

@@ -200,4 +200,10 @@ static inline bool sw_frame_has_live_context(const struct sw_frame *f)
 	return f->trust == SW_TRUST_CONTEXT || f->restored_context;
 }
 
+/* The instruction a frame is in: a live context's pc, a caller's call. */
+static inline uint64_t sw_frame_code_pc(const struct sw_frame *f)
+{
+	return sw_frame_has_live_context(f) ? f->pc : f->lookup_pc;
+}
+
 #endif

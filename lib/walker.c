@@ -732,7 +732,7 @@ static bool call_reaches_callee(const struct sw_step *st, uint64_t ra)
 	const struct sw_arch *arch = w->arch;
 	const struct sw_frame *callee = st->callee;
 	uint64_t target;
-	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc;
+	uint64_t pc = sw_frame_code_pc(callee);
 	return !arch->call_reaches || !arch->call_target ||
 	       !arch->call_target(w, arch->strip_code_pointer(w, ra), &target) ||
 	       arch->call_reaches(w, target, pc);
