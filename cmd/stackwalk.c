@@ -44,7 +44,12 @@ struct options {
 	const char *snapshot;
 	const char *const *symbol_paths;
 	size_t nsymbol_paths;
-	bool local_modules;
+	int local_modules;         /* --[no-]local-modules: 1, 0; -1 the default */
+	/* --debug-dir DIRs, in the order given (malloc'd: free); none given:
+	 * the default (symbols/store.h). */
+	const char **debug_dirs;
+	size_t ndebug_dirs;
+	bool debug_dirs_given;
 	const char *cache_dir;     /* --symbols-cache DIR, or NULL: the default */
 	bool no_cache;             /* --no-cache */
 	/* --symbols-url URLs, in the order given (malloc'd: free). */
@@ -124,7 +129,13 @@ static void usage(FILE *f)
 	      "  --max-frames=N    stop each thread's walk after N frames (default 1048576)\n"
 	      "  --no-scan         never guess frames by stack scanning\n"
 	      "  --local-modules   also read each module's ELF file at its own path on\n"
-	      "                    this machine (when the same build is installed here)\n"
+	      "                    this machine (when the same build is installed here);\n"
+	      "                    the default for an ELF core\n"
+	      "  --no-local-modules  never read the files at the snapshot's paths\n"
+	      "  --debug-dir=DIR   look for ELF debug files in DIR by build-id and\n"
+	      "                    debuglink, as gdb's debug-file-directory; may be given\n"
+	      "                    several times; replaces the default /usr/lib/debug\n"
+	      "                    (--debug-dir= : none)\n"
 	      "  --symbols-cache=DIR  keep an index of each .sym/.sym.gz read in DIR\n"
 	      "                    (default $XDG_CACHE_HOME/stackwalk, else\n"
 	      "                    $HOME/.cache/stackwalk); docs/symbol-cache.md\n"
@@ -310,6 +321,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_JSON = 256, OPT_PRETTY, OPT_MAX_FRAMES, OPT_NO_SCAN, OPT_LOCAL_MODULES, OPT_MAPS,
+		OPT_NO_LOCAL_MODULES, OPT_DEBUG_DIR,
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
 		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER,
@@ -326,6 +338,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
 		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
+		{ "no-local-modules", no_argument, NULL, OPT_NO_LOCAL_MODULES },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "symbols-cache", required_argument, NULL, OPT_SYMBOLS_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "symbols-url", required_argument, NULL, OPT_SYMBOLS_URL },
@@ -348,7 +362,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->skip_files = calloc((size_t)argc + 1, sizeof *o->skip_files);
 	o->symbols_opt = calloc((size_t)argc + 1, sizeof *o->symbols_opt);
 	o->symbol_urls = calloc((size_t)argc + 1, sizeof *o->symbol_urls);
-	if (!o->positional || !o->skip_files || !o->symbol_urls || !o->symbols_opt) {
+	o->debug_dirs = calloc((size_t)argc + 1, sizeof *o->debug_dirs);
+	o->local_modules = -1;
+	if (!o->positional || !o->skip_files || !o->symbol_urls || !o->symbols_opt ||
+	    !o->debug_dirs) {
 		fputs("stackwalk: out of memory\n", stderr);
 		return SW_EXIT_INTERNAL;
 	}
@@ -372,7 +389,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_REQUIRE_SYMBOLS: o->require_symbols = true; break;
 		case OPT_SIGNATURE_SKIP: o->skip_files[o->nskip_files++] = optarg; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
-		case OPT_LOCAL_MODULES: o->local_modules = true; break;
+		case OPT_LOCAL_MODULES: o->local_modules = 1; break;
+		case OPT_NO_LOCAL_MODULES: o->local_modules = 0; break;
+		case OPT_DEBUG_DIR:
+			o->debug_dirs_given = true;
+			if (*optarg)
+				o->debug_dirs[o->ndebug_dirs++] = optarg;
+			break;
 		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
 		case OPT_NO_CACHE: o->no_cache = true; break;
 		case OPT_SYMBOLS_URL: o->symbol_urls[o->nsymbol_urls++] = optarg; break;
@@ -733,7 +756,14 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 		return no_report(o, r, &opened, status_for(sym_err.code ? sym_err.code : SW_ERR_NOMEM),
 		                 sym_err.msg);
 	}
-	sw_sym_store_set_local_modules(store, o->local_modules);
+	if (o->local_modules >= 0)
+		sw_sym_store_set_local_modules(store, o->local_modules);
+	if (o->debug_dirs_given && !sw_sym_store_set_debug_dirs(store, o->debug_dirs, o->ndebug_dirs)) {
+		struct sw_part opened = snap.part;
+		sw_sym_store_free(store);
+		sw_snapshot_free(&snap);
+		return no_report(o, r, &opened, SW_EXIT_INTERNAL, "out of memory");
+	}
 	sw_sym_store_set_symbol_server(store, r->servers);
 	sw_sym_store_set_cache(store, r->cache);
 	if (sym_err.code != SW_OK && say_first_time(r->said, sym_err.msg))
@@ -1005,6 +1035,7 @@ int main(int argc, char **argv)
 	sw_symbol_server_free(r.servers);
 	free(o.skip_files);
 	free(o.symbol_urls);
+	free(o.debug_dirs);
 	free(o.symbol_headers);
 	for (size_t i = 0; i < o.nheader_texts; i++)
 		free(o.header_texts[i]);

@@ -240,16 +240,35 @@ static int32_t crashing_thread(const struct ec_reader *r)
 	return 0;
 }
 
+/* The crashing thread's NT_SIGINFO, else the only one there is (a
+ * kernel core's follows the dumping thread's registers; a gcore has one
+ * per thread, and the others' say gdb's SIGSTOP). */
+static const struct ec_siginfo *crash_siginfo(const struct ec_reader *r, int32_t t)
+{
+	if (t >= 0 && r->thread_notes[t].siginfo.present)
+		return &r->thread_notes[t].siginfo;
+	const struct ec_siginfo *only = r->siginfo.present ? &r->siginfo : NULL;
+	for (uint32_t i = 0; i < r->snap->nthreads; i++) {
+		if (!r->thread_notes[i].siginfo.present)
+			continue;
+		if (only)
+			return NULL;
+		only = &r->thread_notes[i].siginfo;
+	}
+	return only;
+}
+
 static void set_crash(struct ec_reader *r)
 {
 	struct sw_snapshot *s = r->snap;
 	int32_t t = crashing_thread(r);
 	uint32_t sig = 0, code = 0;
 	uint64_t addr = 0;
-	if (r->has_siginfo) {
-		sig = r->si_signo;
-		code = r->si_code;
-		addr = r->has_si_addr ? r->si_addr : 0;
+	const struct ec_siginfo *si = crash_siginfo(r, t);
+	if (si) {
+		sig = si->signo;
+		code = si->code;
+		addr = si->has_addr ? si->addr : 0;
 	} else if (r->netbsd && r->has_nb_proc) {
 		sig = r->nb_signo;
 		code = r->nb_sigcode;

@@ -46,11 +46,23 @@ struct ec_unread_notes {
 
 /* What one thread's own notes (NetBSD's "NetBSD-CORE@LWPID") said of its
  * registers, for the message of a thread without them. */
+/* An NT_SIGINFO note's signal. */
+struct ec_siginfo {
+	bool present;
+	bool has_addr;
+	uint32_t signo, code;
+	uint64_t addr;
+};
+
 struct ec_thread_notes {
 	uint32_t type[EC_NOTES_NAMED];  /* types not understood, the first few */
 	uint32_t n, more;
 	bool regs_note;           /* the note that holds its registers was read
 	                             (and a failure to decode it said) */
+	/* The NT_SIGINFO after its NT_PRSTATUS: the kernel writes one, for
+	 * the thread that dumped; gdb's gcore one per thread (the others'
+	 * SIGSTOP from gdb's own tkill). */
+	struct ec_siginfo siginfo;
 };
 
 /* One PT_LOAD program header, as read. */
@@ -108,10 +120,8 @@ struct ec_reader {
 	struct ec_unread_notes unread;  /* every note not understood */
 	uint32_t nprstatus;       /* NT_PRSTATUS notes seen */
 
-	bool has_siginfo;
-	uint32_t si_signo, si_code;
-	uint64_t si_addr;
-	bool has_si_addr;
+	/* An NT_SIGINFO before any thread's NT_PRSTATUS (a process's). */
+	struct ec_siginfo siginfo;
 
 	bool has_psinfo;
 	const char *fname;        /* pr_fname (arena), or NULL */

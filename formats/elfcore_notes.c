@@ -252,19 +252,21 @@ static void read_siginfo(struct ec_reader *r, const struct ec_note *n)
 		ec_problem(r, true, "NT_SIGINFO of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
 		return;
 	}
-	r->has_siginfo = true;
-	r->si_signo = sw_u32(n->desc, 0);
-	r->si_code = sw_u32(n->desc, r->machine == EM_MIPS ? 4 : 8);
+	uint32_t nthreads = r->snap->nthreads;
+	struct ec_siginfo *si = nthreads ? &r->thread_notes[nthreads - 1].siginfo : &r->siginfo;
+	si->present = true;
+	si->signo = sw_u32(n->desc, 0);
+	si->code = sw_u32(n->desc, r->machine == EM_MIPS ? 4 : 8);
 	uint64_t union_at = r->word == 8 ? 16 : 12;
-	int32_t code = (int32_t)r->si_code;
+	int32_t code = (int32_t)si->code;
 	/* si_addr is there for the kernel's own fault signals (si_code > 0):
 	 * SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV (MIPS: SIGBUS is 10). */
-	uint32_t sig = r->si_signo;
+	uint32_t sig = si->signo;
 	bool fault = sig == 4 || sig == 5 || sig == 7 || sig == 8 || sig == 11 ||
 	             (r->machine == EM_MIPS && sig == 10);
 	if (fault && code > 0 && sw_span_has(n->desc, union_at, r->word)) {
-		r->has_si_addr = true;
-		r->si_addr = sw_uint(n->desc, union_at, r->word);
+		si->has_addr = true;
+		si->addr = sw_uint(n->desc, union_at, r->word);
 	}
 }
 

@@ -118,7 +118,9 @@ STACKWALK_API enum stackwalk_status stackwalk_options_set_max_frames(stackwalk_o
                                                                      uint32_t max_frames);
 /* 0: never guess a frame by scanning the stack. */
 STACKWALK_API enum stackwalk_status stackwalk_options_set_scan(stackwalk_options *opt, int on);
-/* 1: also read each module's ELF file at its own path on this machine. */
+/* 1: also read each module's ELF file at its own path on this machine
+ * (when its build-id is the module's); 0: never. Not set: on for an ELF
+ * core, off for other snapshots. */
 STACKWALK_API enum stackwalk_status stackwalk_options_set_local_modules(stackwalk_options *opt,
                                                                         int on);
 /* The crashed process's /proc/PID/maps, for an ELF core without a module

@@ -54,7 +54,7 @@ struct stackwalk_options {
 	struct sw_strlist paths;  /* symbol paths */
 	char *maps_file;
 	struct sw_walk_options walk;
-	bool local_modules;
+	int local_modules;        /* 1, 0; -1: the store's default (on for an ELF core) */
 	struct shared *cache;     /* a struct sw_sym_cache; NULL: none */
 	struct server_settings srv;
 	/* A struct sw_symbol_server made of srv and the cache's directory,
@@ -277,6 +277,7 @@ stackwalk_options *stackwalk_options_new(void)
 	struct stackwalk_options *opt = calloc(1, sizeof *opt);
 	if (!opt)
 		return NULL;
+	opt->local_modules = -1;
 	sw_sig_rules_init(&opt->rules);
 	if (!sw_sig_rules_add_defaults(&opt->rules)) {
 		stackwalk_options_free(opt);
@@ -642,7 +643,8 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 		stackwalk_result_free(res);
 		return st;
 	}
-	sw_sym_store_set_local_modules(res->store, opt->local_modules);
+	if (opt->local_modules >= 0)
+		sw_sym_store_set_local_modules(res->store, opt->local_modules);
 	res->cache = shared_ref(opt->cache);
 	res->servers = shared_ref(opt->servers);
 	sw_sym_store_set_cache(res->store, res->cache ? res->cache->obj : NULL);

@@ -17,6 +17,7 @@ packages=(
   python3                                  # conformance tests, JSON checks
   clang libclang-rt-14-dev                 # libFuzzer smoke runs
   time                                     # bench/: peak RSS
+  g++ gdb libc6-dbg                        # tests/localcores.py: cores made here, gdb beside
 )
 # The firmware of tests/firmware.py: built with these compilers and run
 # under qemu-system. Without their recommends: gcc-arm-none-eabi's would

@@ -67,6 +67,12 @@ static void hex_of(const uint8_t *b, size_t n, char *out, size_t cap)
 	out[w < cap ? w : cap - 1] = '\0';
 }
 
+static bool has_build_id(const struct sw_elf_info *info, const struct identity *id)
+{
+	return info->build_id && info->build_id_len == id->build_id_len &&
+	       memcmp(info->build_id, id->build_id, id->build_id_len) == 0;
+}
+
 /* Is e the module's build? By build-id when both have one; by Breakpad's
  * debug id when only the module's debug id is known; by name alone when
  * neither side has an id. */
@@ -75,8 +81,7 @@ static bool same_build(struct sw_elf_locator *l, const struct identity *id, stru
 {
 	const struct sw_elf_info *info = sw_elf_info(e);
 	if (id->build_id_len) {
-		if (info->build_id && info->build_id_len == id->build_id_len &&
-		    memcmp(info->build_id, id->build_id, id->build_id_len) == 0)
+		if (has_build_id(info, id))
 			return true;
 		char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1];
 		hex_of(id->build_id, id->build_id_len, want, sizeof want);
@@ -219,6 +224,46 @@ static void search_directory(struct sw_elf_locator *l, const struct identity *id
 	}
 }
 
+/* The module's file at the path the snapshot records. Quietly, a file
+ * of another build is passed over (local_quiet): read by default, the
+ * paths of a core from another machine name other builds, and a warning
+ * per library would bury the report. */
+static void try_local_path(struct sw_elf_locator *l, const struct identity *id,
+                           struct found *f, const char *path)
+{
+	if (!l->local_quiet) {
+		try_path(l, id, f, path);
+		return;
+	}
+	if (complete(f) || !id->build_id_len || !sw_is_regular_file(path) ||
+	    already_refused(l, path))
+		return;
+	struct sw_err err = { 0 };
+	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
+	if (!e)
+		return;
+	if (!has_build_id(sw_elf_info(e), id)) {
+		sw_elf_free(e);
+		return;
+	}
+	offer(f, e, strdup(path));
+}
+
+/* A debug directory as gdb searches one by build-id: only debug files
+ * (DIR/.build-id/xx/rest.debug); a debuglink leads into it too
+ * (follow_debuglink). A module without a build-id has nothing to find
+ * here by name: /usr/lib/debug's files are named for other builds too. */
+static void try_debug_directory(struct sw_elf_locator *l, const struct identity *id,
+                                struct found *f, const char *dir)
+{
+	if (id->build_id_len < 2)
+		return;
+	char hex[2 * MAX_BUILD_ID + 1], p[4096];
+	hex_of(id->build_id, id->build_id_len, hex, sizeof hex);
+	if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2))
+		try_path(l, id, f, p);
+}
+
 /* A single ELF file given as a symbol path: only for the module whose
  * build it is (a build-id match; by name when the module has none). */
 static void try_single_file(struct sw_elf_locator *l, const struct identity *id,
@@ -233,10 +278,7 @@ static void try_single_file(struct sw_elf_locator *l, const struct identity *id,
 	struct sw_elf *e = sw_elf_open_file(path, 0, &err);
 	if (!e)
 		return; /* not an ELF file: another provider's (a .sym) */
-	const struct sw_elf_info *info = sw_elf_info(e);
-	bool match = id->build_id_len ? info->build_id && info->build_id_len == id->build_id_len &&
-	                                    memcmp(info->build_id, id->build_id, id->build_id_len) == 0
-	                              : same_build(l, id, e, path);
+	bool match = id->build_id_len ? has_build_id(sw_elf_info(e), id) : same_build(l, id, e, path);
 	if (!match) {
 		sw_elf_free(e);
 		return;
@@ -261,17 +303,20 @@ static void follow_debuglink(struct sw_elf_locator *l, struct found *f)
 	else
 		snprintf(bindir, sizeof bindir, ".");
 	char p[4096];
-	for (size_t i = 0; i < l->npaths + 3 && !f->debug; i++) {
+	size_t ndirs = l->ndebug_dirs;
+	for (size_t i = 0; i < 2 + ndirs + l->npaths && !f->debug; i++) {
 		bool ok;
 		if (i == 0)
 			ok = sw_path_printf(p, sizeof p, "%s/%s", bindir, info->debuglink);
 		else if (i == 1)
 			ok = sw_path_printf(p, sizeof p, "%s/.debug/%s", bindir, info->debuglink);
-		else if (i == 2)
-			ok = sw_path_printf(p, sizeof p, "/usr/lib/debug/%s/%s", bindir, info->debuglink);
+		else if (i < 2 + ndirs)
+			ok = sw_path_printf(p, sizeof p, "%s/%s/%s", l->debug_dirs[i - 2], bindir,
+			                    info->debuglink);
 		else
-			ok = sw_is_directory(l->paths[i - 3]) &&
-			     sw_path_printf(p, sizeof p, "%s/%s", l->paths[i - 3], info->debuglink);
+			ok = sw_is_directory(l->paths[i - 2 - ndirs]) &&
+			     sw_path_printf(p, sizeof p, "%s/%s", l->paths[i - 2 - ndirs],
+			                    info->debuglink);
 		if (!ok || !sw_is_regular_file(p) || already_refused(l, p) ||
 		    (f->image_path && strcmp(p, f->image_path) == 0))
 			continue;
@@ -328,7 +373,9 @@ bool sw_elf_locate(struct sw_elf_locator *l, const struct sw_module *m, struct s
 			try_single_file(l, &id, &f, l->paths[i]);
 	}
 	if (l->local_modules && m->code_file && m->code_file[0] == '/')
-		try_path(l, &id, &f, m->code_file);
+		try_local_path(l, &id, &f, m->code_file);
+	for (size_t i = 0; i < l->ndebug_dirs && !complete(&f); i++)
+		try_debug_directory(l, &id, &f, l->debug_dirs[i]);
 	follow_debuglink(l, &f);
 	*image = f.image;
 	*debug = f.debug;

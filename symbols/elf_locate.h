@@ -11,11 +11,14 @@
  *        D/NAME and D/NAME.debug; D/NAME/BUILDID/NAME (a symbol server's
  *        layout, BUILDID in lower-case hex); each also with ".gz";
  *      - a single ELF file: used for the module whose build-id it has;
- *   3. the module's own path on this machine, when asked for
- *      (--local-modules: the same build must be installed here);
- *   4. the binary's .gnu_debuglink: its file name next to the binary, in
+ *   3. the module's own path on this machine, when asked for (the same
+ *      build must be installed here: the default for an ELF core, as gdb
+ *      and eu-stack read a core where it was written);
+ *   4. in each debug directory (/usr/lib/debug by default, as gdb's
+ *      debug-file-directory): DIR/.build-id/xx/rest.debug;
+ *   5. the binary's .gnu_debuglink: its file name next to the binary, in
  *      the binary's .debug/ folder, in each symbol directory, and under
- *      /usr/lib/debug/ + the binary's folder; its CRC32 must match.
+ *      each debug directory + the binary's folder; its CRC32 must match.
  * A file whose build-id is not the module's is refused (and said so once,
  * by the caller's warning callback); so is a debuglink target whose CRC
  * differs. A module without a build-id takes a file by name only if the
@@ -35,6 +38,12 @@ struct sw_elf_locator {
 	const char *const *paths;   /* symbol paths: directories or ELF files */
 	size_t npaths;
 	bool local_modules;         /* also try the module's own path */
+	/* A local file of another build refused without a word: reading
+	 * local modules is the default, and a core from another machine
+	 * names files of other builds at every path. */
+	bool local_quiet;
+	const char *const *debug_dirs; /* gdb's debug-file-directory */
+	size_t ndebug_dirs;
 	/* Called once per refused file, with a line naming it and why. */
 	void (*warn)(void *self, const char *line);
 	void *warn_self;

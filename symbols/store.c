@@ -96,6 +96,8 @@ struct sw_sym_store {
 	struct sw_symbol_source source;
 	struct sw_elf_locator locator;
 	const char **elf_paths;     /* the directories and ELF files */
+	struct sw_strlist debug_dirs; /* the locator's debug directories */
+	bool local_asked;           /* local modules asked for, not the default */
 	char **warnings;
 	uint32_t *warning_key;      /* 0: the store's own; module + 1: while finding its symbols */
 	uint32_t nwarnings, warnings_cap;
@@ -203,6 +205,32 @@ void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_ser
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
 {
 	s->locator.local_modules = on;
+	s->locator.local_quiet = false;
+	s->local_asked = on;
+}
+
+bool sw_sym_store_set_debug_dirs(struct sw_sym_store *s, const char *const *dirs, size_t n)
+{
+	struct sw_strlist l = { 0 };
+	for (size_t i = 0; i < n; i++)
+		if (dirs[i] && *dirs[i] && !sw_strlist_add(&l, dirs[i])) {
+			sw_strlist_free(&l);
+			return false;
+		}
+	sw_strlist_free(&s->debug_dirs);
+	s->debug_dirs = l;
+	s->locator.debug_dirs = (const char *const *)s->debug_dirs.v;
+	s->locator.ndebug_dirs = s->debug_dirs.n;
+	return true;
+}
+
+/* A Linux core is most often walked where it was written, with its
+ * files at the paths it records: read them by default when their
+ * build-ids match, as gdb and eu-stack do. A minidump's modules are
+ * another machine's as a rule (docs/cli.md, --local-modules). */
+static bool local_by_default(const struct sw_snapshot *snap)
+{
+	return snap && snap->format && strcmp(snap->format, "elfcore") == 0;
 }
 
 struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths,
@@ -256,6 +284,11 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 	s->locator.npaths = nelf;
 	s->locator.warn = locator_warn;
 	s->locator.warn_self = s;
+	s->locator.local_modules = local_by_default(snap);
+	s->locator.local_quiet = true;
+	static const char *const default_debug_dir[] = { SW_DEFAULT_DEBUG_DIR };
+	if (!sw_sym_store_set_debug_dirs(s, default_debug_dir, 1))
+		goto nomem;
 	s->source.self = s;
 	s->source.for_module = store_for_module;
 	return s;
@@ -286,6 +319,7 @@ void sw_sym_store_free(struct sw_sym_store *s)
 		free(s->mods[i].elf_path);
 	}
 	sw_elf_locator_free(&s->locator);
+	sw_strlist_free(&s->debug_dirs);
 	free(s->elf_paths);
 	for (uint32_t i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
@@ -581,6 +615,10 @@ static void find_elf(struct sw_sym_store *s, struct sw_elf_locator *l, struct st
 		sw_elf_set_section_cache(debug, sw_sym_cache_dir(s->cache));
 	}
 	sm->elf = sw_elf_symbols_create(image, debug);
+	if (sm->elf && !image && sm->file < 0 && !sw_elf_symbols_has_cfi(sm->elf))
+		store_warn(s, "%s: names from %s, but no unwind tables: its binary was not found "
+		           "(give its folder as a symbol path, or --local-modules)",
+		           m->code_file ? sw_basename(m->code_file) : "module", debug_path);
 	if (sm->elf) {
 		sm->elf_path = debug_path ? debug_path : image_path;
 		if (sm->elf_path == debug_path)
@@ -848,10 +886,14 @@ static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, ui
 {
 	const struct sw_module *m = module < s->nmods ? &s->snap->modules[module] : NULL;
 	bool has_image = m && (m->image_path || m->image_addr);
-	if (s->npaths == 0 && !has_image && !s->server) {
-		/* No symbol path given: nothing was looked for, so nothing is
-		 * "missing" (Breakpad prints no warning, rust-minidump's JSON says
-		 * missing_symbols: false). */
+	/* No symbol path given: nothing was looked for, so nothing is
+	 * "missing" (Breakpad prints no warning, rust-minidump's JSON says
+	 * missing_symbols: false) — unless a default place (the module's own
+	 * path, a debug directory) had its files. */
+	bool asked = s->npaths || has_image || s->server || s->local_asked;
+	bool by_default = m && may_have_elf(s->snap) &&
+	                  (s->locator.local_modules || s->locator.ndebug_dirs);
+	if (!asked && !by_default) {
 		*status = SW_SYMS_NOT_LOOKED;
 		return NULL;
 	}
@@ -897,6 +939,8 @@ static const struct sw_module_symbols *resolve_module(struct sw_sym_store *s, ui
 			sm->ms = other;
 			sm->status = SW_SYMS_LOADED;
 		}
+		if (!asked && sm->status == SW_SYMS_MISSING)
+			sm->status = SW_SYMS_NOT_LOOKED;
 	}
 	*status = sm->status;
 	return sm->ms.ops ? &sm->ms : NULL;

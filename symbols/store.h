@@ -34,9 +34,19 @@ struct sw_sym_store *sw_sym_store_create(const char *const *paths, size_t npaths
 void sw_sym_store_free(struct sw_sym_store *s);
 
 /* Also look for a module's ELF file at its own path on this machine (the
- * same build installed here): off by default, since a path from another
- * machine usually names another build (refused by its build-id then). */
+ * same build installed here; a file of another build is refused by its
+ * build-id, with a warning). Without a call: on, quietly, for an ELF
+ * core (most are walked where they were written, as gdb reads them),
+ * off for other snapshots (a minidump's paths are another machine's). */
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on);
+
+/* The debug directories searched for an ELF module's debug file by its
+ * build-id (DIR/.build-id/xx/rest.debug) and its binary's debuglink
+ * (DIR/BINARY_FOLDER/NAME), as gdb's debug-file-directory: by default
+ * SW_DEFAULT_DEBUG_DIR; these replace it (none: n = 0). False: out of
+ * memory (the list is unchanged). */
+#define SW_DEFAULT_DEBUG_DIR "/usr/lib/debug"
+bool sw_sym_store_set_debug_dirs(struct sw_sym_store *s, const char *const *dirs, size_t n);
 
 /* Load Breakpad symbol files through a symbol index cache (symbols/sym_index.h,
  * docs/symbol-cache.md); NULL (the default): parse every file. The cache

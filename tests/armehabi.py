@@ -59,8 +59,10 @@ GDB_FRAME = re.compile(r'^#(\d+)\s+(?:0x[0-9a-f]+ in )?(\S+)')
 
 
 def walk(stackwalk, core, paths):
-    p = subprocess.run([stackwalk, '--json', '--brief', core] + paths, capture_output=True,
-                       text=True, timeout=120)
+    # Only the files given: a stripped walk must not find the program at
+    # the path the core records (local modules are the default for a core).
+    p = subprocess.run([stackwalk, '--json', '--brief', '--no-local-modules', core] + paths,
+                       capture_output=True, text=True, timeout=120)
     if p.returncode >= 2:
         return None, 'exit %d: %s' % (p.returncode, p.stderr.strip()[:300])
     t = json.loads(p.stdout).get('crashing_thread') or {}

@@ -215,7 +215,9 @@ class Inputs:
 
 def check(args, label, path, syms, snapdir):
     """Problems (mode, text) of one input, in both modes."""
-    code, out, err = run(args.stackwalk, ['--json', path] + syms)
+    # The same files for both walks: an ELF core would also read the
+    # modules at the paths it records (the default), a .snap not.
+    code, out, err = run(args.stackwalk, ['--json', '--no-local-modules', path] + syms)
     if code is None or code not in (0, 1) or not out.strip():
         return [('walk', 'the input does not walk (exit %s): %s' % (code, err.strip()[:200]))], 0
     orig = first_document(out)
@@ -230,7 +232,7 @@ def check(args, label, path, syms, snapdir):
         if ccode not in (0, 1) or not os.path.isfile(snap):
             problems.append((mode, 'convert failed (exit %s): %s' % (ccode, cerr.strip()[:200])))
             continue
-        scode, sout, serr = run(args.stackwalk, ['--json', snap] + syms)
+        scode, sout, serr = run(args.stackwalk, ['--json', '--no-local-modules', snap] + syms)
         if scode not in (0, 1) or not sout.strip():
             problems.append((mode, 'the .snap does not walk (exit %s): %s'
                              % (scode, serr.strip()[:200])))

@@ -384,7 +384,10 @@ def check_modules(doc, dirs):
 
 
 def run_walker(stackwalk, core, dirs):
-    proc = subprocess.run([stackwalk, '--json', core] + dirs,
+    # Only the files given: the gdb references were made without libc's
+    # debug file (libc6-dbg), and a 'nosyms' run must not find the
+    # program at the path the core records.
+    proc = subprocess.run([stackwalk, '--json', '--no-local-modules', '--debug-dir=', core] + dirs,
                           capture_output=True, text=True)
     doc = None
     if proc.stdout.strip():

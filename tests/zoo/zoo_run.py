@@ -631,7 +631,9 @@ def walk(sw, snapshot, paths, save=None, timeout=300):
     """stackwalk's walk of the crashing thread (of the only thread of an
     offline folder): (frames, "") or (None, what went wrong). save: a file
     for stackwalk's JSON and stderr."""
-    cmd = [sw, "--json", "--brief", snapshot] + paths
+    # Only the files a way gives: neither the files at the paths the core
+    # records (the unstripped program, the host's libc) nor /usr/lib/debug.
+    cmd = [sw, "--json", "--brief", "--no-local-modules", "--debug-dir=", snapshot] + paths
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Cores walked on the machine that wrote them, with no option but the
+snapshot, frame for frame as gdb walks them (issue 31 items 2 and 4).
+
+Small programs (testdata/localcores) are built here and crashed under gdb,
+which prints its backtrace of the crashing thread and writes the core
+(`generate-core-file`, as `gcore` does); where the kernel writes cores into
+the working folder (core_pattern a plain name, core limit not 0), each
+program is also crashed without gdb and gdb's backtrace taken on the
+kernel's core. Then, for each core:
+
+- `stackwalk --json CORE` (nothing else: the modules are read at the
+  paths the core records, their debug files from /usr/lib/debug, as gdb
+  does) must name every frame gdb names, in gdb's order, with as many
+  frames (inline frames counted, as gdb counts them);
+- the crash reason is the crashing thread's signal: a two-thread gcore has
+  an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
+- `--no-local-modules` leaves the program's frames unnamed (the program
+  is in no symbol path);
+- the program's debug file alone (`--debug-dir` holding it by build-id,
+  `--no-local-modules`): names, and one warning that the module has no
+  unwind tables;
+- the core converted to a .snap (whose files are not read by default)
+  walks with `--local-modules` and nothing else as the core does.
+
+A missing g++ or gdb, or gdb unable to run a program (no ptrace), skips
+the cases that need it with a line saying so (exit 77 when nothing ran).
+
+Usage: localcores.py --stackwalk PATH --testdata DIR --work DIR
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+
+from swtest import Checks, fresh_dir, run_stackwalk
+
+# The frames gdb finds, one line each: "LCFRAME KIND PC NAME" (gdb's frame
+# type: normal, inline, tailcall, sigtramp, ...).
+GDB_FRAMES_PY = r"""
+import gdb
+KINDS = {gdb.NORMAL_FRAME: 'normal', gdb.INLINE_FRAME: 'inline',
+         gdb.TAILCALL_FRAME: 'tailcall', gdb.SIGTRAMP_FRAME: 'sigtramp'}
+f = gdb.selected_frame()
+while f is not None:
+    try:
+        name = f.name() or '??'
+    except gdb.error:
+        name = '??'
+    gdb.write('LCFRAME %s 0x%x %s\n' % (KINDS.get(f.type(), 'other'), f.pc(),
+                                         name.replace(' ', '_')))
+    f = f.older()
+"""
+
+PROGRAMS = [
+    # name, source, compiler, what the crash reason must start with
+    ('two_threads', 'two_threads.c', ['gcc', '-pthread'], 'SIGSEGV'),
+    ('terminate', 'terminate.cc', ['g++'], 'SIGABRT'),
+]
+
+
+def plain_name(name):
+    """A function name as both tools may spell it: without its parameter
+    list ('std::terminate()' and 'std::terminate'), and without the
+    '__GI_' of glibc's hidden aliases (gdb prints the assembler name
+    '__GI_raise' from libc's DWARF; the function is raise)."""
+    if not name or name == '??':
+        return None
+    name = name.split('(')[0].strip()
+    return name[len('__GI_'):] if name.startswith('__GI_') else name
+
+
+def gdb_frames(text):
+    """gdb's frames, inline ones included, as [(kind, pc, name)]. Its
+    tail-call frames are left out: gdb makes them up from DWARF call-site
+    records (DW_TAG_call_site), for a function that jumped to its callee
+    and so left no return address; stackwalk walks what is on the stack."""
+    frames = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == 'LCFRAME' and parts[1] != 'tailcall':
+            frames.append((parts[1], int(parts[2], 16), plain_name(parts[3])))
+    return frames
+
+
+def our_frames(doc):
+    """The crashing thread's frames, each frame's inline frames first (as
+    gdb lists them): [(kind, pc, name)], pc the call site of a caller."""
+    out = []
+    thread = doc.get('crashing_thread') or {}
+    for fr in thread.get('frames', []):
+        pc = int(fr['offset'], 16) if fr.get('offset') else None
+        for inl in fr.get('inlines') or []:
+            out.append(('inline', pc, plain_name(inl.get('function'))))
+        out.append(('normal', pc, plain_name(fr.get('function'))))
+    return out
+
+
+def names(frames):
+    return [f[2] for f in frames]
+
+
+GDB_SETUP = ['-nx', '-batch', '-ex', 'set debuginfod enabled off', '-ex', 'set pagination off',
+             '-ex', 'set confirm off', '-ex', 'set backtrace past-main on']
+
+
+def gdb_backtrace_args(work):
+    script = os.path.join(work, 'frames.py')
+    if not os.path.isfile(script):
+        with open(script, 'w') as f:
+            f.write(GDB_FRAMES_PY)
+    return ['-ex', 'source ' + script]
+
+
+def gdb_run(prog, core, cwd):
+    """Runs prog under gdb to its fatal signal: gdb's backtrace, and the
+    core gdb writes (None when gdb could not run it)."""
+    p = subprocess.run(['gdb'] + GDB_SETUP + ['-ex', 'run'] + gdb_backtrace_args(cwd) +
+                       ['-ex', 'generate-core-file ' + core, prog],
+                       capture_output=True, text=True, cwd=cwd, timeout=120)
+    if not os.path.isfile(core):
+        return None, p.stdout + p.stderr
+    return p.stdout, ''
+
+
+def kernel_core_possible():
+    try:
+        pattern = open('/proc/sys/kernel/core_pattern').read().strip()
+    except OSError:
+        return False
+    if not pattern or pattern.startswith('|') or '/' in pattern:
+        return False
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    return hard != 0
+
+
+def kernel_run(prog, cwd):
+    """Runs prog natively to its fatal signal: the kernel's core, or None."""
+    before = set(os.listdir(cwd))
+
+    def unlimited():
+        soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+
+    subprocess.run([prog], cwd=cwd, preexec_fn=unlimited, capture_output=True, timeout=60)
+    new = [f for f in set(os.listdir(cwd)) - before if f.startswith('core')]
+    return os.path.join(cwd, new[0]) if len(new) == 1 else None
+
+
+def walk(args, argv):
+    code, out, err = run_stackwalk(args.stackwalk, argv, timeout=120)
+    doc = None
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        pass
+    return code, doc, err
+
+
+def compare_with_gdb(checks, what, doc, gdb_text):
+    """Frame for frame: as many frames, each physical one at gdb's pc
+    (ours is the call site, gdb's the return address: one byte apart at
+    most), each named as gdb names it where gdb has a name."""
+    ref = gdb_frames(gdb_text)
+    ours = our_frames(doc)
+    checks.check(len(ref) >= 3, '%s: gdb found %d frames' % (what, len(ref)))
+    checks.check(len(ours) == len(ref), '%s: %d frames, gdb %d: ours %s, gdb %s'
+                 % (what, len(ours), len(ref), names(ours), names(ref)))
+    for i, (kind, pc, name) in enumerate(ref):
+        if i >= len(ours):
+            break
+        okind, opc, oname = ours[i]
+        if name is not None:
+            checks.check(oname == name, '%s: frame %d is %s, gdb says %s' % (what, i, oname, name))
+        if kind != 'inline' and okind != 'inline':
+            checks.check(opc is not None and 0 <= pc - opc <= 1,
+                         '%s: frame %d (%s) at %s, gdb 0x%x' % (what, i, name,
+                                                                hex(opc) if opc else None, pc))
+
+
+def check_core(args, checks, what, prog, core, gdb_text, reason):
+    code, doc, err = walk(args, ['--json', core])
+    checks.check(code == 0 and doc is not None, '%s: exit %s (%s)' % (what, code, err.strip()[:300]))
+    if doc is None:
+        return
+    crash = (doc.get('crash_info') or {}).get('type') or ''
+    checks.check(crash.startswith(reason), '%s: crash reason %r, want %s' % (what, crash, reason))
+    compare_with_gdb(checks, what, doc, gdb_text)
+    program_frames = [i for i, f in enumerate((doc.get('crashing_thread') or {}).get('frames', []))
+                      if (f.get('module') or '') == os.path.basename(prog)]
+    checks.check(bool(program_frames), '%s: no frame in the program' % what)
+
+    # Without the files at the recorded paths, the program has no names.
+    code, bare, err = walk(args, ['--json', '--no-local-modules', '--debug-dir=', core])
+    if bare is not None:
+        frames = (bare.get('crashing_thread') or {}).get('frames', [])
+        named = [f.get('function') for f in frames if f.get('module') == os.path.basename(prog)
+                 and f.get('function')]
+        checks.check(not named, '%s --no-local-modules: program frames named %s' % (what, named))
+    else:
+        checks.check(False, '%s --no-local-modules: exit %s' % (what, code))
+
+
+def debug_only(args, checks, what, prog, core, work):
+    """Names from a debug file whose binary is not at hand: used, with
+    one warning that the module has no unwind tables."""
+    build_id = None
+    out = subprocess.run(['readelf', '-n', prog], capture_output=True, text=True).stdout
+    m = re.search(r'Build ID: ([0-9a-f]+)', out)
+    if not m:
+        checks.check(False, '%s: the program has no build-id' % what)
+        return
+    build_id = m.group(1)
+    ddir = fresh_dir(os.path.join(work, 'debugdir'))
+    dst = os.path.join(ddir, '.build-id', build_id[:2], build_id[2:] + '.debug')
+    os.makedirs(os.path.dirname(dst))
+    subprocess.run(['objcopy', '--only-keep-debug', prog, dst], check=True)
+    code, doc, err = walk(args, ['--json', '--no-local-modules', '--debug-dir=' + ddir, core])
+    checks.check(doc is not None, '%s debug file only: exit %s' % (what, code))
+    if doc is None:
+        return
+    top = ((doc.get('crashing_thread') or {}).get('frames') or [{}])[0]
+    checks.check(top.get('function') == 'store_null',
+                 '%s debug file only: frame 0 is %s' % (what, top.get('function')))
+    warned = [l for l in err.splitlines() if 'no unwind tables' in l]
+    checks.check(len(warned) == 1 and dst in warned[0],
+                 '%s debug file only: want one "no unwind tables" warning naming %s, got %s'
+                 % (what, dst, err.strip()[:400]))
+
+
+def snap_local_modules(args, checks, what, core, work):
+    """A .snap's modules are not read from their paths by default;
+    --local-modules alone (no symbol path) reads them."""
+    snap = os.path.join(work, 'converted.snap')
+    code, out, err = run_stackwalk(args.stackwalk, ['convert', core, snap], timeout=120)
+    if code != 0:
+        checks.check(False, '%s: convert exit %s (%s)' % (what, code, err.strip()[:200]))
+        return
+    _, from_core, _ = walk(args, ['--json', core])
+    _, plain, _ = walk(args, ['--json', snap])
+    _, local, _ = walk(args, ['--json', '--local-modules', snap])
+    if not (from_core and plain and local):
+        checks.check(False, '%s: a .snap walk failed' % what)
+        return
+    checks.check(names(our_frames(local)) == names(our_frames(from_core)),
+                 '%s: the .snap with --local-modules: %s, the core: %s'
+                 % (what, names(our_frames(local)), names(our_frames(from_core))))
+    checks.check(names(our_frames(plain)) != names(our_frames(from_core)),
+                 '%s: the .snap without --local-modules walks as the core does' % what)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--stackwalk', required=True)
+    ap.add_argument('--testdata', required=True)
+    ap.add_argument('--work', required=True)
+    args = ap.parse_args()
+    args.stackwalk = os.path.abspath(args.stackwalk)
+    work = fresh_dir(args.work)
+    checks = Checks('localcores')
+    if not shutil.which('gdb'):
+        print('localcores: skipped: no gdb')
+        return 77
+    ran = 0
+    kernel = kernel_core_possible()
+    if not kernel:
+        print('localcores: kernel cores skipped: core_pattern is not a plain name in the '
+              'working folder, or the core limit is 0')
+    for name, source, cc, reason in PROGRAMS:
+        if not shutil.which(cc[0]):
+            print('localcores: %s skipped: no %s' % (name, cc[0]))
+            continue
+        pdir = fresh_dir(os.path.join(work, name))
+        prog = os.path.join(pdir, name)
+        subprocess.run(cc + ['-g', '-O0', '-o', prog, os.path.join(args.testdata, 'localcores',
+                                                                   source)], check=True)
+        core = os.path.join(pdir, 'gcore')
+        gdb_text, why = gdb_run(prog, core, pdir)
+        if gdb_text is None:
+            print('localcores: %s skipped: gdb wrote no core (%s)' % (name, why.strip()[-200:]))
+            continue
+        ran += 1
+        check_core(args, checks, name + ' gcore', prog, core, gdb_text, reason)
+        if name == 'two_threads':
+            debug_only(args, checks, name + ' gcore', prog, core, pdir)
+            snap_local_modules(args, checks, name + ' gcore', core, pdir)
+        if kernel:
+            kcore = kernel_run(prog, pdir)
+            if not kcore:
+                checks.check(False, '%s: the kernel wrote no core in %s' % (name, pdir))
+                continue
+            text = subprocess.run(['gdb'] + GDB_SETUP + gdb_backtrace_args(pdir) + [prog, kcore],
+                                  capture_output=True, text=True, timeout=120).stdout
+            check_core(args, checks, name + ' kernel core', prog, kcore, text, reason)
+    if not ran:
+        print('localcores: skipped: nothing ran')
+        return 77
+    return checks.summary()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
