@@ -77,6 +77,41 @@ static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_step *s, struc
 	return SW_UNWIND_OK;
 }
 
+/* A live context's rbp (the crash's, or one a signal frame restored) in
+ * code the snapshot lacks, on Linux: the SysV psABI makes rbp a general
+ * register and distributions build without frame pointers, so the code
+ * cannot tell whether rbp holds this function's record or a caller's,
+ * and a caller's skips every frame between (a crash in a syscall wrapper
+ * of the C library, rbp still the record of the program's function that
+ * called it). The stack can: below a caller's record lies this
+ * function's own return address, while below its own record lie only
+ * its locals. So the record is believed when no word from sp up to it
+ * is a return address into a module (a local holding one makes the walk
+ * shorter, never wrong), and not beyond AMD64_OWN_FRAME_MAX bytes. The
+ * same for the caller of a leaf (a call through NULL), which still has
+ * the context's rbp. A frame found by a record itself came out of a
+ * chain. */
+enum { AMD64_OWN_FRAME_MAX = 1 << 16 };
+
+static bool live_rbp_unprovable(const struct sw_walk *w, const struct sw_frame *callee,
+                                enum sw_x86_frame own)
+{
+	enum sw_os os = w->snap->sys.os;
+	uint8_t code;
+	bool live_rbp = sw_frame_has_live_context(callee) || callee->trust == SW_TRUST_LEAF;
+	if (own != SW_X86_FRAME_UNKNOWN || (os != SW_OS_LINUX && os != SW_OS_ANDROID) ||
+	    !live_rbp || sw_walk_read(w, sw_frame_code_pc(callee), &code, 1) ||
+	    !sw_reg_valid(&callee->regs, AMD64_RSP))
+		return false;
+	uint64_t rsp = callee->regs.v[AMD64_RSP], rbp = callee->regs.v[AMD64_RBP], word;
+	if (rbp < rsp || rbp - rsp > AMD64_OWN_FRAME_MAX)
+		return true;
+	for (uint64_t at = rsp; at < rbp; at += 8)
+		if (sw_walk_read_word(w, at, &word) && sw_walk_is_return_address(w, word))
+			return true;
+	return false;
+}
+
 /* The rbp chain of code built with frame pointers:
  *   push %rbp; mov %rsp, %rbp
  * leaves the caller's rbp at [rbp] and the return address at [rbp + 8], so
@@ -100,7 +135,7 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
 		return SW_UNWIND_NO_RULE;
 	enum sw_x86_frame own = sw_x86_frame_of(w, callee, true);
-	if (own == SW_X86_FRAME_NONE)
+	if (own == SW_X86_FRAME_NONE || live_rbp_unprovable(w, callee, own))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rbp = callee->regs.v[AMD64_RBP];
 	uint64_t caller_rip, caller_rbp, unused;
@@ -200,14 +235,47 @@ static bool amd64_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
 	       memcmp(code, amd64_restore_rt, sizeof code) == 0;
 }
 
+/* A signal frame known by what the kernel wrote, for a restorer whose code
+ * the snapshot lacks (a Linux core holds no code of the files it mapped):
+ * at sp, a ucontext whose flags are the kernel's (UC_FP_XSTATE,
+ * UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS: at most 7) and whose sigcontext
+ * holds the user code segment selector (__USER_CS, 0x33) with the user
+ * stack's (__USER_DS, 0x2b; 0 from kernels before 4.8), an fpstate
+ * pointer of 0 or into the frame above, an interrupted rsp and a pc that
+ * may be code. Stale words do not line up like that by chance. (The
+ * siginfo after the ucontext is written only for an SA_SIGINFO handler:
+ * arch/x86/kernel/signal_64.c, x64_setup_rt_frame.) */
+enum { AMD64_SIGFRAME_WORDS = AMD64_UCONTEXT_MCONTEXT / 8 + 24, AMD64_USER_CS = 0x33,
+       AMD64_USER_DS = 0x2b };
+
+static bool amd64_sigframe_written_at(const struct sw_walk *w, uint64_t rsp)
+{
+	uint64_t f[AMD64_SIGFRAME_WORDS];
+	if (rsp > UINT64_MAX - sizeof f || !sw_sigframe_read_fields(w, rsp, 8, false,
+	                                                           AMD64_SIGFRAME_WORDS, f))
+		return false;
+	const uint64_t *sc = f + AMD64_UCONTEXT_MCONTEXT / 8;
+	uint64_t selectors = sc[18], fpstate = sc[23];
+	uint16_t cs = (uint16_t)selectors, ss = (uint16_t)(selectors >> 48);
+	return f[0] <= 7 && cs == AMD64_USER_CS && (ss == AMD64_USER_DS || ss == 0) &&
+	       (fpstate == 0 || (fpstate > rsp && fpstate - rsp < (1u << 16))) && sc[15] != 0 &&
+	       amd64_pc_plausible(sc[16]);
+}
+
 static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *s,
                                                           struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_regs *r = &s->callee->regs;
-	if (!sw_reg_valid(r, AMD64_RSP) || !amd64_is_signal_trampoline(w, s->callee->pc))
+	if (!sw_reg_valid(r, AMD64_RSP))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rsp = r->v[AMD64_RSP];
+	uint8_t code[sizeof amd64_restore_rt];
+	bool code_known = sw_walk_read(w, s->callee->pc, code, sizeof code);
+	bool restorer = code_known ? memcmp(code, amd64_restore_rt, sizeof code) == 0
+	                           : amd64_sigframe_written_at(w, rsp);
+	if (!restorer)
+		return SW_UNWIND_NO_RULE;
 	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)
 		return SW_UNWIND_FAILED;
 	return sw_sigframe_restore(w, rsp + AMD64_UCONTEXT_MCONTEXT, 8, amd64_sigcontext_slots,

@@ -286,6 +286,87 @@ START_TEST(test_frame_pointer_chain_not_followed_on_windows)
 }
 END_TEST
 
+/* A crash in code the snapshot lacks (a Linux core holds no code of the
+ * files it mapped): rbp may be a caller's record, and below a caller's
+ * record lies this function's own return address. */
+START_TEST(test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180;
+	set_context(&fx, LIB_BASE + 0x10, sp, fp1);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_call_before(&fx, CODE_BASE + 0x340);
+	put_u64(&fx, fp1, 0);
+	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
+	struct sw_walk_options opt = { .no_scan = true };
+	/* Only locals below the record: it is the frame's own. */
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	fixture_free(&fx);
+
+	/* The function's return address below it: the record is its caller's,
+	 * and following it would skip that caller. */
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, LIB_BASE + 0x10, sp, fp1);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_call_before(&fx, CODE_BASE + 0x340);
+	put_u64(&fx, sp + 0x20, CODE_BASE + 0x340);
+	put_u64(&fx, fp1, 0);
+	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
+	st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+
+	/* Where the code is at hand, it decides (the record chain test). */
+}
+END_TEST
+
+/* A handler's return into a restorer whose code the snapshot lacks: the
+ * rt_sigframe the kernel wrote proves the signal frame (uc_flags, the
+ * user code and stack selectors, fpstate above the frame). */
+START_TEST(test_signal_frame_known_by_its_data_without_restorer_code)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, uc = sp + 8;
+	struct fake_symbols fs;
+	fake_init(&fs, RULE_CFA_RSP_16);
+	/* frame 0 (CFI: CFA = rsp + 16) returns into the restorer at [sp + 8] */
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, LIB_BASE + 0x2050);
+	uc = sp + 16;
+	uint64_t mc = uc + 40;
+	put_u64(&fx, uc, 7);                         /* uc_flags */
+	put_u64(&fx, mc + 10 * 8, 0);                /* rbp */
+	put_u64(&fx, mc + 15 * 8, STACK_BASE + 0x800); /* rsp */
+	put_u64(&fx, mc + 16 * 8, LIB_BASE + 0x3000);  /* rip */
+	put_u64(&fx, mc + 18 * 8, 0x002b000000000033ull); /* cs, gs, fs, ss */
+	put_u64(&fx, mc + 23 * 8, uc + 0x200);         /* fpstate */
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk(&fx, &fs.source, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[2].pc, LIB_BASE + 0x3000);
+	ck_assert(st->frames[2].restored_context);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], RSP), STACK_BASE + 0x800);
+	fixture_free(&fx);
+
+	/* The same words with a kernel data selector where cs belongs: no
+	 * signal frame. */
+	fixture_init(&fx, SW_OS_LINUX);
+	set_context(&fx, CODE_BASE + 0x10, sp, 0);
+	put_u64(&fx, sp + 8, LIB_BASE + 0x2050);
+	put_u64(&fx, uc, 7);
+	put_u64(&fx, mc + 15 * 8, STACK_BASE + 0x800);
+	put_u64(&fx, mc + 16 * 8, LIB_BASE + 0x3000);
+	put_u64(&fx, mc + 18 * 8, 0x002b000000000018ull);
+	st = walk(&fx, &fs.source, &opt);
+	ck_assert_uint_eq(st->nframes, 2);
+	fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_scan_accepts_address_after_call)
 {
 	struct fixture fx;
@@ -1291,6 +1372,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_walk_ends_where_cfi_says_no_caller);
 	tcase_add_test(tc, test_walk_frame_pointer_chain);
 	tcase_add_test(tc, test_frame_pointer_chain_not_followed_on_windows);
+	tcase_add_test(tc, test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it);
+	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
 	tcase_add_test(tc, test_scan_accepts_address_after_call);
 	tcase_add_test(tc, test_scan_rejects_address_without_call);
 	tcase_add_test(tc, test_scan_rejects_address_outside_any_function);
