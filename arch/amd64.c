@@ -77,41 +77,6 @@ static enum sw_unwind_status amd64_caller_of_leaf(const struct sw_step *s, struc
 	return SW_UNWIND_OK;
 }
 
-/* A live context's rbp (the crash's, or one a signal frame restored) in
- * code the snapshot lacks, on Linux: the SysV psABI makes rbp a general
- * register and distributions build without frame pointers, so the code
- * cannot tell whether rbp holds this function's record or a caller's,
- * and a caller's skips every frame between (a crash in a syscall wrapper
- * of the C library, rbp still the record of the program's function that
- * called it). The stack can: below a caller's record lies this
- * function's own return address, while below its own record lie only
- * its locals. So the record is believed when no word from sp up to it
- * is a return address into a module (a local holding one makes the walk
- * shorter, never wrong), and not beyond AMD64_OWN_FRAME_MAX bytes. The
- * same for the caller of a leaf (a call through NULL), which still has
- * the context's rbp. A frame found by a record itself came out of a
- * chain. */
-enum { AMD64_OWN_FRAME_MAX = 1 << 16 };
-
-static bool live_rbp_unprovable(const struct sw_walk *w, const struct sw_frame *callee,
-                                enum sw_x86_frame own)
-{
-	enum sw_os os = w->snap->sys.os;
-	uint8_t code;
-	bool live_rbp = sw_frame_has_live_context(callee) || callee->trust == SW_TRUST_LEAF;
-	if (own != SW_X86_FRAME_UNKNOWN || (os != SW_OS_LINUX && os != SW_OS_ANDROID) ||
-	    !live_rbp || sw_walk_read(w, sw_frame_code_pc(callee), &code, 1) ||
-	    !sw_reg_valid(&callee->regs, AMD64_RSP))
-		return false;
-	uint64_t rsp = callee->regs.v[AMD64_RSP], rbp = callee->regs.v[AMD64_RBP], word;
-	if (rbp < rsp || rbp - rsp > AMD64_OWN_FRAME_MAX)
-		return true;
-	for (uint64_t at = rsp; at < rbp; at += 8)
-		if (sw_walk_read_word(w, at, &word) && sw_walk_is_return_address(w, word))
-			return true;
-	return false;
-}
-
 /* The rbp chain of code built with frame pointers:
  *   push %rbp; mov %rsp, %rbp
  * leaves the caller's rbp at [rbp] and the return address at [rbp + 8], so
@@ -135,7 +100,8 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
 		return SW_UNWIND_NO_RULE;
 	enum sw_x86_frame own = sw_x86_frame_of(w, callee, true);
-	if (own == SW_X86_FRAME_NONE || live_rbp_unprovable(w, callee, own))
+	if (own == SW_X86_FRAME_NONE ||
+	    (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, true)))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rbp = callee->regs.v[AMD64_RBP];
 	uint64_t caller_rip, caller_rbp, unused;

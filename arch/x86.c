@@ -63,8 +63,11 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (!sw_reg_valid(&callee->regs, X86_EBP) ||
-	    sw_x86_frame_of(w, callee, false) == SW_X86_FRAME_NONE)
+	if (!sw_reg_valid(&callee->regs, X86_EBP))
+		return SW_UNWIND_NO_RULE;
+	enum sw_x86_frame own = sw_x86_frame_of(w, callee, false);
+	if (own == SW_X86_FRAME_NONE ||
+	    (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, false)))
 		return SW_UNWIND_NO_RULE;
 	uint64_t ebp = callee->regs.v[X86_EBP];
 	uint64_t caller_eip, caller_ebp;
@@ -181,15 +184,43 @@ static bool x86_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
 	return x86_restorer_sigcontext(w, addr) != 0;
 }
 
+/* A signal frame known by what the kernel (or qemu-user) wrote, for a
+ * restorer whose code the snapshot lacks (a Linux core holds no code of
+ * the files it mapped). An rt_sigframe at sp: a signal number (1-64),
+ * then pinfo and puc pointing at its own info and uc (sp + 12, sp + 140).
+ * A sigframe: the signal number, then a sigcontext holding the user code
+ * and stack selectors (__USER_CS/__USER_DS: 0x73/0x7b under an i386
+ * kernel, 0x23/0x2b under an x86-64 one and qemu-user). Stale words do
+ * not line up like that by chance. Where sp finds the sigcontext, or 0. */
+static uint64_t x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp)
+{
+	uint64_t f[X86_SIGFRAME_SC / 4 + 19];
+	if (!sw_sigframe_read_fields(w, sp, 4, false, sizeof f / sizeof f[0], f) || f[0] < 1 ||
+	    f[0] > 64)
+		return 0;
+	if (f[1] == sp + 12 && f[2] == sp + X86_RT_SIGFRAME_SC - 20)
+		return X86_RT_SIGFRAME_SC;
+	const uint64_t *sc = f + X86_SIGFRAME_SC / 4;
+	uint16_t cs = (uint16_t)sc[15], ss = (uint16_t)sc[18];
+	bool user = (cs == 0x73 && ss == 0x7b) || (cs == 0x23 && ss == 0x2b);
+	return user ? X86_SIGFRAME_SC : 0;
+}
+
 static enum sw_unwind_status x86_caller_of_signal_frame(const struct sw_step *s,
                                                         struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_regs *r = &s->callee->regs;
-	uint64_t sc;
-	if (!sw_reg_valid(r, X86_ESP) || !(sc = x86_restorer_sigcontext(w, s->callee->pc)))
+	if (!sw_reg_valid(r, X86_ESP))
 		return SW_UNWIND_NO_RULE;
-	return sw_sigframe_restore(w, (r->v[X86_ESP] & 0xffffffffu) + sc, 4, x86_sigcontext_slots,
+	uint64_t esp = r->v[X86_ESP] & 0xffffffffu;
+	uint8_t code;
+	uint64_t sc = sw_walk_read(w, s->callee->pc, &code, 1)
+	                      ? x86_restorer_sigcontext(w, s->callee->pc)
+	                      : x86_sigcontext_written_at(w, esp);
+	if (!sc)
+		return SW_UNWIND_NO_RULE;
+	return sw_sigframe_restore(w, esp + sc, 4, x86_sigcontext_slots,
 	                           sizeof x86_sigcontext_slots / sizeof x86_sigcontext_slots[0], out);
 }
 

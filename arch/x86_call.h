@@ -33,6 +33,12 @@ struct sw_frame;
 enum sw_x86_frame { SW_X86_FRAME_UNKNOWN, SW_X86_FRAME_NONE, SW_X86_FRAME_SET_UP };
 enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64);
 
+/* For a frame whose code cannot tell (sw_x86_frame_of: UNKNOWN):
+ * is its rbp (ebp), live from the crash's or a signal's context, not
+ * shown by the stack to be its own record? See x86_call.c. */
+bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
+                                 bool is64);
+
 /* Does the code of the function at fn hold a jump into module `to`, a tail
  * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25)? The
  * first X86_TAIL_REACH bytes are looked at, byte by byte: a false match

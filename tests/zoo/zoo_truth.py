@@ -130,8 +130,10 @@ def pattern(manifest, trail):
     elif crash == "abort":
         out.append(_sys("abort"))
     elif crash == "overflow":
-        # The overflow may come in a side function's prologue.
-        out.append(Element("side", lo=0, hi=1, note="overflow"))
+        # The overflow may come in a side function's prologue, and a side
+        # function may call the one made before it in its module
+        # (zoo_gen.py): a chain of them, at most all of them.
+        out.append(Element("side", lo=0, hi=max(1, len(manifest["sides"])), note="overflow"))
     inner = list(reversed(ids))
     for j, ident in enumerate(inner):
         # How this one was entered: a repeat of the function outside it is
