@@ -169,7 +169,7 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 		.maps_file = opt ? opt->maps_file : NULL, /* read while opening */
 	};
 	struct sw_err err = { 0 };
-	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, part, &h->snap, &err)
+	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, &oo, part, &h->snap, &err)
 	                           : sw_snapshot_open_with(h->path, &oo, &h->snap, &err);
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		enum stackwalk_status st = fail(status_of(rc), "%s", err.msg);
