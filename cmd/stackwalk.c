@@ -1052,15 +1052,16 @@ static void raise_open_file_limit(void)
 
 int main(int argc, char **argv)
 {
+	/* A temporary file past the file size limit (ulimit -f: a compressed
+	 * snapshot's, a .snap written) is a write error (EFBIG) naming the
+	 * file, not a death by SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* A subcommand: a SNAPSHOT named "convert" is given as ./convert. */
 	if (argc > 1 && strcmp(argv[1], "convert") == 0)
 		return sw_convert_main(argc - 1, argv + 1);
 	/* A closed pipe is a write error (EPIPE) to handle, not a death:
 	 * `stackwalk big.dmp | head` ends quietly (sink_check). */
 	signal(SIGPIPE, SIG_IGN);
-	/* A temporary file past the file size limit (ulimit -f) is a write
-	 * error (EFBIG) naming the snapshot, not a death by SIGXFSZ. */
-	signal(SIGXFSZ, SIG_IGN);
 	/* Large buffers (inflated symbol files, record arrays) mapped and
 	 * unmapped on their own, at a fixed threshold: glibc raises its
 	 * threshold after each large free, and later large buffers then come

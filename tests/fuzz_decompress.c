@@ -5,9 +5,10 @@
  *
  * The oracle is the decoder itself read two ways: in 7-byte pieces with
  * the first bytes handed over as already read (as formats/open.c hands
- * the magic), and in 64 KiB pieces from byte 0. Both must end alike (the
- * same status, the same bytes, up to the limit): the loop over buffers and
- * members must not depend on where reads fall. The identity format must
+ * the magic), and in 64 KiB pieces from byte 0. The loop over buffers and
+ * members must not depend on where reads fall: the bytes agree as far as
+ * both go, and a stream one way reads whole within the limit reads so the
+ * other way too. The identity format must
  * give the file back unchanged. Every error's message names the file.
  * Then the file is opened as a snapshot (bit 5), within the limit,
  * through the temporary file as the CLI reads it. Seeds:
@@ -75,7 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pre = n < 6 ? n : 6;
 	enum sw_err_code ra = decode(c, fd, file, pre, 7, a, (size_t)max, &alen, &ea);
 	enum sw_err_code rb = decode(c, fd, file, 0, 65536, b, (size_t)max, &blen, &eb);
-	if (ra != rb || alen != blen || memcmp(a, b, alen) != 0)
+	/* The bytes agree as far as both go (an error drops what its own read
+	 * had decoded, so the two may stop apart); a stream read to its end
+	 * within the limit one way is read so the other way too. */
+	if (memcmp(a, b, alen < blen ? alen : blen) != 0)
+		abort();
+	bool a_whole = ra == SW_OK && alen <= max, b_whole = rb == SW_OK && blen <= max;
+	if ((a_whole || b_whole) && (ra != rb || alen != blen))
 		abort();
 	if (ra != SW_OK && ra != SW_ERR_FORMAT && ra != SW_ERR_UNSUPPORTED && ra != SW_ERR_NOMEM)
 		abort();
