@@ -26,6 +26,7 @@ static void convert_usage(FILE *f)
 	      "input captured (compressed), so that 'stackwalk OUT.snap SYMBOL_PATH...'\n"
 	      "walks it as 'stackwalk IN SYMBOL_PATH...' does. The SYMBOL_PATHs are where\n"
 	      "IN's reader looks for the modules' files (an ELF core without NT_FILE).\n"
+	      "IN may be compressed (gzip, xz, zstd, lz4); '-' reads it from standard input.\n"
 	      "\n"
 	      "Options:\n"
 	      "  --all-threads     every thread and its stack, not only the crashing one\n"
@@ -90,8 +91,21 @@ int sw_convert_main(int argc, char **argv)
 		.nsearch_paths = (size_t)(argc - optind - 2),
 	};
 	struct sw_err err = { 0 };
+	/* IN "-": standard input, copied (or decompressed) as a snapshot's
+	 * walk reads it (formats/input.h), within the default limit. */
+	struct sw_input stdin_input = { .fd = -1 };
+	if (strcmp(in, "-") == 0) {
+		enum sw_err_code rc = sw_input_stdin(0, &stdin_input, &err);
+		if (rc != SW_OK) {
+			fprintf(stderr, "stackwalk: %s\n", err.msg);
+			return exit_status(rc, true);
+		}
+		in = SW_INPUT_STDIN_NAME;
+		open_opts.input = &stdin_input;
+	}
 	struct sw_snapshot snap;
 	enum sw_err_code rc = sw_snapshot_open_with(in, &open_opts, &snap, &err);
+	sw_input_close(&stdin_input); /* the snapshot maps what it needs */
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		fprintf(stderr, "stackwalk: %s\n", err.msg);
 		sw_snapshot_free(&snap);

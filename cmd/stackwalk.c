@@ -64,6 +64,12 @@ struct options {
 	unsigned symbols_timeout;  /* --symbols-timeout SECONDS; 0: the default */
 	bool debuginfod;           /* --debuginfod */
 	const char *maps_file;     /* --maps FILE, or NULL */
+	/* --max-decompressed SIZE: what a compressed snapshot (or stdin) may
+	 * decompress to; 0: SW_INPUT_MAX_DEFAULT. */
+	uint64_t max_decompressed;
+	/* SNAPSHOT "-": standard input, decompressed or copied once for all
+	 * its microdumps (run_input); NULL: the file SNAPSHOT names. */
+	const struct sw_input *input;
 	const char *output_file;   /* --output-file FILE, or NULL: stdout */
 	const char *cyborg_file;   /* --cyborg FILE: the JSON goes there too */
 	/* --signature-skip FILEs, in the order given (malloc'd: free). */
@@ -95,7 +101,9 @@ static void usage(FILE *f)
 	      "Walks the stack of every thread in SNAPSHOT (a minidump, an ELF core file, an\n"
 	      "ESP-IDF core dump as base64 text or flash image, a microdump log, an offline\n"
 	      "capture folder, or a device's .snap file) and prints each frame's function,\n"
-	      "source line and how it was found.\n"
+	      "source line and how it was found. A SNAPSHOT compressed with gzip, xz, zstd\n"
+	      "or lz4 (systemd-coredump's core.*.zst) is read as it is; '-' reads it from\n"
+	      "standard input.\n"
 	      "\n"
 	      "SYMBOL_PATH is a directory holding Breakpad symbols (NAME/DEBUG_ID/NAME.sym,\n"
 	      ".sym.gz also read) or ELF files (by .build-id/xx/rest[.debug], by NAME,\n"
@@ -150,6 +158,10 @@ static void usage(FILE *f)
 	      "  --symbols-timeout=SECONDS  time limit of each download (default 30)\n"
 	      "  --debuginfod      fetch ELF modules' files by build-id from the debuginfod\n"
 	      "                    servers DEBUGINFOD_URLS names\n"
+	      "  --max-decompressed=SIZE  the most a compressed SNAPSHOT (gzip, xz, zstd,\n"
+	      "                    lz4) or standard input may decompress to, in a\n"
+	      "                    temporary file under $TMPDIR (default 32G; K, M, G, T:\n"
+	      "                    KiB, MiB, GiB, TiB)\n"
 	      "  --maps=FILE       the crashed process's /proc/PID/maps: the module list of\n"
 	      "                    an ELF core that has none (no NT_FILE: qemu-user cores);\n"
 	      "                    without it such a core's modules are found through the\n"
@@ -283,6 +295,31 @@ static int bad_option(const struct option *longopts, const char *arg, int opt)
 	return SW_EXIT_USAGE;
 }
 
+/* A size: digits, then K, M, G or T (powers of 1024, as in 32G; a
+ * trailing "iB" or "B" is allowed), at least 1 byte. False for anything
+ * else or an overflow. */
+static bool parse_size(const char *arg, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (arg[0] < '0' || arg[0] > '9')
+		return false;
+	unsigned long long n = strtoull(arg, &end, 10);
+	if (errno || n == 0)
+		return false;
+	static const char units[] = "KMGT";
+	const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+	unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
+	if (u)
+		end++;
+	if (u && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+		end += strlen(end);
+	if (*end || (shift && n > UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)n << shift;
+	return true;
+}
+
 /* --batch: what a batch takes of the options, after the checks of
  * parse_args. Every positional word is an input; symbol paths are given
  * only as --symbols-path, so no path can be taken for the other kind.
@@ -324,7 +361,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		OPT_NO_LOCAL_MODULES, OPT_DEBUG_DIR,
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
-		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER,
+		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER, OPT_MAX_DECOMPRESSED,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -347,6 +384,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "symbols-header", required_argument, NULL, OPT_SYMBOLS_HEADER },
 		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 		{ "maps", required_argument, NULL, OPT_MAPS },
+		{ "max-decompressed", required_argument, NULL, OPT_MAX_DECOMPRESSED },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "null", no_argument, NULL, '0' },
@@ -417,6 +455,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		}
 		case OPT_MAPS: o->maps_file = optarg; break;
+		case OPT_MAX_DECOMPRESSED:
+			if (!parse_size(optarg, &o->max_decompressed))
+				return usage_error("--max-decompressed wants a size such as 500M or 64G "
+				                   "(K, M, G, T: powers of 1024), not '%s'", optarg);
+			break;
 		case OPT_BATCH: o->batch = true; break;
 		case '0': o->null_separated = true; break;
 		case OPT_SYMBOLS_PATH: o->symbols_opt[o->nsymbols_opt++] = optarg; break;
@@ -477,6 +520,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->snapshot = o->positional[0];
 	o->symbol_paths = &o->positional[1];
 	o->nsymbol_paths = npos - 1 + o->nsymbols_opt;
+	/* Standard input holds one thing, the snapshot: "-" among the symbol
+	 * paths would be read as a file named "-" (missing) by surprise. */
+	for (size_t i = 0; i < o->nsymbol_paths; i++)
+		if (strcmp(o->symbol_paths[i], "-") == 0)
+			return usage_error("%s", "'-' (standard input) can only be the SNAPSHOT, not a "
+			                   "symbol path");
 	return -1;
 }
 
@@ -718,8 +767,10 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 		.search_paths = o->symbol_paths,
 		.nsearch_paths = o->nsymbol_paths,
 		.maps_file = o->maps_file,
+		.input = o->input,
+		.max_decompressed = o->max_decompressed,
 	};
-	enum sw_err_code rc = part ? sw_snapshot_open_part(o->snapshot, part, &snap, &err)
+	enum sw_err_code rc = part ? sw_snapshot_open_part(o->snapshot, &open_opts, part, &snap, &err)
 	                           : sw_snapshot_open_with(o->snapshot, &open_opts, &snap, &err);
 	*more = snap.has_next;
 	*next = snap.next;
@@ -953,6 +1004,21 @@ static int run_batch(const struct options *o, struct run *r)
 /* Runs every snapshot of the input into r's sinks; the worst status. */
 static int run_input(const struct options *o, struct run *r)
 {
+	/* SNAPSHOT "-" (a single run's; a batch's "-" lists paths): standard
+	 * input is read once, for every microdump it may hold, and named
+	 * "standard input" in messages. */
+	struct options with_stdin;
+	struct sw_input in = { .fd = -1 };
+	if (!o->batch && strcmp(o->snapshot, "-") == 0) {
+		struct sw_err err = { 0 };
+		enum sw_err_code rc = sw_input_stdin(o->max_decompressed, &in, &err);
+		if (rc != SW_OK)
+			return no_report(o, r, NULL, status_for(rc), err.msg);
+		with_stdin = *o;
+		with_stdin.snapshot = SW_INPUT_STDIN_NAME;
+		with_stdin.input = &in;
+		o = &with_stdin;
+	}
 	/* Each microdump of a log in turn; the worst status counts. A reader
 	 * that stopped reading stdout ends the run quietly. */
 	struct sw_part part, next;
@@ -962,6 +1028,7 @@ static int run_input(const struct options *o, struct run *r)
 		part = next;
 		status = sw_worse_status(status, walk_snapshot(o, r, &part, &next, &more));
 	}
+	sw_input_close(&in);
 	return status;
 }
 
@@ -985,6 +1052,10 @@ static void raise_open_file_limit(void)
 
 int main(int argc, char **argv)
 {
+	/* A temporary file past the file size limit (ulimit -f: a compressed
+	 * snapshot's, a .snap written) is a write error (EFBIG) naming the
+	 * file, not a death by SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* A subcommand: a SNAPSHOT named "convert" is given as ./convert. */
 	if (argc > 1 && strcmp(argv[1], "convert") == 0)
 		return sw_convert_main(argc - 1, argv + 1);

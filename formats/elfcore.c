@@ -18,6 +18,7 @@
 #include "arch/registry.h"
 #include "elfcore_internal.h"
 #include "lib/mapped_file.h"
+#include "open.h"
 
 void ec_problem(struct ec_reader *r, bool warning, const char *fmt, ...)
 {
@@ -306,7 +307,7 @@ enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options 
 	 * without its program, takes stale ld.so words and the auxiliary
 	 * vector above _start for frames). */
 	out->scans_need_code = true;
-	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct sw_span core = { out->file.data, out->file.size, 0, false };

@@ -15,6 +15,7 @@
 #include "espcore_internal.h"
 #include "lib/mapped_file.h"
 #include "lib/sha256.h"
+#include "open.h"
 
 enum {
 	/* An image larger than any core dump partition (the largest flash
@@ -303,11 +304,11 @@ bool sw_espcore_is(const uint8_t *data, size_t size)
 	return sw_esp_b64_decode(head, peek, sizeof peek, &n, &line);
 }
 
-bool sw_espcore_text_holds_dump(const char *path)
+bool sw_espcore_text_holds_dump(const char *path, const struct sw_open_options *opts)
 {
 	struct sw_mapped_file m = { 0 };
 	struct sw_err err = { 0 };
-	if (sw_map_file(path, &m, &err) != SW_OK || !m.data)
+	if (sw_snapshot_map_input(path, opts, &m, &err) != SW_OK || !m.data)
 		return false;
 	uint8_t peek[ESP_PEEK];
 	size_t n;
@@ -420,7 +421,7 @@ enum sw_err_code sw_espcore_read(const char *path, const struct sw_open_options 
 	 * bytes, which come from the firmware ELF (sw_elfcore_read_image
 	 * sets it again). */
 	out->scans_need_code = true;
-	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct esp_reader r = { .snap = out, .path = path };

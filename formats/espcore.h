@@ -89,7 +89,7 @@ bool sw_esp_b64_decode(struct sw_span text, uint8_t *out, size_t cap, size_t *le
 bool sw_espcore_is(const uint8_t *data, size_t size);
 /* The same check over a whole text file: a console log whose dump starts
  * past the first bytes the content check sees (a boot log before it). */
-bool sw_espcore_text_holds_dump(const char *path);
+bool sw_espcore_text_holds_dump(const char *path, const struct sw_open_options *opts);
 
 /* Reads the image at path into *out (out->format "espcore"): decodes it,
  * checks the header and the checksum, and reads the ELF core it holds

@@ -24,6 +24,7 @@
 
 #include "lib/mapped_file.h"
 #include "microdump_internal.h"
+#include "open.h"
 
 #define MC_BEGIN "-----BEGIN BREAKPAD MICRODUMP-----"
 #define MC_END "-----END BREAKPAD MICRODUMP-----"
@@ -228,9 +229,16 @@ static enum sw_err_code verdict(const char *path, const struct sw_snapshot *s, u
 enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
                                    struct sw_snapshot *out, struct sw_err *err)
 {
+	return sw_microdump_read_with(path, NULL, part, out, err);
+}
+
+enum sw_err_code sw_microdump_read_with(const char *path, const struct sw_open_options *opts,
+                                        const struct sw_part *part, struct sw_snapshot *out,
+                                        struct sw_err *err)
+{
 	sw_snapshot_init(out, path);
 	out->format = "microdump";
-	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
 	/* An empty file maps to no memory at all: no span to search. */

@@ -22,6 +22,12 @@
  * SW_ERR_FORMAT (cannot open, or no microdump in the log). */
 enum sw_err_code sw_microdump_read(const char *path, const struct sw_part *part,
                                    struct sw_snapshot *out, struct sw_err *err);
+/* The same with the open options (formats/open.h): the bytes may be
+ * opts->input's (a decompressed log, standard input). */
+struct sw_open_options;
+enum sw_err_code sw_microdump_read_with(const char *path, const struct sw_open_options *opts,
+                                        const struct sw_part *part, struct sw_snapshot *out,
+                                        struct sw_err *err);
 
 /* The content check: does data (the head of a file) hold a microdump's
  * BEGIN or END line? Logcat prefixes may come before it. */

@@ -10,6 +10,7 @@
 
 #include "lib/mapped_file.h"
 #include "minidump_internal.h"
+#include "open.h"
 
 enum {
 	MD_HEADER_SIGNATURE = 0x504d444d, /* "MDMP" little-endian, "PMDM" big */
@@ -319,9 +320,15 @@ static void read_streams(struct md_reader *r)
 enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
                                   struct sw_err *err)
 {
+	return sw_minidump_read_with(path, NULL, out, err);
+}
+
+enum sw_err_code sw_minidump_read_with(const char *path, const struct sw_open_options *opts,
+                                       struct sw_snapshot *out, struct sw_err *err)
+{
 	sw_snapshot_init(out, path);
 	out->format = "minidump";
-	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct md_reader r = {

@@ -18,6 +18,11 @@
  * first problem). The file stays mapped until sw_snapshot_free(out). */
 enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
                                   struct sw_err *err);
+/* The same with the open options (formats/open.h): the bytes may be
+ * opts->input's (a decompressed file, standard input). */
+struct sw_open_options;
+enum sw_err_code sw_minidump_read_with(const char *path, const struct sw_open_options *opts,
+                                       struct sw_snapshot *out, struct sw_err *err);
 
 /* The magic check: does data start with a minidump header signature? */
 bool sw_minidump_is(const uint8_t *data, size_t size);

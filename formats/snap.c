@@ -15,6 +15,7 @@
 
 #include "arch/registry.h"
 #include "lib/mapped_file.h"
+#include "open.h"
 #include "snap_internal.h"
 
 /* A record's head and CRC around its payload. */
@@ -332,7 +333,7 @@ enum sw_err_code sw_snap_read(const char *path, const struct sw_open_options *op
 	 * must be proven by the call before it, read from the firmware ELF
 	 * or the captured memory. */
 	out->scans_need_code = true;
-	enum sw_err_code rc = sw_map_file(path, &out->file, err);
+	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct sr_reader r = {

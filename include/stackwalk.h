@@ -82,9 +82,12 @@ STACKWALK_API const char *stackwalk_errmsg(void);
 STACKWALK_API const char *stackwalk_version(void);
 
 /* Snapshots: a minidump, ELF core, ESP-IDF core dump, microdump log,
- * offline capture folder or .snap file, chosen by its contents. opt (may
- * be NULL) lends its symbol paths and maps file to an ELF core that does
- * not name its modules. On OK and DAMAGED *out is a handle (DAMAGED: what
+ * offline capture folder or .snap file, chosen by its contents, also
+ * compressed with gzip, xz, zstd or lz4 (systemd-coredump's core.*.zst):
+ * then decompressed into an unnamed temporary file under $TMPDIR (at most
+ * stackwalk_options_set_max_decompressed's bytes), which the handle holds
+ * until it is closed. opt (may be NULL) lends its symbol paths and maps
+ * file to an ELF core that does not name its modules. On OK and DAMAGED *out is a handle (DAMAGED: what
  * was intact, the problems in stackwalk_snapshot_problem); otherwise *out
  * is NULL. */
 STACKWALK_API enum stackwalk_status stackwalk_snapshot_open(const char *path,
@@ -171,6 +174,12 @@ STACKWALK_API enum stackwalk_status stackwalk_options_add_symbol_header(stackwal
  * libdebuginfod. */
 STACKWALK_API enum stackwalk_status stackwalk_options_set_debuginfod(stackwalk_options *opt,
                                                                      int on);
+/* Added in 0.4 (version node STACKWALK_0.4). The most bytes a compressed
+ * snapshot may decompress to (stackwalk(1)'s --max-decompressed; a new
+ * handle: 32 GiB). A snapshot over it does not open: STACKWALK_EFORMAT,
+ * the message naming the file and the limit. EINVAL: 0. */
+STACKWALK_API enum stackwalk_status stackwalk_options_set_max_decompressed(stackwalk_options *opt,
+                                                                           uint64_t bytes);
 /* Each download's time limit, connecting included (stackwalk(1)'s
  * --symbols-timeout; 1 to 3600 seconds, default 30): a server slower than
  * that is a warning of the walk. */

@@ -29,6 +29,9 @@ struct stackwalk_snapshot {
 	 * may keep a module's file name pointing into them. */
 	struct sw_strlist search_paths;
 	bool damaged;             /* opened with STACKWALK_DAMAGED */
+	/* The options' decompression limit, for the microdumps after the
+	 * first of a compressed log (0: the default). */
+	uint64_t max_decompressed;
 };
 
 /* An object that options and the results walked with them hold on to: a
@@ -62,6 +65,7 @@ struct stackwalk_options {
 	 * at once); NULL: neither URLs nor debuginfod. */
 	struct shared *servers;
 	struct sw_sig_rules rules; /* the built-in crash-signature rules, then the skip files' */
+	uint64_t max_decompressed; /* a compressed snapshot's limit; 0: the default */
 };
 
 struct stackwalk_frame {
@@ -146,9 +150,11 @@ const char *stackwalk_version(void)
 /* ---- snapshots ---- */
 
 /* Opens part (NULL: the first) of path into a new handle; opt lends its
- * symbol paths and maps file to the first part. */
+ * symbol paths and maps file to the first part; max_decompressed is the
+ * limit of a compressed file (opt's when opt is given). */
 static enum stackwalk_status open_snapshot(const char *path, const stackwalk_options *opt,
-                                           const struct sw_part *part, stackwalk_snapshot **out)
+                                           uint64_t max_decompressed, const struct sw_part *part,
+                                           stackwalk_snapshot **out)
 {
 	if (!out)
 		return fail(STACKWALK_EINVAL, "stackwalk_snapshot_open: no place for the handle");
@@ -167,9 +173,11 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 		.search_paths = (const char *const *)h->search_paths.v,
 		.nsearch_paths = h->search_paths.n,
 		.maps_file = opt ? opt->maps_file : NULL, /* read while opening */
+		.max_decompressed = opt ? opt->max_decompressed : max_decompressed,
 	};
+	h->max_decompressed = oo.max_decompressed;
 	struct sw_err err = { 0 };
-	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, part, &h->snap, &err)
+	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, &oo, part, &h->snap, &err)
 	                           : sw_snapshot_open_with(h->path, &oo, &h->snap, &err);
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		enum stackwalk_status st = fail(status_of(rc), "%s", err.msg);
@@ -186,7 +194,7 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 enum stackwalk_status stackwalk_snapshot_open(const char *path, const stackwalk_options *opt,
                                               stackwalk_snapshot **out)
 {
-	return open_snapshot(path, opt, NULL, out);
+	return open_snapshot(path, opt, 0, NULL, out);
 }
 
 enum stackwalk_status stackwalk_snapshot_open_next(const stackwalk_snapshot *snap,
@@ -197,7 +205,7 @@ enum stackwalk_status stackwalk_snapshot_open_next(const stackwalk_snapshot *sna
 	*out = NULL;
 	if (!snap->snap.has_next)
 		return fail(STACKWALK_ENOENT, "%s: no further snapshot in the file", snap->path);
-	return open_snapshot(snap->path, NULL, &snap->snap.next, out);
+	return open_snapshot(snap->path, NULL, snap->max_decompressed, &snap->snap.next, out);
 }
 
 void stackwalk_snapshot_close(stackwalk_snapshot *snap)
@@ -332,6 +340,16 @@ enum stackwalk_status stackwalk_options_set_local_modules(stackwalk_options *opt
 	if (!opt)
 		return fail(STACKWALK_EINVAL, "stackwalk_options_set_local_modules: no options");
 	opt->local_modules = on != 0;
+	return STACKWALK_OK;
+}
+
+enum stackwalk_status stackwalk_options_set_max_decompressed(stackwalk_options *opt,
+                                                             uint64_t bytes)
+{
+	if (!opt || bytes == 0)
+		return fail(STACKWALK_EINVAL, "stackwalk_options_set_max_decompressed: %s",
+		            !opt ? "no options" : "a limit of 0 bytes");
+	opt->max_decompressed = bytes;
 	return STACKWALK_OK;
 }
 

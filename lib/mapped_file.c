@@ -57,6 +57,50 @@ static bool keep_descriptor(void)
 	return false;
 }
 
+/* Maps the regular file fd (named path in messages). The mapping keeps
+ * fd when a descriptor may be kept (own: fd is ours to keep or close;
+ * else a duplicate is kept and fd left to the caller). */
+static enum sw_err_code map_descriptor(int fd, bool own, const char *path,
+                                       struct sw_mapped_file *out, struct sw_err *err)
+{
+	*out = (struct sw_mapped_file){ .fd = -1 };
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		if (own)
+			close(fd);
+		return sw_err_set(err, SW_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (own)
+			close(fd);
+		return sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
+	}
+	if (st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			int e = errno;
+			if (own)
+				close(fd);
+			return sw_err_set(err, SW_ERR_IO, "%s: cannot map: %s", path, strerror(e));
+		}
+		out->data = p;
+		out->size = (size_t)st.st_size;
+		if (keep_descriptor()) {
+			int kept = own ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (kept >= 0) {
+				out->fd = kept;
+				out->has_fd = true;
+				return SW_OK;
+			}
+			atomic_fetch_sub_explicit(&kept_descriptors, 1, memory_order_relaxed);
+		}
+	}
+	if (own)
+		close(fd);
+	return SW_OK;
+}
+
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err)
 {
@@ -69,29 +113,13 @@ enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
 		return sw_err_set(err, SW_ERR_IO, "%s: not a regular file", path);
 	if (fd < 0)
 		return sw_err_set(err, SW_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return sw_err_set(err, SW_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-	}
-	if (st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED) {
-			int e = errno;
-			close(fd);
-			return sw_err_set(err, SW_ERR_IO, "%s: cannot map: %s", path, strerror(e));
-		}
-		out->data = p;
-		out->size = (size_t)st.st_size;
-		if (keep_descriptor()) {
-			out->fd = fd;
-			out->has_fd = true;
-			return SW_OK;
-		}
-	}
-	close(fd);
-	return SW_OK;
+	return map_descriptor(fd, true, path, out, err);
+}
+
+enum sw_err_code sw_map_fd(int fd, const char *name, struct sw_mapped_file *out,
+                           struct sw_err *err)
+{
+	return map_descriptor(fd, false, name, out, err);
 }
 
 void sw_unmap_file(struct sw_mapped_file *m)

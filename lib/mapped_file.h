@@ -46,6 +46,11 @@ void sw_remove_stale_files(const char *dir, const char *marker, long max_age_s);
  * *err to a message naming the file and returns SW_ERR_IO. */
 enum sw_err_code sw_map_file(const char *path, struct sw_mapped_file *out,
                              struct sw_err *err);
+/* Maps the regular file open as fd from its byte 0, as sw_map_file maps
+ * a path (name: for messages). fd stays the caller's: the mapping keeps a
+ * duplicate of it when it keeps a descriptor. */
+enum sw_err_code sw_map_fd(int fd, const char *name, struct sw_mapped_file *out,
+                           struct sw_err *err);
 void sw_unmap_file(struct sw_mapped_file *m);
 
 /* Gives the whole pages of [p, p + n) that lie inside m back to the kernel

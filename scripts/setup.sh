@@ -6,8 +6,9 @@ packages=(
   meson ninja-build pkg-config gcc         # build
   help2man                                 # the stackwalk(1) man page
   libelf-dev zlib1g-dev                    # ELF, .sym.gz
-  libzstd-dev                              # zstd-compressed ELF debug sections
+  libzstd-dev                              # zstd-compressed ELF debug sections, cores
   liblzma-dev libiberty-dev                # MiniDebugInfo, demangling
+  liblz4-dev                               # lz4-compressed snapshots
   libc6-arm64-cross libc6-armhf-cross      # the C libraries testdata/cores ran with
   libc6-mips-cross libc6-mipsel-cross libc6-mips64el-cross libc6-ppc64el-cross
   libdeflate-dev                           # fast .sym.gz inflate

@@ -232,6 +232,52 @@ START_TEST(test_api_render_buffer_equals_render_to_a_file)
 }
 END_TEST
 
+/* A gzip-compressed snapshot opens and walks as the file it holds, within
+ * stackwalk_options_set_max_decompressed's limit (since 0.4). */
+START_TEST(test_api_a_compressed_snapshot_walks_as_its_file)
+{
+	paths();
+	char gz[] = "/tmp/test_api_gz.XXXXXX";
+	int fd = mkstemp(gz);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	char cmd[9000];
+	snprintf(cmd, sizeof cmd, "gzip -c -- '%s' > '%s'", example_dump, gz);
+	ck_assert_int_eq(system(cmd), 0);
+	char *want[2];
+	for (int k = 0; k < 2; k++) {
+		stackwalk_options *opt = stackwalk_options_new();
+		ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, example_symbols), STACKWALK_OK);
+		stackwalk_snapshot *snap;
+		ck_assert_int_eq(stackwalk_snapshot_open(k ? gz : example_dump, opt, &snap),
+		                 STACKWALK_OK);
+		ck_assert_str_eq(stackwalk_snapshot_format(snap), "minidump");
+		stackwalk_result *res;
+		ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+		size_t len;
+		ck_assert_int_eq(stackwalk_render_buffer(res, STACKWALK_FORMAT_JSON, 0, &want[k], &len),
+		                 STACKWALK_OK);
+		stackwalk_result_free(res);
+		stackwalk_snapshot_close(snap);
+		stackwalk_options_free(opt);
+	}
+	ck_assert_str_eq(want[1], want[0]);
+	stackwalk_buffer_free(want[0]);
+	stackwalk_buffer_free(want[1]);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_set_max_decompressed(opt, 0), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_max_decompressed(NULL, 1), STACKWALK_EINVAL);
+	ck_assert_int_eq(stackwalk_options_set_max_decompressed(opt, 4096), STACKWALK_OK);
+	stackwalk_snapshot *snap = (stackwalk_snapshot *)1;
+	ck_assert_int_eq(stackwalk_snapshot_open(gz, opt, &snap), STACKWALK_EFORMAT);
+	ck_assert_ptr_null(snap);
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), gz));
+	ck_assert_ptr_nonnull(strstr(stackwalk_errmsg(), "decompresses to more than 4 KiB"));
+	stackwalk_options_free(opt);
+	unlink(gz);
+}
+END_TEST
+
 /* The JSON "status" says what stackwalk(1)'s says: DAMAGED for an input
  * cut short (its intact part walked), OK for the intact one. */
 START_TEST(test_api_json_status_says_damaged)
@@ -776,6 +822,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_symbols_timeout_bounds_a_stalled_server);
 	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
 	tcase_add_test(tc, test_api_crashing_only_without_a_crash_walks_the_first_thread);
+	tcase_add_test(tc, test_api_a_compressed_snapshot_walks_as_its_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
