@@ -66,8 +66,7 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	if (!sw_reg_valid(&callee->regs, X86_EBP))
 		return SW_UNWIND_NO_RULE;
 	enum sw_x86_frame own = sw_x86_frame_of(w, callee, false);
-	if (own == SW_X86_FRAME_NONE ||
-	    (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, false)))
+	if (own == SW_X86_FRAME_NONE)
 		return SW_UNWIND_NO_RULE;
 	uint64_t ebp = callee->regs.v[X86_EBP];
 	uint64_t caller_eip, caller_ebp;
@@ -80,6 +79,8 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	if (!sw_walk_is_return_address(w, caller_eip))
 		return ebp % 4 == 0 && sw_reg_valid(&callee->regs, X86_ESP) &&
 		       ebp >= callee->regs.v[X86_ESP] ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
+	if (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, false))
+		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(caller, X86_EIP, caller_eip);
 	sw_reg_set(caller, X86_ESP, ebp + 8);
