@@ -21,7 +21,9 @@ kernel's core. Then, for each core:
   `--no-local-modules`): names, and one warning that the module has no
   unwind tables;
 - the core converted to a .snap (whose files are not read by default)
-  walks with `--local-modules` and nothing else as the core does.
+  walks with `--local-modules` and nothing else as the core does;
+- the gcore compressed with zstd and named as systemd-coredump names its
+  cores walks as the core does (when the zstd tool is there).
 
 A missing g++ or gdb, or gdb unable to run a program (no ptrace), skips
 the cases that need it with a line saying so (exit 77 when nothing ran).
@@ -285,6 +287,12 @@ def main():
             continue
         ran += 1
         check_core(args, checks, name + ' gcore', prog, core, gdb_text, reason)
+        if shutil.which('zstd'):
+            # As systemd-coredump stores it: compressed, named for the crash.
+            zcore = os.path.join(pdir, 'core.%s.1000.0123456789abcdef.4242.1700000000000000.zst'
+                                 % name)
+            subprocess.run(['zstd', '-q', '-f', core, '-o', zcore], check=True)
+            check_core(args, checks, name + ' gcore .zst', prog, zcore, gdb_text, reason)
         if name == 'two_threads':
             debug_only(args, checks, name + ' gcore', prog, core, pdir)
             snap_local_modules(args, checks, name + ' gcore', core, pdir)
