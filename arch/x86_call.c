@@ -11,6 +11,7 @@
 #include "lib/snapshot.h"
 #include "lib/walker.h"
 #include "stub.h"
+#include "x86_prologue.h"
 
 /* Length of an FF /2 instruction whose ModRM byte is modrm and whose SIB
  * byte (if any) is sib; 0 if ModRM.reg is not 2. In 64-bit mode mod=00
@@ -233,18 +234,32 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
  * program's function that called it). The stack can: below a caller's
  * record lies this function's own return address, while below its own
  * record lie only its locals. So the record is believed when no word
- * from sp up to it is a return address whose call may have led here
- * (a stale one in an uninitialised local, from ld.so's lazy binding,
- * names a call within ld.so; a local that passes makes the walk
+ * from sp up to it is a return address of a call to this function
+ * (calls_this_function; a local that passes makes the walk
  * shorter, never wrong), and not beyond X86_OWN_FRAME_MAX bytes. Asked
  * of every frame whose rbp may be one it inherited (the crash's, a
- * signal's, a leaf's caller, one found by prologue analysis or a scan),
- * not of one a record found: its rbp is the record's saved one, the
- * caller's own record when the chain is sound, and the uninitialised
- * locals of deep -O0 frames hold stale return addresses of ld.so's lazy
- * binding that would end sound chains (tried: the zoo's i386 walks got
- * worse, 20 -> 23 of 120, for x86_64 seed 95's one). */
+ * signal's, a leaf's caller, one found by prologue analysis or a scan
+ * with no record below its return address), not of one a record found:
+ * its rbp is the record's saved one, the caller's own record when the
+ * chain is sound. */
 enum { X86_OWN_FRAME_MAX = 1 << 16 };
+
+/* Is ra this frame's own return address, as far as the code tells? With
+ * the call's code at hand, only a direct call to a start at most
+ * X86_OWN_FRAME_MAX below the frame's pc from which that pc is reachable
+ * counts: a function's locals often hold stale return addresses of the
+ * helpers it called before (and their callees'), and an indirect call
+ * tells nothing. Without it, any call that may have led here. */
+static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
+                                const struct sw_frame *callee, bool is64)
+{
+	uint8_t byte;
+	uint64_t target, pc = sw_frame_code_pc(callee);
+	if (!sw_walk_read(w, ra - 1, &byte, 1))
+		return sw_walk_call_may_reach(w, ra, callee);
+	return sw_x86_call_target(w, ra, is64, &target) && target <= pc &&
+	       pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);
+}
 
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64)
@@ -260,7 +275,7 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 		return true;
 	for (uint64_t at = sp; at < fp; at += size)
 		if (sw_walk_read_word(w, at, &word) && sw_walk_is_return_address(w, word) &&
-		    sw_walk_call_may_reach(w, word, callee))
+		    calls_this_function(w, word, callee, is64))
 			return true;
 	return false;
 }

@@ -738,6 +738,24 @@ static bool call_reaches_callee(const struct sw_step *st, uint64_t ra)
 	       arch->call_reaches(w, target, pc);
 }
 
+/* For a caller the CFI of a frame with a guessed sp gave: where the call
+ * before its return address is direct and symbols name both the function
+ * the call went to and the callee's, they are one function. A call that
+ * ended a function (a noreturn abort) leaves the next function's entry
+ * as its return address: aarch64 __libc_start_main's CFI, applied from a
+ * frame record's sp, read main's address, after f7's `bl abort`. A tail
+ * call between the two would make the walk shorter, never wrong. */
+static bool call_names_another_function(const struct sw_walk *w, uint64_t ra,
+                                        const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t target, target_start, callee_start;
+	return arch->call_target && arch->call_target(w, arch->strip_code_pointer(w, ra), &target) &&
+	       sw_walk_function_start(w, target, &target_start) &&
+	       sw_walk_function_start(w, callee->lookup_pc, &callee_start) &&
+	       target_start != callee_start;
+}
+
 /* A caller that a frame record, a link register, a prologue's saved
  * slot or a scan gave is checked as a scanned word is: the call before
  * its return address must be able to reach the callee (another module's
@@ -972,8 +990,9 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		 * call right before the return address. */
 		uint8_t code;
 		if (found && sp_only_bounded(arch, st->callee))
-			found = !sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
-			        sw_walk_follows_proven_call(w, c.regs.v[arch->pc]);
+			found = (!sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
+			         sw_walk_follows_proven_call(w, c.regs.v[arch->pc])) &&
+			        !call_names_another_function(w, c.regs.v[arch->pc], st->callee);
 		if (!found && is_outermost_function(st->callee->function)) {
 			*end = SW_END_OUTERMOST;
 			return STEP_END;

@@ -263,6 +263,51 @@ START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
 }
 END_TEST
 
+/* The same frame, where what CFI reads from the bounded sp does follow a
+ * call: a `bl` that ends another function (a noreturn call), whose return
+ * address is the next function's entry. The call went elsewhere than the
+ * callee's function: refused, the record gives the caller (zoo aarch64
+ * fp 17: __libc_start_main's CFI read main's address after f7's `bl
+ * abort`). A `bl` to the callee's own function is believed. */
+static const struct sw_stack *walk_cfi_word_after_bl(struct fixture *fx, uint32_t bl)
+{
+	fixture_init(fx);
+	uint64_t ra1 = call_returning_to(fx, CODE_BASE + 0x380);   /* into 0x300's */
+	uint64_t ra2 = call_returning_to(fx, CODE_BASE + 0x480);
+	put_insn(fx, CODE_BASE, INSN_STP_FP_LR_PRE);
+	put_insn(fx, CODE_BASE + 4, INSN_MOV_FP_SP);
+	put_insn(fx, CODE_BASE + 0x300, 0xa9ba7bfdu);              /* stp x29, x30, [sp, #-96]! */
+	put_insn(fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
+	put_insn(fx, CODE_BASE + 0x5fc, bl);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
+	put_u64(fx, fp1, fp2);
+	put_u64(fx, fp1 + 8, ra1);
+	put_u64(fx, fp1 + 0x18, CODE_BASE + 0x600);
+	put_u64(fx, fp2, 0);
+	put_u64(fx, fp2 + 8, ra2);
+	set_context(fx, CODE_BASE + 0x20, sp, fp1, ra1);
+	static struct sw_module_symbols syms = { &block_cfi_ops, NULL };
+	static struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	return syn_walk(fx, &sw_arch_arm64, &src, NULL);
+}
+
+START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee)
+{
+	struct fixture fx;
+	const struct sw_stack *st = walk_cfi_word_after_bl(&fx, 0x94000041u); /* bl 0x700 */
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x480);
+	fixture_free(&fx);
+
+	st = walk_cfi_word_after_bl(&fx, 0x97ffff41u);                        /* bl 0x300 */
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x600);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Signed return addresses and frame pointers (arm64e): the bits above the
  * highest address the snapshot uses are a signature, stripped. */
 START_TEST(test_pointer_authentication_bits_are_stripped)
@@ -580,6 +625,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_link_register_into_the_own_function_is_left_over);
 	tcase_add_test(tc, test_record_of_a_function_that_makes_none_is_a_callers);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call);
+	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee);
 	tcase_add_test(tc, test_pointer_authentication_bits_are_stripped);
 	tcase_add_test(tc, test_snapshot_pac_mask_is_used);
 	tcase_add_test(tc, test_record_without_call_before_its_return_address_is_refused);

@@ -279,9 +279,19 @@ class SymbolMap:
         if sized:
             return sized + [n for _, size, n in here if not size]
         if any(size for _, size, _ in here):
+            # glibc's arm clone.S calls the thread's function from its child
+            # path past the size its __clone symbol declares (armhf static
+            # programs: start_thread's caller, blx ip at __clone + 0x46).
+            names = [n for _, _, n in here]
+            if any(n in CLONE_NAMES for n in names) and addr < start + CLONE_TAIL:
+                return names
             return []          # past the end of a sized function: no code of ours
         return [n for _, _, n in here]
 
+
+# Assembler functions whose code runs past the size their symbol declares.
+CLONE_NAMES = ("__clone", "clone")
+CLONE_TAIL = 0x80
 
 SUFFIX = re.compile(r"\.(cold|part|isra|constprop|lto_priv|localalias)(\.\d+)?$")
 
