@@ -7,7 +7,9 @@
  *         fprintf(stderr, "%s\n", stackwalk_errmsg());   // nothing to walk
  *     stackwalk_result *res;
  *     stackwalk_walk(snap, opt, STACKWALK_WALK_CRASHING_ONLY, &res);
- *     ... stackwalk_result_crashing_thread(res), stackwalk_thread_frame(t, i) ...
+ *     ... stackwalk_result_crashing_thread(res), stackwalk_thread_frame(t, i),
+ *         stackwalk_result_crash_reason(res, STACKWALK_WORDING_TEXT),
+ *         stackwalk_result_module(res, i), stackwalk_module_name(m) ...
  *     stackwalk_result_free(res); stackwalk_options_free(opt);
  *     stackwalk_snapshot_close(snap);
  *
@@ -42,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "stackwalk_version.h" /* STACKWALK_VERSION, _MAJOR, _MINOR, _PATCH */
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,7 +82,9 @@ STACKWALK_API const char *stackwalk_status_name(enum stackwalk_status status);
 /* The message of the calling thread's last failed call ("" if none):
  * valid until the thread's next call into the library. */
 STACKWALK_API const char *stackwalk_errmsg(void);
-/* The library's version, "0.1.0". */
+/* The library's version, "MAJOR.MINOR.PATCH": STACKWALK_VERSION of the
+ * header it was built with (a program may compare it with the
+ * STACKWALK_VERSION it was compiled with). */
 STACKWALK_API const char *stackwalk_version(void);
 
 /* Snapshots: a minidump, ELF core, ESP-IDF core dump, microdump log,
@@ -280,6 +286,87 @@ STACKWALK_API uint64_t stackwalk_frame_function_offset(const stackwalk_frame *f)
 /* The source file (NULL: unknown) and line (0: unknown). */
 STACKWALK_API const char *stackwalk_frame_file(const stackwalk_frame *f);
 STACKWALK_API uint32_t stackwalk_frame_line(const stackwalk_frame *f);
+
+/* Added in 0.5 (version node STACKWALK_0.5): what the reports say about
+ * the crash and the modules, without rendering and parsing them. Every
+ * accessor takes NULL (a handle, or an index past the end) and then
+ * answers "absent": NULL, 0, -1 or STACKWALK_SYMBOLS_NOT_LOOKED_FOR. */
+
+/* 1 when the snapshot records an exception or signal (the text's "Crash
+ * reason:" lines, the JSON's crash_info.type), 0 when not ("No crash": a
+ * dump taken on request, a live process's core). */
+STACKWALK_API int stackwalk_result_has_crash(const stackwalk_result *res);
+/* The crash as the outputs word it: TEXT as the text output's "Crash
+ * reason:" (Breakpad's "SIGSEGV /SEGV_MAPERR", "SIGSEGV /0x00000000"),
+ * JSON as the JSON's crash_info.type (rust-minidump's "SIGSEGV /
+ * SEGV_MAPERR", "SIGSEGV"). Windows exceptions read the same in both
+ * ("EXCEPTION_ACCESS_VIOLATION_WRITE"), and so does a snapshot's own
+ * wording (an ESP-IDF panic's reason). */
+enum stackwalk_wording {
+	STACKWALK_WORDING_TEXT = 0,
+	STACKWALK_WORDING_JSON = 1,
+};
+/* The reason; NULL: no crash (or an unknown wording). */
+STACKWALK_API const char *stackwalk_result_crash_reason(const stackwalk_result *res,
+                                                        enum stackwalk_wording wording);
+/* The crash address as the wording reports it (the text's "Crash
+ * address:", the JSON's crash_info.address): the faulting data address
+ * of a Windows access violation, else the exception's address; in 32 bits
+ * for a 32-bit CPU. Returns 1 and sets *address (when address is not
+ * NULL); 0 when there is no crash (*address then 0). */
+STACKWALK_API int stackwalk_result_crash_address(const stackwalk_result *res,
+                                                 enum stackwalk_wording wording,
+                                                 uint64_t *address);
+/* The crash as numbers: the signal number (Linux, macOS, ... the
+ * snapshot's OS numbering) or Windows exception code (0xc0000005), and
+ * the signal's si_code or the exception's flags. 0 when there is no
+ * crash; tell a crash from none by stackwalk_result_has_crash. */
+STACKWALK_API uint32_t stackwalk_result_crash_code(const stackwalk_result *res);
+STACKWALK_API uint32_t stackwalk_result_crash_flags(const stackwalk_result *res);
+/* The index (for stackwalk_result_thread) of the crashing thread, as the
+ * JSON's crash_info.crashing_thread: -1 when none (then
+ * stackwalk_result_crashing_thread is NULL). */
+STACKWALK_API ptrdiff_t stackwalk_result_crashing_thread_index(const stackwalk_result *res);
+
+/* The snapshot's modules (loaded code: executable, libraries), in its
+ * order, as the JSON's "modules" lists them; count 0 when it names none. */
+typedef struct stackwalk_module stackwalk_module;
+STACKWALK_API size_t stackwalk_result_module_count(const stackwalk_result *res);
+STACKWALK_API const stackwalk_module *stackwalk_result_module(const stackwalk_result *res,
+                                                              size_t i);
+/* The module of a frame (NULL: outside every module); the same handle as
+ * stackwalk_result_module's. */
+STACKWALK_API const stackwalk_module *stackwalk_frame_module_handle(const stackwalk_frame *f);
+/* The code file's name ("libc.so.6", "test_app.exe": the JSON's
+ * "filename", stackwalk_frame_module's) and its path as the snapshot
+ * recorded it ("/usr/lib/x86_64-linux-gnu/libc.so.6"); NULL: unknown. */
+STACKWALK_API const char *stackwalk_module_name(const stackwalk_module *m);
+STACKWALK_API const char *stackwalk_module_path(const stackwalk_module *m);
+/* Where it was loaded, and its size in bytes. */
+STACKWALK_API uint64_t stackwalk_module_base(const stackwalk_module *m);
+STACKWALK_API uint64_t stackwalk_module_size(const stackwalk_module *m);
+/* Its identity as symbol stores use it: the debug file's name
+ * ("test_app.pdb"; an ELF module's own name), the debug id in Breakpad's
+ * form (33 upper-case hex digits: "5A9832E5287241C1838ED98914E9B7FF1"),
+ * and the code id as the snapshot recorded it (an ELF build-id in hex, a
+ * Windows TIMESTAMP+SIZE; the JSON prints it lower-cased); its version
+ * ("5.1.2600.2180"). NULL: not recorded. */
+STACKWALK_API const char *stackwalk_module_debug_file(const stackwalk_module *m);
+STACKWALK_API const char *stackwalk_module_debug_id(const stackwalk_module *m);
+STACKWALK_API const char *stackwalk_module_code_id(const stackwalk_module *m);
+STACKWALK_API const char *stackwalk_module_version(const stackwalk_module *m);
+/* What the walk found of its symbols (the JSON's loaded_symbols,
+ * missing_symbols and corrupt_symbols): only modules that held a frame
+ * are looked for. */
+enum stackwalk_symbols {
+	STACKWALK_SYMBOLS_NOT_LOOKED_FOR = 0, /* the walk never needed them */
+	STACKWALK_SYMBOLS_LOADED = 1,         /* found and read */
+	STACKWALK_SYMBOLS_MISSING = 2,        /* looked for, none found */
+	STACKWALK_SYMBOLS_CORRUPT = 3,        /* found, but could not be read */
+};
+STACKWALK_API enum stackwalk_symbols stackwalk_module_symbols(const stackwalk_module *m);
+/* "not_looked_for", "loaded", "missing", "corrupt". */
+STACKWALK_API const char *stackwalk_symbols_name(enum stackwalk_symbols symbols);
 
 /* Rendering, as stackwalk(1) prints it: TEXT is Breakpad's
  * minidump_stackwalk layout, MACHINE its pipe-delimited one (-m), JSON

@@ -14,6 +14,7 @@
 
 #include "arch/registry.h"
 #include "formats/open.h"
+#include "lib/crash_reason.h"
 #include "lib/output.h"
 #include "lib/signature.h"
 #include "lib/strlist.h"
@@ -80,6 +81,12 @@ struct stackwalk_thread {
 	struct stackwalk_frame *frames;
 };
 
+struct stackwalk_module {
+	const struct sw_module *m;
+	const struct stackwalk_result *res;
+	int32_t index;                    /* in the snapshot's modules */
+};
+
 struct stackwalk_result {
 	const struct stackwalk_snapshot *snap;
 	const struct sw_arch *arch;       /* the snapshot's CPU, NULL: unknown */
@@ -91,6 +98,9 @@ struct stackwalk_result {
 	const char **warnings;
 	size_t nwarnings;
 	const char *signature;            /* of the crashing thread; NULL: none */
+	/* The crash reason in each enum stackwalk_wording; NULL: no crash. */
+	const char *crash_reason[2];
+	struct stackwalk_module *modules; /* one per snapshot module */
 };
 
 /* The one error channel, per thread (as elfutils' dwfl_errmsg): the handles
@@ -144,7 +154,7 @@ const char *stackwalk_errmsg(void)
 
 const char *stackwalk_version(void)
 {
-	return SW_VERSION;
+	return STACKWALK_VERSION;
 }
 
 /* ---- snapshots ---- */
@@ -568,9 +578,36 @@ static bool collect_warnings(struct stackwalk_result *res, const struct stackwal
 	return true;
 }
 
-/* The handles of threads and frames over the finished walk. */
+/* The crash reason as each wording's output prints it. */
+static bool make_crash_reasons(struct stackwalk_result *res)
+{
+	const struct sw_snapshot *s = &res->snap->snap;
+	if (!s->crash.present)
+		return true;
+	static const enum sw_reason_style styles[] = {
+		[STACKWALK_WORDING_TEXT] = SW_REASON_BREAKPAD,
+		[STACKWALK_WORDING_JSON] = SW_REASON_RUST,
+	};
+	for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
+		char reason[256]; /* as the outputs' own buffers */
+		sw_crash_reason(s, styles[i], reason, sizeof reason);
+		if (!(res->crash_reason[i] = sw_arena_strdup(&res->arena, reason)))
+			return false;
+	}
+	return true;
+}
+
+/* The handles of modules, threads and frames over the finished walk. */
 static bool make_views(struct stackwalk_result *res)
 {
+	const struct sw_snapshot *s = &res->snap->snap;
+	if (s->nmodules) {
+		res->modules = sw_arena_array(&res->arena, s->nmodules, sizeof *res->modules);
+		if (!res->modules)
+			return false;
+		for (uint32_t i = 0; i < s->nmodules; i++)
+			res->modules[i] = (struct stackwalk_module){ &s->modules[i], res, (int32_t)i };
+	}
 	const struct sw_walk_result *w = &res->walk;
 	if (w->nstacks == 0)
 		return true;
@@ -676,7 +713,7 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 	if (!sw_walk_snapshot(&snap->snap, res->arch, sw_sym_store_source(res->store), &wo,
 	                      &res->arena, &res->walk) ||
 	    !collect_warnings(res, opt, &store_err) || !make_views(res) ||
-	    !make_signature(res, opt)) {
+	    !make_signature(res, opt) || !make_crash_reasons(res)) {
 		stackwalk_result_free(res);
 		return fail(STACKWALK_ENOMEM, "%s: out of memory while walking", snap->path);
 	}
@@ -845,6 +882,135 @@ const char *stackwalk_frame_file(const stackwalk_frame *f)
 uint32_t stackwalk_frame_line(const stackwalk_frame *f)
 {
 	return f && f->f->file ? f->f->line : 0;
+}
+
+/* ---- the crash ---- */
+
+int stackwalk_result_has_crash(const stackwalk_result *res)
+{
+	return res && res->snap->snap.crash.present;
+}
+
+const char *stackwalk_result_crash_reason(const stackwalk_result *res,
+                                          enum stackwalk_wording wording)
+{
+	if (!res || (unsigned)wording > STACKWALK_WORDING_JSON)
+		return NULL;
+	return res->crash_reason[wording];
+}
+
+int stackwalk_result_crash_address(const stackwalk_result *res, enum stackwalk_wording wording,
+                                   uint64_t *address)
+{
+	if (address)
+		*address = 0;
+	if (!stackwalk_result_has_crash(res) || (unsigned)wording > STACKWALK_WORDING_JSON)
+		return 0;
+	if (address)
+		*address = sw_crash_address(&res->snap->snap, wording == STACKWALK_WORDING_JSON
+		                                              ? SW_REASON_RUST : SW_REASON_BREAKPAD);
+	return 1;
+}
+
+uint32_t stackwalk_result_crash_code(const stackwalk_result *res)
+{
+	return stackwalk_result_has_crash(res) ? res->snap->snap.crash.code : 0;
+}
+
+uint32_t stackwalk_result_crash_flags(const stackwalk_result *res)
+{
+	return stackwalk_result_has_crash(res) ? res->snap->snap.crash.flags : 0;
+}
+
+ptrdiff_t stackwalk_result_crashing_thread_index(const stackwalk_result *res)
+{
+	if (!res || res->walk.crashing < 0 || (uint32_t)res->walk.crashing >= res->walk.nstacks)
+		return -1;
+	return res->walk.crashing;
+}
+
+/* ---- modules ---- */
+
+size_t stackwalk_result_module_count(const stackwalk_result *res)
+{
+	return res ? res->snap->snap.nmodules : 0;
+}
+
+const stackwalk_module *stackwalk_result_module(const stackwalk_result *res, size_t i)
+{
+	return res && i < res->snap->snap.nmodules ? &res->modules[i] : NULL;
+}
+
+const stackwalk_module *stackwalk_frame_module_handle(const stackwalk_frame *f)
+{
+	if (!f || !frame_module(f))
+		return NULL;
+	return &f->thread->res->modules[f->f->module];
+}
+
+const char *stackwalk_module_name(const stackwalk_module *m)
+{
+	return m && m->m->code_file ? sw_basename(m->m->code_file) : NULL;
+}
+
+const char *stackwalk_module_path(const stackwalk_module *m)
+{
+	return m ? m->m->code_file : NULL;
+}
+
+uint64_t stackwalk_module_base(const stackwalk_module *m)
+{
+	return m ? m->m->base : 0;
+}
+
+uint64_t stackwalk_module_size(const stackwalk_module *m)
+{
+	return m ? m->m->size : 0;
+}
+
+const char *stackwalk_module_debug_file(const stackwalk_module *m)
+{
+	return m && m->m->debug_file ? sw_basename(m->m->debug_file) : NULL;
+}
+
+const char *stackwalk_module_debug_id(const stackwalk_module *m)
+{
+	return m ? m->m->debug_id : NULL;
+}
+
+const char *stackwalk_module_code_id(const stackwalk_module *m)
+{
+	return m ? m->m->code_id : NULL;
+}
+
+const char *stackwalk_module_version(const stackwalk_module *m)
+{
+	return m ? m->m->version : NULL;
+}
+
+enum stackwalk_symbols stackwalk_module_symbols(const stackwalk_module *m)
+{
+	/* The public values are the internal ones, as the trusts'. */
+	_Static_assert((int)STACKWALK_SYMBOLS_NOT_LOOKED_FOR == (int)SW_SYMS_NOT_LOOKED &&
+	               (int)STACKWALK_SYMBOLS_LOADED == (int)SW_SYMS_LOADED &&
+	               (int)STACKWALK_SYMBOLS_MISSING == (int)SW_SYMS_MISSING &&
+	               (int)STACKWALK_SYMBOLS_CORRUPT == (int)SW_SYMS_CORRUPT,
+	               "enum stackwalk_symbols follows enum sw_symbols_status");
+	if (!m || !m->res->walk.module_status)
+		return STACKWALK_SYMBOLS_NOT_LOOKED_FOR;
+	enum sw_symbols_status st = m->res->walk.module_status[m->index];
+	return st > SW_SYMS_CORRUPT ? STACKWALK_SYMBOLS_NOT_LOOKED_FOR : (enum stackwalk_symbols)st;
+}
+
+const char *stackwalk_symbols_name(enum stackwalk_symbols symbols)
+{
+	switch (symbols) {
+	case STACKWALK_SYMBOLS_NOT_LOOKED_FOR: return "not_looked_for";
+	case STACKWALK_SYMBOLS_LOADED: return "loaded";
+	case STACKWALK_SYMBOLS_MISSING: return "missing";
+	case STACKWALK_SYMBOLS_CORRUPT: return "corrupt";
+	}
+	return "not_looked_for";
 }
 
 /* ---- rendering ---- */

@@ -8,7 +8,11 @@ builds tests/embed_example.c with `pkg-config --cflags --libs stackwalk`
 (PKG_CONFIG_SYSROOT_DIR pointing into the tree) twice, linked to
 libstackwalk.so and statically to libstackwalk.a. Each walks
 testdata/example/test.dmp's crashing thread with its symbols and must print
-the README's frames.
+the README's frames, the crash and the modules through the accessors. The
+README's library example itself is built and run the same way. One version
+everywhere: the header's STACKWALK_VERSION macros, stackwalk_version(),
+`stackwalk --version`, `pkg-config --modversion` and the newest version
+node of lib/stackwalk.map (its MAJOR.MINOR) agree.
 
 usage: install.py --build DIR --source DIR --work DIR --prefix P --bindir D
                   --libdir D --includedir D --mandir D --man yes|no
@@ -60,6 +64,78 @@ def check_frames(out, how):
     check("json ok" in out.splitlines(), f"{how}: JSON rendered into a buffer")
     check("signature `anonymous namespace'::CrashFunction" in out.splitlines(),
           f"{how}: the crash signature")
+    lines = out.splitlines()
+    check("crash EXCEPTION_ACCESS_VIOLATION_WRITE at 0x45 thread 0" in lines,
+          f"{how}: the crash reason, address and thread index")
+    modules = [l for l in lines if l.startswith("module ")]
+    check(len(modules) == 13 and modules[0] ==
+          "module test_app.exe base=0x400000 size=0x2d000 "
+          "debug_id=5A9832E5287241C1838ED98914E9B7FF1 code_id=45D35F6C2d000 loaded",
+          f"{how}: the modules ({len(modules)}; first {modules[0] if modules else None})")
+
+
+def check_versions(a, bindir, includedir, env):
+    """The version as meson.build gives it, in every place it shows."""
+    r = run([os.path.join(bindir, "stackwalk"), "--version"])
+    cli = r.stdout.strip().removeprefix("stackwalk ")
+    pc = run(["pkg-config", "--modversion", "stackwalk"], env=env).stdout.strip()
+    header = open(os.path.join(includedir, "stackwalk_version.h")).read()
+    macro = re.search(r'#define STACKWALK_VERSION "([^"]*)"', header)
+    parts = [re.search(rf"#define STACKWALK_VERSION_{p} (\d+)", header) for p in
+             ("MAJOR", "MINOR", "PATCH")]
+    macro = macro.group(1) if macro else None
+    split = ".".join(m.group(1) if m else "?" for m in parts)
+    check(re.fullmatch(r"\d+\.\d+\.\d+", cli or "") is not None and cli == pc == macro == split,
+          f"one version: --version {cli}, stackwalk.pc {pc}, STACKWALK_VERSION {macro}, "
+          f"MAJOR.MINOR.PATCH {split}")
+    mapfile = open(os.path.join(a.source, "lib", "stackwalk.map")).read()
+    nodes = re.findall(r"^STACKWALK_(\d+)(?:\.(\d+))? \{", mapfile, re.M)
+    newest = max((int(x), int(y or 0)) for x, y in nodes) if nodes else None
+    check(newest is not None and cli.split(".")[:2] == [str(n) for n in newest],
+          f"the newest version node STACKWALK_{'.'.join(map(str, newest or ()))} is the "
+          f"version's MAJOR.MINOR ({cli})")
+    return cli
+
+
+def readme_example(a, work, cflags, link, run_env, env):
+    """README.md's library example, as a main(), built against the tree and
+    run where crash.dmp and symbols/ are the example's."""
+    readme = open(os.path.join(a.source, "README.md")).read()
+    section = readme[readme.find("## Embedding"):]
+    m = re.search(r"```c\n(.*?)```", section, re.S)
+    if not check(m is not None, "README: the library example is found"):
+        return
+    code = m.group(1)
+    check("json" not in code.lower() and "stackwalk_result_crash_reason" in code
+          and "stackwalk_result_module" in code,
+          "README: the example uses the accessors and no JSON")
+    includes = "".join(l + "\n" for l in code.splitlines() if l.startswith("#include"))
+    body = "".join("\t" + l + "\n" for l in code.splitlines() if not l.startswith("#include"))
+    d = os.path.join(work, "readme")
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "readme_example.c")
+    with open(src, "w") as f:
+        f.write("#include <stdio.h>\n" + includes + "int main(void)\n{\n" + body
+                + "\treturn 0;\n}\n")
+    os.symlink(os.path.join(a.source, "testdata", "example", "test.dmp"),
+               os.path.join(d, "crash.dmp"))
+    os.symlink(os.path.join(a.source, "testdata", "example", "symbols"),
+               os.path.join(d, "symbols"))
+    exe = os.path.join(d, "readme_example")
+    r = run([a.cc, "-std=c17", "-Wall", "-Wextra", "-Werror"] + a.cflag + cflags
+            + [src, "-o", exe] + link, env=env)
+    if not check(r.returncode == 0, "README: the example compiles with -Wall -Wextra -Werror"):
+        print(r.stderr)
+        return
+    r = run([exe], env=run_env, cwd=d)
+    print(r.stdout, end="")
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0
+          and "EXCEPTION_ACCESS_VIOLATION_WRITE at 0x45" in lines
+          and "0 test_app.exe!`anonymous namespace'::CrashFunction context" in lines
+          and "signature `anonymous namespace'::CrashFunction" in lines
+          and "0x400000 test_app.exe 5A9832E5287241C1838ED98914E9B7FF1 symbols loaded" in lines,
+          "README: the example prints the crash, the frames and the modules")
 
 
 def main():
@@ -93,6 +169,7 @@ def main():
              os.path.join(libdir, "libstackwalk.so.0"),
              os.path.join(libdir, "libstackwalk.a"),
              os.path.join(includedir, "stackwalk.h"),
+             os.path.join(includedir, "stackwalk_version.h"),
              os.path.join(libdir, "pkgconfig", "stackwalk.pc")]
     if a.man == "yes":
         files.append(os.path.join(mandir, "man1", "stackwalk.1"))
@@ -123,8 +200,10 @@ def main():
         # nm prints NAME@@NODE when it knows versions.
         if any("@@" in n for n in api):
             check("stackwalk_result_signature@@STACKWALK_0.2" in api
-                  and "stackwalk_walk@@STACKWALK_0" in api,
-                  "the 0.2 functions are in version node STACKWALK_0.2, the others in STACKWALK_0")
+                  and "stackwalk_walk@@STACKWALK_0" in api
+                  and "stackwalk_result_module@@STACKWALK_0.5" in api,
+                  "the 0.2 functions are in version node STACKWALK_0.2, the 0.5 ones in "
+                  "STACKWALK_0.5, the others in STACKWALK_0")
     r = run(["readelf", "-d", so]) if shutil.which("readelf") else None
     if r:
         check("Library soname: [libstackwalk.so.0]" in r.stdout, "SONAME libstackwalk.so.0")
@@ -132,6 +211,7 @@ def main():
     env = dict(os.environ,
                PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"),
                PKG_CONFIG_SYSROOT_DIR=root)
+    version = check_versions(a, bindir, includedir, env)
     cflags = run(["pkg-config", "--cflags", "stackwalk"], env=env).stdout.split()
     libs = run(["pkg-config", "--libs", "stackwalk"], env=env).stdout.split()
     static_libs = run(["pkg-config", "--static", "--libs", "stackwalk"], env=env).stdout.split()
@@ -168,6 +248,11 @@ def main():
         outputs.append(r.stdout)
     if len(outputs) == 2:
         check(outputs[0] == outputs[1], "shared and static builds print the same")
+    for out in outputs[:1]:
+        check(f"version {version} {version}" in out.splitlines()
+              and f"version macros {version}" in out.splitlines(),
+              f"the program's STACKWALK_VERSION macros and stackwalk_version() are {version}")
+    readme_example(a, work, cflags, builds[0][1], builds[0][2], env)
     print(f"install: {len(passes)} passed, {len(failures)} failed")
     return 1 if failures else 0
 

@@ -2,7 +2,7 @@
  * linked to the shared library, including only the public header. The
  * example minidump's crashing thread, error codes and messages, options,
  * rendering to a FILE and to a buffer, the symbol cache, symbol servers,
- * the crash signature. */
+ * the crash signature, the crash and modules' accessors, the version. */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <check.h>
 #include <ftw.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -767,6 +768,280 @@ START_TEST(test_api_the_signature_is_the_json_s_and_skip_files_change_it)
 }
 END_TEST
 
+/* ---- the crash and the modules without JSON (0.5) ---- */
+
+/* The line of the rendered report that starts with prefix, without it. */
+static char *rendered_line(const stackwalk_result *res, enum stackwalk_format format,
+                           const char *prefix, char *out, size_t cap)
+{
+	char *buf;
+	size_t len;
+	ck_assert_int_eq(stackwalk_render_buffer(res, format, STACKWALK_RENDER_PRETTY, &buf, &len),
+	                 STACKWALK_OK);
+	out[0] = '\0';
+	for (const char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		while (*l == ' ')
+			l++;
+		if (strncmp(l, prefix, strlen(prefix)) != 0)
+			continue;
+		l += strlen(prefix);
+		size_t n = strcspn(l, "\n");
+		ck_assert_uint_lt(n, cap);
+		memcpy(out, l, n);
+		out[n] = '\0';
+		break;
+	}
+	stackwalk_buffer_free(buf);
+	return out;
+}
+
+START_TEST(test_api_crash_accessors_say_what_the_reports_print)
+{
+	stackwalk_snapshot *snap;
+	stackwalk_result *res = walk_example(&snap, 0);
+	ck_assert_int_eq(stackwalk_result_has_crash(res), 1);
+	const char *text = stackwalk_result_crash_reason(res, STACKWALK_WORDING_TEXT);
+	const char *json = stackwalk_result_crash_reason(res, STACKWALK_WORDING_JSON);
+	ck_assert_str_eq(text, "EXCEPTION_ACCESS_VIOLATION_WRITE");
+	ck_assert_str_eq(json, "EXCEPTION_ACCESS_VIOLATION_WRITE");
+	char line[512], want[512];
+	ck_assert_str_eq(rendered_line(res, STACKWALK_FORMAT_TEXT, "Crash reason:  ", line,
+	                               sizeof line), text);
+	snprintf(want, sizeof want, "\"%s\"", json); /* crash_info's last key */
+	ck_assert_str_eq(rendered_line(res, STACKWALK_FORMAT_JSON, "\"type\": ", line, sizeof line),
+	                 want);
+	/* The faulting data address (ExceptionInformation[1]), not the
+	 * instruction's. */
+	uint64_t addr = 1;
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_TEXT, &addr), 1);
+	ck_assert_uint_eq(addr, 0x45);
+	ck_assert_str_eq(rendered_line(res, STACKWALK_FORMAT_TEXT, "Crash address: ", line,
+	                               sizeof line), "0x45");
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_JSON, &addr), 1);
+	ck_assert_uint_eq(addr, 0x45);
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_JSON, NULL), 1);
+	ck_assert_uint_eq(stackwalk_result_crash_code(res), 0xc0000005);
+	ck_assert_uint_eq(stackwalk_result_crash_flags(res), 0);
+	ck_assert_int_eq(stackwalk_result_crashing_thread_index(res), 0);
+	ck_assert_ptr_eq(stackwalk_result_thread(res, 0), stackwalk_result_crashing_thread(res));
+	ck_assert_str_eq(stackwalk_result_signature(res), "`anonymous namespace'::CrashFunction");
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+START_TEST(test_api_module_accessors_list_the_json_s_modules)
+{
+	stackwalk_snapshot *snap;
+	stackwalk_result *res = walk_example(&snap, 0);
+	ck_assert_uint_eq(stackwalk_result_module_count(res), 13);
+	const stackwalk_module *m = stackwalk_result_module(res, 0);
+	ck_assert_str_eq(stackwalk_module_name(m), "test_app.exe");
+	ck_assert_ptr_nonnull(strstr(stackwalk_module_path(m), "test_app.exe"));
+	ck_assert_uint_eq(stackwalk_module_base(m), 0x400000);
+	ck_assert_uint_eq(stackwalk_module_size(m), 0x2d000);
+	ck_assert_str_eq(stackwalk_module_debug_file(m), "test_app.pdb");
+	ck_assert_str_eq(stackwalk_module_debug_id(m), "5A9832E5287241C1838ED98914E9B7FF1");
+	ck_assert_int_eq(strcasecmp(stackwalk_module_code_id(m), "45d35f6c2d000"), 0);
+	ck_assert_ptr_null(stackwalk_module_version(m));
+	ck_assert_int_eq(stackwalk_module_symbols(m), STACKWALK_SYMBOLS_LOADED);
+	ck_assert_str_eq(stackwalk_symbols_name(STACKWALK_SYMBOLS_LOADED), "loaded");
+	/* The frame's module is the same handle. */
+	const stackwalk_frame *f0 = stackwalk_thread_frame(stackwalk_result_crashing_thread(res), 0);
+	ck_assert_ptr_eq(stackwalk_frame_module_handle(f0), m);
+	ck_assert_str_eq(stackwalk_module_name(m), stackwalk_frame_module(f0));
+
+	/* ntdll.dll held no frame: never looked for; kernel32.dll did, and
+	 * has no symbols here (the JSON's loaded/missing_symbols). */
+	const stackwalk_module *ntdll = stackwalk_result_module(res, 1);
+	ck_assert_str_eq(stackwalk_module_name(ntdll), "ntdll.dll");
+	ck_assert_str_eq(stackwalk_module_version(ntdll), "5.1.2600.2180");
+	ck_assert_int_eq(stackwalk_module_symbols(ntdll), STACKWALK_SYMBOLS_NOT_LOOKED_FOR);
+	ck_assert_str_eq(stackwalk_symbols_name(stackwalk_module_symbols(ntdll)), "not_looked_for");
+	const stackwalk_module *k32 = stackwalk_result_module(res, 2);
+	ck_assert_str_eq(stackwalk_module_name(k32), "kernel32.dll");
+	ck_assert_uint_eq(stackwalk_module_base(k32), 0x7c800000);
+	ck_assert_uint_eq(stackwalk_module_size(k32), 0xf4000);
+	ck_assert_int_eq(stackwalk_module_symbols(k32), STACKWALK_SYMBOLS_MISSING);
+	ck_assert_str_eq(stackwalk_symbols_name(STACKWALK_SYMBOLS_MISSING), "missing");
+	ck_assert_str_eq(stackwalk_symbols_name(STACKWALK_SYMBOLS_CORRUPT), "corrupt");
+	ck_assert_ptr_null(stackwalk_result_module(res, 13));
+	ck_assert_ptr_null(stackwalk_result_module(res, (size_t)-1));
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+/* testdata/cores/x86_64-O2fp/chain: the kernel's core of a write through
+ * NULL in libcrashlib.so (NT_SIGINFO: SIGSEGV, SEGV_MAPERR, address 0),
+ * walked with the program and library beside it. */
+START_TEST(test_api_an_elf_core_s_signal_and_modules)
+{
+	const char *td = getenv("SW_TESTDATA");
+	char dir[4096], core[4200];
+	snprintf(dir, sizeof dir, "%s/cores/x86_64-O2fp", td);
+	snprintf(core, sizeof core, "%s/chain/core.gz", dir);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, dir), STACKWALK_OK);
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(core, opt, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, opt, 0, &res), STACKWALK_OK);
+	stackwalk_options_free(opt);
+
+	ck_assert_int_eq(stackwalk_result_has_crash(res), 1);
+	ck_assert_str_eq(stackwalk_result_crash_reason(res, STACKWALK_WORDING_TEXT),
+	                 "SIGSEGV /SEGV_MAPERR");
+	ck_assert_str_eq(stackwalk_result_crash_reason(res, STACKWALK_WORDING_JSON),
+	                 "SIGSEGV / SEGV_MAPERR");
+	/* Address 0 is an address: present, and 0. */
+	uint64_t addr = 1;
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_TEXT, &addr), 1);
+	ck_assert_uint_eq(addr, 0);
+	ck_assert_uint_eq(stackwalk_result_crash_code(res), 11); /* SIGSEGV */
+	ck_assert_uint_eq(stackwalk_result_crash_flags(res), 1); /* SEGV_MAPERR */
+	ck_assert_int_eq(stackwalk_result_crashing_thread_index(res), 0);
+	ck_assert_str_eq(stackwalk_result_signature(res), "lib_write_null");
+
+	ck_assert_uint_eq(stackwalk_result_module_count(res), 5);
+	const stackwalk_module *exe = stackwalk_result_module(res, 0);
+	ck_assert_str_eq(stackwalk_module_name(exe), "crash");
+	ck_assert_uint_eq(stackwalk_module_size(exe), 0x5000);
+	ck_assert_str_eq(stackwalk_module_debug_id(exe), "20F70767E12890E4E15A88F17CEC14BC0");
+	ck_assert_int_eq(strcasecmp(stackwalk_module_code_id(exe),
+	                            "6707f72028e1e490e15a88f17cec14bca3b3325a"), 0);
+	ck_assert_int_eq(stackwalk_module_symbols(exe), STACKWALK_SYMBOLS_LOADED);
+	const stackwalk_module *lib = stackwalk_result_module(res, 2);
+	ck_assert_str_eq(stackwalk_module_name(lib), "libcrashlib.so");
+	ck_assert_str_eq(stackwalk_module_debug_file(lib), "libcrashlib.so");
+	ck_assert_int_eq(stackwalk_module_symbols(lib), STACKWALK_SYMBOLS_LOADED);
+	const stackwalk_frame *f0 = stackwalk_thread_frame(stackwalk_result_crashing_thread(res), 0);
+	ck_assert_ptr_eq(stackwalk_frame_module_handle(f0), lib);
+	/* The dynamic loader held no frame. */
+	const stackwalk_module *ld = stackwalk_result_module(res, 3);
+	ck_assert_str_eq(stackwalk_module_name(ld), "ld-linux-x86-64.so.2");
+	ck_assert_int_eq(stackwalk_module_symbols(ld), STACKWALK_SYMBOLS_NOT_LOOKED_FOR);
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+/* testdata/snap/flipped.snap: its CRASH record fails its CRC (DAMAGED),
+ * so no crash; its one thread requested the dump. */
+START_TEST(test_api_no_crash_is_absent_not_zero)
+{
+	const char *td = getenv("SW_TESTDATA");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/snap/flipped.snap", td);
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_DAMAGED);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, NULL, 0, &res), STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_result_has_crash(res), 0);
+	ck_assert_ptr_null(stackwalk_result_crash_reason(res, STACKWALK_WORDING_TEXT));
+	ck_assert_ptr_null(stackwalk_result_crash_reason(res, STACKWALK_WORDING_JSON));
+	uint64_t addr = 1;
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_TEXT, &addr), 0);
+	ck_assert_uint_eq(addr, 0);
+	ck_assert_uint_eq(stackwalk_result_crash_code(res), 0);
+	ck_assert_uint_eq(stackwalk_result_crash_flags(res), 0);
+	/* The requesting thread is the crashing one of every output. */
+	ck_assert_int_eq(stackwalk_result_crashing_thread_index(res), 0);
+	ck_assert_ptr_eq(stackwalk_result_crashing_thread(res), stackwalk_result_thread(res, 0));
+	ck_assert_uint_eq(stackwalk_result_module_count(res), 1);
+	ck_assert_str_eq(stackwalk_module_name(stackwalk_result_module(res, 0)), "firmware.elf");
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+/* rust-minidump/invalid-range.dmp: a damaged minidump with no thread, no
+ * module and no exception. */
+START_TEST(test_api_a_dump_without_threads_or_modules)
+{
+	const char *corpus = getenv("SW_CORPUS");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/rust-minidump/invalid-range.dmp", corpus ? corpus : "");
+	if (!corpus || access(path, R_OK) != 0)
+		return; /* no corpus here */
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_DAMAGED);
+	stackwalk_result *res;
+	enum stackwalk_status st = stackwalk_walk(snap, NULL, 0, &res);
+	ck_assert(st == STACKWALK_OK || st == STACKWALK_DAMAGED);
+	ck_assert_int_eq(stackwalk_result_has_crash(res), 0);
+	ck_assert_ptr_null(stackwalk_result_crash_reason(res, STACKWALK_WORDING_TEXT));
+	ck_assert_int_eq(stackwalk_result_crash_address(res, STACKWALK_WORDING_JSON, NULL), 0);
+	ck_assert_int_eq(stackwalk_result_crashing_thread_index(res), -1);
+	ck_assert_ptr_null(stackwalk_result_crashing_thread(res));
+	ck_assert_ptr_null(stackwalk_result_signature(res));
+	ck_assert_uint_eq(stackwalk_result_module_count(res), 0);
+	ck_assert_ptr_null(stackwalk_result_module(res, 0));
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+START_TEST(test_api_new_accessors_take_null_and_bad_values)
+{
+	ck_assert_int_eq(stackwalk_result_has_crash(NULL), 0);
+	ck_assert_ptr_null(stackwalk_result_crash_reason(NULL, STACKWALK_WORDING_TEXT));
+	uint64_t addr = 1;
+	ck_assert_int_eq(stackwalk_result_crash_address(NULL, STACKWALK_WORDING_TEXT, &addr), 0);
+	ck_assert_uint_eq(addr, 0);
+	ck_assert_uint_eq(stackwalk_result_crash_code(NULL), 0);
+	ck_assert_uint_eq(stackwalk_result_crash_flags(NULL), 0);
+	ck_assert_int_eq(stackwalk_result_crashing_thread_index(NULL), -1);
+	ck_assert_uint_eq(stackwalk_result_module_count(NULL), 0);
+	ck_assert_ptr_null(stackwalk_result_module(NULL, 0));
+	ck_assert_ptr_null(stackwalk_frame_module_handle(NULL));
+	ck_assert_ptr_null(stackwalk_module_name(NULL));
+	ck_assert_ptr_null(stackwalk_module_path(NULL));
+	ck_assert_uint_eq(stackwalk_module_base(NULL), 0);
+	ck_assert_uint_eq(stackwalk_module_size(NULL), 0);
+	ck_assert_ptr_null(stackwalk_module_debug_file(NULL));
+	ck_assert_ptr_null(stackwalk_module_debug_id(NULL));
+	ck_assert_ptr_null(stackwalk_module_code_id(NULL));
+	ck_assert_ptr_null(stackwalk_module_version(NULL));
+	ck_assert_int_eq(stackwalk_module_symbols(NULL), STACKWALK_SYMBOLS_NOT_LOOKED_FOR);
+	ck_assert_str_eq(stackwalk_symbols_name((enum stackwalk_symbols)99), "not_looked_for");
+
+	/* A wording the header does not name. */
+	stackwalk_snapshot *snap;
+	stackwalk_result *res = walk_example(&snap, STACKWALK_WALK_CRASHING_ONLY);
+	ck_assert_ptr_null(stackwalk_result_crash_reason(res, (enum stackwalk_wording)2));
+	addr = 1;
+	ck_assert_int_eq(stackwalk_result_crash_address(res, (enum stackwalk_wording)-1, &addr), 0);
+	ck_assert_uint_eq(addr, 0);
+	/* A frame outside every module has no module handle. */
+	const stackwalk_thread *t = stackwalk_result_crashing_thread(res);
+	for (size_t i = 0; i < stackwalk_thread_frame_count(t); i++) {
+		const stackwalk_frame *f = stackwalk_thread_frame(t, i);
+		ck_assert_int_eq(stackwalk_frame_module_handle(f) == NULL,
+		                 stackwalk_frame_module(f) == NULL);
+	}
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
+/* One version: the header's macros are meson.build's project version, and
+ * the library says the same. (stackwalk --version and stackwalk.pc:
+ * tests/install.py.) */
+START_TEST(test_api_the_version_macros_are_the_project_s)
+{
+	ck_assert_str_eq(STACKWALK_VERSION, PROJECT_VERSION);
+	ck_assert_str_eq(stackwalk_version(), STACKWALK_VERSION);
+	char parts[64];
+	snprintf(parts, sizeof parts, "%d.%d.%d", STACKWALK_VERSION_MAJOR, STACKWALK_VERSION_MINOR,
+	         STACKWALK_VERSION_PATCH);
+	ck_assert_str_eq(parts, STACKWALK_VERSION);
+#if STACKWALK_VERSION_MAJOR == 0 && STACKWALK_VERSION_MINOR < 5
+#error "the 0.5 accessors need a version of at least 0.5"
+#endif
+}
+END_TEST
+
 /* breakpad/tiny-exe-with-cet-xsave-x86.dmp: a dump taken without a crash
  * and without a requesting thread; 3 threads, none wrote the dump. */
 START_TEST(test_api_crashing_only_without_a_crash_walks_the_first_thread)
@@ -823,6 +1098,13 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
 	tcase_add_test(tc, test_api_crashing_only_without_a_crash_walks_the_first_thread);
 	tcase_add_test(tc, test_api_a_compressed_snapshot_walks_as_its_file);
+	tcase_add_test(tc, test_api_crash_accessors_say_what_the_reports_print);
+	tcase_add_test(tc, test_api_module_accessors_list_the_json_s_modules);
+	tcase_add_test(tc, test_api_an_elf_core_s_signal_and_modules);
+	tcase_add_test(tc, test_api_no_crash_is_absent_not_zero);
+	tcase_add_test(tc, test_api_a_dump_without_threads_or_modules);
+	tcase_add_test(tc, test_api_new_accessors_take_null_and_bad_values);
+	tcase_add_test(tc, test_api_the_version_macros_are_the_project_s);
 	suite_add_tcase(s, tc);
 	return s;
 }
