@@ -236,10 +236,10 @@ static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *
 	if (!sw_reg_valid(r, AMD64_RSP))
 		return SW_UNWIND_NO_RULE;
 	uint64_t rsp = r->v[AMD64_RSP];
-	uint8_t code[sizeof amd64_restore_rt];
-	bool code_known = sw_walk_read(w, s->callee->pc, code, sizeof code);
-	bool restorer = code_known ? memcmp(code, amd64_restore_rt, sizeof code) == 0
-	                           : amd64_sigframe_written_at(w, rsp);
+	uint8_t code;
+	bool restorer = sw_walk_read(w, s->callee->pc, &code, 1)
+	                        ? amd64_is_signal_trampoline(w, s->callee->pc)
+	                        : amd64_sigframe_written_at(w, rsp);
 	if (!restorer)
 		return SW_UNWIND_NO_RULE;
 	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)

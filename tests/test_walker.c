@@ -289,36 +289,36 @@ END_TEST
 /* A crash in code the snapshot lacks (a Linux core holds no code of the
  * files it mapped): rbp may be a caller's record, and below a caller's
  * record lies this function's own return address. */
+/* A crash in LIB (no code captured) with rbp at a record naming a caller
+ * in CODE; with ra_below, a return address lies between sp and it. */
+static const struct sw_stack *walk_live_rbp(struct fixture *fx, bool ra_below)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180;
+	set_context(fx, LIB_BASE + 0x10, sp, fp1);
+	put_call_before(fx, CODE_BASE + 0x300);
+	if (ra_below)
+		put_u64(fx, sp + 0x20, LIB_BASE + 0x340); /* no code: any call may have led here */
+	put_u64(fx, fp1, 0);
+	put_u64(fx, fp1 + 8, CODE_BASE + 0x300);
+	static const struct sw_walk_options opt = { .no_scan = true };
+	return walk(fx, NULL, &opt);
+}
+
 START_TEST(test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it)
 {
 	struct fixture fx;
-	fixture_init(&fx, SW_OS_LINUX);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180;
-	set_context(&fx, LIB_BASE + 0x10, sp, fp1);
-	put_call_before(&fx, CODE_BASE + 0x300);
-	put_call_before(&fx, CODE_BASE + 0x340);
-	put_u64(&fx, fp1, 0);
-	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
-	struct sw_walk_options opt = { .no_scan = true };
 	/* Only locals below the record: it is the frame's own. */
-	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	const struct sw_stack *st = walk_live_rbp(&fx, false);
 	ck_assert_uint_eq(st->nframes, 2);
 	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 	fixture_free(&fx);
 
 	/* The function's return address below it: the record is its caller's,
 	 * and following it would skip that caller. */
-	fixture_init(&fx, SW_OS_LINUX);
-	set_context(&fx, LIB_BASE + 0x10, sp, fp1);
-	put_call_before(&fx, CODE_BASE + 0x300);
-	put_u64(&fx, sp + 0x20, LIB_BASE + 0x340); /* no code: any call may have led here */
-	put_u64(&fx, fp1, 0);
-	put_u64(&fx, fp1 + 8, CODE_BASE + 0x300);
-	st = walk(&fx, NULL, &opt);
+	st = walk_live_rbp(&fx, true);
 	ck_assert_uint_eq(st->nframes, 1);
 	fixture_free(&fx);
-
-	/* Where the code is at hand, it decides (the record chain test). */
 }
 END_TEST
 
