@@ -109,6 +109,33 @@ START_TEST(test_defaults_classify_handlers_and_allocators)
 }
 END_TEST
 
+/* What a crashing C++ program's runtime calls between the throw (or the
+ * failed noexcept) and the signal: libstdc++, libc++abi, libgcc's
+ * unwinder, glibc's raise and abort. */
+START_TEST(test_defaults_skip_cxx_termination_frames)
+{
+	static const char *const frames[] = {
+		"std::terminate()", "std::__terminate(void (*)())", "__cxa_throw", "__cxa_rethrow",
+		"__cxa_call_terminate", "__cxa_call_unexpected", "__cxa_bad_cast",
+		"__gnu_cxx::__verbose_terminate_handler()", "__cxxabiv1::__terminate(void (*)())",
+		"demangling_terminate_handler()", "abort_message", "__gxx_personality_v0",
+		"_Unwind_RaiseException", "_Unwind_Resume",
+		"std::rethrow_exception(std::__exception_ptr::exception_ptr)",
+		"std::__throw_bad_alloc()", "std::__1::__throw_out_of_range(char const*)",
+		"raise", "abort", "__GI_raise", "__GI_abort", "__pthread_kill_implementation",
+		"__pthread_kill_internal", "pthread_kill", "gsignal",
+	};
+	struct sw_sig_rules r;
+	sw_sig_rules_init(&r);
+	ck_assert(sw_sig_rules_add_defaults(&r));
+	for (size_t i = 0; i < sizeof frames / sizeof *frames; i++)
+		ck_assert_msg(sw_sig_classify(&r, norm(frames[i])) == SW_SIG_IRRELEVANT, "%s", frames[i]);
+	ck_assert_int_eq(sw_sig_classify(&r, "terminate_session"), SW_SIG_KEEP);
+	ck_assert_int_eq(sw_sig_classify(&r, "_Unwind_GetTextRelBase"), SW_SIG_KEEP);
+	sw_sig_rules_free(&r);
+}
+END_TEST
+
 START_TEST(test_later_rules_override_earlier_ones)
 {
 	struct sw_sig_rules r;
@@ -369,6 +396,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_normalize_keeps_names_that_look_like_arguments);
 	tcase_add_test(tc, test_normalize_cuts_at_the_buffer);
 	tcase_add_test(tc, test_defaults_classify_handlers_and_allocators);
+	tcase_add_test(tc, test_defaults_skip_cxx_termination_frames);
 	tcase_add_test(tc, test_later_rules_override_earlier_ones);
 	tcase_add_test(tc, test_reset_drops_the_builtin_rules);
 	tcase_add_test(tc, test_a_bad_line_adds_nothing_and_names_its_line);
