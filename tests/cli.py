@@ -375,6 +375,23 @@ with tempfile.TemporaryDirectory() as tmp:
           code == 2 and out == "" and err.startswith("stackwalk: %s:2: 'skip' is not a rule" % rules)
           and err.count("\n") == 1, "exit %d %r" % (code, err))
 
+# A call through a NULL function pointer (testdata/cores, case nullcall):
+# the signature is @0x0 and its caller, and --require-symbols asks for the
+# caller's symbols (docs/signature.md).
+nullcall = os.path.join(testdata, "cores", "x86_64-O2nofp", "nullcall", "core.gz")
+nullcall_bin = os.path.join(testdata, "cores", "x86_64-O2nofp")
+with tempfile.TemporaryDirectory() as nodebug:
+    alone = ("--no-local-modules", "--debug-dir", nodebug, nullcall)
+    code, out, err = run("--json", "--require-symbols", *alone, nullcall_bin)
+    doc = json.loads(out) if code == 0 else {}
+    check("a NULL call: the signature goes on to its caller, @0x0 | call_null",
+          code == 0 and doc.get("signature") == "@0x0 | call_null", "exit %d %r %r" % (code, err, out[:200]))
+    code, out, err = run("--require-symbols", *alone)
+    check("a NULL call, --require-symbols without the caller's symbols -> exit 5 naming its module",
+          code == 5 and "\nSignature: @0x0 | crash\n" in out
+          and "stackwalk: %s: no symbols for crash (crash, E5010C961E8EB639E9419F83F67238BE0), which "
+          "holds frame 1 of the crashing thread\n" % nullcall in err, "exit %d %r" % (code, err))
+
 # .snap files (docs/snap-format.md): testdata/snap/make_seeds.py's, with
 # the Breakpad symbols of their firmware.
 snapdir = os.path.join(testdata, "snap")

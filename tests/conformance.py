@@ -608,7 +608,11 @@ def check_truncated(args, rows, res):
 PINNED_SIGNATURES = [
     ("x86 Windows minidump", ["rust-minidump/test.dmp", "rust-minidump/symbols"],
      "`anonymous namespace'::CrashFunction"),
-    ("amd64 call through NULL", ["breakpad/linux_jmp_to_0.dmp", "breakpad/symbols"], "@0x0"),
+    # Outside every module: the signature goes on to the caller (Socorro's
+    # @0x0 prefix); the program has no symbols here.
+    ("amd64 call through NULL", ["breakpad/linux_jmp_to_0.dmp", "breakpad/symbols"], "@0x0 | driver"),
+    ("amd64 jump outside every module", ["breakpad/linux_outside_module.dmp", "breakpad/symbols"],
+     "??? | driver"),
     ("amd64, raise without libc symbols", ["breakpad/linux_raise_sigabrt.dmp", "breakpad/symbols"],
      "libpthread-2.19.so"),
     ("amd64 INLINE records", ["breakpad/linux_inline.dmp", "breakpad/symbols-variants/linux_inline-new"],

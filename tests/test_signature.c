@@ -255,7 +255,8 @@ struct stack_fixture {
 static struct stack_fixture sf;
 
 /* A stack of the given function names, innermost first; NULL is a frame
- * without symbols in libfoo.so, "@" a frame outside every module at 0. */
+ * without symbols in libfoo.so, "@" a frame outside every module at 0,
+ * "@HEX" one at 0xHEX. */
 static void make_stack(const char *const *names, uint32_t n)
 {
 	memset(&sf.s, 0, sizeof sf.s);
@@ -264,9 +265,9 @@ static void make_stack(const char *const *names, uint32_t n)
 	sf.s.modules = sf.modules;
 	sf.s.nmodules = 1;
 	for (uint32_t i = 0; i < n; i++) {
-		bool outside = names[i] && strcmp(names[i], "@") == 0;
+		bool outside = names[i] && names[i][0] == '@';
 		sf.frames[i].module = outside ? -1 : 0;
-		sf.frames[i].pc = outside ? 0 : 0x1100 + i;
+		sf.frames[i].pc = outside ? strtoull(names[i] + 1, NULL, 16) : 0x1100 + i;
 		sf.frames[i].function = outside ? NULL : names[i];
 		sf.frames[i].trust = i ? SW_TRUST_CFI : SW_TRUST_CONTEXT;
 	}
@@ -334,8 +335,43 @@ START_TEST(test_signature_names_frames_without_symbols_by_module)
 	const char *names[] = { NULL, "main" };
 	struct sw_signature sig;
 	ck_assert_str_eq(signature_of(names, 2, &sig), "libfoo.so");
-	const char *null_call[] = { "@", "caller" };
-	ck_assert_str_eq(signature_of(null_call, 2, &sig), "@0x0");
+}
+END_TEST
+
+/* A frame outside every module names no code: a call through NULL (the
+ * pc is 0, or a stale pc left by a jump there) is every NULL call of the
+ * program. Its caller made the call, so the signature goes on to it, as
+ * Socorro's siggen does with @0x0 (a prefix signature there). */
+START_TEST(test_signature_goes_on_past_a_frame_outside_every_module)
+{
+	const char *null_call[] = { "@", "dispatch(int)", "main" };
+	struct sw_signature sig;
+	ck_assert_str_eq(signature_of(null_call, 3, &sig), "@0x0 | dispatch");
+	ck_assert_uint_eq(sig.nframes, 2);
+	ck_assert_uint_eq(sig.frames[0], 0);
+	ck_assert_uint_eq(sig.frames[1], 1); /* --require-symbols checks its module */
+	const char *vtable_slot[] = { "@18", "Widget::paint()", "main" };
+	ck_assert_str_eq(signature_of(vtable_slot, 3, &sig), "@0x18 | Widget::paint");
+	/* Past 64 KiB the address changes with each run (ASLR): not in it. */
+	const char *wild_jump[] = { "@7f3a2b1c0040", "dispatch(int)", "main" };
+	ck_assert_str_eq(signature_of(wild_jump, 3, &sig), "??? | dispatch");
+	/* The next frames follow the rules as ever. */
+	const char *through_prefix[] = { "@", "abort", "malloc", "Buffer::grow()", "main" };
+	ck_assert_str_eq(signature_of(through_prefix, 5, &sig), "@0x0 | malloc | Buffer::grow");
+	const char *unsymbolized_caller[] = { "@", NULL, "main" };
+	ck_assert_str_eq(signature_of(unsymbolized_caller, 3, &sig), "@0x0 | libfoo.so");
+	const char *alone[] = { "@" };
+	ck_assert_str_eq(signature_of(alone, 1, &sig), "@0x0");
+}
+END_TEST
+
+START_TEST(test_signature_outside_every_module_follows_a_users_rules)
+{
+	struct sw_err err = { 0 };
+	ck_assert(sw_sig_rules_parse(&sf.rules, "keep @0x*\n", "r", &err));
+	const char *null_call[] = { "@", "dispatch(int)", "main" };
+	struct sw_signature sig;
+	ck_assert_str_eq(signature_of(null_call, 3, &sig), "@0x0");
 }
 END_TEST
 
@@ -408,6 +444,8 @@ Suite *test_suite(void)
 	tcase_add_test(st, test_signature_skips_abort_machinery);
 	tcase_add_test(st, test_signature_goes_past_prefix_frames);
 	tcase_add_test(st, test_signature_names_frames_without_symbols_by_module);
+	tcase_add_test(st, test_signature_goes_on_past_a_frame_outside_every_module);
+	tcase_add_test(st, test_signature_outside_every_module_follows_a_users_rules);
 	tcase_add_test(st, test_signature_stops_at_max_frames);
 	tcase_add_test(st, test_signature_classifies_runs_of_one_name_alike);
 	tcase_add_test(st, test_signature_of_only_irrelevant_frames_is_the_first);
