@@ -253,6 +253,29 @@ void sw_sig_rules_free(struct sw_sig_rules *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* An anonymous namespace as MSVC's undecorator writes it, and as the
+ * Itanium C++ ABI demanglers (GCC, Clang, c++filt) do. Socorro keeps each
+ * as the platform's tools wrote it (siggen keeps "(anonymous namespace)"
+ * whole where it drops argument lists), so the same code crashing on
+ * Windows and on Linux makes two signatures there. Here both are written
+ * the first way: the one Socorro shows for Windows, its main platform, and
+ * the one this project has always written for MSVC's ?A0x<hash>. Both are
+ * 21 bytes, so a rule's pattern is rewritten in place. */
+static const char anonymous_namespace[] = "`anonymous namespace'";
+static const char itanium_anonymous_namespace[] = "(anonymous namespace)";
+enum { ANONYMOUS_NAMESPACE_LEN = sizeof anonymous_namespace - 1 };
+_Static_assert(sizeof anonymous_namespace == sizeof itanium_anonymous_namespace,
+               "the two spellings of an anonymous namespace have one length");
+
+/* A rule names an anonymous namespace either way: it is written as names
+ * are (sw_sig_normalize), in place. */
+static void canonical_anonymous_namespace(char *pattern)
+{
+	for (char *p = strstr(pattern, itanium_anonymous_namespace); p;
+	     p = strstr(p + ANONYMOUS_NAMESPACE_LEN, itanium_anonymous_namespace))
+		memcpy(p, anonymous_namespace, ANONYMOUS_NAMESPACE_LEN);
+}
+
 static bool add_rule(struct sw_sig_rules *r, enum sw_sig_action action, const char *pattern,
                      size_t len)
 {
@@ -264,9 +287,10 @@ static bool add_rule(struct sw_sig_rules *r, enum sw_sig_action action, const ch
 		r->v = v;
 		r->cap = cap;
 	}
-	const char *p = sw_arena_strndup(&r->arena, pattern, len);
+	char *p = sw_arena_strndup(&r->arena, pattern, len);
 	if (!p)
 		return false;
+	canonical_anonymous_namespace(p);
 	r->v[r->n++] = (struct sw_sig_rule){ .action = action, .pattern = p };
 	return true;
 }
@@ -540,12 +564,12 @@ size_t sw_sig_normalize(const char *in, char *out, size_t cap)
 			i = end;
 		} else if (c == '?' && starts(in + i, "?A0x") && all_hex(in + i + 4, 8)) {
 			/* MSVC names an anonymous namespace by a hash of its file. */
-			put_s(&b, "`anonymous namespace'", 21);
+			put_s(&b, anonymous_namespace, ANONYMOUS_NAMESPACE_LEN);
 			i += 12;
 		} else if (c == '(') {
-			if (starts(in + i, "(anonymous namespace)")) {
-				put_s(&b, in + i, 21);
-				i += 21;
+			if (starts(in + i, itanium_anonymous_namespace)) {
+				put_s(&b, anonymous_namespace, ANONYMOUS_NAMESPACE_LEN);
+				i += ANONYMOUS_NAMESPACE_LEN;
 				continue;
 			}
 			/* The argument list: dropped, and what follows it (" const",

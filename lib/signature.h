@@ -63,7 +63,8 @@ void sw_sig_rules_free(struct sw_sig_rules *r);
 bool sw_sig_rules_add_defaults(struct sw_sig_rules *r);
 
 /* Appends the rules of `text` (`name` names it in messages: a file name).
- * One rule a line: "irrelevant GLOB", "prefix GLOB" or "keep GLOB";
+ * One rule a line: "irrelevant GLOB", "prefix GLOB" or "keep GLOB" (a GLOB's
+ * "(anonymous namespace)" read as names are written, see sw_sig_normalize);
  * "reset" drops every rule before it (the built-in ones too); blank lines
  * and lines starting with '#' are skipped. On a bad line: false and err
  * set to "NAME:LINE: ..." (SW_ERR_USAGE), no rule of text added. */
@@ -86,8 +87,9 @@ enum sw_sig_action sw_sig_classify(const struct sw_sig_rules *r, const char *nam
  * kept whole; compiler clone suffixes (.cold, .part.N, .isra.N,
  * .constprop.N, .lto_priv.N, .llvm.N, " [clone ...]") and ABI tags
  * ([abi:cxx11]) dropped; a Rust legacy hash (::h + 16 hex digits) dropped;
- * MSVC's per-file anonymous namespace ?A0x<hex> made
- * "`anonymous namespace'". Returns the length written. */
+ * MSVC's per-file anonymous namespace ?A0x<hex> and the Itanium
+ * demanglers' "(anonymous namespace)" made "`anonymous namespace'".
+ * Returns the length written. */
 size_t sw_sig_normalize(const char *function, char *out, size_t cap);
 
 /* The signature of stack st (the crashing thread's) of snapshot s. No

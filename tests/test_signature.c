@@ -64,7 +64,6 @@ END_TEST
 
 START_TEST(test_normalize_keeps_names_that_look_like_arguments)
 {
-	ck_assert_str_eq(norm("(anonymous namespace)::crash()"), "(anonymous namespace)::crash");
 	ck_assert_str_eq(norm("outer(int)::Local::run()"), "outer::Local::run");
 	ck_assert_str_eq(norm("f()::{lambda(int)#1}::operator()(int) const"),
 	                 "f::{lambda(int)#1}::operator()");
@@ -74,6 +73,20 @@ START_TEST(test_normalize_keeps_names_that_look_like_arguments)
 	ck_assert_str_eq(norm("app::Store::<impl app::Db>::open"), "app::Store::<impl app::Db>::open");
 	/* ... but a turbofish is template arguments. */
 	ck_assert_str_eq(norm("core::ptr::write_volatile::<u8>"), "core::ptr::write_volatile::<T>");
+}
+END_TEST
+
+/* MSVC's and the Itanium demanglers' spellings, and MSVC's per-file hash,
+ * make one name: the same code crashing on Windows and on Linux groups. */
+START_TEST(test_normalize_writes_anonymous_namespaces_alike)
+{
+	const char *msvc = "`anonymous namespace'::Foo::run";
+	ck_assert_str_eq(norm("(anonymous namespace)::Foo::run(int)"), msvc);
+	ck_assert_str_eq(norm("`anonymous namespace'::Foo::run(int)"), msvc);
+	ck_assert_str_eq(norm("?A0x1b2c3d4e::Foo::run(int)"), msvc);
+	ck_assert_str_eq(norm("net::(anonymous namespace)::Conn<int>::close() const"),
+	                 "net::`anonymous namespace'::Conn<T>::close");
+	ck_assert_str_eq(norm("(anonymous namespace)::crash()"), "`anonymous namespace'::crash");
 }
 END_TEST
 
@@ -132,6 +145,23 @@ START_TEST(test_defaults_skip_cxx_termination_frames)
 		ck_assert_msg(sw_sig_classify(&r, norm(frames[i])) == SW_SIG_IRRELEVANT, "%s", frames[i]);
 	ck_assert_int_eq(sw_sig_classify(&r, "terminate_session"), SW_SIG_KEEP);
 	ck_assert_int_eq(sw_sig_classify(&r, "_Unwind_GetTextRelBase"), SW_SIG_KEEP);
+	sw_sig_rules_free(&r);
+}
+END_TEST
+
+/* A rule may spell an anonymous namespace either way: it matches names as
+ * sw_sig_normalize writes them. */
+START_TEST(test_rules_name_an_anonymous_namespace_either_way)
+{
+	struct sw_sig_rules r;
+	struct sw_err err = { 0 };
+	sw_sig_rules_init(&r);
+	ck_assert(sw_sig_rules_parse(&r, "irrelevant (anonymous namespace)::hook\n"
+	                             "prefix *::(anonymous namespace)::check_*\n", "r", &err));
+	ck_assert_int_eq(sw_sig_classify(&r, norm("(anonymous namespace)::hook()")), SW_SIG_IRRELEVANT);
+	ck_assert_int_eq(sw_sig_classify(&r, norm("?A0x01234567::hook()")), SW_SIG_IRRELEVANT);
+	ck_assert_int_eq(sw_sig_classify(&r, norm("db::`anonymous namespace'::check_row(int)")),
+	                 SW_SIG_PREFIX);
 	sw_sig_rules_free(&r);
 }
 END_TEST
@@ -430,9 +460,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_normalize_keeps_operators_whole);
 	tcase_add_test(tc, test_normalize_is_stable_across_builds);
 	tcase_add_test(tc, test_normalize_keeps_names_that_look_like_arguments);
+	tcase_add_test(tc, test_normalize_writes_anonymous_namespaces_alike);
 	tcase_add_test(tc, test_normalize_cuts_at_the_buffer);
 	tcase_add_test(tc, test_defaults_classify_handlers_and_allocators);
 	tcase_add_test(tc, test_defaults_skip_cxx_termination_frames);
+	tcase_add_test(tc, test_rules_name_an_anonymous_namespace_either_way);
 	tcase_add_test(tc, test_later_rules_override_earlier_ones);
 	tcase_add_test(tc, test_reset_drops_the_builtin_rules);
 	tcase_add_test(tc, test_a_bad_line_adds_nothing_and_names_its_line);
