@@ -422,12 +422,17 @@ bool sw_sig_rules_load(struct sw_sig_rules *r, const char *path, struct sw_err *
 	return ok;
 }
 
-enum sw_sig_action sw_sig_classify(const struct sw_sig_rules *r, const char *name)
+static enum sw_sig_action classify(const struct sw_sig_rules *r, const char *name, int flags)
 {
 	for (uint32_t i = r->n; i-- > 0;)
-		if (fnmatch(r->v[i].pattern, name, 0) == 0)
+		if (fnmatch(r->v[i].pattern, name, flags) == 0)
 			return r->v[i].action;
 	return SW_SIG_KEEP;
+}
+
+enum sw_sig_action sw_sig_classify(const struct sw_sig_rules *r, const char *name)
+{
+	return classify(r, name, 0);
 }
 
 /* ---- normalizing a function name ---------------------------------------- */
@@ -613,22 +618,79 @@ size_t sw_sig_normalize(const char *in, char *out, size_t cap)
 
 /* ---- the signature ------------------------------------------------------ */
 
-/* Frame fr's name in a signature, into buf. */
-static void frame_name(const struct sw_snapshot *s, const struct sw_stack_frame *fr, char *buf,
-                       size_t cap)
+/* What a frame's name in a signature is made of. */
+enum frame_kind {
+	FRAME_FUNCTION, /* its function name, normalized */
+	FRAME_MODULE,   /* no function name: its module's file name */
+	FRAME_NO_CODE,  /* outside every module: @0x<pc> or ??? */
+};
+
+/* An ELF library's file is named for its soname and a version:
+ * libstdc++.so.6.0.30 is the file of libstdc++.so.6, the name programs
+ * link against. The numbers after the first change with each update of
+ * the distribution, the crash does not: name cut after that first number
+ * when all that follows ".so." is numbers and dots (libc.so.6 and
+ * ld-linux-x86-64.so.2 stay as they are; Windows' and macOS' names have
+ * no ".so."). */
+static void drop_soname_minor_version(char *name)
+{
+	for (char *so = strstr(name, ".so."); so; so = strstr(so + 1, ".so.")) {
+		char *v = so + 4;
+		if (!isdigit((unsigned char)*v) || v[strspn(v, "0123456789.")] != '\0')
+			continue;
+		char *dot = strchr(v, '.');
+		if (dot)
+			*dot = '\0';
+		return;
+	}
+}
+
+static void to_lower(char *s)
+{
+	for (; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
+/* Module m's name in a signature, into buf. Windows does not tell
+ * KERNELBASE.dll from kernelbase.dll, and a module's spelling varies with
+ * how it was loaded: lowercased there, as Socorro's siggen does for
+ * Windows crashes, so both spellings make one signature. */
+static void module_name(const struct sw_snapshot *s, const struct sw_module *m, char *buf,
+                        size_t cap)
+{
+	const char *file = sw_basename(m->code_file);
+	snprintf(buf, cap, "%s", file && *file ? file : "???");
+	drop_soname_minor_version(buf);
+	if (s->sys.os == SW_OS_WINDOWS)
+		to_lower(buf);
+}
+
+/* Frame fr's name in a signature, into buf, and what it is made of. */
+static enum frame_kind frame_name(const struct sw_snapshot *s, const struct sw_stack_frame *fr,
+                                  char *buf, size_t cap)
 {
 	if (fr->function && sw_sig_normalize(fr->function, buf, cap) > 0)
-		return;
+		return FRAME_FUNCTION;
 	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
-		const char *file = sw_basename(s->modules[fr->module].code_file);
-		snprintf(buf, cap, "%s", file && *file ? file : "???");
-	} else if (fr->pc < 0x10000) {
+		module_name(s, &s->modules[fr->module], buf, cap);
+		return FRAME_MODULE;
+	}
+	if (fr->pc < 0x10000) {
 		/* A call through NULL or a small bad pointer: the address is
 		 * the same in every build, and says what happened. */
 		snprintf(buf, cap, "@0x%" PRIx64, fr->pc);
 	} else {
+		/* Elsewhere the address moves with every run (ASLR). */
 		snprintf(buf, cap, "???");
 	}
+	return FRAME_NO_CODE;
+}
+
+/* fnmatch's flags for a frame of this kind: module names are matched
+ * without case on Windows, whatever case a rule writes them in. */
+static int match_flags(const struct sw_snapshot *s, enum frame_kind kind)
+{
+	return kind == FRAME_MODULE && s->sys.os == SW_OS_WINDOWS ? FNM_CASEFOLD : 0;
 }
 
 static void append(struct sw_signature *out, size_t *len, const char *name, uint32_t frame)
@@ -659,12 +721,12 @@ void sw_signature_make(const struct sw_sig_rules *r, const struct sw_snapshot *s
 	size_t len = 0;
 	enum sw_sig_action action = SW_SIG_IRRELEVANT;
 	for (uint32_t i = 0; i < st->nframes && out->nframes < SW_SIG_MAX_FRAMES; i++) {
-		frame_name(s, &st->frames[i], name, sizeof name);
+		enum frame_kind kind = frame_name(s, &st->frames[i], name, sizeof name);
 		/* A recursion through an irrelevant function (or unsymbolized
 		 * frames of one skipped module) repeats a name for up to a
 		 * million frames: classified once, not by every rule each time. */
 		if (i == 0 || strcmp(name, prev) != 0) {
-			action = sw_sig_classify(r, name);
+			action = classify(r, name, match_flags(s, kind));
 			memcpy(prev, name, strlen(name) + 1);
 		}
 		if (action == SW_SIG_IRRELEVANT)

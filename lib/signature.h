@@ -4,8 +4,11 @@
  *
  * A frame's name is its function name normalized (no argument list, no
  * template arguments, no compiler clone suffix, no Rust hash), or the
- * module's file name for a frame without symbols. Rules, matched in order
- * against that name (the last rule that matches wins), say what a frame is:
+ * module's file name for a frame without symbols (an ELF library's without
+ * its minor versions, lowercased on Windows), or @0x<pc> or ??? for a
+ * frame outside every module (a prefix by the built-in rules). Rules,
+ * matched in order against that name (the last rule that matches wins),
+ * say what a frame is:
  *   irrelevant  dropped (raise, abort, a crash handler, panic machinery);
  *   prefix      kept, and the signature goes on to the next frame (an
  *               allocator, memcpy: the caller says whose bug it is);
@@ -75,7 +78,8 @@ bool sw_sig_rules_parse(struct sw_sig_rules *r, const char *text, const char *na
 bool sw_sig_rules_load(struct sw_sig_rules *r, const char *path, struct sw_err *err);
 
 /* What the rules say of a frame named `name` (SW_SIG_KEEP when none
- * matches). */
+ * matches), matched with case (sw_signature_make matches a Windows
+ * snapshot's module names without). */
 enum sw_sig_action sw_sig_classify(const struct sw_sig_rules *r, const char *name);
 
 /* `function` as a signature names it, into out (cap bytes, cut at cap - 1):

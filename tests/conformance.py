@@ -613,6 +613,8 @@ PINNED_SIGNATURES = [
     ("amd64 call through NULL", ["breakpad/linux_jmp_to_0.dmp", "breakpad/symbols"], "@0x0 | driver"),
     ("amd64 jump outside every module", ["breakpad/linux_outside_module.dmp", "breakpad/symbols"],
      "??? | driver"),
+    ("amd64 Windows, a module without symbols lowercased",
+     ["rust-minidump/invalid-parameter.dmp", "rust-minidump/symbols"], "crashtest.exe"),
     ("amd64, raise without libc symbols", ["breakpad/linux_raise_sigabrt.dmp", "breakpad/symbols"],
      "libpthread-2.19.so"),
     ("amd64 INLINE records", ["breakpad/linux_inline.dmp", "breakpad/symbols-variants/linux_inline-new"],

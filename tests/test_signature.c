@@ -405,6 +405,69 @@ START_TEST(test_signature_outside_every_module_follows_a_users_rules)
 }
 END_TEST
 
+/* The signature of a stack whose frame 0 has no symbols, in a module
+ * whose file is code_file, on a snapshot of os. */
+static const char *signature_in_module(const char *code_file, enum sw_os os,
+                                       struct sw_signature *sig)
+{
+	const char *names[] = { NULL, "main" };
+	make_stack(names, 2);
+	sf.modules[0].code_file = code_file;
+	sf.s.sys.os = os;
+	sw_signature_make(&sf.rules, &sf.s, &sf.st, sig);
+	return sig->text;
+}
+
+/* A library's file name carries its minor versions, which change with
+ * every update of the system; its soname does not. */
+START_TEST(test_signature_names_a_library_by_its_soname)
+{
+	struct sw_signature sig;
+	static const char *const cases[][2] = {
+		{ "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "libstdc++.so.6" },
+		{ "/opt/app/lib/libfoo.so.1.2", "libfoo.so.1" },
+		{ "/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6" },
+		{ "/lib64/ld-linux-x86-64.so.2", "ld-linux-x86-64.so.2" },
+		{ "/system/lib64/libhidlbase.so", "libhidlbase.so" },
+		{ "/lib/libc-2.19.so", "libc-2.19.so" },
+		{ "/opt/libodd.so.1a.2", "libodd.so.1a.2" },     /* not a version */
+		{ "/opt/libgtk.so.x.so.3.24.1", "libgtk.so.x.so.3" },
+		{ "/usr/lib/libSystem.B.dylib", "libSystem.B.dylib" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ck_assert_str_eq(signature_in_module(cases[i][0], SW_OS_LINUX, &sig), cases[i][1]);
+	ck_assert_str_eq(signature_in_module("C:\\Windows\\System32\\msvcp140.dll", SW_OS_WINDOWS, &sig),
+	                 "msvcp140.dll");
+	/* A function name is never shortened, whatever it looks like. */
+	const char *names[] = { "libfoo.so.1.2", "main" };
+	ck_assert_str_eq(signature_of(names, 2, &sig), "libfoo.so.1.2");
+	/* Rules match the shortened name. */
+	struct sw_err err = { 0 };
+	ck_assert(sw_sig_rules_parse(&sf.rules, "irrelevant libstdc++.so.6\n", "r", &err));
+	ck_assert_str_eq(signature_in_module("/usr/lib/libstdc++.so.6.0.30", SW_OS_LINUX, &sig), "main");
+}
+END_TEST
+
+/* Windows does not tell KERNELBASE.dll from kernelbase.dll: on a Windows
+ * snapshot module names make one signature, and rules match them without
+ * case; elsewhere, and for function names, case counts. */
+START_TEST(test_signature_compares_windows_module_names_without_case)
+{
+	const char *upper = "C:\\Windows\\System32\\KERNELBASE.dll";
+	const char *lower = "C:\\WINDOWS\\system32\\kernelbase.dll";
+	const char *wine = "/opt/wine/KERNELBASE.dll";
+	struct sw_signature sig;
+	ck_assert_str_eq(signature_in_module(upper, SW_OS_WINDOWS, &sig), "kernelbase.dll");
+	ck_assert_str_eq(signature_in_module(lower, SW_OS_WINDOWS, &sig), "kernelbase.dll");
+	ck_assert_str_eq(signature_in_module(wine, SW_OS_LINUX, &sig), "KERNELBASE.dll");
+	struct sw_err err = { 0 };
+	ck_assert(sw_sig_rules_parse(&sf.rules, "irrelevant KernelBase.DLL\nirrelevant Main\n", "r",
+	                             &err));
+	ck_assert_str_eq(signature_in_module(upper, SW_OS_WINDOWS, &sig), "main");
+	ck_assert_str_eq(signature_in_module(wine, SW_OS_LINUX, &sig), "KERNELBASE.dll");
+}
+END_TEST
+
 START_TEST(test_signature_stops_at_max_frames)
 {
 	const char *names[14];
@@ -478,6 +541,8 @@ Suite *test_suite(void)
 	tcase_add_test(st, test_signature_names_frames_without_symbols_by_module);
 	tcase_add_test(st, test_signature_goes_on_past_a_frame_outside_every_module);
 	tcase_add_test(st, test_signature_outside_every_module_follows_a_users_rules);
+	tcase_add_test(st, test_signature_names_a_library_by_its_soname);
+	tcase_add_test(st, test_signature_compares_windows_module_names_without_case);
 	tcase_add_test(st, test_signature_stops_at_max_frames);
 	tcase_add_test(st, test_signature_classifies_runs_of_one_name_alike);
 	tcase_add_test(st, test_signature_of_only_irrelevant_frames_is_the_first);
