@@ -6,6 +6,7 @@ Usage: cli.py STACKWALK TESTDATA_DIR"""
 import gzip
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -374,6 +375,37 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--signature-skip with a bad line -> exit 2, one line naming file and line",
           code == 2 and out == "" and err.startswith("stackwalk: %s:2: 'skip' is not a rule" % rules)
           and err.count("\n") == 1, "exit %d %r" % (code, err))
+
+# The exit statuses are listed four times for four readers: README.md,
+# docs/cli.md, the man page (docs/stackwalk.1.h2m) and --help. Each lists
+# the same ones, 0 to 5, and says 5 is --require-symbols' (README.md's
+# short list once lacked it).
+root = os.path.dirname(os.path.abspath(testdata))
+readme = open(os.path.join(root, "README.md")).read()
+cli_md = open(os.path.join(root, "docs", "cli.md")).read()
+man = open(os.path.join(root, "docs", "stackwalk.1.h2m")).read()
+_, help_text, _ = run("--help")
+
+
+def table_rows(text):
+    """The rows of the first Markdown table in text."""
+    return text.split("\n| --- |")[1].split("\n\n")[0]
+
+
+help_statuses = " ".join(help_text.split("Exit status:")[1].split()).split(". A reader")[0]
+lists = {
+    "README.md": [(int(n), t) for n, t in re.findall(r"\*\*(\d)\*\* ([^;]*)",
+                                                   readme.split("\nExit status: ")[1].split("\n\n")[0])],
+    "docs/cli.md": [(int(n), t) for n, t in re.findall(r"\n\| (\d) \| ([^|]*)",
+                                                     table_rows(cli_md.split("\n## Exit status\n")[1]))],
+    "docs/stackwalk.1.h2m": [(int(n), t) for n, t in re.findall(r"\n\.B (\d)\n([^\n]*)",
+                                                              man.split("[EXIT STATUS]")[1].split("\n[")[0])],
+    "--help": [(int(n), t) for n, t in re.findall(r"(?:^|; )(\d) ([^;]*)", help_statuses)],
+}
+for where, statuses in sorted(lists.items()):
+    check("exit statuses in %s: 0 to 5, 5 for --require-symbols" % where,
+          [n for n, _ in statuses] == [0, 1, 2, 3, 4, 5]
+          and "require-symbols" in dict(statuses)[5].replace("\\-", "-"), repr(statuses))
 
 # A call through a NULL function pointer (testdata/cores, case nullcall):
 # the signature is @0x0 and its caller, and --require-symbols asks for the
