@@ -1044,6 +1044,29 @@ END_TEST
 
 /* breakpad/tiny-exe-with-cet-xsave-x86.dmp: a dump taken without a crash
  * and without a requesting thread; 3 threads, none wrote the dump. */
+/* A call through NULL (testdata/cores' nullcall case): the library's
+ * signature goes on to the caller, as the CLI's does (docs/signature.md). */
+START_TEST(test_api_the_signature_of_a_null_call_names_its_caller)
+{
+	const char *td = getenv("SW_TESTDATA");
+	ck_assert_ptr_nonnull(td);
+	char core[4096], program[4096];
+	snprintf(core, sizeof core, "%s/cores/x86_64-O2nofp/nullcall/core.gz", td);
+	snprintf(program, sizeof program, "%s/cores/x86_64-O2nofp", td);
+	stackwalk_options *opt = stackwalk_options_new();
+	ck_assert_int_eq(stackwalk_options_add_symbol_path(opt, program), STACKWALK_OK);
+	ck_assert_int_eq(stackwalk_options_set_local_modules(opt, 0), STACKWALK_OK);
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(core, opt, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, opt, STACKWALK_WALK_CRASHING_ONLY, &res), STACKWALK_OK);
+	ck_assert_str_eq(stackwalk_result_signature(res), "@0x0 | call_null");
+	stackwalk_result_free(res);
+	stackwalk_options_free(opt);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
 START_TEST(test_api_crashing_only_without_a_crash_walks_the_first_thread)
 {
 	const char *corpus = getenv("SW_CORPUS");
@@ -1096,6 +1119,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_an_unreachable_symbol_server_is_a_warning_not_a_failure);
 	tcase_add_test(tc, test_api_symbols_timeout_bounds_a_stalled_server);
 	tcase_add_test(tc, test_api_the_signature_is_the_json_s_and_skip_files_change_it);
+	tcase_add_test(tc, test_api_the_signature_of_a_null_call_names_its_caller);
 	tcase_add_test(tc, test_api_crashing_only_without_a_crash_walks_the_first_thread);
 	tcase_add_test(tc, test_api_a_compressed_snapshot_walks_as_its_file);
 	tcase_add_test(tc, test_api_crash_accessors_say_what_the_reports_print);
