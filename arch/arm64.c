@@ -209,6 +209,38 @@ static bool arm64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 	return false;
 }
 
+/* How much straight-line code falls_through reads: a function's body
+ * between a call and the crash seldom runs longer. */
+enum { ARM64_STRAIGHT_MAX = 4096 };
+
+/* Instructions after which the next one does not run (Arm ARM C4.1.65,
+ * "Branches, Exception Generating and System instructions"): B; the
+ * unconditional branches to a register (BR, RET, ERET and their
+ * pointer-authenticating forms: every opc but BLR's, 0001 and 1001);
+ * the traps BRK and HLT, and UDF. */
+static bool a64_ends_flow(uint32_t insn)
+{
+	return (insn & 0xfc000000u) == 0x14000000u ||                          /* B */
+	       ((insn & 0xfe000000u) == 0xd6000000u && (insn >> 21 & 7) != 1) || /* BR, RET, ... */
+	       (insn & 0xffe0001fu) == 0xd4200000u ||                          /* BRK */
+	       (insn & 0xffe0001fu) == 0xd4400000u ||                          /* HLT */
+	       (insn & 0xffff0000u) == 0;                                      /* UDF */
+}
+
+static bool arm64_falls_through(const struct sw_walk *w, uint64_t from, uint64_t to)
+{
+	from = arm64_strip(w, from);
+	to = arm64_strip(w, to);
+	if (from > to || to - from > ARM64_STRAIGHT_MAX || (from & 3) || (to & 3))
+		return false;
+	for (uint64_t at = from; at < to; at += 4) {
+		uint32_t insn;
+		if (!arm64_read_insn(w, at, &insn) || a64_ends_flow(insn))
+			return false;
+	}
+	return true;
+}
+
 /* The function starting at fn, when the module's symbols give its extent
  * (a sized FUNC symbol, not a PUBLIC record): [fn, *end). */
 static bool a64_function_extent(const struct sw_walk *w, uint64_t fn, uint64_t *end)
@@ -544,4 +576,5 @@ const struct sw_arch sw_arch_arm64 = {
 	.call_precedes = arm64_call_precedes,
 	.call_target = arm64_call_target,
 	.slot_fits_call = arm64_slot_fits_call,
+	.falls_through = arm64_falls_through,
 };

@@ -531,16 +531,27 @@ static void decode16(struct sw_prologue *p, uint16_t h, unsigned word_size, bool
 	}
 }
 
+/* What a return met on the way says of a candidate start (decode_range). */
+enum returns {
+	RETURNS_END_FUNCTIONS, /* a start whose function is known: paths end there */
+	RETURNS_REFUTE,        /* any return: the candidate is in an earlier function */
+	/* A candidate that allocates a frame: a return that ends an epilogue
+	 * of that frame is its function's (GCC places blocks after the
+	 * epilogue), one from a frame-less state or a new allocation after
+	 * it belongs to another function. */
+	RETURNS_EPILOGUE_ONLY,
+};
+
 /* Decodes from start; true if an instruction ends exactly at pc, with p
- * the frame state there. A return met on the way fails the decode when
- * no_return is set (a candidate start in an earlier function). Each
- * instruction costs one unit of *budget; none left fails the decode. */
+ * the frame state there. What a return met on the way does is `returns`.
+ * Each instruction costs one unit of *budget; none left fails the decode. */
 static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
-                         bool no_return, unsigned *budget)
+                         enum returns returns, unsigned *budget)
 {
 	unsigned ws = c->w->arch->word_size;
 	uint64_t a = start, stop = pc;
-	bool truncated = false;
+	bool truncated = false, returned = false;
+	int64_t floor = 0;
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
 		 * code that has made calls (pc cannot be checked to land). */
@@ -564,12 +575,19 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		} else {
 			return false;
 		}
-		if (ret && no_return)
+		if (ret && (returns == RETURNS_REFUTE ||
+		            (returns == RETURNS_EPILOGUE_ONLY && !p->in_epilogue)))
 			return false;
 		if (p->failed)
 			return false;
 		if (ends)
 			sw_pro_path_end(p);
+		if (ret && returns == RETURNS_EPILOGUE_ONLY && !returned) {
+			returned = true;
+			floor = p->cur.sp_off;
+		}
+		if (returned && p->cur.sp_known && p->cur.sp_off < floor)
+			return false;
 		a += len;
 	}
 	if (truncated) {
@@ -608,9 +626,19 @@ static bool follows_return(struct sw_code *c, uint64_t a)
  * then may be a leaf) or an allocation (this function's prologue, though
  * it may load a large frame's size before it). Each is decoded forwards
  * and accepted only if its instructions end exactly at pc, it passes no
- * return on the way (which would put it in an earlier function), and it
- * keeps track of the CFA. The search runs back from `origin`: pc, or for
- * a suspended frame its call, which may end its function. */
+ * return on the way (which would put it in an earlier function; from an
+ * allocation, only the returns of its own epilogues), it keeps track of
+ * the CFA, and a call on the way found the return address saved: a
+ * function that called before saving ra could never return, so the
+ * candidate is a block after an epilogue, not a start. The search runs
+ * back from `origin`: pc, or for a suspended frame its call, which may
+ * end its function. */
+/* A call replaced ra, which no slot holds. */
+static bool ra_lost(const struct sw_prologue *p)
+{
+	return p->cur.ra_clobbered && !(p->cur.saved & 1u << p->ra);
+}
+
 static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uint64_t origin,
                                    uint64_t pc, unsigned *budget)
 {
@@ -623,9 +651,12 @@ static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uin
 		uint16_t h;
 		if (!read16(c, x, &h) && x != pc)
 			return false; /* the code before x is not captured */
-		if (follows_return(c, x) || is_allocation(c, x)) {
+		bool allocation = is_allocation(c, x);
+		if (allocation || follows_return(c, x)) {
 			sw_pro_init(p, c->w->arch);
-			if (decode_range(c, p, x, pc, true, budget) && (p->cur.sp_known || p->cur.fp_known))
+			enum returns returns = allocation ? RETURNS_EPILOGUE_ONLY : RETURNS_REFUTE;
+			if (decode_range(c, p, x, pc, returns, budget) &&
+			    (p->cur.sp_known || p->cur.fp_known) && !ra_lost(p))
 				return true;
 			if (*budget == 0)
 				return false;
@@ -644,7 +675,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 	unsigned budget = DECODE_BUDGET;
 	if (start && start <= pc && !callee->function_is_public) {
 		sw_pro_init(p, s->walk->arch);
-		return decode_range(c, p, start, pc, false, &budget);
+		return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
 	}
 	/* A PUBLIC record may name an exported function far below a static
 	 * one: candidates from the code first, the symbol's start last. */
@@ -655,7 +686,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 		return false;
 	sw_pro_init(p, s->walk->arch);
 	budget = DECODE_BUDGET;
-	return decode_range(c, p, start, pc, false, &budget);
+	return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
 }
 
 static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,

@@ -70,15 +70,16 @@ static int32_t le32(const uint8_t *p)
 }
 
 /* PLT entries (System V AMD64 ABI §5.2 and its IBT/MPX forms; i386 ABI
- * §5, non-PIC), each jumping through its GOT slot:
+ * §5), each jumping through its GOT slot:
  *   ff 25 d32                  jmp *d32(%rip)   amd64; i386: jmp *abs32
+ *   ff a3 d32                  jmp *d32(%ebx)   i386 PIC (STUB_PIC_SLOT)
  *   f2 ff 25 d32               bnd jmp *d32(%rip)
  *   f3 0f 1e fa ...            endbr64 before either (.plt.sec)
  *   f3 0f 1e fb ...            endbr32 before either
- * The PIC i386 form jmp *d32(%ebx) needs the caller's GOT base: not
- * followed (no answer). A direct jmp (e9 rel32, a veneer) is followed to
- * its target. STUB_NONE: no stub, the call's target is `at` itself. */
-enum x86_stub { X86_STUB_NONE, X86_STUB_SLOT, X86_STUB_JUMP, X86_STUB_UNKNOWN };
+ * The PIC i386 form's slot is d32 from the GOT base its caller holds in
+ * ebx (x86_pic_got_base). A direct jmp (e9 rel32, a veneer) is followed
+ * to its target. STUB_NONE: no stub, the call's target is `at` itself. */
+enum x86_stub { X86_STUB_NONE, X86_STUB_SLOT, X86_STUB_PIC_SLOT, X86_STUB_JUMP };
 
 static enum x86_stub x86_stub_at(const struct sw_walk *w, uint64_t at, bool is64, uint64_t *next)
 {
@@ -95,8 +96,10 @@ static enum x86_stub x86_stub_at(const struct sw_walk *w, uint64_t at, bool is64
 		*next = is64 ? at + i + 6 + (uint64_t)(int64_t)d : (uint64_t)(uint32_t)d;
 		return X86_STUB_SLOT;
 	}
-	if (c[i] == 0xff && c[i + 1] == 0xa3)
-		return X86_STUB_UNKNOWN;
+	if (!is64 && c[i] == 0xff && c[i + 1] == 0xa3) {
+		*next = (uint64_t)(uint32_t)le32(&c[i + 2]);
+		return X86_STUB_PIC_SLOT;
+	}
 	if (i == 0 && c[0] == 0xe9) {
 		*next = at + 5 + (uint64_t)(int64_t)le32(&c[1]);
 		if (!is64)
@@ -108,6 +111,74 @@ static enum x86_stub x86_stub_at(const struct sw_walk *w, uint64_t at, bool is64
 
 enum { X86_STUB_HOPS = 3 };
 
+/* How far before a call its function's GOT set-up is looked for. */
+enum { X86_GOT_SETUP_REACH = 4096 };
+
+/* The GOT base an i386 PIC function holds while it calls through the PLT
+ * (i386 ABI §5, "Procedure Linkage Table": ebx must hold it). GCC sets it
+ * up as the return address of a pc thunk plus a constant:
+ *   e8 rel32       call __x86.get_pc_thunk.REG   (8b REG 24 c3: mov (%esp),REG; ret)
+ *   81 c0+REG i32  add $_GLOBAL_OFFSET_TABLE_ - ., REG
+ * Every function of a module computes the same base, so the nearest such
+ * pair before the call (the calling function's prologue, or one before
+ * it) gives it; any register the thunk loads will do. */
+static bool x86_pic_got_base(const struct sw_walk *w, uint64_t call, uint64_t *got)
+{
+	uint8_t code[X86_GOT_SETUP_REACH];
+	uint64_t from = call > sizeof code ? call - sizeof code : 0;
+	size_t len = (size_t)(call - from);
+	while (len >= 11 && !sw_walk_read(w, from, code, len)) {
+		from += len / 2;
+		len -= len / 2;
+	}
+	for (size_t at = len >= 11 ? len - 11 : 0; len >= 11; at--) {
+		const uint8_t *c = &code[at];
+		if (c[0] == 0xe8 && c[5] == 0x81 && (c[6] & 0xf8) == 0xc0 && (c[6] & 7) != 4) {
+			uint64_t add = from + at + 5;
+			uint64_t thunk = (add + (uint64_t)(int64_t)le32(&c[1])) & 0xffffffffu;
+			uint8_t t[4];
+			uint8_t load = (uint8_t)(0x04 | (c[6] & 7) << 3);
+			if (sw_walk_read(w, thunk, t, sizeof t) && t[0] == 0x8b && t[1] == load &&
+			    t[2] == 0x24 && t[3] == 0xc3) {
+				*got = (add + (uint64_t)(int64_t)le32(&c[7])) & 0xffffffffu;
+				return true;
+			}
+		}
+		if (at == 0)
+			break;
+	}
+	return false;
+}
+
+/* The destination of a PLT stub at `stub` through its GOT slot. A slot
+ * the dynamic linker has not bound yet (lazy binding) points back into
+ * the PLT, at the entry's push $index (68 i32, after an endbr in the
+ * .plt.sec form): no answer. A bound slot may name a function of the
+ * stub's own module (a DSO calling its own exported function, which
+ * another module could interpose): that is the call's target too. */
+static bool x86_through_slot(const struct sw_walk *w, uint64_t stub, uint64_t slot, bool is64,
+                             uint64_t *dest)
+{
+	unsigned size = is64 ? 8 : 4;
+	if (sw_stub_through_slot(w, stub, slot, size, dest))
+		return true;
+	uint8_t b[8], c[5];
+	if (!sw_mem_peek(w->snap, slot, b, size))
+		return false;
+	uint64_t v = 0;
+	for (unsigned i = size; i-- > 0;)
+		v = v << 8 | b[i];
+	int32_t home = sw_module_at(w->snap, stub);
+	if (v == 0 || home < 0 || sw_module_at(w->snap, v) != home ||
+	    !sw_walk_read(w, v, c, sizeof c))
+		return false;
+	unsigned i = c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e ? 4 : 0;
+	if (c[i] == 0x68)
+		return false;
+	*dest = v;
+	return true;
+}
+
 bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_t *target)
 {
 	uint8_t code[7];
@@ -118,7 +189,7 @@ bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_
 	 * E8), which of the two ran is not known: no answer. */
 	if (code[7 - 5] != 0xe8 || ff2_calls_ending(code) != 0)
 		return false;
-	uint64_t at = ra + (uint64_t)(int64_t)le32(&code[3]), next;
+	uint64_t at = ra + (uint64_t)(int64_t)le32(&code[3]), next, got;
 	if (!is64)
 		at &= 0xffffffffu;
 	for (unsigned hop = 0; hop < X86_STUB_HOPS; hop++) {
@@ -127,12 +198,13 @@ bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_
 			*target = at;
 			return true;
 		case X86_STUB_SLOT:
-			return sw_stub_through_slot(w, at, next, is64 ? 8 : 4, target);
+			return x86_through_slot(w, at, next, is64, target);
+		case X86_STUB_PIC_SLOT:
+			return x86_pic_got_base(w, ra - 5, &got) &&
+			       x86_through_slot(w, at, (got + next) & 0xffffffffu, false, target);
 		case X86_STUB_JUMP:
 			at = next;
 			break;
-		case X86_STUB_UNKNOWN:
-			return false;
 		}
 	}
 	return false;
@@ -273,9 +345,12 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 	uint64_t sp = callee->regs.v[a->sp], fp = callee->regs.v[a->fp], word;
 	if (fp < sp || fp - sp > X86_OWN_FRAME_MAX)
 		return true;
+	/* A sigreturn trampoline is a signal handler's return address: the
+	 * frame may be the handler's, with its own return address below. */
 	for (uint64_t at = sp; at < fp; at += size)
-		if (sw_walk_read_word(w, at, &word) && sw_walk_is_return_address(w, word) &&
-		    calls_this_function(w, word, callee, is64))
+		if (sw_walk_read_word(w, at, &word) &&
+		    ((sw_walk_is_return_address(w, word) && calls_this_function(w, word, callee, is64)) ||
+		     (a->is_signal_trampoline && a->is_signal_trampoline(w, word))))
 			return true;
 	return false;
 }

@@ -179,6 +179,12 @@ struct sw_arch {
 	 * frame pointer, target past pc). May be NULL. */
 	bool (*slot_fits_call)(const struct sw_walk *w, const struct sw_frame *callee,
 	                       uint64_t target, uint64_t slot);
+	/* Does every instruction in [from, to) go on to the next one (a
+	 * conditional branch or a call may, a return or an unconditional jump
+	 * does not)? Then from and to lie in one function, whatever symbols
+	 * say or do not. False when it cannot tell (the code cannot be read,
+	 * or to is not an instruction boundary from `from`). May be NULL. */
+	bool (*falls_through)(const struct sw_walk *w, uint64_t from, uint64_t to);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or

@@ -170,6 +170,35 @@ START_TEST(test_link_register_into_the_own_function_is_left_over)
 }
 END_TEST
 
+/* The same without symbols (a stripped program): the code runs straight
+ * from x30 on to the pc, no return or branch between, so x30 returns into
+ * the pc's own function, and its bl goes to a function whose code ends in
+ * a return before the bl: no recursion. The record gives the caller (zoo
+ * aarch64 fp 25, stripped: a duplicate frame before). A return between
+ * the two makes them different functions: x30 is the caller. */
+START_TEST(test_link_register_into_straight_code_before_the_pc_is_left_over)
+{
+	for (unsigned returns_between = 0; returns_between < 2; returns_between++) {
+		struct fixture fx;
+		fixture_init(&fx);
+		uint64_t lr = CODE_BASE + 0xd0;
+		put_insn(&fx, lr - 4, 0x97fffff0u);         /* bl .-0x40: to 0x8c */
+		put_insn(&fx, CODE_BASE + 0x90, INSN_RET); /* which returns before the bl */
+		if (returns_between)
+			put_insn(&fx, lr + 8, INSN_RET);
+		uint64_t ra = call_returning_to(&fx, CODE_BASE + 0x400);
+		uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
+		put_u64(&fx, fp, 0);
+		put_u64(&fx, fp + 8, ra);
+		set_context(&fx, CODE_BASE + 0x100, sp, fp, lr);
+		const struct sw_stack *st = walk(&fx);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, returns_between ? lr : ra);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A function built without frame pointers (-fomit-frame-pointer) never
  * writes x29: frame 1, recursing into itself, still has the x29 of a
  * caller far up that made a record (alloca), and that record would skip
@@ -623,6 +652,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_leaf_returns_through_link_register);
 	tcase_add_test(tc, test_context_with_own_record_uses_the_record);
 	tcase_add_test(tc, test_link_register_into_the_own_function_is_left_over);
+	tcase_add_test(tc, test_link_register_into_straight_code_before_the_pc_is_left_over);
 	tcase_add_test(tc, test_record_of_a_function_that_makes_none_is_a_callers);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee);

@@ -652,6 +652,55 @@ START_TEST(test_scan_from_rom_refuses_a_call_into_the_module)
 }
 END_TEST
 
+/* A J-type jal ra to `to` placed at `at` (ISA manual, "JAL"). */
+static uint32_t jal_ra(uint64_t at, uint64_t to)
+{
+	uint32_t off = (uint32_t)(to - at);
+	return (off >> 20 & 1) << 31 | (off >> 1 & 0x3ff) << 21 | (off >> 11 & 1) << 20 |
+	       (off >> 12 & 0xff) << 12 | RA << 7 | 0x6f;
+}
+
+/* GCC places a block after the epilogue (f5 of zoo riscv64 25, stripped:
+ * a recursive call after `ret`). Without symbols the start nearest the
+ * call, right after that ret, is no function's: the call there would have
+ * lost ra, which nothing saved. The prologue before it is, and its frame
+ * holds on through the epilogue: ra from its slot, sp + 32. */
+START_TEST(test_prologue_without_symbols_decodes_past_its_own_epilogue)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "after-epilogue", .cpu = SW_CPU_RISCV64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x100 },
+		.fill = 0x00000013, .fill_size = 4, .thread_id = 1, .nmodules = 1,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "app" } },
+	});
+	static const struct { uint64_t at; uint32_t insn; } code[] = {
+		{ 0x10100, 0xfe010113u },   /* addi sp, sp, -32 */
+		{ 0x10104, 0x00113c23u },   /* sd ra, 24(sp) */
+		{ 0x1010c, 0x01813083u },   /* ld ra, 24(sp) */
+		{ 0x10110, 0x02010113u },   /* addi sp, sp, 32 */
+		{ 0x10114, 0x00008067u },   /* ret */
+		{ 0x103fc, 0x00008067u },   /* ret: the leaf at 0x10400 starts after it */
+	};
+	for (size_t i = 0; i < sizeof code / sizeof code[0]; i++)
+		syn_put_code(&fx, code[i].at, code[i].insn, 4);
+	syn_put_code(&fx, 0x10118, jal_ra(0x10118, 0x10400), 4);  /* the block after ret */
+	syn_put_code(&fx, 0x107fc, jal_ra(0x107fc, 0x10100), 4);  /* the caller's call */
+	uint64_t sp = 0x7ff00040;
+	put_u64(&fx, sp + 24, 0x10800);
+	sw_reg_set(&fx.thread.ctx, PC, 0x10404);
+	sw_reg_set(&fx.thread.ctx, SP, sp);
+	sw_reg_set(&fx.thread.ctx, RA, 0x1011c);
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv64, NULL, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, 0x1011c);
+	ck_assert_uint_eq(st->frames[2].pc, 0x10800);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Calls and a PLT as GNU as and ld 2.40 (riscv64-linux-gnu, no
  * relaxation) lay them out linked at 0x10000; each comment is objdump's
  * reading. The app is module 0 (0x10000, 4 KiB), libc module 1. */
@@ -977,6 +1026,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_dwarf_register_map_and_names);
 	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
 	tcase_add_test(walk, test_call_target_follows_plt_entries);
+	tcase_add_test(walk, test_prologue_without_symbols_decodes_past_its_own_epilogue);
 	tcase_add_loop_test(walk, test_freertos_trap_frame_restores_the_interrupted_task, 0, 2);
 	tcase_add_test(walk, test_freertos_trap_frame_without_mepc_takes_the_saved_word);
 	tcase_add_test(walk, test_freertos_v10_4_trap_frame_is_told_by_its_code);

@@ -1301,6 +1301,51 @@ START_TEST(test_x86_call_target_follows_a_plt_entry_to_an_odd_address)
 }
 END_TEST
 
+/* i386 PIC code: a function whose prologue puts the GOT base in ebx (call
+ * to a pc thunk, add $GOT-., %ebx) and, at ra, has called a PLT entry
+ * jmp *12(%ebx) whose GOT slot holds `slot_value`. */
+static void put_i386_pic_call(struct fixture *fx, uint64_t fn, uint64_t ra, uint64_t stub,
+                              uint64_t got, uint32_t slot_value)
+{
+	uint64_t thunk = CODE_BASE + 0x100;
+	memcpy(syn_code_at(fx, thunk, 4), "\x8b\x1c\x24\xc3", 4); /* mov (%esp),%ebx; ret */
+	put_call_to(fx, fn + 6, thunk);
+	uint8_t *add = syn_code_at(fx, fn + 6, 6);
+	int32_t delta = (int32_t)(got - (fn + 6));
+	add[0] = 0x81;
+	add[1] = 0xc3;
+	memcpy(add + 2, &delta, 4);
+	put_call_to(fx, ra, stub);
+	/* jmp *12(%ebx); push $0 (where an unbound slot points) */
+	memcpy(syn_code_at(fx, stub, 11), "\xff\xa3\x0c\x00\x00\x00\x68\x00\x00\x00\x00", 11);
+	put_u32(fx, got + 12, slot_value);
+}
+
+/* The PLT entry's slot is d32 from the GOT base the caller holds (i386
+ * ABI §5): followed, to a function of the stub's own module too (a DSO
+ * calling its own exported function); a slot not yet bound points back
+ * at the entry's push $index and names no target. */
+START_TEST(test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got)
+{
+	uint64_t fn = CODE_BASE + 0x200, ra = fn + 0x40, stub = CODE_BASE + 0x700;
+	uint64_t got = STACK_BASE + 0x800;
+	const uint32_t slots[2] = { (uint32_t)(CODE_BASE + 0x900), (uint32_t)(stub + 6) };
+	for (unsigned i = 0; i < 2; i++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		put_i386_pic_call(&fx, fn, ra, stub, got, slots[i]);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		uint64_t target = 0;
+		bool found = sw_x86_call_target(&w, ra, false, &target);
+		ck_assert_int_eq(found, i == 0);
+		if (found)
+			ck_assert_uint_eq(target, CODE_BASE + 0x900);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot. */
@@ -1410,6 +1455,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_passes_over_a_restorer_without_a_signal_frame);
 	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
+	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);
 	suite_add_tcase(s, tc);
