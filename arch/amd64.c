@@ -214,7 +214,7 @@ static bool amd64_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
 enum { AMD64_SIGFRAME_WORDS = AMD64_UCONTEXT_MCONTEXT / 8 + 24, AMD64_USER_CS = 0x33,
        AMD64_USER_DS = 0x2b };
 
-static bool amd64_sigframe_written_at(const struct sw_walk *w, uint64_t rsp)
+bool sw_amd64_sigframe_written_at(const struct sw_walk *w, uint64_t rsp)
 {
 	uint64_t f[AMD64_SIGFRAME_WORDS];
 	if (rsp > UINT64_MAX - sizeof f || !sw_sigframe_read_fields(w, rsp, 8, false,
@@ -239,7 +239,7 @@ static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *
 	uint8_t code;
 	bool restorer = sw_walk_read(w, s->callee->pc, &code, 1)
 	                        ? amd64_is_signal_trampoline(w, s->callee->pc)
-	                        : amd64_sigframe_written_at(w, rsp);
+	                        : sw_amd64_sigframe_written_at(w, rsp);
 	if (!restorer)
 		return SW_UNWIND_NO_RULE;
 	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)

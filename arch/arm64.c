@@ -209,6 +209,56 @@ static bool arm64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 	return false;
 }
 
+/* How much of a function a tail jump is looked for in. */
+enum { ARM64_TAIL_REACH = 1024 };
+
+static bool a64_function_extent(const struct sw_walk *w, uint64_t fn, uint64_t *end);
+
+/* Where a jump through the stubs above finally goes. */
+static bool a64_jump_destination(const struct sw_walk *w, uint64_t at, uint64_t *dest)
+{
+	uint64_t next;
+	for (unsigned hop = 0; hop < ARM64_STUB_HOPS; hop++) {
+		switch (a64_stub_at(w, at, &next)) {
+		case A64_STUB_NONE:
+			*dest = at;
+			return true;
+		case A64_STUB_SLOT:
+			return sw_stub_through_slot(w, at, next, 8, dest);
+		case A64_STUB_CODE:
+			at = arm64_strip(w, next);
+			break;
+		}
+	}
+	return false;
+}
+
+/* The jumps_into_module hook: a B (Arm ARM C6.2.26) in the code at fn,
+ * within its symbol's extent or ARM64_TAIL_REACH bytes, whose
+ * destination (through PLT entries and veneers) lies in module `to`:
+ * GCC ends a function with `b callee` for a call in tail position, and a
+ * callee in another library is reached through its PLT entry. */
+static bool arm64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t to)
+{
+	uint64_t end, dest;
+	fn = arm64_strip(w, fn);
+	if (to < 0 || (fn & 3))
+		return false;
+	if (!a64_function_extent(w, fn, &end) || end - fn > ARM64_TAIL_REACH)
+		end = fn + ARM64_TAIL_REACH;
+	for (uint64_t at = fn; at < end; at += 4) {
+		uint32_t insn;
+		if (!arm64_read_insn(w, at, &insn))
+			return false;
+		if ((insn & 0xfc000000u) == 0x14000000u &&
+		    a64_jump_destination(w, at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28),
+		                         &dest) &&
+		    sw_module_at(w->snap, dest) == to)
+			return true;
+	}
+	return false;
+}
+
 /* How much straight-line code falls_through reads: a function's body
  * between a call and the crash seldom runs longer. */
 enum { ARM64_STRAIGHT_MAX = 4096 };
@@ -225,6 +275,57 @@ static bool a64_ends_flow(uint32_t insn)
 	       (insn & 0xffe0001fu) == 0xd4200000u ||                          /* BRK */
 	       (insn & 0xffe0001fu) == 0xd4400000u ||                          /* HLT */
 	       (insn & 0xffff0000u) == 0;                                      /* UDF */
+}
+
+/* A direct branch's destination (Arm ARM C4.1.65): B and B.cond, CBZ and
+ * CBNZ, TBZ and TBNZ. False for anything else. */
+static bool a64_branch_destination(uint32_t insn, uint64_t at, uint64_t *to)
+{
+	if ((insn & 0xfc000000u) == 0x14000000u)
+		*to = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+	else if ((insn & 0xff000010u) == 0x54000000u || (insn & 0x7e000000u) == 0x34000000u)
+		*to = at + (uint64_t)sext((uint64_t)(insn >> 5 & 0x7ffffu) << 2, 21);
+	else if ((insn & 0x7e000000u) == 0x36000000u)
+		*to = at + (uint64_t)sext((uint64_t)(insn >> 5 & 0x3fffu) << 2, 16);
+	else
+		return false;
+	return true;
+}
+
+/* The call_reaches hook: does the function a direct call entered at
+ * `target` stay away from pc? It does when its code, read from target
+ * on, leaves only by its returns (every branch lands between target and
+ * a return past which none reaches: a closed function) and pc is not in
+ * it: whatever it calls returns to it, and it returns to its caller. A
+ * branch below target, a jump through a register (a tail call, a switch)
+ * or code that cannot be read: not known, true. */
+static bool arm64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc)
+{
+	target = arm64_strip(w, target);
+	pc = arm64_strip(w, pc);
+	if (pc == target || (target & 3))
+		return true;
+	uint64_t reach = target;
+	for (uint64_t at = target; at - target < ARM64_STRAIGHT_MAX; at += 4) {
+		uint32_t insn;
+		uint64_t to;
+		if (!arm64_read_insn(w, at, &insn))
+			return true;
+		bool branch = a64_branch_destination(insn, at, &to);
+		if (branch && to < target)
+			return true;
+		if (branch && to > reach)
+			reach = to;
+		bool is_b = (insn & 0xfc000000u) == 0x14000000u;
+		bool is_ret = (insn & 0xfffffc1fu) == 0xd65f0000u || insn == 0xd65f0bffu ||
+		              insn == 0xd65f0fffu; /* RET, RETAA, RETAB */
+		if (!is_b && !is_ret && a64_ends_flow(insn) &&
+		    (insn & 0xfe000000u) == 0xd6000000u)
+			return true; /* BR and its kin: where it goes is not known */
+		if ((is_ret || is_b || a64_ends_flow(insn)) && at + 4 > reach)
+			return pc >= target && pc < at + 4;
+	}
+	return true;
 }
 
 static bool arm64_falls_through(const struct sw_walk *w, uint64_t from, uint64_t to)
@@ -346,6 +447,13 @@ static bool a64_is_ret(uint32_t insn)
 	return (insn & 0xfffffc1fu) == 0xd65f0000u || insn == 0xd65f0bffu || insn == 0xd65f0fffu;
 }
 
+/* BR Xn, BRAAZ, BRABZ, BRAA, BRAB (C6.2.37-38). */
+static bool a64_is_br(uint32_t insn)
+{
+	return (insn & 0xfffffc1fu) == 0xd61f0000u || (insn & 0xfffff81fu) == 0xd61f081fu ||
+	       (insn & 0xfffff800u) == 0xd71f0800u;
+}
+
 /* LDP x29, x30, [sp], #imm or [sp, #imm]: an epilogue popping a record. */
 static bool a64_pops_record(uint32_t insn)
 {
@@ -369,17 +477,27 @@ static bool a64_is_entry_filler(uint32_t insn)
 	       insn == 0xd503237fu;
 }
 
-/* Does a function begin after the return at `at` and before pc: the next
- * instruction, past padding, makes a frame? Code after a return that is
- * still the same function carries on in the frame it has. */
+/* Does a function begin after the return at `at` and before pc: within
+ * its first four instructions, past padding and before any branch, one
+ * makes a frame (the compiler may schedule an address computation before
+ * it: adrp, ldr; str x30, [sp, #-32]!)? Code after a return that is still
+ * the same function carries on in the frame it has. */
 static bool a64_function_follows(const struct sw_walk *w, uint64_t at, uint64_t pc)
 {
 	uint32_t insn;
-	for (unsigned k = 0; k < 4 && (at += 4) < pc; k++) {
+	uint64_t to;
+	unsigned code = 0;
+	for (unsigned k = 0; k < 16 && code < 4 && (at += 4) < pc; k++) {
 		if (!arm64_read_insn(w, at, &insn))
 			return false;
-		if (!a64_is_entry_filler(insn))
-			return a64_allocates_frame(insn);
+		if (a64_is_entry_filler(insn))
+			continue;
+		if (a64_ends_flow(insn) || a64_branch_destination(insn, at, &to) ||
+		    arm64_is_call(insn))
+			return false;
+		if (a64_allocates_frame(insn))
+			return true;
+		code++;
 	}
 	return false;
 }
@@ -417,6 +535,11 @@ static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct s
 			return ARM64_RECORD_UNKNOWN;
 		if (a64_sets_frame_pointer(insn))
 			return ARM64_RECORD_OWN;
+		/* A jump through a register ends a PLT entry or a tail call:
+		 * where a function that makes a frame follows it, that one is
+		 * the frame's. */
+		if (a64_is_br(insn) && a64_function_follows(w, at, pc))
+			return ARM64_RECORD_NONE;
 		if (a64_is_ret(insn)) {
 			if (a64_function_follows(w, at, pc))
 				return ARM64_RECORD_NONE;
@@ -577,4 +700,6 @@ const struct sw_arch sw_arch_arm64 = {
 	.call_target = arm64_call_target,
 	.slot_fits_call = arm64_slot_fits_call,
 	.falls_through = arm64_falls_through,
+	.jumps_into_module = arm64_jumps_into_module,
+	.call_reaches = arm64_call_reaches,
 };

@@ -193,7 +193,7 @@ static bool x86_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
  * and stack selectors (__USER_CS/__USER_DS: 0x73/0x7b under an i386
  * kernel, 0x23/0x2b under an x86-64 one and qemu-user). Stale words do
  * not line up like that by chance. Where sp finds the sigcontext, or 0. */
-static uint64_t x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp)
+uint64_t sw_x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp)
 {
 	uint64_t f[X86_SIGFRAME_SC / 4 + 19];
 	if (!sw_sigframe_read_fields(w, sp, 4, false, sizeof f / sizeof f[0], f) || f[0] < 1 ||
@@ -218,7 +218,7 @@ static enum sw_unwind_status x86_caller_of_signal_frame(const struct sw_step *s,
 	uint8_t code;
 	uint64_t sc = sw_walk_read(w, s->callee->pc, &code, 1)
 	                      ? x86_restorer_sigcontext(w, s->callee->pc)
-	                      : x86_sigcontext_written_at(w, esp);
+	                      : sw_x86_sigcontext_written_at(w, esp);
 	if (!sc)
 		return SW_UNWIND_NO_RULE;
 	return sw_sigframe_restore(w, esp + sc, 4, x86_sigcontext_slots,

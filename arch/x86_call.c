@@ -333,6 +333,19 @@ static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
 	       pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);
 }
 
+/* Is the word a signal handler's return address: a sigreturn trampoline
+ * with the signal frame the kernel wrote right above it (sigaction
+ * leaves the restorer's address in its caller's frame too)? The frame may
+ * then be the handler's, with its own return address below its record. */
+static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t above,
+                               bool is64)
+{
+	const struct sw_arch *a = w->arch;
+	return a->is_signal_trampoline && a->is_signal_trampoline(w, word) &&
+	       (is64 ? sw_amd64_sigframe_written_at(w, above)
+	             : sw_x86_sigcontext_written_at(w, above) != 0);
+}
+
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64)
 {
@@ -345,12 +358,10 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 	uint64_t sp = callee->regs.v[a->sp], fp = callee->regs.v[a->fp], word;
 	if (fp < sp || fp - sp > X86_OWN_FRAME_MAX)
 		return true;
-	/* A sigreturn trampoline is a signal handler's return address: the
-	 * frame may be the handler's, with its own return address below. */
 	for (uint64_t at = sp; at < fp; at += size)
 		if (sw_walk_read_word(w, at, &word) &&
 		    ((sw_walk_is_return_address(w, word) && calls_this_function(w, word, callee, is64)) ||
-		     (a->is_signal_trampoline && a->is_signal_trampoline(w, word))))
+		     handler_returns_at(w, word, at + size, is64)))
 			return true;
 	return false;
 }

@@ -36,6 +36,10 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 /* For a frame whose code cannot tell (sw_x86_frame_of: UNKNOWN):
  * is its rbp (ebp), live from the crash's or a signal's context, not
  * shown by the stack to be its own record? See x86_call.c. */
+/* Signal frames known by what the kernel wrote at sp (arch/x86.c,
+ * arch/amd64.c): i386's where the sigcontext lies from sp, or 0. */
+uint64_t sw_x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp);
+bool sw_amd64_sigframe_written_at(const struct sw_walk *w, uint64_t rsp);
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64);
 

@@ -309,12 +309,12 @@ static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct 
 	if (symbols)
 		return start == callee_start &&
 		       !(arch->call_target && arch->call_target(w, addr, &target) && target == start);
-	/* No symbols, a live link register: the code says it, where it runs
-	 * straight from ra on to pc (ra then returns into pc's function),
-	 * unless the call before ra may be recursion: a direct call back to a
-	 * start from which code runs straight to the call. */
-	if (sw_frame_has_live_context(callee) && arch->falls_through &&
-	    arch->falls_through(w, addr, callee->pc))
+	/* No symbols: the code says it, where it runs straight from ra on to
+	 * the callee's pc (ra then returns into pc's function: a live link
+	 * register, or a word in a frame, left from its earlier call), unless
+	 * the call before ra may be recursion: a direct call back to a start
+	 * from which code runs straight to the call. */
+	if (arch->falls_through && arch->falls_through(w, addr, callee->pc))
 		return !(arch->call_target && arch->call_target(w, addr, &target) && target <= call &&
 		         arch->falls_through(w, target, call));
 	/* No symbols: the callee's own return address again, above a frame

@@ -175,17 +175,21 @@ END_TEST
  * the pc's own function, and its bl goes to a function whose code ends in
  * a return before the bl: no recursion. The record gives the caller (zoo
  * aarch64 fp 25, stripped: a duplicate frame before). A return between
- * the two makes them different functions: x30 is the caller. */
+ * the two, with x30's bl going to the function that holds the pc: x30 is
+ * the caller. */
 START_TEST(test_link_register_into_straight_code_before_the_pc_is_left_over)
 {
 	for (unsigned returns_between = 0; returns_between < 2; returns_between++) {
 		struct fixture fx;
 		fixture_init(&fx);
 		uint64_t lr = CODE_BASE + 0xd0;
-		put_insn(&fx, lr - 4, 0x97fffff0u);         /* bl .-0x40: to 0x8c */
-		put_insn(&fx, CODE_BASE + 0x90, INSN_RET); /* which returns before the bl */
-		if (returns_between)
-			put_insn(&fx, lr + 8, INSN_RET);
+		put_insn(&fx, CODE_BASE + 0x90, INSN_RET); /* a function ends */
+		if (returns_between) {
+			put_insn(&fx, lr - 4, 0x94000004u); /* bl .+0x10: to 0xdc */
+			put_insn(&fx, lr + 8, INSN_RET);    /* the bl's function ends */
+		} else {
+			put_insn(&fx, lr - 4, 0x97fffff0u); /* bl .-0x40: to 0x8c, before the ret */
+		}
 		uint64_t ra = call_returning_to(&fx, CODE_BASE + 0x400);
 		uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
 		put_u64(&fx, fp, 0);
