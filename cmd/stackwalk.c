@@ -39,6 +39,7 @@ struct options {
 	enum sw_output_format format;
 	bool pretty;
 	bool brief;                /* --brief, -c: the crashing thread only */
+	enum sw_output_registers registers; /* --registers=all|crashing|none */
 	bool require_symbols;      /* --require-symbols: exit 5 (see above) */
 	struct sw_walk_options walk;
 	const char *snapshot;
@@ -125,6 +126,10 @@ static void usage(FILE *f)
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
 	      "  --brief, -c       walk and print only the crashing thread (else the\n"
 	      "                    thread that requested the dump, else the first)\n"
+	      "  --registers=WHICH whose registers the report shows: all (the default;\n"
+	      "                    every frame's in the text, the crashing thread's first\n"
+	      "                    frame's in the JSON), crashing (the crashing thread's\n"
+	      "                    frames only) or none\n"
 	      "  --output-file=FILE  write the report to FILE instead of stdout: a regular\n"
 	      "                    file complete or not at all (written beside it, then\n"
 	      "                    renamed); a device or FIFO through, in place; a\n"
@@ -320,6 +325,20 @@ static bool parse_size(const char *arg, uint64_t *out)
 	return true;
 }
 
+/* --registers=WHICH: whose register lines a report prints. */
+static bool parse_registers(const char *arg, enum sw_output_registers *out)
+{
+	static const char *const names[] = { [SW_REGISTERS_ALL] = "all",
+		                             [SW_REGISTERS_CRASHING] = "crashing",
+		                             [SW_REGISTERS_NONE] = "none" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (enum sw_output_registers)i;
+			return true;
+		}
+	return false;
+}
+
 /* --batch: what a batch takes of the options, after the checks of
  * parse_args. Every positional word is an input; symbol paths are given
  * only as --symbols-path, so no path can be taken for the other kind.
@@ -362,12 +381,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
 		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER, OPT_MAX_DECOMPRESSED,
+		OPT_REGISTERS, OPT_SYMBOLS_CACHE_MAX, OPT_SYMBOLS_MISS_TTL,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "machine", no_argument, NULL, 'm' },
 		{ "brief", no_argument, NULL, 'c' },
+		{ "registers", required_argument, NULL, OPT_REGISTERS },
 		{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 		{ "cyborg", required_argument, NULL, OPT_CYBORG },
 		{ "require-symbols", no_argument, NULL, OPT_REQUIRE_SYMBOLS },
@@ -422,6 +443,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_PRETTY: o->pretty = true; break;
 		case 'm': machine = true; break;
 		case 'c': o->brief = true; break;
+		case OPT_REGISTERS:
+			if (!parse_registers(optarg, &o->registers))
+				return usage_error("--registers wants all, crashing or none, not '%s'", optarg);
+			break;
 		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
 		case OPT_CYBORG: o->cyborg_file = optarg; break;
 		case OPT_REQUIRE_SYMBOLS: o->require_symbols = true; break;
@@ -863,6 +888,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 			.thread = chosen >= 0 ? (uint32_t)chosen : 0,
 			.signature = signature,
 			.status = json_status(status, unsupported_cpu),
+			.registers = o->registers,
 		};
 		if (o->batch) {
 			if (!put_batch_report(o, r->out.f, &snap, arch, &walk, &out))
