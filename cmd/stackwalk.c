@@ -83,6 +83,9 @@ struct options {
 	 * symbol paths come only from --symbols-path (docs/batch.md). */
 	bool batch;
 	bool null_separated;       /* --null, -0: stdin's paths end with NUL bytes */
+	/* A batch's file found in a folder: if it is no snapshot, it is
+	 * skipped, not an error (docs/batch.md). */
+	bool skip_non_snapshot;
 	unsigned jobs;             /* --jobs N; 0: one per online CPU */
 	const char *const *inputs;
 	size_t ninputs;
@@ -117,8 +120,9 @@ static void usage(FILE *f)
 	      "folder (its files, by name; not its subfolders) or '-' (paths on stdin, one\n"
 	      "per line, walked as they come). It prints one JSON line per snapshot, in\n"
 	      "input order: --json's document with \"file\" first, or {\"file\", \"status\":\n"
-	      "\"ERROR_UNREADABLE\", \"error\"}. Symbol paths are given only as\n"
-	      "--symbols-path (docs/batch.md).\n"
+	      "\"ERROR_UNREADABLE\", \"error\"}; a file of a folder that is no snapshot is\n"
+	      "{\"file\", \"status\": \"SKIPPED\", \"reason\"}, no failure. Symbol paths are\n"
+	      "given only as --symbols-path (docs/batch.md).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
@@ -192,8 +196,9 @@ static void usage(FILE *f)
 	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
 	      "4 internal failure (or cannot write the output); 5 --require-symbols\n"
 	      "and the crash's modules lack symbols. A reader that stops reading\n"
-	      "(stackwalk ... | head) is no error. --batch: 0 every snapshot walked;\n"
-	      "1 one was damaged or unreadable (its line says which); 2, 4, 5 as above.\n",
+	      "(stackwalk ... | head) is no error. --batch: 0 every snapshot walked (or\n"
+	      "skipped: no snapshot, in a folder); 1 one was damaged or unreadable (its\n"
+	      "line says which); 2, 4, 5 as above.\n",
 	      f);
 }
 
@@ -737,6 +742,15 @@ static int no_report(const struct options *o, struct run *r, const struct sw_par
 	return status;
 }
 
+/* A batch's file from a folder that is no snapshot: its SKIPPED line, and
+ * one line on stderr; the batch's status does not change. */
+static int skipped(struct run *r, const char *path, const char *why)
+{
+	fprintf(r->msgs, "stackwalk: %s (skipped)\n", why);
+	sw_batch_put_skipped(r->out.f, path, why);
+	return SW_EXIT_WALKED;
+}
+
 /* A batch's line for one report: the JSON document --json prints, with
  * the input's path in front and, for one of several microdumps of a log,
  * which one it is (docs/batch.md). False when out of memory. */
@@ -800,8 +814,10 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	*more = snap.has_next;
 	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
+		bool skip = o->skip_non_snapshot && snap.not_a_snapshot;
 		sw_snapshot_free(&snap);
-		return no_report(o, r, part, status_for(rc), err.msg);
+		return skip ? skipped(r, o->snapshot, err.msg) : no_report(o, r, part, status_for(rc),
+		                                                           err.msg);
 	}
 	int status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
@@ -970,11 +986,12 @@ struct batch_walk {
 
 static int run_input(const struct options *o, struct run *r);
 
-static int walk_batch_input(void *ctx, const char *path, FILE *out, FILE *msgs)
+static int walk_batch_input(void *ctx, const char *path, bool in_folder, FILE *out, FILE *msgs)
 {
 	const struct batch_walk *bw = ctx;
 	struct options o = *bw->o;
 	o.snapshot = path;
+	o.skip_non_snapshot = in_folder;
 	/* The rules, cache and servers are read (or locked) by every thread;
 	 * the sinks are this input's (the batch's own is the main thread's,
 	 * which writes its flags meanwhile: not copied). */

@@ -217,6 +217,10 @@ struct sw_snapshot {
 	struct sw_part part;
 	bool has_next;
 	struct sw_part next;
+	/* The open failed because no reader takes the file: it is no
+	 * snapshot (a text, a symbol file, an ELF binary), not a damaged or
+	 * unsupported one. A batch skips such a file in a folder. */
+	bool not_a_snapshot;
 
 	struct sw_system_info sys;
 
