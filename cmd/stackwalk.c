@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch/registry.h"
@@ -31,6 +32,8 @@
 #include "lib/output.h"
 #include "lib/signature.h"
 #include "lib/walker.h"
+#include "lib/path.h"
+#include "symbols/cache_prune.h"
 #include "symbols/store.h"
 #include "symbols/sym_index.h"
 #include "symbols/symbol_server.h"
@@ -53,6 +56,11 @@ struct options {
 	bool debug_dirs_given;
 	const char *cache_dir;     /* --symbols-cache DIR, or NULL: the default */
 	bool no_cache;             /* --no-cache */
+	/* --symbols-cache-max SIZE: the cache pruned to it after a run that
+	 * added to it; 0: never pruned. */
+	uint64_t cache_max;
+	/* --symbols-miss-ttl SECONDS: 0 the default, -1 misses not kept. */
+	long miss_ttl_s;
 	/* --symbols-url URLs, in the order given (malloc'd: free). */
 	const char **symbol_urls;
 	size_t nsymbol_urls;
@@ -156,6 +164,9 @@ static void usage(FILE *f)
 	      "  --symbols-cache=DIR  keep an index of each .sym/.sym.gz read in DIR\n"
 	      "                    (default $XDG_CACHE_HOME/stackwalk, else\n"
 	      "                    $HOME/.cache/stackwalk); docs/symbol-cache.md\n"
+	      "  --symbols-cache-max=SIZE  after a run that added to the symbol cache,\n"
+	      "                    remove the least recently used files until it holds\n"
+	      "                    at most SIZE (default 4G; K, M, G, T; 0: no limit)\n"
 	      "  --no-cache        neither read nor write symbol indexes\n"
 	      "  --symbols-url=URL fetch symbols a SYMBOL_PATH lacks from a symbol server\n"
 	      "                    (URL/NAME/DEBUG_ID/NAME.sym[.gz], URL/NAME/BUILD_ID/NAME)\n"
@@ -165,6 +176,8 @@ static void usage(FILE *f)
 	      "                    --symbols-url servers (a private server's token), and\n"
 	      "                    only to them; @FILE: one header per line of FILE\n"
 	      "  --symbols-timeout=SECONDS  time limit of each download (default 30)\n"
+	      "  --symbols-miss-ttl=SECONDS  how long a module a server does not have is\n"
+	      "                    not asked for again (default 3600; 0: always asked)\n"
 	      "  --debuginfod      fetch ELF modules' files by build-id from the debuginfod\n"
 	      "                    servers DEBUGINFOD_URLS names\n"
 	      "  --max-decompressed=SIZE  the most a compressed SNAPSHOT (gzip, xz, zstd,\n"
@@ -375,6 +388,10 @@ static int batch_args(struct options *o, size_t npos)
 	return -1;
 }
 
+/* The longest --symbols-miss-ttl: 30 days. A symbol uploaded later than
+ * that is not found for a month, which no one would want. */
+enum { MAX_MISS_TTL = 30 * 24 * 3600 };
+
 /* Returns -1 to go on, else the exit status; o->positional is to be freed
  * either way. Options are read left to right, before or after SNAPSHOT
  * (GNU style), until "--"; --help and --version answer at once. */
@@ -404,6 +421,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "no-local-modules", no_argument, NULL, OPT_NO_LOCAL_MODULES },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "symbols-cache", required_argument, NULL, OPT_SYMBOLS_CACHE },
+		{ "symbols-cache-max", required_argument, NULL, OPT_SYMBOLS_CACHE_MAX },
+		{ "symbols-miss-ttl", required_argument, NULL, OPT_SYMBOLS_MISS_TTL },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "symbols-url", required_argument, NULL, OPT_SYMBOLS_URL },
 		{ "symbols-timeout", required_argument, NULL, OPT_SYMBOLS_TIMEOUT },
@@ -428,6 +447,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->symbol_urls = calloc((size_t)argc + 1, sizeof *o->symbol_urls);
 	o->debug_dirs = calloc((size_t)argc + 1, sizeof *o->debug_dirs);
 	o->local_modules = -1;
+	o->cache_max = SW_CACHE_MAX_DEFAULT;
 	if (!o->positional || !o->skip_files || !o->symbol_urls || !o->symbols_opt ||
 	    !o->debug_dirs) {
 		fputs("stackwalk: out of memory\n", stderr);
@@ -466,6 +486,26 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
 		case OPT_NO_CACHE: o->no_cache = true; break;
+		case OPT_SYMBOLS_CACHE_MAX:
+			/* 0: no cap (parse_size takes no 0: a snapshot limit of 0
+			 * bytes means nothing). */
+			if (strcmp(optarg, "0") == 0)
+				o->cache_max = 0;
+			else if (!parse_size(optarg, &o->cache_max))
+				return usage_error("--symbols-cache-max wants a size such as 500M or 4G "
+				                   "(K, M, G, T: powers of 1024; 0: no limit), not '%s'",
+				                   optarg);
+			break;
+		case OPT_SYMBOLS_MISS_TTL: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || n > MAX_MISS_TTL)
+				return usage_error("--symbols-miss-ttl wants a number of seconds from 0 to "
+				                   "2592000 (30 days), not '%s'", optarg);
+			o->miss_ttl_s = n ? (long)n : -1;
+			break;
+		}
 		case OPT_SYMBOLS_URL: o->symbol_urls[o->nsymbol_urls++] = optarg; break;
 		case OPT_SYMBOLS_HEADER: {
 			int rc = optarg[0] == '@' ? add_header_file(o, optarg + 1) : add_header(o, optarg);
@@ -966,6 +1006,7 @@ static int open_symbol_servers(const struct options *o, struct run *r)
 		.debuginfod = o->debuginfod,
 		.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL,
 		.timeout_s = o->symbols_timeout,
+		.miss_ttl_s = o->miss_ttl_s,
 	};
 	sw_err_clear(&err);
 	r->servers = sw_symbol_server_create(&so, &err);
@@ -1075,6 +1116,28 @@ static int run_input(const struct options *o, struct run *r)
 	return status;
 }
 
+/* --symbols-cache-max: after a run that added files to the cache (an
+ * index, an inflated ELF section, a download), the least recently used
+ * go until it fits (symbols/cache_prune.h). A run that added nothing
+ * leaves it alone: pruning lists every folder of the cache, which a warm
+ * walk of a few milliseconds must not pay. started: when the run began. */
+static void prune_cache(const struct options *o, const struct run *r, time_t started)
+{
+	if (!r->cache || o->cache_max == 0)
+		return;
+	const char *dir = sw_sym_cache_dir(r->cache);
+	char sections[4096];
+	struct stat st;
+	/* Sections are written into one folder, whose mtime a new file
+	 * changes. */
+	bool added = sw_sym_cache_added(r->cache) || sw_symbol_server_kept(r->servers) > 0 ||
+	             (sw_path_printf(sections, sizeof sections, "%s/elf-sections", dir) &&
+	              stat(sections, &st) == 0 && st.st_mtime >= started);
+	struct sw_cache_prune_result res;
+	if (added && !sw_cache_prune(dir, o->cache_max, time(NULL), SW_CACHE_KEEP_RECENT_S, &res))
+		fprintf(stderr, "stackwalk: %s: out of memory while pruning the symbol cache\n", dir);
+}
+
 /* The soft limit of open files raised to the hard one (at most 65,536): a
  * cold walk of a process with hundreds of modules keeps, for each index
  * waiting to be written, its source and its lock file open (besides the
@@ -1133,7 +1196,9 @@ int main(int argc, char **argv)
 			 * or a --symbols-cache there is none, silently. */
 			struct sw_err cache_err = { 0 };
 			r.cache = o.no_cache ? NULL : sw_sym_cache_create(o.cache_dir, &cache_err);
+			time_t started = time(NULL);
 			status = o.batch ? run_batch(&o, &r) : run_input(&o, &r);
+			prune_cache(&o, &r, started);
 			sw_sym_cache_free(r.cache);
 			/* A file is kept when it holds a report: walked, even if
 			 * damaged; not after an unreadable input or a failure. */
