@@ -6,6 +6,7 @@ Usage: cli.py STACKWALK TESTDATA_DIR"""
 import gzip
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -506,6 +507,23 @@ code, out, err = run("--re", dump)
 check("--re is ambiguous (--require-symbols, --registers)", code == 2 and "ambiguous option '--re'" in err, err)
 code, out, err = run("--req", dump, syms)
 check("--req is still --require-symbols", code == 0, err)
+
+# Issue 31 item 11: the README's exit statuses and the man page's
+# (docs/stackwalk.1.h2m, EXIT STATUS) say the same, status for status.
+def _norm(text):
+    text = re.sub(r"\\f[BIRP]", "", text).replace("\\-", "-")
+    return " ".join(text.replace("**", "").split())
+source = os.path.dirname(os.path.abspath(testdata))
+h2m = open(os.path.join(source, "docs", "stackwalk.1.h2m")).read()
+sec = h2m[h2m.index("[EXIT STATUS]"):h2m.index("[EXAMPLES]")]
+man_status = {n: _norm(t) for n, t in
+              re.findall(r"\.TP\n\.B (\d)\n(.*?)(?=\n\.TP|\n\.PP|\n\[)", sec, re.S)}
+readme = open(os.path.join(source, "README.md")).read()
+readme_status = {n: _norm(t) for n, t in
+                 re.findall(r"^- \*\*(\d)\*\* (.*?)(?=^- \*\*\d|^$)", readme, re.S | re.M)}
+check("the README's exit statuses are the man page's, word for word",
+      sorted(man_status) == list("012345") and readme_status == man_status,
+      "man %s\nREADME %s" % (man_status, readme_status))
 
 print("cli: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
