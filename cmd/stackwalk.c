@@ -572,7 +572,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	/* --cyborg is "text and JSON": with --json the same JSON twice. */
 	if (json && o->cyborg_file)
 		return usage_error("%s", "--cyborg writes the JSON to its FILE: give --json or --cyborg");
-	if (o->pretty && !json && !o->cyborg_file)
+	/* A batch's own refusal of --pretty (batch_args) says why: its lines
+	 * are JSON, one document each. */
+	if (o->pretty && !json && !o->cyborg_file && !o->batch)
 		return usage_error("%s", "--pretty only applies to --json (or --cyborg's JSON)");
 	if (o->output_file && o->cyborg_file && strcmp(o->output_file, o->cyborg_file) == 0)
 		return usage_error("--output-file and --cyborg name the same file '%s'", o->output_file);

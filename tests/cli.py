@@ -503,6 +503,11 @@ for r in ("none", "crashing"):
 for bad in ("--registers=some", "--registers="):
     code, out, err = run(bad, dump)
     check("%s is a usage error" % bad, code == 2 and out == "" and "--registers wants all, crashing or none" in err, err)
+for args in (("--batch", "--pretty", dump), ("--batch", "--json", "--pretty", dump)):
+    code, out, err = run(*args)
+    check("%s is refused: a batch is one JSON document per line" % " ".join(args[:-1]),
+          code == 2 and out == "" and err.count("\n") == 1
+          and "--batch prints one JSON document per line: --pretty does not apply" in err, err)
 code, out, err = run("--re", dump)
 check("--re is ambiguous (--require-symbols, --registers)", code == 2 and "ambiguous option '--re'" in err, err)
 code, out, err = run("--req", dump, syms)
