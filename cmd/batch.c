@@ -86,6 +86,15 @@ void sw_batch_put_report(FILE *out, const char *path, const char *doc, size_t le
 		fputc('\n', out);
 }
 
+void sw_batch_put_skipped(FILE *out, const char *path, const char *reason)
+{
+	fputs("{\"file\":", out);
+	put_json_string(out, path);
+	fputs(",\"status\":\"SKIPPED\",\"reason\":", out);
+	put_json_string(out, reason);
+	fputs("}\n", out);
+}
+
 void sw_batch_put_error(FILE *out, const char *path, const char *keys, const char *status,
                         const char *msg)
 {
@@ -115,6 +124,7 @@ struct input {
 	char *path;                 /* malloc'd */
 	enum unwalked why;
 	int error;
+	bool in_folder;             /* listed from a folder INPUT (sw_batch_walk_fn) */
 };
 
 /* One input's outcome, kept until its turn to be written. */
@@ -208,7 +218,7 @@ static bool grow_inputs(struct batch_run *br)
 }
 
 static bool add_input(struct batch_run *br, const char *path, size_t len, enum unwalked why,
-                      int error)
+                      int error, bool in_folder)
 {
 	char *copy = strndup(path, len);
 	if (!copy)
@@ -218,7 +228,7 @@ static bool add_input(struct batch_run *br, const char *path, size_t len, enum u
 		pthread_cond_wait(&br->work_ready, &br->lock);
 	bool ok = br->listed - br->written < br->inputs_cap || grow_inputs(br);
 	if (ok) {
-		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, why, error };
+		br->inputs[br->listed % br->inputs_cap] = (struct input){ copy, why, error, in_folder };
 		br->listed++;
 		if (br->threaded)
 			pthread_cond_broadcast(&br->work_ready);
@@ -241,10 +251,10 @@ static int compare_names(const void *a, const void *b)
 static bool add_folder(struct batch_run *br, const char *dir)
 {
 	if (sw_offline_is_folder(dir))
-		return add_input(br, dir, strlen(dir), WALK, 0);
+		return add_input(br, dir, strlen(dir), WALK, 0, false);
 	DIR *d = opendir(dir);
 	if (!d)
-		return add_input(br, dir, strlen(dir), FOLDER_UNLISTED, errno ? errno : EIO);
+		return add_input(br, dir, strlen(dir), FOLDER_UNLISTED, errno ? errno : EIO, false);
 	struct sw_strlist names = { 0 };
 	bool ok = true;
 	struct dirent *e;
@@ -267,7 +277,7 @@ static bool add_folder(struct batch_run *br, const char *dir)
 		 * the folder's any more. */
 		if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) ||
 		                             (S_ISDIR(st.st_mode) && sw_offline_is_folder(path))))
-			ok = add_input(br, path, strlen(path), WALK, 0);
+			ok = add_input(br, path, strlen(path), WALK, 0, true);
 		free(path);
 	}
 	sw_strlist_free(&names);
@@ -281,7 +291,7 @@ static bool add_path(struct batch_run *br, const char *path, size_t len)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return add_folder(br, path);
-	return add_input(br, path, len, WALK, 0);
+	return add_input(br, path, len, WALK, 0, false);
 }
 
 /* What reading stdin gives besides bytes and lengths. */
@@ -370,7 +380,7 @@ static bool list_more(struct batch_run *br)
 				if (!br->in_errno)
 					continue;
 				/* "-" is an input that could not be read on. */
-				ok = add_input(br, "-", 1, STDIN_UNREAD, br->in_errno);
+				ok = add_input(br, "-", 1, STDIN_UNREAD, br->in_errno, false);
 				br->in_errno = 0;
 				break;
 			}
@@ -378,7 +388,7 @@ static bool list_more(struct batch_run *br)
 				more = false;
 				break;
 			}
-			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, PATH_TOO_LONG, 0)
+			ok = len >= 0 && (too_long ? add_input(br, br->line, TOO_LONG_SHOWN, PATH_TOO_LONG, 0, false)
 			                           : add_path(br, br->line, (size_t)len));
 			break;
 		}
@@ -450,7 +460,7 @@ static void walk_input(struct batch_run *br, size_t i, const struct input *in)
 		free(msg);
 		r->status = SW_EXIT_UNREADABLE;
 	} else {
-		r->status = b->walk(b->ctx, in->path, out, msgs);
+		r->status = b->walk(b->ctx, in->path, in->in_folder, out, msgs);
 	}
 	/* A stream that ran out of memory lost lines: the input's result is
 	 * then an internal failure, said as one (write_result). */

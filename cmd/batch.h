@@ -32,8 +32,12 @@ int sw_worse_status(int a, int b);
  * snapshot the input holds; sw_batch_put_error when there is no report)
  * to out and its messages, whole lines, to msgs. Returns the status a
  * single run of the input would exit with. Called by several threads at
- * once, each with its own out and msgs; ctx is shared. */
-typedef int sw_batch_walk_fn(void *ctx, const char *path, FILE *out, FILE *msgs);
+ * once, each with its own out and msgs; ctx is shared. in_folder: the
+ * path was found in a folder INPUT, so a file that is no snapshot is
+ * skipped (sw_batch_put_skipped, status 0) rather than an error: a folder
+ * of dumps holds a README or a .sym beside them (docs/batch.md). */
+typedef int sw_batch_walk_fn(void *ctx, const char *path, bool in_folder, FILE *out,
+                             FILE *msgs);
 
 struct sw_batch {
 	const char *const *inputs;  /* SNAPSHOT, DIR or "-", as given */
@@ -58,6 +62,9 @@ int sw_batch_run(const struct sw_batch *b);
 /* The line of one report: doc is a compact JSON document (what --json
  * prints, "{...}\n"), written with "file": path as its first key. */
 void sw_batch_put_report(FILE *out, const char *path, const char *doc, size_t len);
+/* The line of a file in a folder that is no snapshot: {"file", "status":
+ * "SKIPPED", "reason"}. */
+void sw_batch_put_skipped(FILE *out, const char *path, const char *reason);
 /* The line of an input without a report: {"file", "status", "error"};
  * keys, when not NULL or "", are more keys to put after "file"
  * ("\"k\":v", no comma at either end). */

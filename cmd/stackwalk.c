@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch/registry.h"
@@ -31,6 +32,8 @@
 #include "lib/output.h"
 #include "lib/signature.h"
 #include "lib/walker.h"
+#include "lib/path.h"
+#include "symbols/cache_prune.h"
 #include "symbols/store.h"
 #include "symbols/sym_index.h"
 #include "symbols/symbol_server.h"
@@ -39,6 +42,7 @@ struct options {
 	enum sw_output_format format;
 	bool pretty;
 	bool brief;                /* --brief, -c: the crashing thread only */
+	enum sw_output_registers registers; /* --registers=all|crashing|none */
 	bool require_symbols;      /* --require-symbols: exit 5 (see above) */
 	struct sw_walk_options walk;
 	const char *snapshot;
@@ -52,6 +56,11 @@ struct options {
 	bool debug_dirs_given;
 	const char *cache_dir;     /* --symbols-cache DIR, or NULL: the default */
 	bool no_cache;             /* --no-cache */
+	/* --symbols-cache-max SIZE: the cache pruned to it after a run that
+	 * added to it; 0: never pruned. */
+	uint64_t cache_max;
+	/* --symbols-miss-ttl SECONDS: 0 the default, -1 misses not kept. */
+	long miss_ttl_s;
 	/* --symbols-url URLs, in the order given (malloc'd: free). */
 	const char **symbol_urls;
 	size_t nsymbol_urls;
@@ -82,6 +91,9 @@ struct options {
 	 * symbol paths come only from --symbols-path (docs/batch.md). */
 	bool batch;
 	bool null_separated;       /* --null, -0: stdin's paths end with NUL bytes */
+	/* A batch's file found in a folder: if it is no snapshot, it is
+	 * skipped, not an error (docs/batch.md). */
+	bool skip_non_snapshot;
 	unsigned jobs;             /* --jobs N; 0: one per online CPU */
 	const char *const *inputs;
 	size_t ninputs;
@@ -116,8 +128,9 @@ static void usage(FILE *f)
 	      "folder (its files, by name; not its subfolders) or '-' (paths on stdin, one\n"
 	      "per line, walked as they come). It prints one JSON line per snapshot, in\n"
 	      "input order: --json's document with \"file\" first, or {\"file\", \"status\":\n"
-	      "\"ERROR_UNREADABLE\", \"error\"}. Symbol paths are given only as\n"
-	      "--symbols-path (docs/batch.md).\n"
+	      "\"ERROR_UNREADABLE\", \"error\"}; a file of a folder that is no snapshot is\n"
+	      "{\"file\", \"status\": \"SKIPPED\", \"reason\"}, no failure. Symbol paths are\n"
+	      "given only as --symbols-path (docs/batch.md).\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json            one JSON document (rust-minidump's schema) on stdout\n"
@@ -125,6 +138,10 @@ static void usage(FILE *f)
 	      "  --machine, -m     Breakpad's pipe-delimited format\n"
 	      "  --brief, -c       walk and print only the crashing thread (else the\n"
 	      "                    thread that requested the dump, else the first)\n"
+	      "  --registers=WHICH  whose registers the report shows: all (the default;\n"
+	      "                    every frame's in the text, the crashing thread's first\n"
+	      "                    frame's in the JSON), crashing (the crashing thread's\n"
+	      "                    frames only) or none\n"
 	      "  --output-file=FILE  write the report to FILE instead of stdout: a regular\n"
 	      "                    file complete or not at all (written beside it, then\n"
 	      "                    renamed); a device or FIFO through, in place; a\n"
@@ -147,15 +164,21 @@ static void usage(FILE *f)
 	      "  --symbols-cache=DIR  keep an index of each .sym/.sym.gz read in DIR\n"
 	      "                    (default $XDG_CACHE_HOME/stackwalk, else\n"
 	      "                    $HOME/.cache/stackwalk); docs/symbol-cache.md\n"
+	      "  --symbols-cache-max=SIZE  after a run that added to the symbol cache,\n"
+	      "                    remove the least recently used files until it holds\n"
+	      "                    at most SIZE (default 4G; K, M, G, T; 0: no limit)\n"
 	      "  --no-cache        neither read nor write symbol indexes\n"
-	      "  --symbols-url=URL fetch symbols a SYMBOL_PATH lacks from a symbol server\n"
-	      "                    (URL/NAME/DEBUG_ID/NAME.sym[.gz], URL/NAME/BUILD_ID/NAME)\n"
-	      "                    into the symbol cache; may be given several times, tried\n"
-	      "                    in order; docs/symbol-servers.md\n"
+	      "  --symbols-url=URL  fetch symbols a SYMBOL_PATH lacks from a symbol\n"
+	      "                    server (URL/NAME/DEBUG_ID/NAME.sym[.gz],\n"
+	      "                    URL/NAME/BUILD_ID/NAME) into the symbol cache; may be\n"
+	      "                    given several times, tried in order;\n"
+	      "                    docs/symbol-servers.md\n"
 	      "  --symbols-header='NAME: VALUE'  send this request header to the\n"
 	      "                    --symbols-url servers (a private server's token), and\n"
 	      "                    only to them; @FILE: one header per line of FILE\n"
 	      "  --symbols-timeout=SECONDS  time limit of each download (default 30)\n"
+	      "  --symbols-miss-ttl=SECONDS  how long a module a server does not have is\n"
+	      "                    not asked for again (default 3600; 0: always asked)\n"
 	      "  --debuginfod      fetch ELF modules' files by build-id from the debuginfod\n"
 	      "                    servers DEBUGINFOD_URLS names\n"
 	      "  --max-decompressed=SIZE  the most a compressed SNAPSHOT (gzip, xz, zstd,\n"
@@ -187,8 +210,9 @@ static void usage(FILE *f)
 	      "printed, stderr says what was not); 2 usage error; 3 input unreadable;\n"
 	      "4 internal failure (or cannot write the output); 5 --require-symbols\n"
 	      "and the crash's modules lack symbols. A reader that stops reading\n"
-	      "(stackwalk ... | head) is no error. --batch: 0 every snapshot walked;\n"
-	      "1 one was damaged or unreadable (its line says which); 2, 4, 5 as above.\n",
+	      "(stackwalk ... | head) is no error. --batch: 0 every snapshot walked (or\n"
+	      "skipped: no snapshot, in a folder); 1 one was damaged or unreadable (its\n"
+	      "line says which); 2, 4, 5 as above.\n",
 	      f);
 }
 
@@ -320,6 +344,20 @@ static bool parse_size(const char *arg, uint64_t *out)
 	return true;
 }
 
+/* --registers=WHICH: whose register lines a report prints. */
+static bool parse_registers(const char *arg, enum sw_output_registers *out)
+{
+	static const char *const names[] = { [SW_REGISTERS_ALL] = "all",
+		                             [SW_REGISTERS_CRASHING] = "crashing",
+		                             [SW_REGISTERS_NONE] = "none" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (enum sw_output_registers)i;
+			return true;
+		}
+	return false;
+}
+
 /* --batch: what a batch takes of the options, after the checks of
  * parse_args. Every positional word is an input; symbol paths are given
  * only as --symbols-path, so no path can be taken for the other kind.
@@ -351,6 +389,10 @@ static int batch_args(struct options *o, size_t npos)
 	return -1;
 }
 
+/* The longest --symbols-miss-ttl: 30 days. A symbol uploaded later than
+ * that is not found for a month, which no one would want. */
+enum { MAX_MISS_TTL = 30 * 24 * 3600 };
+
 /* Returns -1 to go on, else the exit status; o->positional is to be freed
  * either way. Options are read left to right, before or after SNAPSHOT
  * (GNU style), until "--"; --help and --version answer at once. */
@@ -362,12 +404,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
 		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER, OPT_MAX_DECOMPRESSED,
+		OPT_REGISTERS, OPT_SYMBOLS_CACHE_MAX, OPT_SYMBOLS_MISS_TTL,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "machine", no_argument, NULL, 'm' },
 		{ "brief", no_argument, NULL, 'c' },
+		{ "registers", required_argument, NULL, OPT_REGISTERS },
 		{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 		{ "cyborg", required_argument, NULL, OPT_CYBORG },
 		{ "require-symbols", no_argument, NULL, OPT_REQUIRE_SYMBOLS },
@@ -378,6 +422,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "no-local-modules", no_argument, NULL, OPT_NO_LOCAL_MODULES },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "symbols-cache", required_argument, NULL, OPT_SYMBOLS_CACHE },
+		{ "symbols-cache-max", required_argument, NULL, OPT_SYMBOLS_CACHE_MAX },
+		{ "symbols-miss-ttl", required_argument, NULL, OPT_SYMBOLS_MISS_TTL },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "symbols-url", required_argument, NULL, OPT_SYMBOLS_URL },
 		{ "symbols-timeout", required_argument, NULL, OPT_SYMBOLS_TIMEOUT },
@@ -402,6 +448,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->symbol_urls = calloc((size_t)argc + 1, sizeof *o->symbol_urls);
 	o->debug_dirs = calloc((size_t)argc + 1, sizeof *o->debug_dirs);
 	o->local_modules = -1;
+	o->cache_max = SW_CACHE_MAX_DEFAULT;
 	if (!o->positional || !o->skip_files || !o->symbol_urls || !o->symbols_opt ||
 	    !o->debug_dirs) {
 		fputs("stackwalk: out of memory\n", stderr);
@@ -422,6 +469,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_PRETTY: o->pretty = true; break;
 		case 'm': machine = true; break;
 		case 'c': o->brief = true; break;
+		case OPT_REGISTERS:
+			if (!parse_registers(optarg, &o->registers))
+				return usage_error("--registers wants all, crashing or none, not '%s'", optarg);
+			break;
 		case OPT_OUTPUT_FILE: o->output_file = optarg; break;
 		case OPT_CYBORG: o->cyborg_file = optarg; break;
 		case OPT_REQUIRE_SYMBOLS: o->require_symbols = true; break;
@@ -436,6 +487,26 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SYMBOLS_CACHE: o->cache_dir = optarg; break;
 		case OPT_NO_CACHE: o->no_cache = true; break;
+		case OPT_SYMBOLS_CACHE_MAX:
+			/* 0: no cap (parse_size takes no 0: a snapshot limit of 0
+			 * bytes means nothing). */
+			if (strcmp(optarg, "0") == 0)
+				o->cache_max = 0;
+			else if (!parse_size(optarg, &o->cache_max))
+				return usage_error("--symbols-cache-max wants a size such as 500M or 4G "
+				                   "(K, M, G, T: powers of 1024; 0: no limit), not '%s'",
+				                   optarg);
+			break;
+		case OPT_SYMBOLS_MISS_TTL: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || n > MAX_MISS_TTL)
+				return usage_error("--symbols-miss-ttl wants a number of seconds from 0 to "
+				                   "2592000 (30 days), not '%s'", optarg);
+			o->miss_ttl_s = n ? (long)n : -1;
+			break;
+		}
 		case OPT_SYMBOLS_URL: o->symbol_urls[o->nsymbol_urls++] = optarg; break;
 		case OPT_SYMBOLS_HEADER: {
 			int rc = optarg[0] == '@' ? add_header_file(o, optarg + 1) : add_header(o, optarg);
@@ -501,7 +572,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	/* --cyborg is "text and JSON": with --json the same JSON twice. */
 	if (json && o->cyborg_file)
 		return usage_error("%s", "--cyborg writes the JSON to its FILE: give --json or --cyborg");
-	if (o->pretty && !json && !o->cyborg_file)
+	/* A batch's own refusal of --pretty (batch_args) says why: its lines
+	 * are JSON, one document each. */
+	if (o->pretty && !json && !o->cyborg_file && !o->batch)
 		return usage_error("%s", "--pretty only applies to --json (or --cyborg's JSON)");
 	if (o->output_file && o->cyborg_file && strcmp(o->output_file, o->cyborg_file) == 0)
 		return usage_error("--output-file and --cyborg name the same file '%s'", o->output_file);
@@ -712,6 +785,15 @@ static int no_report(const struct options *o, struct run *r, const struct sw_par
 	return status;
 }
 
+/* A batch's file from a folder that is no snapshot: its SKIPPED line, and
+ * one line on stderr; the batch's status does not change. */
+static int skipped(struct run *r, const char *path, const char *why)
+{
+	fprintf(r->msgs, "stackwalk: %s (skipped)\n", why);
+	sw_batch_put_skipped(r->out.f, path, why);
+	return SW_EXIT_WALKED;
+}
+
 /* A batch's line for one report: the JSON document --json prints, with
  * the input's path in front and, for one of several microdumps of a log,
  * which one it is (docs/batch.md). False when out of memory. */
@@ -775,8 +857,10 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 	*more = snap.has_next;
 	*next = snap.next;
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
+		bool skip = o->skip_non_snapshot && snap.not_a_snapshot;
 		sw_snapshot_free(&snap);
-		return no_report(o, r, part, status_for(rc), err.msg);
+		return skip ? skipped(r, o->snapshot, err.msg) : no_report(o, r, part, status_for(rc),
+		                                                           err.msg);
 	}
 	int status = status_for(rc);
 	if (rc == SW_ERR_CORRUPT)
@@ -863,6 +947,7 @@ static int walk_snapshot(const struct options *o, struct run *r, const struct sw
 			.thread = chosen >= 0 ? (uint32_t)chosen : 0,
 			.signature = signature,
 			.status = json_status(status, unsupported_cpu),
+			.registers = o->registers,
 		};
 		if (o->batch) {
 			if (!put_batch_report(o, r->out.f, &snap, arch, &walk, &out))
@@ -924,6 +1009,7 @@ static int open_symbol_servers(const struct options *o, struct run *r)
 		.debuginfod = o->debuginfod,
 		.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL,
 		.timeout_s = o->symbols_timeout,
+		.miss_ttl_s = o->miss_ttl_s,
 	};
 	sw_err_clear(&err);
 	r->servers = sw_symbol_server_create(&so, &err);
@@ -944,11 +1030,12 @@ struct batch_walk {
 
 static int run_input(const struct options *o, struct run *r);
 
-static int walk_batch_input(void *ctx, const char *path, FILE *out, FILE *msgs)
+static int walk_batch_input(void *ctx, const char *path, bool in_folder, FILE *out, FILE *msgs)
 {
 	const struct batch_walk *bw = ctx;
 	struct options o = *bw->o;
 	o.snapshot = path;
+	o.skip_non_snapshot = in_folder;
 	/* The rules, cache and servers are read (or locked) by every thread;
 	 * the sinks are this input's (the batch's own is the main thread's,
 	 * which writes its flags meanwhile: not copied). */
@@ -1032,6 +1119,28 @@ static int run_input(const struct options *o, struct run *r)
 	return status;
 }
 
+/* --symbols-cache-max: after a run that added files to the cache (an
+ * index, an inflated ELF section, a download), the least recently used
+ * go until it fits (symbols/cache_prune.h). A run that added nothing
+ * leaves it alone: pruning lists every folder of the cache, which a warm
+ * walk of a few milliseconds must not pay. started: when the run began. */
+static void prune_cache(const struct options *o, const struct run *r, time_t started)
+{
+	if (!r->cache || o->cache_max == 0)
+		return;
+	const char *dir = sw_sym_cache_dir(r->cache);
+	char sections[4096];
+	struct stat st;
+	/* Sections are written into one folder, whose mtime a new file
+	 * changes. */
+	bool added = sw_sym_cache_added(r->cache) || sw_symbol_server_kept(r->servers) > 0 ||
+	             (sw_path_printf(sections, sizeof sections, "%s/elf-sections", dir) &&
+	              stat(sections, &st) == 0 && st.st_mtime >= started);
+	struct sw_cache_prune_result res;
+	if (added && !sw_cache_prune(dir, o->cache_max, time(NULL), SW_CACHE_KEEP_RECENT_S, &res))
+		fprintf(stderr, "stackwalk: %s: out of memory while pruning the symbol cache\n", dir);
+}
+
 /* The soft limit of open files raised to the hard one (at most 65,536): a
  * cold walk of a process with hundreds of modules keeps, for each index
  * waiting to be written, its source and its lock file open (besides the
@@ -1090,7 +1199,9 @@ int main(int argc, char **argv)
 			 * or a --symbols-cache there is none, silently. */
 			struct sw_err cache_err = { 0 };
 			r.cache = o.no_cache ? NULL : sw_sym_cache_create(o.cache_dir, &cache_err);
+			time_t started = time(NULL);
 			status = o.batch ? run_batch(&o, &r) : run_input(&o, &r);
+			prune_cache(&o, &r, started);
 			sw_sym_cache_free(r.cache);
 			/* A file is kept when it holds a report: walked, even if
 			 * damaged; not after an unreadable input or a failure. */

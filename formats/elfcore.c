@@ -221,6 +221,20 @@ static void set_system_info(struct ec_reader *r)
 		sys->cpu_info = ec_mem_string(r, r->auxv.platform, 64);
 }
 
+/* The executable's path (docs/json.md, "process"): AT_EXECFN, the path
+ * execve(2) was given, as the process's stack kept it (the kernel puts
+ * it there for the dynamic loader); else the main module's path from
+ * NT_FILE or the link map. pr_fname is no path (the command's first 15
+ * bytes) and is not used. */
+static void set_executable(struct ec_reader *r)
+{
+	struct sw_snapshot *s = r->snap;
+	if (r->auxv.has_execfn)
+		s->executable = ec_mem_string(r, r->auxv.execfn, EC_MAX_PATH);
+	if (!s->executable && s->main_module >= 0 && (uint32_t)s->main_module < s->nmodules)
+		s->executable = s->modules[s->main_module].code_file;
+}
+
 /* The thread the signal was delivered to: the one whose pr_cursig is set
  * (the kernel sets it in the dumping thread only), else the first;
  * NetBSD's procinfo names the LWP (cpi_siglwp; 0: process-wide). */
@@ -369,6 +383,7 @@ enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_op
 	} else {
 		set_crash(&r);
 		ec_find_modules(&r);
+		set_executable(&r);
 	}
 	sw_snapshot_finish(out);
 	return verdict(&r, err);

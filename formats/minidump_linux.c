@@ -121,6 +121,7 @@ void md_read_linux_text(struct md_reader *r, uint32_t type, struct sw_span s)
 	case MD_STREAM_LINUX_CMD_LINE:
 		snap->cmdline = text;
 		snap->cmdline_len = len;
+		snap->cmdline_is_argv = true; /* /proc/PID/cmdline's bytes */
 		break;
 	case MD_STREAM_LINUX_ENVIRON:
 		snap->environ = text;

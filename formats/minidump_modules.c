@@ -156,6 +156,9 @@ void md_read_module_list(struct md_reader *r, struct sw_span s)
 	/* Breakpad's MinidumpModuleList::GetMainModule: the first module is
 	 * the main executable. */
 	snap->main_module = snap->nmodules ? 0 : -1;
+	/* Its path is the process's executable (docs/json.md, "process"). */
+	if (snap->nmodules && snap->modules[0].code_file && *snap->modules[0].code_file)
+		snap->executable = snap->modules[0].code_file;
 }
 
 void md_read_unloaded_modules(struct md_reader *r, struct sw_span s)

@@ -139,8 +139,10 @@ static const struct refused_kind *refused_kind_of(struct sw_span head)
  * else its first bytes. head is what the file decompressed to when c says
  * it was compressed. */
 static enum sw_err_code refuse_unread_file(const char *path, enum sw_compression c,
-                                           struct sw_span head, struct sw_err *err)
+                                           struct sw_span head, struct sw_snapshot *out,
+                                           struct sw_err *err)
 {
+	out->not_a_snapshot = true;
 	char who[sizeof err->msg];
 	if (c == SW_COMPRESSION_NONE)
 		snprintf(who, sizeof who, "%s", path);
@@ -232,7 +234,7 @@ static enum sw_err_code open_by_head(const char *path, const struct sw_open_opti
 	struct sw_span h = { head, n, 0, false };
 	if (may_be_console_log(h) && sw_espcore_text_holds_dump(path, opts))
 		return sw_espcore_read(path, opts, out, err);
-	return refuse_unread_file(path, c, h, err);
+	return refuse_unread_file(path, c, h, out, err);
 }
 
 /* Up to cap bytes of fd from its byte 0 (pread: fd's offset is kept). */
@@ -278,7 +280,8 @@ static enum sw_err_code decode_head(struct sw_decoder *dec, uint8_t *buf, size_t
 static enum sw_err_code decompress_input(const char *path, const struct sw_open_options *opts,
                                          int fd, enum sw_compression c, const uint8_t *head,
                                          size_t n, uint8_t *inner, size_t *ninner,
-                                         struct sw_input *in, struct sw_err *err)
+                                         struct sw_input *in, struct sw_snapshot *out,
+                                         struct sw_err *err)
 {
 	*in = (struct sw_input){ .fd = -1 };
 	struct sw_decoder *dec = sw_decoder_new(c, fd, head, n, path, err);
@@ -287,7 +290,7 @@ static enum sw_err_code decompress_input(const char *path, const struct sw_open_
 	enum sw_err_code rc = decode_head(dec, inner, OPEN_HEAD_SIZE, ninner, err);
 	struct sw_span h = { inner, *ninner, 0, false };
 	if (rc == SW_OK && !head_is_snapshot(inner, *ninner) && !may_be_console_log(h))
-		rc = refuse_unread_file(path, c, h, err);
+		rc = refuse_unread_file(path, c, h, out, err);
 	if (rc == SW_OK)
 		rc = sw_input_spill(dec, c, path, inner, *ninner, opts ? opts->max_decompressed : 0,
 		                    in, err);
@@ -300,7 +303,7 @@ static enum sw_err_code decompress_input(const char *path, const struct sw_open_
  * first bytes of what is read. */
 static enum sw_err_code open_input(const char *path, const struct sw_open_options *opts,
                                    uint8_t *head, size_t *n, struct sw_input *in,
-                                   struct sw_err *err)
+                                   struct sw_snapshot *out, struct sw_err *err)
 {
 	*in = (struct sw_input){ .fd = -1 };
 	int fd;
@@ -314,7 +317,7 @@ static enum sw_err_code open_input(const char *path, const struct sw_open_option
 		memcpy(head, raw, nraw);
 		*n = nraw;
 	} else {
-		rc = decompress_input(path, opts, fd, c, raw, nraw, head, n, in, err);
+		rc = decompress_input(path, opts, fd, c, raw, nraw, head, n, in, out, err);
 	}
 	close(fd);
 	return rc;
@@ -346,7 +349,7 @@ enum sw_err_code sw_snapshot_open_with(const char *path, const struct sw_open_op
 	if (sw_offline_is_folder(path))
 		return sw_offline_read_with(path, opts, out, err);
 	struct sw_input in;
-	if ((rc = open_input(path, opts, head, &n, &in, err)) != SW_OK)
+	if ((rc = open_input(path, opts, head, &n, &in, out, err)) != SW_OK)
 		return rc;
 	if (in.fd < 0)
 		return open_by_head(path, opts, head, n, SW_COMPRESSION_NONE, out, err);
@@ -369,7 +372,7 @@ enum sw_err_code sw_snapshot_open_part(const char *path, const struct sw_open_op
 	uint8_t head[OPEN_HEAD_SIZE];
 	size_t n;
 	struct sw_input in;
-	enum sw_err_code rc = open_input(path, opts, head, &n, &in, err);
+	enum sw_err_code rc = open_input(path, opts, head, &n, &in, out, err);
 	if (rc != SW_OK)
 		return rc;
 	struct sw_open_options with_input = opts ? *opts : (struct sw_open_options){ 0 };

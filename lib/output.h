@@ -15,6 +15,15 @@
 
 enum sw_output_format { SW_OUTPUT_TEXT, SW_OUTPUT_MACHINE, SW_OUTPUT_JSON };
 
+/* Which frames' registers a report shows (--registers, docs/cli.md): a
+ * deep walk's text is mostly register lines (1,005 frames: 563 KB), which
+ * a pipeline that keeps only functions need not store. */
+enum sw_output_registers {
+	SW_REGISTERS_ALL = 0,    /* text: every frame's; JSON: crashing_thread's frame 0 */
+	SW_REGISTERS_CRASHING,   /* only the crashing (requesting) thread's frames */
+	SW_REGISTERS_NONE,       /* none */
+};
+
 /* How a report is rendered; all zeros is the default (every thread, no
  * signature, status "OK", compact JSON). */
 struct sw_output_options {
@@ -26,6 +35,7 @@ struct sw_output_options {
 	uint32_t thread;
 	const char *signature;   /* the crash signature (lib/signature.h); NULL: none */
 	const char *status;      /* the JSON "status" (docs/json.md); NULL: "OK" */
+	enum sw_output_registers registers;
 };
 
 /* One report of snapshot s and its walk w in format fmt. arch may be NULL

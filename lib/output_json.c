@@ -547,8 +547,10 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 	end_obj(j);
 }
 
+/* crashing: the crashing_thread copy (threads_index, and frame 0's
+ * registers when `registers`). */
 static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct sw_arch *arch,
-                         const struct sw_stack *st, uint32_t index, bool crashing)
+                         const struct sw_stack *st, uint32_t index, bool crashing, bool registers)
 {
 	const struct sw_thread *t = st && st->thread < s->nthreads ? &s->threads[st->thread] :
 	                            index < s->nthreads ? &s->threads[index] : NULL;
@@ -560,7 +562,7 @@ static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
 		if (st->frames[i].trust == SW_TRUST_INLINE)
 			continue;
-		write_frame(j, s, arch, st, first, i, n, crashing && n == 0);
+		write_frame(j, s, arch, st, first, i, n, crashing && registers && n == 0);
 		n++;
 		first = i + 1;
 	}
@@ -678,6 +680,70 @@ static void write_lsb(struct jw *j, const struct sw_snapshot *s)
 	end_obj(j);
 }
 
+/* Extension (docs/json.md, "process"): the command line and executable
+ * the snapshot records. A LinuxCmdLine stream is argv, NUL-separated (the
+ * kernel's /proc/PID/cmdline, a NUL after each argument): "arguments"
+ * lists it exactly and "command_line" joins it with spaces, as ps shows
+ * it. A core's pr_psargs was joined and cut at 80 bytes by the kernel:
+ * only "command_line", as it is. */
+static void write_process(struct jw *j, const struct sw_snapshot *s)
+{
+	key(j, "process");
+	obj(j);
+	key(j, "arguments");
+	size_t len = s->cmdline ? s->cmdline_len : 0;
+	if (len && s->cmdline_is_argv) {
+		arr(j);
+		for (size_t at = 0; at < len;) {
+			const char *arg = s->cmdline + at;
+			const char *nul = memchr(arg, '\0', len - at);
+			size_t n = nul ? (size_t)(nul - arg) : len - at;
+			/* The arena copy ends with a NUL: a last argument without
+			 * its own is still a string. */
+			v_str(j, arg);
+			at += n + 1;
+		}
+		end_arr(j);
+	} else {
+		v_null(j);
+	}
+	key(j, "command_line");
+	if (len) {
+		char *joined = malloc(len + 1);
+		if (joined) {
+			memcpy(joined, s->cmdline, len);
+			joined[len] = '\0';
+			/* argv's NULs become spaces; the one after the last argument
+			 * goes. */
+			while (len && joined[len - 1] == '\0')
+				joined[--len] = '\0';
+			for (size_t i = 0; i < len; i++)
+				if (joined[i] == '\0')
+					joined[i] = ' ';
+		}
+		if (joined)
+			v_str(j, joined);
+		else
+			v_null(j);
+		free(joined);
+	} else {
+		v_null(j);
+	}
+	k_str(j, "executable", s->executable);
+	end_obj(j);
+}
+
+/* Extension: who wrote the report, for a pipeline that keeps reports of
+ * several versions (the version is meson.build's, as --version's). */
+static void write_tool(struct jw *j)
+{
+	key(j, "tool");
+	obj(j);
+	k_str(j, "name", "stackwalk");
+	k_str(j, "version", SW_VERSION);
+	end_obj(j);
+}
+
 void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                  const struct sw_walk_result *w, const struct sw_output_options *o)
 {
@@ -693,7 +759,8 @@ void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 	/* Only when the crashing thread has a frame, as rust-minidump. */
 	if (crashing >= 0 && physical_frames(sw_out_stack(w, (uint32_t)crashing)) > 0) {
 		key(j, "crashing_thread");
-		write_thread(j, s, arch, sw_out_stack(w, (uint32_t)crashing), (uint32_t)crashing, true);
+		write_thread(j, s, arch, sw_out_stack(w, (uint32_t)crashing), (uint32_t)crashing, true,
+		             o->registers != SW_REGISTERS_NONE);
 	}
 	k_null(j, "handles");
 	key(j, "linux_memory_map_count");
@@ -720,6 +787,7 @@ void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 		v_str(j, s->problems[i]);
 	end_arr(j);
 	k_null(j, "proc_limits");
+	write_process(j, s);
 	key(j, "process_uptime");
 	if (s->has_process_create_time && s->dump_time != 0)
 		v_u64(j, s->dump_time >= s->process_create_time ?
@@ -736,8 +804,9 @@ void sw_out_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 	key(j, "threads");
 	arr(j);
 	for (uint32_t i = 0; i < nstacks; i++)
-		write_thread(j, s, arch, sw_out_stack(w, i), i, false);
+		write_thread(j, s, arch, sw_out_stack(w, i), i, false, false);
 	end_arr(j);
+	write_tool(j);
 	write_unloaded(j, s);
 	end_obj(j);
 	jw_putc(j, '\n');

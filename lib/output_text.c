@@ -196,8 +196,9 @@ static void print_frame_header(struct sw_out_buf *t, const struct sw_snapshot *s
 	}
 }
 
+/* registers: print each frame's register lines (--registers). */
 static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
-                        const struct sw_stack *st)
+                        const struct sw_stack *st, bool registers)
 {
 	if (!st || st->nframes == 0) {
 		fputs(" <no frames>\n", f);
@@ -211,9 +212,11 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		const struct sw_stack_frame *fr = &st->frames[i];
 		print_frame_header(&t, s, st, fr, i);
-		sw_out_put(&t, "\n ", 2);
-		if (fr->trust != SW_TRUST_INLINE)
-			print_registers(&t, &labels, fr);
+		if (registers) {
+			sw_out_put(&t, "\n ", 2);
+			if (fr->trust != SW_TRUST_INLINE)
+				print_registers(&t, &labels, fr);
+		}
 		tb_str(&t, "\n    Found by: ");
 		tb_str(&t, sw_trust_description(fr->trust));
 		sw_out_put(&t, "\n", 1);
@@ -311,7 +314,8 @@ void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 	if (req >= 0 && (uint32_t)req < nstacks && (!o->one_thread || o->thread == (uint32_t)req)) {
 		fprintf(f, "\nThread %d (%s)\n", sw_out_breakpad_thread_number(w, (uint32_t)req),
 		        crashed ? "crashed" : "requested dump, did not crash");
-		print_stack(f, s, arch, sw_out_stack(w, (uint32_t)req));
+		print_stack(f, s, arch, sw_out_stack(w, (uint32_t)req),
+		            o->registers != SW_REGISTERS_NONE);
 	}
 	/* Breakpad's numbers counted along, not per thread (quadratic). */
 	uint32_t number = 0;
@@ -322,7 +326,7 @@ void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 		if ((int32_t)i == req || (o->one_thread && i != o->thread))
 			continue;
 		fprintf(f, "\nThread %" PRIu32 "\n", its_number);
-		print_stack(f, s, arch, sw_out_stack(w, i));
+		print_stack(f, s, arch, sw_out_stack(w, i), o->registers == SW_REGISTERS_ALL);
 	}
 	print_modules(f, s, w);
 }

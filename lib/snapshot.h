@@ -217,6 +217,10 @@ struct sw_snapshot {
 	struct sw_part part;
 	bool has_next;
 	struct sw_part next;
+	/* The open failed because no reader takes the file: it is no
+	 * snapshot (a text, a symbol file, an ELF binary), not a damaged or
+	 * unsupported one. A batch skips such a file in a folder. */
+	bool not_a_snapshot;
 
 	struct sw_system_info sys;
 
@@ -262,8 +266,17 @@ struct sw_snapshot {
 	const char *cpuinfo;             /* raw text */
 	const char *environ;             /* NUL-separated, length below */
 	size_t environ_len;
+	/* The process's command line, cmdline_len bytes: argv, a NUL after
+	 * each argument, when cmdline_is_argv (a minidump's LinuxCmdLine
+	 * stream, /proc/PID/cmdline); else one text its writer joined with
+	 * spaces and may have cut (an ELF core's pr_psargs, 80 bytes). */
 	const char *cmdline;
 	size_t cmdline_len;
+	bool cmdline_is_argv;
+	/* The path of the process's executable as the snapshot records it
+	 * (a core's AT_EXECFN, else its main module's path; a minidump's main
+	 * module's path); NULL: unknown (docs/json.md, "process"). */
+	const char *executable;
 	const char *assertion;           /* Breakpad assertion stream, or NULL */
 
 	/* A scanned return address must be proven by the code before it:

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/fnv.h"
+#include "symbols/cache_prune.h"
 #include "lib/mapped_file.h"
 
 #define SECTION_MAGIC "SWSECT1\n"
@@ -127,6 +128,8 @@ bool elf_section_from_cache(struct sw_elf *e, const struct elf_shdr *sh,
 	void *map = MAP_FAILED;
 	if (ok)
 		map = mmap(NULL, (size_t)h.data_size, PROT_READ, MAP_PRIVATE, fd, SECTION_DATA_AT);
+	if (map != MAP_FAILED)
+		sw_cache_touch(fd, &st); /* a use, for the pruner (cache_prune.h) */
 	close(fd);
 	if (map == MAP_FAILED)
 		return false;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_prune.h"
 #include "lib/file_lock.h"
 #include "lib/fnv.h"
 #include "lib/mapped_file.h"
@@ -109,6 +110,7 @@ static uint32_t header_crc(const struct file_header *h)
 struct sw_sym_cache {
 	char *dir;
 	atomic_bool write_off;      /* a write failed: warned once, no more tries */
+	atomic_bool added;          /* an index was written (sw_sym_cache_added) */
 	atomic_uint serial;         /* temporary names made by this process */
 	/* Indexes this process's threads are building (sym_index_build_claim),
 	 * under builds_lock; build_ended is signalled when one ends. */
@@ -172,6 +174,11 @@ struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	c->max_writing = cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
 	return c;
+}
+
+bool sw_sym_cache_added(struct sw_sym_cache *c)
+{
+	return c && atomic_load(&c->added);
 }
 
 void sw_sym_cache_free(struct sw_sym_cache *c)
@@ -550,6 +557,9 @@ enum sym_index_open_status sym_index_open(struct sw_sym_cache *c, const char *sr
 	/* The arrays are read where binary searches land, far apart; the text
 	 * is never read through the mapping. */
 	madvise((void *)ix->map, ix->map_len, MADV_RANDOM);
+	/* A use, for the pruner's least-recently-used order (cache_prune.h):
+	 * the index's own mtime is in no key. */
+	sw_cache_touch(fd, &st);
 	memcpy(meta, h->meta, sizeof h->meta);
 	*out = ix;
 	return SYM_INDEX_OPENED;
@@ -990,6 +1000,8 @@ bool sym_index_write_finish(struct sym_index_writer *w, const struct sym_index_t
 	 * which no reader opens (and a later writer removes). */
 	if (!e && rename(tmp, path) != 0)
 		e = errno;
+	if (!e)
+		atomic_store(&c->added, true);
 	bool done = !e || cache_fail(c, warn, "write", tmp, e);
 	if (e)
 		unlink(tmp);

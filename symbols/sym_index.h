@@ -102,6 +102,9 @@ struct sw_sym_cache;
 struct sw_sym_cache *sw_sym_cache_create(const char *dir, struct sw_err *err);
 void sw_sym_cache_free(struct sw_sym_cache *c);
 const char *sw_sym_cache_dir(const struct sw_sym_cache *c);
+/* Has this process written an index into c (a reason to prune it:
+ * cache_prune.h)? */
+bool sw_sym_cache_added(struct sw_sym_cache *c);
 
 struct sym_index;
 

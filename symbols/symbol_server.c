@@ -11,6 +11,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cache_prune.h"
 #include "elf_image.h"
 #include "gz.h"
 #include "lib/file_lock.h"
@@ -60,10 +62,12 @@ struct sw_symbol_server {
 	char *dir;                  /* the cache directory downloads go to */
 	bool dir_is_temp;           /* made for --no-cache: removed at the end */
 	unsigned timeout_s;
+	long miss_ttl_s;            /* a miss is remembered this long; 0: not at all */
 	/* A new file's mode (0666 minus the umask, read once: umask() is the
 	 * process's, and a batch's other threads create files meanwhile). */
 	mode_t file_mode;
 	bool swept;                 /* stale downloads removed (once a run) */
+	atomic_uint kept;           /* downloads kept in the cache (sw_symbol_server_kept) */
 #ifdef SW_HAVE_CURL
 	const struct sw_curl_api *cu; /* libcurl, loaded (symbols/dynlib.h) */
 	/* Idle handles: one is lent to each fetch, and given back, so that
@@ -235,16 +239,16 @@ static bool layout_wanted(enum layout l, unsigned kinds)
 
 /* ---- the negative cache ---- */
 
-/* Has server s missed this module less than SW_SERVER_MISS_TTL ago? The
+/* Has server s missed this module less than ttl seconds ago? The
  * marker's mtime is when. */
-static bool miss_remembered(const struct wanted *w, const struct server *s)
+static bool miss_remembered(const struct wanted *w, const struct server *s, long ttl)
 {
 	char p[4096];
 	struct stat st;
-	if (!sw_path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker) || stat(p, &st) != 0)
+	if (ttl <= 0 || !sw_path_printf(p, sizeof p, "%s/%s", w->miss_dir, s->marker) || stat(p, &st) != 0)
 		return false;
 	time_t now = time(NULL);
-	return st.st_mtime <= now && now - st.st_mtime < SW_SERVER_MISS_TTL;
+	return st.st_mtime <= now && now - st.st_mtime < ttl;
 }
 
 /* Writes path's content through a temporary file renamed over it. */
@@ -750,6 +754,7 @@ static enum try_result try_layout(struct sw_symbol_server *srv, void *curl, stru
 		if (c == CHECK_OK && chmod(tmp, srv->file_mode) == 0 && make_parent_dirs(dest) &&
 		    rename(tmp, dest) == 0) {
 			*found = strdup(dest);
+			atomic_fetch_add(&srv->kept, 1);
 			if (*found)
 				return TRY_FOUND;
 		} else if (c != CHECK_REFUSED) {
@@ -929,6 +934,7 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 	umask(mask);
 	srv->file_mode = 0666 & ~mask;
 	srv->timeout_s = o->timeout_s ? o->timeout_s : SW_SERVER_DEFAULT_TIMEOUT;
+	srv->miss_ttl_s = o->miss_ttl_s < 0 ? 0 : o->miss_ttl_s ? o->miss_ttl_s : SW_SERVER_MISS_TTL;
 	srv->debuginfod = o->debuginfod;
 	srv->servers = calloc(o->nurls ? o->nurls : 1, sizeof *srv->servers);
 	if (!srv->servers)
@@ -1038,6 +1044,11 @@ void sw_symbol_server_free(struct sw_symbol_server *srv)
 	free(srv);
 }
 
+unsigned sw_symbol_server_kept(struct sw_symbol_server *srv)
+{
+	return srv ? atomic_load(&srv->kept) : 0;
+}
+
 const char *sw_symbol_server_dir(const struct sw_symbol_server *srv)
 {
 	return srv->dir;
@@ -1062,6 +1073,13 @@ static bool cached(const struct sw_symbol_server *srv, const struct wanted *w, u
 			continue;
 		char **slot = l == LAYOUT_ELF ? &out->elf[0] : &out->sym;
 		*slot = strdup(p);
+		/* A use, stamped on the module's folder for the pruner
+		 * (cache_prune.h): the file's own mtime is in its index's key. */
+		char *slash = strrchr(p, '/');
+		if (slash) {
+			*slash = '\0';
+			sw_cache_touch_path(p);
+		}
 		return *slot != NULL;
 	}
 	/* A .sym.gz fetched as NAME.sym (gzip bytes) is filed as .sym.gz: found above. */
@@ -1096,7 +1114,7 @@ static bool ask_servers(struct sw_symbol_server *srv, void *curl, const struct w
 			all_missed = false;
 			continue;
 		}
-		if (miss_remembered(w, s)) {
+		if (miss_remembered(w, s, srv->miss_ttl_s)) {
 			remembered = true;
 			continue;
 		}
@@ -1116,7 +1134,7 @@ static bool ask_servers(struct sw_symbol_server *srv, void *curl, const struct w
 				break;
 			}
 		}
-		if (server_missed)
+		if (server_missed && srv->miss_ttl_s > 0)
 			remember_miss(w, s, srv->file_mode);
 	}
 #ifdef SW_HAVE_DEBUGINFOD
@@ -1142,8 +1160,8 @@ static bool ask_servers(struct sw_symbol_server *srv, void *curl, const struct w
 		const char *id = w->id ? w->id : w->build_id;
 		const char *name = w->name ? w->name : w->code_name;
 		if (remembered && !asked)
-			report(r, "%s (%s): not on the symbol servers (a miss of the last %d minutes, "
-			       "remembered in %s)", name, id, SW_SERVER_MISS_TTL / 60, w->miss_dir);
+			report(r, "%s (%s): not on the symbol servers (a miss of the last %ld seconds, "
+			       "remembered in %s)", name, id, srv->miss_ttl_s, w->miss_dir);
 		else
 			report(r, "%s (%s): not on the symbol servers", name, id);
 	}

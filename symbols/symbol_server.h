@@ -27,7 +27,8 @@
  * twice, after 1 and 2 s (or its Retry-After, up to 10 s). A server that
  * times out or cannot be reached is not asked again for
  * SW_SERVER_DOWN_S. A miss (HTTP 404 or 410 for every layout)
- * is remembered in the cache for SW_SERVER_MISS_TTL seconds by a marker
+ * is remembered in the cache for SW_SERVER_MISS_TTL seconds (or the
+ * options' miss_ttl_s: --symbols-miss-ttl) by a marker
  * file, so a batch of dumps asks once per module and server, not once per
  * dump.
  *
@@ -71,6 +72,9 @@ struct sw_symbol_server_options {
 	 * origins (scheme, host and port): not to where they redirect. */
 	const char *const *headers;
 	size_t nheaders;
+	/* How long a miss is remembered, in seconds: 0 the default
+	 * (SW_SERVER_MISS_TTL), negative not at all (every run asks again). */
+	long miss_ttl_s;
 };
 
 /* Why h is no "Name: value" request header, or NULL. */
@@ -89,6 +93,10 @@ bool sw_symbol_server_has_debuginfod(void);
 struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_options *o,
                                                  struct sw_err *err);
 void sw_symbol_server_free(struct sw_symbol_server *srv);
+
+/* How many downloads srv kept in its directory (a reason to prune the
+ * cache: symbols/cache_prune.h). */
+unsigned sw_symbol_server_kept(struct sw_symbol_server *srv);
 
 /* The directory downloads go to (the store reads it as a symbol path). */
 const char *sw_symbol_server_dir(const struct sw_symbol_server *srv);

@@ -8,7 +8,7 @@ lines, or NUL-separated with --null) and walks them as they come; exit
 statuses; progress only on a terminal; threads sharing one symbol cache
 leave one index per symbol file; each microdump of a log holding several
 is named by its line's "microdump" key."""
-import argparse, glob, json, os, pty, select, shutil, subprocess, sys, tempfile
+import argparse, glob, gzip, json, os, pty, select, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--stackwalk", required=True)
@@ -62,10 +62,13 @@ def run(args, stdin=None):
 # What a single run prints: one JSON document per line (a microdump log:
 # one per microdump), or nothing when the input is unreadable.
 single = {}
+not_snapshot = set()   # paths a single run refuses as no snapshot at all
 def single_docs(path):
     if path not in single:
         rc, out, err = run(["--json", "--no-cache", path] + sym_args)
         single[path] = (rc, [json.loads(l) for l in out.splitlines() if l.strip()])
+        if rc == 3 and "not a snapshot" in err:
+            not_snapshot.add(path)
     return single[path]
 
 def lines_of(out):
@@ -84,18 +87,20 @@ def microdump_keys(path):
     return [{"number": int(f[1]), "count": int(f[2]), "line": int(f[3])}
             for f in (l.split("|") for l in out.splitlines()) if f[0] == "Microdump"]
 
-# The lines a batch of `inputs` must print, from single runs.
-def expected(inputs):
+# The lines a batch of `inputs` must print, from single runs: a file in a
+# folder that is no snapshot is SKIPPED, one named itself an error.
+def expected(inputs, in_folder=False):
     want = []
     for p in inputs:
         if os.path.isdir(p):
             names = sorted(n for n in os.listdir(p) if not n.startswith("."))
             want += expected([os.path.join(p, n) for n in names
-                              if os.path.isfile(os.path.join(p, n))])
+                              if os.path.isfile(os.path.join(p, n))], True)
             continue
         rc, docs = single_docs(p)
         if not docs:
-            want.append({"file": p, "status": "ERROR_UNREADABLE"})
+            skipped = in_folder and p in not_snapshot
+            want.append({"file": p, "status": "SKIPPED" if skipped else "ERROR_UNREADABLE"})
         keys = microdump_keys(p) if len(docs) > 1 else []
         check(len(keys) == (len(docs) if len(docs) > 1 else 0),
               "%s: %d documents, %d microdump headers" % (p, len(docs), len(keys)))
@@ -113,6 +118,11 @@ def compare(got, want, what):
             check(g.get("status") == "ERROR_UNREADABLE" and set(g) == {"file", "status", "error"}
                   and isinstance(g["error"], str) and "\n" not in g["error"],
                   "%s: %s: want an ERROR_UNREADABLE line, got %s" % (what, w["file"], str(g)[:200]))
+            continue
+        if w.get("status") == "SKIPPED":
+            check(list(g) == ["file", "status", "reason"] and g["status"] == "SKIPPED"
+                  and "not a snapshot" in g["reason"] and "\n" not in g["reason"],
+                  "%s: %s: want a SKIPPED line, got %s" % (what, w["file"], str(g)[:200]))
             continue
         check(next(iter(g)) == "file", "%s: %s: \"file\" is not the first key" % (what, w["file"]))
         if "microdump" in g:
@@ -150,6 +160,42 @@ try:
     rc, out, err = run(["--batch"] + intact + ["--jobs", "2", "--no-cache"] + sym_args)
     compare(lines_of(out), expected(intact), "intact dumps")
     check(rc == 0, "intact dumps: exit %d, want 0: %s" % (rc, err[:300]))
+
+    # A folder of intact dumps and files that are no snapshot (a text, a
+    # .sym, an empty file, a gzip of text): each of those is one SKIPPED
+    # line and one line on stderr, and the batch exits 0. Named on the
+    # command line, the same text is an error: exit 1.
+    mixed = os.path.join(work, "mixed")
+    os.mkdir(mixed)
+    for i, d in enumerate(intact[:2]):
+        shutil.copy(d, os.path.join(mixed, "%d.dmp" % i))
+    open(os.path.join(mixed, "README"), "w").write("dumps of 2 Dec\n")
+    open(os.path.join(mixed, "app.sym"), "w").write("MODULE Linux x86_64 0 app\n")
+    open(os.path.join(mixed, "empty.dmp"), "w").close()
+    with gzip.open(os.path.join(mixed, "log.gz"), "wb") as z:
+        z.write(b"a log\n")
+    rc, out, err = run(["--batch", "--no-cache", mixed] + sym_args)
+    got = lines_of(out)
+    compare(got, expected([mixed]), "a folder with files that are no snapshot")
+    skipped = [g["file"] for g in got if g.get("status") == "SKIPPED"]
+    check(rc == 0 and sorted(os.path.basename(f) for f in skipped)
+          == ["README", "app.sym", "empty.dmp", "log.gz"],
+          "a folder with files that are no snapshot: exit %d, skipped %s" % (rc, skipped))
+    check(len([l for l in err.splitlines() if l.endswith("(skipped)")]) == 4,
+          "a folder with files that are no snapshot: stderr %r" % err[:400])
+    readme = os.path.join(mixed, "README")
+    rc, out, err = run(["--batch", "--no-cache", readme, intact[0]] + sym_args)
+    got = lines_of(out)
+    check(rc == 1 and len(got) == 2 and got[0].get("status") == "ERROR_UNREADABLE",
+          "a text named as an INPUT: exit %d, %r" % (rc, out[:200]))
+    # A damaged snapshot in a folder stays an error, not SKIPPED.
+    shutil.copy(damaged, os.path.join(mixed, "z-damaged.dmp"))
+    open(os.path.join(mixed, "z-cut.dmp"), "wb").write(b"MDMP\x93\xa7")
+    rc, out, err = run(["--batch", "--no-cache", mixed] + sym_args)
+    got = {os.path.basename(g["file"]): g for g in lines_of(out)}
+    check(rc == 1 and got.get("z-damaged.dmp", {}).get("status") == "DAMAGED"
+          and got.get("z-cut.dmp", {}).get("status") == "ERROR_UNREADABLE",
+          "damaged dumps in a folder: exit %d, %s" % (rc, {k: v.get("status") for k, v in got.items()}))
 
     # "-": the paths on stdin, one per line (an empty line skipped), a
     # folder among them expanded; "-" and paths on the command line mixed.

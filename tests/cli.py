@@ -487,5 +487,96 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = run("convert", "--help")
     check("convert --help, exit 0", code == 0 and out.startswith("Usage: stackwalk convert"))
 
+# Issue 31 item 7: what a pipeline keeps of a report.
+# "tool": the name and the version --version prints (one version).
+code, out, err = run("--json", dump, syms)
+doc = json.loads(out) if code == 0 else {}
+_, ver, _ = run("--version")
+check("--json names the tool and its version, the one --version prints",
+      doc.get("tool") == {"name": "stackwalk", "version": ver.split()[-1]}, str(doc.get("tool")))
+check("--json of a Windows minidump: its executable is the main module's path, no command line",
+      doc.get("process") == {"arguments": None, "command_line": None, "executable": "c:\\test_app.exe"},
+      str(doc.get("process")))
+core = os.path.join(testdata, "cores", "x86_64-O0", "chain", "core.gz")
+code, out, err = run("--json", core, os.path.dirname(core))
+doc = json.loads(out) if code == 0 else {}
+check("--json of an ELF core: pr_psargs as command_line (no exact argv), AT_EXECFN as executable",
+      doc.get("process") == {"arguments": None, "command_line": "/tmp/gencores/x86_64-O0/bin/crash chain",
+                             "executable": "/tmp/gencores/x86_64-O0/bin/crash"}, str(doc.get("process")))
+
+# --registers: all (the default, today's output), crashing, none.
+two = os.path.join(testdata, "cores", "aarch64-O2nofp", "thread", "core.gz")
+texts = {r: run("--registers=" + r, two, os.path.dirname(two)) for r in ("all", "crashing", "none")}
+code, default_text, _ = run(two, os.path.dirname(two))
+check("--registers=all is the default text", texts["all"] == (code, default_text, texts["all"][2]))
+def reg_lines(text):
+    """Register lines per thread: {thread header: count}."""
+    counts, cur = {}, None
+    for l in text.splitlines():
+        if l.startswith("Thread "):
+            cur = l
+            counts[cur] = 0
+        elif cur and " = 0x" in l:
+            counts[cur] += 1
+    return counts
+r_all, r_crash, r_none = (reg_lines(texts[r][1]) for r in ("all", "crashing", "none"))
+crashed = [t for t in r_all if "(crashed)" in t]
+check("--registers=crashing keeps the crashing thread's register lines only",
+      len(r_all) >= 2 and len(crashed) == 1 and r_crash[crashed[0]] == r_all[crashed[0]] > 0
+      and all(n == 0 for t, n in r_crash.items() if t != crashed[0])
+      and all(n > 0 for n in r_all.values()), "%s / %s" % (r_all, r_crash))
+check("--registers=none: no register lines, each frame still says how it was found",
+      all(n == 0 for n in r_none.values()) and texts["none"][1].count("Found by:")
+      == texts["all"][1].count("Found by:") and len(texts["none"][1]) < len(texts["crashing"][1])
+      < len(texts["all"][1]), "%d %d %d bytes" % tuple(len(texts[r][1]) for r in ("all", "crashing", "none")))
+check("--registers: the text is the same but for the register lines",
+      [l for l in texts["all"][1].splitlines() if " = 0x" not in l and l != " "]
+      == [l for l in texts["none"][1].splitlines()])
+js = {r: run("--json", "--registers=" + r, two, os.path.dirname(two))[1] for r in ("all", "crashing", "none")}
+docs = {r: json.loads(js[r]) for r in js}
+check("--json --registers=crashing is the default (registers only on crashing_thread's frame 0)",
+      js["crashing"] == run("--json", two, os.path.dirname(two))[1]
+      and "registers" in docs["all"]["crashing_thread"]["frames"][0])
+check("--json --registers=none leaves out the registers object, nothing else",
+      "registers" not in docs["none"]["crashing_thread"]["frames"][0] and len(js["none"]) < len(js["all"])
+      and json.dumps(docs["none"]) == json.dumps(docs["all"]).replace(
+          ', "registers": ' + json.dumps(docs["all"]["crashing_thread"]["frames"][0]["registers"]), ""))
+for r in ("none", "crashing"):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(js[r])
+    p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "json_check.py"), f.name], capture_output=True, text=True)
+    os.unlink(f.name)
+    check("--json --registers=%s passes tests/json_check.py" % r, p.returncode == 0, p.stdout[-500:])
+for bad in ("--registers=some", "--registers="):
+    code, out, err = run(bad, dump)
+    check("%s is a usage error" % bad, code == 2 and out == "" and "--registers wants all, crashing or none" in err, err)
+for args in (("--batch", "--pretty", dump), ("--batch", "--json", "--pretty", dump)):
+    code, out, err = run(*args)
+    check("%s is refused: a batch is one JSON document per line" % " ".join(args[:-1]),
+          code == 2 and out == "" and err.count("\n") == 1
+          and "--batch prints one JSON document per line: --pretty does not apply" in err, err)
+code, out, err = run("--re", dump)
+check("--re is ambiguous (--require-symbols, --registers)", code == 2 and "ambiguous option '--re'" in err, err)
+code, out, err = run("--req", dump, syms)
+check("--req is still --require-symbols", code == 0, err)
+
+# Issue 31 item 11: the README's exit statuses and the man page's
+# (docs/stackwalk.1.h2m, EXIT STATUS) say the same, status for status.
+def _norm(text):
+    text = re.sub(r"\\f[BIRP]", "", text).replace("\\-", "-")
+    return " ".join(text.replace("**", "").split())
+source = os.path.dirname(os.path.abspath(testdata))
+h2m = open(os.path.join(source, "docs", "stackwalk.1.h2m")).read()
+sec = h2m[h2m.index("[EXIT STATUS]"):h2m.index("[EXAMPLES]")]
+man_status = {n: _norm(t) for n, t in
+              re.findall(r"\.TP\n\.B (\d)\n(.*?)(?=\n\.TP|\n\.PP|\n\[)", sec, re.S)}
+readme = open(os.path.join(source, "README.md")).read()
+readme_status = {n: _norm(t) for n, t in
+                 re.findall(r"^- \*\*(\d)\*\* (.*?)(?=^- \*\*\d|^$)", readme, re.S | re.M)}
+check("the README's exit statuses are the man page's, word for word",
+      sorted(man_status) == list("012345") and readme_status == man_status,
+      "man %s\nREADME %s" % (man_status, readme_status))
+
 print("cli: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

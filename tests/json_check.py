@@ -31,13 +31,13 @@ TOP = [
     ("mac_boot_args", (str, list, NULL)), ("mac_crash_info", ODICT),
     ("main_module", INT), ("modules", LIST), ("modules_contains_cert_info", BOOL),
     ("pid", OINT), ("problems", LIST), ("proc_limits", ODICT),
-    ("process_uptime", OINT), ("signature", OSTR), ("soft_errors", (list, dict, NULL)),
+    ("process", DICT), ("process_uptime", OINT), ("signature", OSTR), ("soft_errors", (list, dict, NULL)),
     ("status", STR),
     ("system_info", DICT), ("thread_count", INT), ("threads", LIST),
-    ("unloaded_modules", LIST),
+    ("tool", DICT), ("unloaded_modules", LIST),
 ]
-OPTIONAL_TOP = {"crashing_thread", "problems", "signature"}   # absent when no crashing frame / extensions
-EXTENSIONS_TOP = {"problems", "signature"}
+OPTIONAL_TOP = {"crashing_thread", "problems", "signature", "process", "tool"}   # absent when no crashing frame / extensions
+EXTENSIONS_TOP = {"problems", "signature", "process", "tool"}
 STATUSES = {"OK", "DAMAGED", "UNSUPPORTED_CPU"}
 CRASH_INFO = [
     ("address", OSTR), ("adjusted_address", ODICT), ("assertion", OSTR),
@@ -70,6 +70,8 @@ MODULE = [
 UNLOADED = [("base_addr", STR), ("cert_subject", OSTR), ("code_id", STR),
             ("end_addr", STR), ("filename", STR)]
 LSB = [("codename", STR), ("description", STR), ("id", STR), ("release", STR)]
+PROCESS = [("arguments", OLIST), ("command_line", OSTR), ("executable", OSTR)]
+TOOL = [("name", STR), ("version", STR)]
 TRUSTS = {"none", "scan", "cfi_scan", "frame_pointer", "prologue", "cfi",
           "prewalked", "context", "inline"}
 
@@ -180,6 +182,15 @@ class Checker:
                 self.hexstr(mp + "." + k, m.get(k), width)
         for i, m in enumerate(doc.get("unloaded_modules") or []):
             self.obj("$.unloaded_modules[%d]" % i, m, UNLOADED)
+        if "process" in doc:
+            self.obj("$.process", doc["process"], PROCESS)
+            args = doc["process"].get("arguments")
+            if args is not None and not (args and all(isinstance(x, str) for x in args)):
+                self.err("$.process.arguments", "want null or a non-empty list of strings")
+        if "tool" in doc:
+            self.obj("$.tool", doc["tool"], TOOL)
+            if doc["tool"].get("name") != "stackwalk":
+                self.err("$.tool.name", "want \"stackwalk\"")
         if doc.get("lsb_release") is not None:
             self.obj("$.lsb_release", doc["lsb_release"], LSB)
         if doc.get("status") not in STATUSES:

@@ -7,7 +7,8 @@ Pins: the walk equals the walk with the local store; the download lands in
 the cache in the store's layout and a second run asks nothing; .sym.gz is
 served; a stalled server ends within --symbols-timeout with one warning and
 the walk goes on without symbols; a 404 is remembered (no request on the
-next run), one warning per module; an HTML page and random bytes are
+next run), one warning per module, for --symbols-miss-ttl seconds (0: not
+remembered); an HTML page and random bytes are
 refused and not kept; a gzip bomb is refused within the inflation limit; 8
 processes on one empty cache print the same and leave one file per module
 and no temporary file; ELF files by build-id (NAME/BUILD_ID/NAME); only
@@ -190,6 +191,30 @@ with SymbolServer(store) as srv:
     before = srv.count()
     walk(['--symbols-cache', cache, '--symbols-url', srv.url('missing'), example])
     check(srv.count() - before == 4, '404: an expired miss was not asked again')
+    # --symbols-miss-ttl SECONDS: a miss younger than it is not asked
+    # again, an older one is; 0 keeps no miss (asked every run, no marker).
+    for m in files_under(cache, '.missing-*'):
+        os.utime(m, (time.time() - 30, time.time() - 30))
+    before = srv.count()
+    walk(['--symbols-cache', cache, '--symbols-url', srv.url('missing'), '--symbols-miss-ttl=60',
+          example])
+    check(srv.count() == before, '--symbols-miss-ttl=60: a 30 s old miss was asked again')
+    before = srv.count()
+    walk(['--symbols-cache', cache, '--symbols-url', srv.url('missing'), '--symbols-miss-ttl=10',
+          example])
+    check(srv.count() - before == 4, '--symbols-miss-ttl=10: a 30 s old miss was not asked again')
+    cache0 = new_cache()
+    for _ in range(2):
+        before = srv.count()
+        code, out, err = walk(['--symbols-cache', cache0, '--symbols-url', srv.url('missing'),
+                               '--symbols-miss-ttl=0', example])
+        check(code == 0 and srv.count() - before == 4,
+              '--symbols-miss-ttl=0: %d requests, want 4 each run' % (srv.count() - before))
+    check(files_under(cache0, '.missing-*') == [], '--symbols-miss-ttl=0 wrote markers')
+    for bad in ('-1', '2592001', 'x', ''):
+        code, out, err = walk(['--symbols-miss-ttl=' + bad, example])
+        check(code == 2 and '--symbols-miss-ttl wants a number of seconds' in err,
+              '--symbols-miss-ttl=%s: exit %s %r' % (bad, code, err))
     # The next server in the list is still asked.
     _, local_out, _ = walk(['--no-cache', example, store])
     code, out, err = walk(['--symbols-cache', cache, '--symbols-url', srv.url('missing'),

@@ -489,6 +489,11 @@ static const char expected_x86_json_pretty[] =
 	"  \"pid\": 3932,\n"
 	"  \"problems\": [],\n"
 	"  \"proc_limits\": null,\n"
+	"  \"process\": {\n"
+	"    \"arguments\": null,\n"
+	"    \"command_line\": null,\n"
+	"    \"executable\": null\n"
+	"  },\n"
 	"  \"process_uptime\": 10,\n"
 	"  \"signature\": null,\n"
 	"  \"soft_errors\": null,\n"
@@ -579,6 +584,10 @@ static const char expected_x86_json_pretty[] =
 	"      \"walk_end\": \"not_walked\"\n"
 	"    }\n"
 	"  ],\n"
+	"  \"tool\": {\n"
+	"    \"name\": \"stackwalk\",\n"
+	"    \"version\": \"" SW_VERSION "\"\n"
+	"  },\n"
 	"  \"unloaded_modules\": []\n"
 	"}\n";
 
@@ -591,7 +600,7 @@ START_TEST(test_x86_json_pretty)
 END_TEST
 
 static const char expected_x86_json_compact[] =
-	"{\"crash_info\":{\"address\":\"0x00000045\",\"adjusted_address\":null,\"assertion\":null,\"crash_inconsistencies\":[],\"crashing_thread\":0,\"instruction\":null,\"instruction_pointer_update\":null,\"memory_accesses\":null,\"possible_bit_flips\":null,\"type\":\"EXCEPTION_ACCESS_VIOLATION_WRITE\"},\"crashing_thread\":{\"frame_count\":4,\"frames\":[{\"file\":\"c:\\\\test_app.cc\",\"frame\":0,\"function\":\"`anonymous namespace'::CrashFunction\",\"function_offset\":\"0x0000000e\",\"inlines\":null,\"line\":58,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x0000429e\",\"offset\":\"0x0040429e\",\"registers\":{\"eax\":\"0x00000045\",\"ebp\":\"0x0012fe88\",\"ebx\":\"0x7c80abc1\",\"ecx\":\"0x0012fe94\",\"edi\":\"0x00000a28\",\"edx\":\"0x0042bc58\",\"eflags\":\"0x00010246\",\"eip\":\"0x0040429e\",\"esi\":\"0x00000002\",\"esp\":\"0x0012fe84\"},\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":null,\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x0000004f\",\"inlines\":null,\"line\":null,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x000041ff\",\"offset\":\"0x004041ff\",\"trust\":\"cfi\",\"unloaded_modules\":null},{\"file\":null,\"frame\":2,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":\"kernel32.dll\",\"module_offset\":\"0x00016fd6\",\"offset\":\"0x7c816fd6\",\"trust\":\"scan\",\"unloaded_modules\":null},{\"file\":null,\"frame\":3,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":null,\"module_offset\":null,\"offset\":\"0x0000ffff\",\"trust\":\"frame_pointer\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":3060,\"thread_name\":null,\"threads_index\":0,\"truncated\":false,\"walk_end\":\"not_walked\"},\"handles\":null,\"linux_memory_map_count\":null,\"lsb_release\":null,\"mac_boot_args\":null,\"mac_crash_info\":null,\"main_module\":0,\"modules\":[{\"base_addr\":\"0x00400000\",\"cert_subject\":null,\"code_id\":\"45d35f6c2d000\",\"corrupt_symbols\":false,\"debug_file\":\"test_app.pdb\",\"debug_id\":\"5A9832E5287241C1838ED98914E9B7FF1\",\"end_addr\":\"0x0042d000\",\"filename\":\"test_app.exe\",\"loaded_symbols\":true,\"missing_symbols\":false,\"symbol_url\":null,\"version\":null},{\"base_addr\":\"0x7c800000\",\"cert_subject\":null,\"code_id\":\"44ab9a84f4000\",\"corrupt_symbols\":false,\"debug_file\":\"kernel32.pdb\",\"debug_id\":\"BCE8785C57B44245A669896B6A19B9542\",\"end_addr\":\"0x7c8f4000\",\"filename\":\"kernel32.dll\",\"loaded_symbols\":false,\"missing_symbols\":true,\"symbol_url\":null,\"version\":\"5.1.2600.2945\"},{\"base_addr\":\"0x59a60000\",\"cert_subject\":null,\"code_id\":\"4110969aa1000\",\"corrupt_symbols\":false,\"debug_file\":\"dbghelp.pdb\",\"debug_id\":\"39559573E21B46F28E286923BE9E6A761\",\"end_addr\":\"0x59b01000\",\"filename\":\"dbghelp.dll\",\"loaded_symbols\":false,\"missing_symbols\":false,\"symbol_url\":null,\"version\":\"5.1.2600.2180\"}],\"modules_contains_cert_info\":false,\"pid\":3932,\"problems\":[],\"proc_limits\":null,\"process_uptime\":10,\"signature\":null,\"soft_errors\":null,\"status\":\"OK\",\"system_info\":{\"cpu_arch\":\"x86\",\"cpu_count\":1,\"cpu_info\":\"GenuineIntel family 6 model 13 stepping 8\",\"cpu_microcode_version\":null,\"os\":\"Windows NT\",\"os_ver\":\"5.1.2600 Service Pack 2\"},\"thread_count\":2,\"threads\":[{\"frame_count\":4,\"frames\":[{\"file\":\"c:\\\\test_app.cc\",\"frame\":0,\"function\":\"`anonymous namespace'::CrashFunction\",\"function_offset\":\"0x0000000e\",\"inlines\":null,\"line\":58,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x0000429e\",\"offset\":\"0x0040429e\",\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":null,\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x0000004f\",\"inlines\":null,\"line\":null,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x000041ff\",\"offset\":\"0x004041ff\",\"trust\":\"cfi\",\"unloaded_modules\":null},{\"file\":null,\"frame\":2,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":\"kernel32.dll\",\"module_offset\":\"0x00016fd6\",\"offset\":\"0x7c816fd6\",\"trust\":\"scan\",\"unloaded_modules\":null},{\"file\":null,\"frame\":3,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":null,\"module_offset\":null,\"offset\":\"0x0000ffff\",\"trust\":\"frame_pointer\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":3060,\"thread_name\":null,\"truncated\":false,\"walk_end\":\"not_walked\"},{\"frame_count\":0,\"frames\":[],\"last_error_value\":null,\"thread_id\":4544,\"thread_name\":\"worker \\\"two\\\"\",\"truncated\":false,\"walk_end\":\"not_walked\"}],\"unloaded_modules\":[]}\n";
+	"{\"crash_info\":{\"address\":\"0x00000045\",\"adjusted_address\":null,\"assertion\":null,\"crash_inconsistencies\":[],\"crashing_thread\":0,\"instruction\":null,\"instruction_pointer_update\":null,\"memory_accesses\":null,\"possible_bit_flips\":null,\"type\":\"EXCEPTION_ACCESS_VIOLATION_WRITE\"},\"crashing_thread\":{\"frame_count\":4,\"frames\":[{\"file\":\"c:\\\\test_app.cc\",\"frame\":0,\"function\":\"`anonymous namespace'::CrashFunction\",\"function_offset\":\"0x0000000e\",\"inlines\":null,\"line\":58,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x0000429e\",\"offset\":\"0x0040429e\",\"registers\":{\"eax\":\"0x00000045\",\"ebp\":\"0x0012fe88\",\"ebx\":\"0x7c80abc1\",\"ecx\":\"0x0012fe94\",\"edi\":\"0x00000a28\",\"edx\":\"0x0042bc58\",\"eflags\":\"0x00010246\",\"eip\":\"0x0040429e\",\"esi\":\"0x00000002\",\"esp\":\"0x0012fe84\"},\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":null,\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x0000004f\",\"inlines\":null,\"line\":null,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x000041ff\",\"offset\":\"0x004041ff\",\"trust\":\"cfi\",\"unloaded_modules\":null},{\"file\":null,\"frame\":2,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":\"kernel32.dll\",\"module_offset\":\"0x00016fd6\",\"offset\":\"0x7c816fd6\",\"trust\":\"scan\",\"unloaded_modules\":null},{\"file\":null,\"frame\":3,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":null,\"module_offset\":null,\"offset\":\"0x0000ffff\",\"trust\":\"frame_pointer\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":3060,\"thread_name\":null,\"threads_index\":0,\"truncated\":false,\"walk_end\":\"not_walked\"},\"handles\":null,\"linux_memory_map_count\":null,\"lsb_release\":null,\"mac_boot_args\":null,\"mac_crash_info\":null,\"main_module\":0,\"modules\":[{\"base_addr\":\"0x00400000\",\"cert_subject\":null,\"code_id\":\"45d35f6c2d000\",\"corrupt_symbols\":false,\"debug_file\":\"test_app.pdb\",\"debug_id\":\"5A9832E5287241C1838ED98914E9B7FF1\",\"end_addr\":\"0x0042d000\",\"filename\":\"test_app.exe\",\"loaded_symbols\":true,\"missing_symbols\":false,\"symbol_url\":null,\"version\":null},{\"base_addr\":\"0x7c800000\",\"cert_subject\":null,\"code_id\":\"44ab9a84f4000\",\"corrupt_symbols\":false,\"debug_file\":\"kernel32.pdb\",\"debug_id\":\"BCE8785C57B44245A669896B6A19B9542\",\"end_addr\":\"0x7c8f4000\",\"filename\":\"kernel32.dll\",\"loaded_symbols\":false,\"missing_symbols\":true,\"symbol_url\":null,\"version\":\"5.1.2600.2945\"},{\"base_addr\":\"0x59a60000\",\"cert_subject\":null,\"code_id\":\"4110969aa1000\",\"corrupt_symbols\":false,\"debug_file\":\"dbghelp.pdb\",\"debug_id\":\"39559573E21B46F28E286923BE9E6A761\",\"end_addr\":\"0x59b01000\",\"filename\":\"dbghelp.dll\",\"loaded_symbols\":false,\"missing_symbols\":false,\"symbol_url\":null,\"version\":\"5.1.2600.2180\"}],\"modules_contains_cert_info\":false,\"pid\":3932,\"problems\":[],\"proc_limits\":null,\"process\":{\"arguments\":null,\"command_line\":null,\"executable\":null},\"process_uptime\":10,\"signature\":null,\"soft_errors\":null,\"status\":\"OK\",\"system_info\":{\"cpu_arch\":\"x86\",\"cpu_count\":1,\"cpu_info\":\"GenuineIntel family 6 model 13 stepping 8\",\"cpu_microcode_version\":null,\"os\":\"Windows NT\",\"os_ver\":\"5.1.2600 Service Pack 2\"},\"thread_count\":2,\"threads\":[{\"frame_count\":4,\"frames\":[{\"file\":\"c:\\\\test_app.cc\",\"frame\":0,\"function\":\"`anonymous namespace'::CrashFunction\",\"function_offset\":\"0x0000000e\",\"inlines\":null,\"line\":58,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x0000429e\",\"offset\":\"0x0040429e\",\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":null,\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x0000004f\",\"inlines\":null,\"line\":null,\"missing_symbols\":false,\"module\":\"test_app.exe\",\"module_offset\":\"0x000041ff\",\"offset\":\"0x004041ff\",\"trust\":\"cfi\",\"unloaded_modules\":null},{\"file\":null,\"frame\":2,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":\"kernel32.dll\",\"module_offset\":\"0x00016fd6\",\"offset\":\"0x7c816fd6\",\"trust\":\"scan\",\"unloaded_modules\":null},{\"file\":null,\"frame\":3,\"function\":null,\"function_offset\":null,\"inlines\":null,\"line\":null,\"missing_symbols\":true,\"module\":null,\"module_offset\":null,\"offset\":\"0x0000ffff\",\"trust\":\"frame_pointer\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":3060,\"thread_name\":null,\"truncated\":false,\"walk_end\":\"not_walked\"},{\"frame_count\":0,\"frames\":[],\"last_error_value\":null,\"thread_id\":4544,\"thread_name\":\"worker \\\"two\\\"\",\"truncated\":false,\"walk_end\":\"not_walked\"}],\"tool\":{\"name\":\"stackwalk\",\"version\":\"" SW_VERSION "\"},\"unloaded_modules\":[]}\n";
 
 START_TEST(test_x86_json_compact)
 {
@@ -767,6 +776,11 @@ static const char expected_amd64_json_pretty[] =
 	"  \"pid\": null,\n"
 	"  \"problems\": [],\n"
 	"  \"proc_limits\": null,\n"
+	"  \"process\": {\n"
+	"    \"arguments\": null,\n"
+	"    \"command_line\": null,\n"
+	"    \"executable\": null\n"
+	"  },\n"
 	"  \"process_uptime\": null,\n"
 	"  \"signature\": null,\n"
 	"  \"soft_errors\": null,\n"
@@ -826,6 +840,10 @@ static const char expected_amd64_json_pretty[] =
 	"      \"walk_end\": \"not_walked\"\n"
 	"    }\n"
 	"  ],\n"
+	"  \"tool\": {\n"
+	"    \"name\": \"stackwalk\",\n"
+	"    \"version\": \"" SW_VERSION "\"\n"
+	"  },\n"
 	"  \"unloaded_modules\": []\n"
 	"}\n";
 
@@ -838,7 +856,7 @@ START_TEST(test_amd64_json_pretty)
 END_TEST
 
 static const char expected_amd64_json_compact[] =
-	"{\"crash_info\":{\"address\":\"0x0000000000000045\",\"adjusted_address\":null,\"assertion\":null,\"crash_inconsistencies\":[],\"crashing_thread\":0,\"instruction\":null,\"instruction_pointer_update\":null,\"memory_accesses\":null,\"possible_bit_flips\":null,\"type\":\"SIGSEGV / SEGV_MAPERR\"},\"crashing_thread\":{\"frame_count\":2,\"frames\":[{\"file\":\"/src/main.c\",\"frame\":0,\"function\":\"crash_here\",\"function_offset\":\"0x0000000000000022\",\"inlines\":[{\"file\":\"/src/store.h\",\"function\":\"inlined_store\",\"line\":12}],\"line\":30,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001d72\",\"offset\":\"0x0000000000401d72\",\"registers\":{\"r10\":\"0x000000000000100a\",\"r11\":\"0x000000000000100b\",\"r12\":\"0x000000000000100c\",\"r13\":\"0x000000000000100d\",\"r14\":\"0x000000000000100e\",\"r15\":\"0x000000000000100f\",\"r8\":\"0x0000000000001008\",\"r9\":\"0x0000000000001009\",\"rax\":\"0x0000000000001000\",\"rbp\":\"0x0000000000001006\",\"rbx\":\"0x0000000000001003\",\"rcx\":\"0x0000000000001002\",\"rdi\":\"0x0000000000001005\",\"rdx\":\"0x0000000000001001\",\"rip\":\"0x0000000000401d72\",\"rsi\":\"0x0000000000001004\",\"rsp\":\"0x0000000000001007\"},\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":\"/src/main.c\",\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x000000000000003f\",\"inlines\":null,\"line\":40,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001ebf\",\"offset\":\"0x0000000000401ebf\",\"trust\":\"cfi_scan\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":1304,\"thread_name\":\"crash\",\"threads_index\":0,\"truncated\":false,\"walk_end\":\"not_walked\"},\"handles\":null,\"linux_memory_map_count\":null,\"lsb_release\":null,\"mac_boot_args\":null,\"mac_crash_info\":null,\"main_module\":0,\"modules\":[{\"base_addr\":\"0x0000000000400000\",\"cert_subject\":null,\"code_id\":\"f1c3bcc0279865fe3058404b2831d9e64135386c\",\"corrupt_symbols\":false,\"debug_file\":\"crash\",\"debug_id\":\"C0BCC3F19827FE653058404B2831D9E60\",\"end_addr\":\"0x000000000041a000\",\"filename\":\"crash\",\"loaded_symbols\":true,\"missing_symbols\":false,\"symbol_url\":null,\"version\":null}],\"modules_contains_cert_info\":false,\"pid\":null,\"problems\":[],\"proc_limits\":null,\"process_uptime\":null,\"signature\":null,\"soft_errors\":null,\"status\":\"OK\",\"system_info\":{\"cpu_arch\":\"amd64\",\"cpu_count\":4,\"cpu_info\":\"family 6 model 70 stepping 1\",\"cpu_microcode_version\":null,\"os\":\"Linux\",\"os_ver\":\"4.9.60 #1 SMP\"},\"thread_count\":1,\"threads\":[{\"frame_count\":2,\"frames\":[{\"file\":\"/src/main.c\",\"frame\":0,\"function\":\"crash_here\",\"function_offset\":\"0x0000000000000022\",\"inlines\":[{\"file\":\"/src/store.h\",\"function\":\"inlined_store\",\"line\":12}],\"line\":30,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001d72\",\"offset\":\"0x0000000000401d72\",\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":\"/src/main.c\",\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x000000000000003f\",\"inlines\":null,\"line\":40,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001ebf\",\"offset\":\"0x0000000000401ebf\",\"trust\":\"cfi_scan\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":1304,\"thread_name\":\"crash\",\"truncated\":false,\"walk_end\":\"not_walked\"}],\"unloaded_modules\":[]}\n";
+	"{\"crash_info\":{\"address\":\"0x0000000000000045\",\"adjusted_address\":null,\"assertion\":null,\"crash_inconsistencies\":[],\"crashing_thread\":0,\"instruction\":null,\"instruction_pointer_update\":null,\"memory_accesses\":null,\"possible_bit_flips\":null,\"type\":\"SIGSEGV / SEGV_MAPERR\"},\"crashing_thread\":{\"frame_count\":2,\"frames\":[{\"file\":\"/src/main.c\",\"frame\":0,\"function\":\"crash_here\",\"function_offset\":\"0x0000000000000022\",\"inlines\":[{\"file\":\"/src/store.h\",\"function\":\"inlined_store\",\"line\":12}],\"line\":30,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001d72\",\"offset\":\"0x0000000000401d72\",\"registers\":{\"r10\":\"0x000000000000100a\",\"r11\":\"0x000000000000100b\",\"r12\":\"0x000000000000100c\",\"r13\":\"0x000000000000100d\",\"r14\":\"0x000000000000100e\",\"r15\":\"0x000000000000100f\",\"r8\":\"0x0000000000001008\",\"r9\":\"0x0000000000001009\",\"rax\":\"0x0000000000001000\",\"rbp\":\"0x0000000000001006\",\"rbx\":\"0x0000000000001003\",\"rcx\":\"0x0000000000001002\",\"rdi\":\"0x0000000000001005\",\"rdx\":\"0x0000000000001001\",\"rip\":\"0x0000000000401d72\",\"rsi\":\"0x0000000000001004\",\"rsp\":\"0x0000000000001007\"},\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":\"/src/main.c\",\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x000000000000003f\",\"inlines\":null,\"line\":40,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001ebf\",\"offset\":\"0x0000000000401ebf\",\"trust\":\"cfi_scan\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":1304,\"thread_name\":\"crash\",\"threads_index\":0,\"truncated\":false,\"walk_end\":\"not_walked\"},\"handles\":null,\"linux_memory_map_count\":null,\"lsb_release\":null,\"mac_boot_args\":null,\"mac_crash_info\":null,\"main_module\":0,\"modules\":[{\"base_addr\":\"0x0000000000400000\",\"cert_subject\":null,\"code_id\":\"f1c3bcc0279865fe3058404b2831d9e64135386c\",\"corrupt_symbols\":false,\"debug_file\":\"crash\",\"debug_id\":\"C0BCC3F19827FE653058404B2831D9E60\",\"end_addr\":\"0x000000000041a000\",\"filename\":\"crash\",\"loaded_symbols\":true,\"missing_symbols\":false,\"symbol_url\":null,\"version\":null}],\"modules_contains_cert_info\":false,\"pid\":null,\"problems\":[],\"proc_limits\":null,\"process\":{\"arguments\":null,\"command_line\":null,\"executable\":null},\"process_uptime\":null,\"signature\":null,\"soft_errors\":null,\"status\":\"OK\",\"system_info\":{\"cpu_arch\":\"amd64\",\"cpu_count\":4,\"cpu_info\":\"family 6 model 70 stepping 1\",\"cpu_microcode_version\":null,\"os\":\"Linux\",\"os_ver\":\"4.9.60 #1 SMP\"},\"thread_count\":1,\"threads\":[{\"frame_count\":2,\"frames\":[{\"file\":\"/src/main.c\",\"frame\":0,\"function\":\"crash_here\",\"function_offset\":\"0x0000000000000022\",\"inlines\":[{\"file\":\"/src/store.h\",\"function\":\"inlined_store\",\"line\":12}],\"line\":30,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001d72\",\"offset\":\"0x0000000000401d72\",\"trust\":\"context\",\"unloaded_modules\":null},{\"file\":\"/src/main.c\",\"frame\":1,\"function\":\"main\",\"function_offset\":\"0x000000000000003f\",\"inlines\":null,\"line\":40,\"missing_symbols\":false,\"module\":\"crash\",\"module_offset\":\"0x0000000000001ebf\",\"offset\":\"0x0000000000401ebf\",\"trust\":\"cfi_scan\",\"unloaded_modules\":null}],\"last_error_value\":null,\"thread_id\":1304,\"thread_name\":\"crash\",\"truncated\":false,\"walk_end\":\"not_walked\"}],\"tool\":{\"name\":\"stackwalk\",\"version\":\"" SW_VERSION "\"},\"unloaded_modules\":[]}\n";
 
 START_TEST(test_amd64_json_compact)
 {
@@ -929,6 +947,61 @@ START_TEST(test_signature_and_status_options)
 	free(got);
 	got = render_with(SW_OUTPUT_MACHINE, &o);
 	ck_assert_ptr_null(strstr(got, "CrashFunction | main"));
+	free(got);
+	teardown();
+}
+END_TEST
+
+/* The "process" extension: a LinuxCmdLine stream's argv listed exactly
+ * (an empty argument kept, a space inside one kept) and joined with spaces
+ * as ps shows it; a joined text (a core's pr_psargs) only as
+ * command_line; the executable as the reader found it. */
+START_TEST(test_json_process_command_line)
+{
+	build_x86();
+	static const char argv_bytes[] = "./app\0--flag\0\0a b\0";
+	fx.s.cmdline = argv_bytes;
+	fx.s.cmdline_len = sizeof argv_bytes - 1;
+	fx.s.cmdline_is_argv = true;
+	fx.s.executable = "/opt/app/bin/app";
+	char *got = render(JSON_COMPACT, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "\"proc_limits\":null,\"process\":{\"arguments\":"
+	                                  "[\"./app\",\"--flag\",\"\",\"a b\"],\"command_line\":"
+	                                  "\"./app --flag  a b\",\"executable\":\"/opt/app/bin/app\"},"
+	                                  "\"process_uptime\":10,"));
+	free(got);
+	static const char psargs[] = "/bin/app --flag a b";
+	fx.s.cmdline = psargs;
+	fx.s.cmdline_len = sizeof psargs - 1;
+	fx.s.cmdline_is_argv = false;
+	fx.s.executable = NULL;
+	got = render(JSON_COMPACT, &test_x86);
+	ck_assert_ptr_nonnull(strstr(got, "\"process\":{\"arguments\":null,\"command_line\":"
+	                                  "\"/bin/app --flag a b\",\"executable\":null},"));
+	free(got);
+	teardown();
+}
+END_TEST
+
+/* --registers: crashing keeps the crashing thread's register lines, none
+ * drops them all (and the JSON's registers object); the frames stay. */
+START_TEST(test_registers_option)
+{
+	build_x86();
+	struct sw_output_options o = { .registers = SW_REGISTERS_NONE };
+	char *got = render_with(SW_OUTPUT_TEXT, &o);
+	ck_assert_ptr_null(strstr(got, "eip = "));
+	ck_assert_ptr_nonnull(strstr(got, "CrashFunction [test_app.cc : 58 + 0x3]\n"
+	                                  "    Found by: given as instruction pointer in context\n"));
+	free(got);
+	got = render_with(SW_OUTPUT_JSON, &o);
+	ck_assert_ptr_null(strstr(got, "\"registers\""));
+	free(got);
+	o.registers = SW_REGISTERS_CRASHING;
+	got = render_with(SW_OUTPUT_JSON, &o);
+	char *all = render(JSON_COMPACT, &test_x86);
+	ck_assert_str_eq(got, all);
+	free(all);
 	free(got);
 	teardown();
 }
@@ -1117,6 +1190,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_unknown_cpu_count_is_not_printed);
 	tcase_add_test(tc, test_machine_strips_separators);
 	tcase_add_test(tc, test_text_corrupt_symbols_warning);
+	tcase_add_test(tc, test_json_process_command_line);
+	tcase_add_test(tc, test_registers_option);
 	suite_add_tcase(s, tc);
 	return s;
 }
