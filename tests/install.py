@@ -140,10 +140,6 @@ def readme_example(a, work, cflags, link, run_env, env):
 
 DOCS = ["cli.md", "output.md", "json.md", "batch.md", "symbol-cache.md", "symbol-servers.md",
         "signature.md", "snap-format.md", "offline-format.md", "README.md"]
-# Options whose --help line runs its description on after one space, which
-# help2man then takes for part of the option's name: owned by another
-# piece of work (--require-symbols, issue 31); emptied when it lands.
-FUSED_ELSEWHERE = {"--require-symbols"}
 
 
 def check_man_page(page, root):
@@ -156,8 +152,7 @@ def check_man_page(page, root):
     opts = page[page.index(".SH OPTIONS"):page.index(".SH", page.index(".SH OPTIONS") + 4)]
     tags = [plain(t) for t in re.findall(r"^\.TP\n(.*)$", opts, re.M)]
     fused = [t for t in tags
-             if not re.fullmatch(r"(-[-\w]+(=[^ ]+|='[^']*')?)(, -[-\w]+)*", t)
-             and t.split()[0] not in FUSED_ELSEWHERE]
+             if not re.fullmatch(r"(-[-\w]+(=[^ ]+|='[^']*')?)(, -[-\w]+)*", t)]
     check(len(tags) > 25 and not fused,
           f"stackwalk.1: {len(tags)} option entries, none fused with its text {fused[:3]}")
     env = page[page.index(".SH ENVIRONMENT"):page.index(".SH FILES")]
