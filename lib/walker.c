@@ -820,6 +820,57 @@ static bool sp_only_bounded(const struct sw_arch *arch, const struct sw_frame *f
 	return arch->ra >= 0 && (f->trust == SW_TRUST_SCAN || f->trust == SW_TRUST_FRAME_POINTER);
 }
 
+/* How far below a frame's record its sp is sought (rules_anchored_on_record). */
+enum { ANCHOR_REACH = 1024 };
+
+/* A frame a record or a scan found has only a lower bound for its sp, and
+ * rules that name sp (CFA = sp + N) read the wrong slots from it: glibc's
+ * msort, reached from a stripped program's frame record 0x20 below its
+ * real sp, read a stale ld.so return address for its caller. When the
+ * frame keeps a record of its own (at its fp, which the record that found
+ * it restored), its rules from the right sp restore exactly that record's
+ * caller: the sp from which they do, sought from the record down to the
+ * bound, is the frame's own, and the rules from it give every register
+ * the record does not (the caller's sp among them, which the next rules
+ * need). No such sp: nothing anchored, the rules are judged as they are. */
+static bool rules_anchored_on_record(const struct sw_step *st, struct sw_caller *c,
+                                     enum sw_trust *trust)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	struct sw_caller rec;
+	memset(&rec, 0, sizeof rec);
+	if (!arch->caller_by_frame_pointer || !sw_reg_valid(&callee->regs, arch->sp) ||
+	    !sw_reg_valid(&callee->regs, arch->fp) ||
+	    arch->caller_by_frame_pointer(st, &rec) != SW_UNWIND_OK ||
+	    !sw_reg_valid(&rec.regs, arch->pc) || !sw_reg_valid(&rec.regs, arch->fp))
+		return false;
+	uint64_t bound = callee->regs.v[arch->sp], fp = callee->regs.v[arch->fp];
+	uint64_t step = 2u * arch->word_size; /* AAPCS64 §6.4.5.1: sp stays 16-aligned */
+	if (fp < bound || fp - bound > ANCHOR_REACH || fp % step != 0)
+		return false;
+	uint64_t want_pc = arch->strip_code_pointer(w, rec.regs.v[arch->pc]);
+	struct sw_frame probe = *callee;
+	struct sw_step at = *st;
+	at.callee = &probe;
+	for (uint64_t sp = fp;; sp -= step) {
+		struct sw_caller t;
+		enum sw_trust tt;
+		probe.regs.v[arch->sp] = sp;
+		if (caller_by_rules(&at, &t, &tt) == SW_UNWIND_OK && !t.restored_context &&
+		    sw_reg_valid(&t.regs, arch->pc) && sw_reg_valid(&t.regs, arch->fp) &&
+		    arch->strip_code_pointer(w, t.regs.v[arch->pc]) == want_pc &&
+		    t.regs.v[arch->fp] == rec.regs.v[arch->fp]) {
+			*c = t;
+			*trust = tt;
+			return true;
+		}
+		if (sp < bound + step)
+			return false;
+	}
+}
+
 enum step_result { STEP_CALLER, STEP_END };
 
 /* A caller whose pc a rule found to be an exception's return (Cortex-M's
@@ -927,6 +978,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		*end = SW_END_OUTERMOST;
 		return STEP_END;
 	}
+	bool anchored = false;
 	enum sw_unwind_status s = SW_UNWIND_NO_RULE;
 	/* A sigreturn trampoline's caller is the interrupted context itself;
 	 * when its code says so, no other rule is asked. Its pc is whatever
@@ -949,6 +1001,10 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		found = true;
 	} else {
 		s = caller_by_rules(st, &c, &trust);
+		anchored = s != SW_UNWIND_END && !(s == SW_UNWIND_OK && c.restored_context) &&
+		           sp_only_bounded(arch, st->callee) && rules_anchored_on_record(st, &c, &trust);
+		if (anchored)
+			s = SW_UNWIND_OK;
 		if (s == SW_UNWIND_OK) {
 			s = caller_of_exception(st, &c, &trust);
 			/* An exception frame that cannot be unstacked ends the
@@ -997,7 +1053,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		 * where the callee's code is at hand, code bytes must show a
 		 * call right before the return address. */
 		uint8_t code;
-		if (found && sp_only_bounded(arch, st->callee))
+		if (found && sp_only_bounded(arch, st->callee) && !anchored)
 			found = (!sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
 			         sw_walk_follows_proven_call(w, c.regs.v[arch->pc])) &&
 			        !call_names_another_function(w, c.regs.v[arch->pc], st->callee);

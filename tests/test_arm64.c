@@ -268,6 +268,10 @@ static const struct sw_symbols_ops block_cfi_ops = {
  * 0x60 bytes). Rules applied from that sp read the wrong slots, here a
  * word after no call (main's address, an argument): refused, and the
  * frame's own record gives the caller (zoo aarch64 5201, stripped). */
+/* Frame 1's own record lies farther above the bound than an sp is sought
+ * (ANCHOR_REACH, lib/walker.c): the rules cannot be anchored on it. */
+enum { far_record = 0x600 };
+
 START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
 {
 	struct fixture fx;
@@ -278,7 +282,7 @@ START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
 	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
 	put_insn(&fx, CODE_BASE + 0x300, 0xa9ba7bfdu);             /* stp x29, x30, [sp, #-96]! */
 	put_insn(&fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + far_record;
 	put_u64(&fx, fp1, fp2);                 /* frame 0's record */
 	put_u64(&fx, fp1 + 8, ra1);
 	put_u64(&fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
@@ -292,6 +296,40 @@ START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
 	ck_assert_uint_eq(st->frames[1].pc, ra1);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The same frame with its own record near: its rules from the sp where
+ * the record sits (the bottom of its frame) restore exactly the record's
+ * caller, so that sp is the frame's own, and the rules give the caller
+ * with its sp (CFA = sp + 0x60), which the next frame's rules need (zoo
+ * aarch64 fp 7, stripped: glibc's msort reached through a stripped
+ * program's record, its CFI from the bound read a stale ld.so word). */
+START_TEST(test_cfi_from_a_record_bounded_sp_is_anchored_on_the_frames_own_record)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x380);  /* into 0x300's */
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x480);
+	put_insn(&fx, CODE_BASE, INSN_STP_FP_LR_PRE);
+	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
+	put_insn(&fx, CODE_BASE + 0x300, 0xa9ba7bfdu);             /* stp x29, x30, [sp, #-96]! */
+	put_insn(&fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
+	put_u64(&fx, fp1, fp2);
+	put_u64(&fx, fp1 + 8, ra1);
+	put_u64(&fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
+	put_u64(&fx, fp2, 0);
+	put_u64(&fx, fp2 + 8, ra2);
+	set_context(&fx, CODE_BASE + 0x20, sp, fp1, ra1);
+	struct sw_module_symbols syms = { &block_cfi_ops, NULL };
+	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CFI);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp2 + 0x60);
 	fixture_free(&fx);
 }
 END_TEST
@@ -312,7 +350,7 @@ static const struct sw_stack *walk_cfi_word_after_bl(struct fixture *fx, uint32_
 	put_insn(fx, CODE_BASE + 0x300, 0xa9ba7bfdu);              /* stp x29, x30, [sp, #-96]! */
 	put_insn(fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
 	put_insn(fx, CODE_BASE + 0x5fc, bl);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + far_record;
 	put_u64(fx, fp1, fp2);
 	put_u64(fx, fp1 + 8, ra1);
 	put_u64(fx, fp1 + 0x18, CODE_BASE + 0x600);
@@ -659,6 +697,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_link_register_into_straight_code_before_the_pc_is_left_over);
 	tcase_add_test(tc, test_record_of_a_function_that_makes_none_is_a_callers);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call);
+	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_is_anchored_on_the_frames_own_record);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee);
 	tcase_add_test(tc, test_pointer_authentication_bits_are_stripped);
 	tcase_add_test(tc, test_snapshot_pac_mask_is_used);
