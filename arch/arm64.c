@@ -342,6 +342,29 @@ static bool arm64_falls_through(const struct sw_walk *w, uint64_t from, uint64_t
 	return true;
 }
 
+/* The call_never_made hook: a BL to a PLT entry whose GOT slot still
+ * holds where the linker put it before binding, the PLT's head (binutils:
+ * PLT0 begins stp x16, x30, [sp, #-16]!, after a BTI where built with
+ * branch protection), in the entry's own module. */
+static bool arm64_call_never_made(const struct sw_walk *w, uint64_t ra)
+{
+	uint32_t insn;
+	uint64_t slot, v;
+	if (ra < 4 || !arm64_read_insn(w, ra - 4, &insn) || (insn & 0xfc000000u) != 0x94000000u)
+		return false;
+	uint64_t stub = ra - 4 + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+	if (a64_stub_at(w, stub, &slot) != A64_STUB_SLOT || !arm64_read_code(w, slot, 8, &v))
+		return false;
+	v = arm64_strip(w, v);
+	int32_t home = sw_module_at(w->snap, stub);
+	if (home < 0 || sw_module_at(w->snap, v) != home || v >= stub ||
+	    !arm64_read_insn(w, v, &insn))
+		return false;
+	if (a64_is_bti(insn) && !arm64_read_insn(w, v + 4, &insn))
+		return false;
+	return insn == 0xa9bf7bf0u; /* stp x16, x30, [sp, #-16]! */
+}
+
 /* The function starting at fn, when the module's symbols give its extent
  * (a sized FUNC symbol, not a PUBLIC record): [fn, *end). */
 static bool a64_function_extent(const struct sw_walk *w, uint64_t fn, uint64_t *end)
@@ -702,4 +725,5 @@ const struct sw_arch sw_arch_arm64 = {
 	.falls_through = arm64_falls_through,
 	.jumps_into_module = arm64_jumps_into_module,
 	.call_reaches = arm64_call_reaches,
+	.call_never_made = arm64_call_never_made,
 };

@@ -185,6 +185,12 @@ struct sw_arch {
 	 * say or do not. False when it cannot tell (the code cannot be read,
 	 * or to is not an instruction boundary from `from`). May be NULL. */
 	bool (*falls_through)(const struct sw_walk *w, uint64_t from, uint64_t to);
+	/* Does the call before ra go through a PLT entry whose GOT slot the
+	 * dynamic linker has not bound yet (it still points back into the
+	 * PLT)? Lazy binding binds a slot on its first call, so that call
+	 * never ran, and ra is no return address of a live frame. May be
+	 * NULL. */
+	bool (*call_never_made)(const struct sw_walk *w, uint64_t ra);
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or

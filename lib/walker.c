@@ -313,10 +313,13 @@ static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct 
 	 * the callee's pc (ra then returns into pc's function: a live link
 	 * register, or a word in a frame, left from its earlier call), unless
 	 * the call before ra may be recursion: a direct call back to a start
-	 * from which code runs straight to the call. */
-	if (arch->falls_through && arch->falls_through(w, addr, callee->pc))
+	 * whose function may hold the call (arch hook call_reaches; else code
+	 * running straight from the start to the call). The callee's own pc
+	 * again is judged below. */
+	if (arch->falls_through && addr != callee->pc && arch->falls_through(w, addr, callee->pc))
 		return !(arch->call_target && arch->call_target(w, addr, &target) && target <= call &&
-		         arch->falls_through(w, target, call));
+		         (arch->call_reaches ? arch->call_reaches(w, target, call)
+		                             : arch->falls_through(w, target, call)));
 	/* No symbols: the callee's own return address again, above a frame
 	 * whose place on the stack was found, not computed (a scanned slot; a
 	 * frame record, which i386 main's realigned stack keeps apart from
@@ -362,11 +365,57 @@ static bool call_may_enter_module(const struct sw_walk *w, uint64_t ra,
 	       (arch->jumps_into_module && arch->jumps_into_module(w, target, from));
 }
 
+/* Where the call before ra is direct, can its target lead to the
+ * callee's pc (arch hook call_reaches)? A frame record left in rbp by
+ * code that keeps none names a real return address of an older frame:
+ * its call went to a function that returns without passing through the
+ * callee (a stripped program's f3 called f4, which called f5: f5's rbp
+ * still holds f3's record). */
+static bool call_reaches_callee(const struct sw_walk *w, uint64_t ra,
+                                const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	uint64_t target;
+	uint64_t pc = sw_frame_code_pc(callee);
+	return !arch->call_reaches || !arch->call_target ||
+	       !arch->call_target(w, arch->strip_code_pointer(w, ra), &target) ||
+	       arch->call_reaches(w, target, pc);
+}
+
+/* The dynamic linker's module (ld-linux-*.so.*, ld.so.1, ld64.so.*,
+ * ld-musl-*.so.1), by the file name its path ends in. */
+static bool is_dynamic_linker(const struct sw_module *m)
+{
+	const char *path = m->code_file ? m->code_file : "";
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return strncmp(name, "ld-", 3) == 0 || strncmp(name, "ld.so", 5) == 0 ||
+	       strncmp(name, "ld64.so", 7) == 0;
+}
+
+/* A call through a PLT slot not yet bound never ran (arch hook
+ * call_never_made), unless it is running now: the dynamic linker,
+ * resolving it, is the callee (_dl_runtime_resolve, _dl_fixup). The
+ * stack keeps the return addresses of such calls' neighbours: a `bl
+ * abort@plt` ending _start is followed by the entry of __wrap_main, whose
+ * address __libc_start_main keeps. */
+static bool call_may_have_run(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+{
+	const struct sw_arch *arch = w->arch;
+	if (!arch->call_never_made || !arch->call_never_made(w, arch->strip_code_pointer(w, ra)))
+		return true;
+	int32_t m = sw_module_at(w->snap, callee->lookup_pc);
+	return m >= 0 && is_dynamic_linker(&w->snap->modules[m]);
+}
+
 /* Could the call before ra have led to the callee? Neither an earlier call
- * of the callee's own function (above) nor a call into another module. */
+ * of the callee's own function (above), nor a call into another module,
+ * nor one to a closed function that holds no callee's pc (a `bl abort`
+ * ending _start, before the entry of the next function, whose address a
+ * static program passes to __libc_start_main). */
 bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
 {
-	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee));
+	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee) &&
+	                   call_reaches_callee(w, ra, callee) && call_may_have_run(w, ra, callee));
 }
 
 /* A word equal to a function's first instruction is a function pointer
@@ -728,23 +777,6 @@ static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller
 	return !pc_in_module_data(w, pc);
 }
 
-/* Where the call before ra is direct, can its target lead to the
- * callee's pc (arch hook call_reaches)? A frame record left in rbp by
- * code that keeps none names a real return address of an older frame:
- * its call went to a function that returns without passing through the
- * callee (a stripped program's f3 called f4, which called f5: f5's rbp
- * still holds f3's record). */
-static bool call_reaches_callee(const struct sw_step *st, uint64_t ra)
-{
-	const struct sw_walk *w = st->walk;
-	const struct sw_arch *arch = w->arch;
-	const struct sw_frame *callee = st->callee;
-	uint64_t target;
-	uint64_t pc = sw_frame_code_pc(callee);
-	return !arch->call_reaches || !arch->call_target ||
-	       !arch->call_target(w, arch->strip_code_pointer(w, ra), &target) ||
-	       arch->call_reaches(w, target, pc);
-}
 
 /* For a caller the CFI of a frame with a guessed sp gave: where the call
  * before its return address is direct and symbols name both the function
@@ -793,7 +825,9 @@ static bool call_may_return_to(const struct sw_step *st, const struct sw_caller 
 	if (trust == SW_TRUST_PROLOGUE)
 		return true;
 	if (trust == SW_TRUST_FRAME_POINTER)
-		return call_may_enter_module(st->walk, ra, st->callee) && call_reaches_callee(st, ra);
+		return call_may_enter_module(st->walk, ra, st->callee) &&
+		       call_reaches_callee(st->walk, ra, st->callee) &&
+		       call_may_have_run(st->walk, ra, st->callee);
 	return sw_walk_call_may_reach(st->walk, ra, st->callee);
 }
 

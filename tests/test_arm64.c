@@ -686,6 +686,32 @@ START_TEST(test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere)
 }
 END_TEST
 
+/* A call through a PLT entry whose GOT slot still points at the PLT's
+ * head (binutils' PLT0: stp x16, x30, [sp, #-16]!) was never made: lazy
+ * binding binds the slot on the first call. A word after it is no return
+ * address (zoo aarch64 36, stripped: `bl abort@plt` ends _start, and the
+ * word after it, __wrap_main's entry, is what __libc_start_main keeps of
+ * main). Bound, the slot names the call's target as before. */
+START_TEST(test_scan_refuses_a_call_through_an_unbound_plt_slot)
+{
+	for (int bound = 0; bound < 2; bound++) {
+		struct fixture fx;
+		fixture_init_with_lib(&fx);
+		put_calls(&fx);
+		put_insn(&fx, CODE_BASE + 0x1e0, 0xa9bf7bf0u);      /* PLT0: stp x16, x30, [sp, #-16]! */
+		syn_put_code(&fx, CODE_BASE + 0xf00, bound ? LIB_BASE + 0x400 : CODE_BASE + 0x1e0, 8);
+		uint64_t sp = STACK_BASE + 0x100;
+		put_u64(&fx, sp, CODE_BASE + 0x10c);                /* after bl plt */
+		put_u64(&fx, sp + 8, CODE_BASE + 0x11c);            /* after blr x8 */
+		set_context(&fx, LIB_BASE + 0x420, sp, 0, 0);
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, NULL, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, bound ? CODE_BASE + 0x10c : CODE_BASE + 0x11c);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -708,6 +734,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_call_target_decodes_bl_and_follows_stubs);
 	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
 	tcase_add_test(tc, test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere);
+	tcase_add_test(tc, test_scan_refuses_a_call_through_an_unbound_plt_slot);
 	suite_add_tcase(s, tc);
 	return s;
 }
