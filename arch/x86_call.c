@@ -319,9 +319,11 @@ enum { X86_OWN_FRAME_MAX = 1 << 16 };
 /* Is ra this frame's own return address, as far as the code tells? With
  * the call's code at hand, only a direct call to a start at most
  * X86_OWN_FRAME_MAX below the frame's pc from which that pc is reachable
- * counts: a function's locals often hold stale return addresses of the
- * helpers it called before (and their callees'), and an indirect call
- * tells nothing. Without it, any call that may have led here. */
+ * counts, or one to a start above the pc whose code jumps down to a cold
+ * part holding it (GCC's f.cold lies before f): a function's locals often
+ * hold stale return addresses of the helpers it called before (and their
+ * callees'), and an indirect call tells nothing. Without the call's code,
+ * any call that may have led here. */
 static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
                                 const struct sw_frame *callee, bool is64)
 {
@@ -329,8 +331,11 @@ static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
 	uint64_t target, pc = sw_frame_code_pc(callee);
 	if (!sw_walk_read(w, ra - 1, &byte, 1))
 		return sw_walk_call_may_reach(w, ra, callee);
-	return sw_x86_call_target(w, ra, is64, &target) && target <= pc &&
-	       pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);
+	if (!sw_x86_call_target(w, ra, is64, &target))
+		return false;
+	if (target > pc)
+		return sw_x86_cold_part_holds(w, target, pc, is64);
+	return pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);
 }
 
 /* Is the word a signal handler's return address: a sigreturn trampoline

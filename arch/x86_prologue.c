@@ -634,6 +634,46 @@ static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_
 	return false;
 }
 
+/* How far below its function a cold part may lie (GCC's .text.unlikely
+ * parts of a translation unit sit just before its hot code). */
+enum { X86_COLD_REACH = 64 * 1024 };
+
+bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64)
+{
+	if (pc >= target || target - pc > X86_COLD_REACH)
+		return false;
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = target, reach = target;
+	while (at - target < DECODE_BYTES) {
+		uint8_t buf[X86_MAX_INSN];
+		size_t n = read_insn(&c, at, buf);
+		struct insn in;
+		if (n == 0)
+			return false;
+		decode(buf, n, is64, &in);
+		if (in.ev == EV_STOP || in.len == 0)
+			return false;
+		at += in.len;
+		if (!is64)
+			at &= 0xffffffffu;
+		if (in.branch) {
+			uint64_t to = at + (uint64_t)in.rel;
+			if (!is64)
+				to &= 0xffffffffu;
+			if (to < target && to <= pc && pc - to < X86_COLD_REACH)
+				return true;
+			if (to > reach)
+				reach = to;
+		}
+		/* Past the function's last return with nothing jumping beyond:
+		 * its code ends here. */
+		if ((in.ev == EV_RET || in.ev == EV_PATH_END || in.indirect) && at > reach)
+			return false;
+	}
+	return false;
+}
+
 bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64)
 {
 	struct sw_code c;

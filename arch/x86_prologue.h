@@ -19,6 +19,9 @@ bool sw_amd64_slot_fits_call(const struct sw_walk *w, const struct sw_frame *cal
  * it; true whenever its code does not say. The slot_fits_call hooks of
  * both x86 CPUs ask it. */
 bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64);
+/* Does the function at target jump below itself to a cold part (GCC's
+ * f.cold, placed before f) that holds pc, within reach? */
+bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64);
 
 /* The call_reaches hook of amd64. */
 bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc);

@@ -322,6 +322,39 @@ START_TEST(test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it)
 }
 END_TEST
 
+static void put_call_to(struct fixture *fx, uint64_t ra, uint64_t target);
+
+/* GCC moves a function's unlikely code to a cold part placed before it
+ * (f7.cold below f7). A live rbp in the cold part, below which lies the
+ * return address of a direct call to the function (its start above the
+ * pc, but its code jumps down to the part holding the pc): that is the
+ * frame's own return address, so the record is a caller's (zoo x86_64
+ * nofp 24, stripped: four frames skipped). */
+START_TEST(test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	uint64_t fn = CODE_BASE + 0x400, cold = CODE_BASE + 0x100;
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x180;
+	uint8_t *je = syn_code_at(&fx, fn, 7);                   /* je cold; ret */
+	int32_t rel = (int32_t)(cold - (fn + 6));
+	je[0] = 0x0f;
+	je[1] = 0x84;
+	memcpy(je + 2, &rel, 4);
+	je[6] = 0xc3;
+	set_context(&fx, cold + 0x20, sp, fp1);
+	put_call_to(&fx, CODE_BASE + 0x605, fn);                 /* the caller's call */
+	put_u64(&fx, sp + 0x20, CODE_BASE + 0x605);
+	put_call_before(&fx, CODE_BASE + 0x900);
+	put_u64(&fx, fp1, 0);
+	put_u64(&fx, fp1 + 8, CODE_BASE + 0x900);
+	static const struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk(&fx, NULL, &opt);
+	ck_assert_uint_eq(st->nframes, 1);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* A handler's return into a restorer whose code the snapshot lacks: the
  * rt_sigframe the kernel wrote proves the signal frame (uc_flags, the
  * user code and stack selectors, fpstate above the frame). */
@@ -1417,6 +1450,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_walk_frame_pointer_chain);
 	tcase_add_test(tc, test_frame_pointer_chain_not_followed_on_windows);
 	tcase_add_test(tc, test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it);
+	tcase_add_test(tc, test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
 	tcase_add_test(tc, test_scan_accepts_address_after_call);
 	tcase_add_test(tc, test_scan_rejects_address_without_call);
