@@ -1,0 +1,120 @@
+/* The pipeline's steps, in the order a walk takes them (pipeline.h): open,
+ * build the store, pick the CPU, walk, sign. */
+#include "pipeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arch/registry.h"
+
+enum sw_err_code sw_pipeline_open(const char *path, const struct sw_open_options *opts,
+                                  const struct sw_part *part, struct sw_snapshot *snap,
+                                  struct sw_err *err)
+{
+	return part ? sw_snapshot_open_part(path, opts, part, snap, err)
+	            : sw_snapshot_open_with(path, opts, snap, err);
+}
+
+/* Copies of the symbol paths in the result's arena: the store keeps them,
+ * and a caller (the API's) may free its own at once. False when out of
+ * memory. */
+static bool copy_paths(struct sw_arena *arena, const struct sw_pipeline_symbols *sym,
+                       const char **out[])
+{
+	*out = NULL;
+	if (sym->npaths == 0)
+		return true;
+	const char **paths = sw_arena_array(arena, sym->npaths, sizeof *paths);
+	if (!paths)
+		return false;
+	for (size_t i = 0; i < sym->npaths; i++)
+		if (!(paths[i] = sw_arena_strdup(arena, sym->paths[i])))
+			return false;
+	*out = paths;
+	return true;
+}
+
+/* The store of snap's modules over sym, into res->store (its complaint in
+ * res->store_err). */
+static enum sw_err_code make_store(const struct sw_snapshot *snap,
+                                   const struct sw_pipeline_symbols *sym, bool concurrent,
+                                   struct sw_pipeline_result *res, struct sw_err *err)
+{
+	const char **paths;
+	if (!copy_paths(&res->arena, sym, &paths))
+		return sw_err_set(err, SW_ERR_NOMEM, "out of memory");
+	res->store = sw_sym_store_create(paths, sym->npaths, snap, &res->store_err);
+	if (!res->store) {
+		enum sw_err_code code = res->store_err.code ? res->store_err.code : SW_ERR_NOMEM;
+		return sw_err_set(err, code, "%s", res->store_err.code ? res->store_err.msg
+		                                                       : "out of memory");
+	}
+	if (sym->local_modules >= 0)
+		sw_sym_store_set_local_modules(res->store, sym->local_modules);
+	if (sym->debug_dirs_given &&
+	    !sw_sym_store_set_debug_dirs(res->store, sym->debug_dirs, sym->ndebug_dirs))
+		return sw_err_set(err, SW_ERR_NOMEM, "out of memory");
+	sw_sym_store_set_symbol_server(res->store, sym->servers);
+	sw_sym_store_set_cache(res->store, sym->cache);
+	/* Several walker threads load symbols at once. */
+	if (concurrent)
+		sw_sym_store_set_concurrent(res->store);
+	return SW_OK;
+}
+
+/* The signature of the crashing (else requesting) thread, if any. */
+static void sign(const struct sw_snapshot *snap, const struct sw_sig_rules *rules,
+                 struct sw_pipeline_result *res)
+{
+	const struct sw_walk_result *w = &res->walk;
+	if (!rules || w->crashing < 0 || (uint32_t)w->crashing >= w->nstacks)
+		return;
+	res->signed_stack = &w->stacks[w->crashing];
+	sw_signature_make(rules, snap, res->signed_stack, &res->sig);
+}
+
+enum sw_err_code sw_pipeline_walk(const struct sw_snapshot *snap,
+                                  const struct sw_pipeline_options *opt,
+                                  struct sw_pipeline_result *res, struct sw_err *err)
+{
+	memset(res, 0, sizeof *res);
+	sw_arena_init(&res->arena);
+	res->arch = sw_arch_for_cpu(snap->sys.cpu);
+	struct sw_walk_options wo = opt->walk;
+	wo.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
+	enum sw_err_code rc = make_store(snap, &opt->symbols, wo.threads > 1, res, err);
+	if (rc != SW_OK)
+		return rc;
+	if (!sw_walk_snapshot(snap, res->arch, sw_sym_store_source(res->store), &wo, &res->arena,
+	                      &res->walk))
+		return sw_err_set(err, SW_ERR_NOMEM, "%s: out of memory while walking", opt->name);
+	sign(snap, opt->rules, res);
+	return SW_OK;
+}
+
+void sw_pipeline_result_free(struct sw_pipeline_result *res)
+{
+	sw_arena_free(&res->arena);
+	sw_sym_store_free(res->store);
+	res->store = NULL;
+}
+
+struct sw_symbol_server *sw_pipeline_servers_create(const struct sw_symbol_server_options *so,
+                                                    const struct sw_sym_cache *cache,
+                                                    struct sw_err *err)
+{
+	struct sw_symbol_server_options o = *so;
+	o.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL;
+	return sw_symbol_server_create(&o, err);
+}
+
+bool sw_pipeline_symbol_path_missing(const char *path, char *msg, size_t size)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return false;
+	snprintf(msg, size, "%s: symbol path ignored: %s", path, strerror(errno));
+	return true;
+}
