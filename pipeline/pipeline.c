@@ -54,8 +54,11 @@ static enum sw_err_code make_store(const struct sw_snapshot *snap,
 	if (sym->local_modules >= 0)
 		sw_sym_store_set_local_modules(res->store, sym->local_modules);
 	if (sym->debug_dirs_given &&
-	    !sw_sym_store_set_debug_dirs(res->store, sym->debug_dirs, sym->ndebug_dirs))
+	    !sw_sym_store_set_debug_dirs(res->store, sym->debug_dirs, sym->ndebug_dirs)) {
+		sw_sym_store_free(res->store);
+		res->store = NULL;
 		return sw_err_set(err, SW_ERR_NOMEM, "out of memory");
+	}
 	sw_sym_store_set_symbol_server(res->store, sym->servers);
 	sw_sym_store_set_cache(res->store, sym->cache);
 	/* Several walker threads load symbols at once. */
