@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "arch/registry.h"
+#include "formats/offline.h"
 
 enum sw_err_code sw_pipeline_open(const char *path, const struct sw_open_options *opts,
                                   const struct sw_part *part, struct sw_snapshot *snap,
@@ -15,6 +16,11 @@ enum sw_err_code sw_pipeline_open(const char *path, const struct sw_open_options
 {
 	return part ? sw_snapshot_open_part(path, opts, part, snap, err)
 	            : sw_snapshot_open_with(path, opts, snap, err);
+}
+
+bool sw_pipeline_is_snapshot_folder(const char *dir)
+{
+	return sw_offline_is_folder(dir);
 }
 
 /* Copies of the symbol paths in the result's arena: the store keeps them,

@@ -25,6 +25,10 @@ enum sw_err_code sw_pipeline_open(const char *path, const struct sw_open_options
                                   const struct sw_part *part, struct sw_snapshot *snap,
                                   struct sw_err *err);
 
+/* Is dir itself one snapshot (an offline capture folder: regs.txt and
+ * maps.txt or a stack copy), rather than a folder of snapshots? */
+bool sw_pipeline_is_snapshot_folder(const char *dir);
+
 /* Where a walk finds its symbols. The cache and servers are borrowed (and
  * thread-safe: walks on several threads may share them). */
 struct sw_pipeline_symbols {
