@@ -7,9 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/input.h"
 #include "lib/output.h"
 #include "lib/walker.h"
+
+struct sw_input; /* formats/input.h: standard input, read once */
 
 struct cli_options {
 	enum sw_output_format format;
