@@ -111,9 +111,9 @@ static bool report_missing_symbols(const struct cli_options *o, FILE *msgs,
 static void warn_missing_symbol_paths(const struct cli_options *o, FILE *msgs)
 {
 	for (size_t i = 0; i < o->nsymbol_paths; i++) {
-		char msg[4096 + 256];
-		if (sw_pipeline_symbol_path_missing(o->symbol_paths[i], msg, sizeof msg))
-			fprintf(msgs, "stackwalk: %s\n", msg);
+		const char *why = sw_pipeline_symbol_path_missing(o->symbol_paths[i]);
+		if (why)
+			fprintf(msgs, "stackwalk: %s: symbol path ignored: %s\n", o->symbol_paths[i], why);
 	}
 }
 

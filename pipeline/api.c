@@ -550,12 +550,14 @@ static bool collect_warnings(struct stackwalk_result *res, const struct stackwal
 	if (!res->warnings)
 		return false;
 	for (size_t i = 0; i < opt->paths.n; i++) {
-		char msg[4096 + 256];
-		if (!sw_pipeline_symbol_path_missing(opt->paths.v[i], msg, sizeof msg))
+		const char *why = sw_pipeline_symbol_path_missing(opt->paths.v[i]);
+		if (!why)
 			continue;
-		if (!(res->warnings[res->nwarnings] = sw_arena_strdup(&pl->arena, msg)))
+		const char *w = sw_arena_printf(&pl->arena, "%s: symbol path ignored: %s",
+		                                opt->paths.v[i], why);
+		if (!w)
 			return false;
-		res->nwarnings++;
+		res->warnings[res->nwarnings++] = w;
 	}
 	if (pl->store_err.code != SW_OK) {
 		if (!(res->warnings[res->nwarnings] = sw_arena_strdup(&pl->arena, pl->store_err.msg)))

@@ -3,7 +3,6 @@
 #include "pipeline.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -119,11 +118,8 @@ struct sw_symbol_server *sw_pipeline_servers_create(const struct sw_symbol_serve
 	return sw_symbol_server_create(&o, err);
 }
 
-bool sw_pipeline_symbol_path_missing(const char *path, char *msg, size_t size)
+const char *sw_pipeline_symbol_path_missing(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) == 0)
-		return false;
-	snprintf(msg, size, "%s: symbol path ignored: %s", path, strerror(errno));
-	return true;
+	return stat(path, &st) == 0 ? NULL : strerror(errno);
 }

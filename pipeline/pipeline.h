@@ -86,8 +86,9 @@ struct sw_symbol_server *sw_pipeline_servers_create(const struct sw_symbol_serve
                                                     struct sw_err *err);
 
 /* A symbol path that is not there is no error (the walk goes on without
- * it) but most likely a typo: true when path is missing, msg then holds
- * the warning, "PATH: symbol path ignored: REASON". */
-bool sw_pipeline_symbol_path_missing(const char *path, char *msg, size_t size);
+ * it) but most likely a typo, which both callers warn of as "PATH: symbol
+ * path ignored: REASON": the reason (strerror's), or NULL when path is
+ * there. */
+const char *sw_pipeline_symbol_path_missing(const char *path);
 
 #endif
