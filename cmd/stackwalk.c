@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,9 +26,7 @@
 #include "convert.h"
 #include "output_sink.h"
 #include "said_once.h"
-#include "lib/path.h"
 #include "pipeline/pipeline.h"
-#include "symbols/cache_prune.h"
 
 static int status_for(enum sw_err_code code)
 {
@@ -486,26 +483,13 @@ static int run_input(const struct cli_options *o, struct run *r)
 	return status;
 }
 
-/* --symbols-cache-max: after a run that added files to the cache (an
- * index, an inflated ELF section, a download), the least recently used
- * go until it fits (symbols/cache_prune.h). A run that added nothing
- * leaves it alone: pruning lists every folder of the cache, which a warm
- * walk of a few milliseconds must not pay. started: when the run began. */
+/* --symbols-cache-max: the cache kept to its size after a run that added
+ * to it (sw_pipeline_prune_cache). started: when the run began. */
 static void prune_cache(const struct cli_options *o, const struct run *r, time_t started)
 {
-	if (!r->cache || o->cache_max == 0)
-		return;
-	const char *dir = sw_sym_cache_dir(r->cache);
-	char sections[4096];
-	struct stat st;
-	/* Sections are written into one folder, whose mtime a new file
-	 * changes. */
-	bool added = sw_sym_cache_added(r->cache) || sw_symbol_server_kept(r->servers) > 0 ||
-	             (sw_path_printf(sections, sizeof sections, "%s/elf-sections", dir) &&
-	              stat(sections, &st) == 0 && st.st_mtime >= started);
-	struct sw_cache_prune_result res;
-	if (added && !sw_cache_prune(dir, o->cache_max, time(NULL), SW_CACHE_KEEP_RECENT_S, &res))
-		fprintf(stderr, "stackwalk: %s: out of memory while pruning the symbol cache\n", dir);
+	if (!sw_pipeline_prune_cache(r->cache, r->servers, o->cache_max, started))
+		fprintf(stderr, "stackwalk: %s: out of memory while pruning the symbol cache\n",
+		        sw_sym_cache_dir(r->cache));
 }
 
 /* The soft limit of open files raised to the hard one (at most 65,536): a

@@ -2,9 +2,7 @@
  * build the store, pick the CPU, walk, sign. */
 #include "pipeline.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "arch/registry.h"
 #include "formats/offline.h"
@@ -107,19 +105,4 @@ void sw_pipeline_result_free(struct sw_pipeline_result *res)
 	sw_arena_free(&res->arena);
 	sw_sym_store_free(res->store);
 	res->store = NULL;
-}
-
-struct sw_symbol_server *sw_pipeline_servers_create(const struct sw_symbol_server_options *so,
-                                                    const struct sw_sym_cache *cache,
-                                                    struct sw_err *err)
-{
-	struct sw_symbol_server_options o = *so;
-	o.cache_dir = cache ? sw_sym_cache_dir(cache) : NULL;
-	return sw_symbol_server_create(&o, err);
-}
-
-const char *sw_pipeline_symbol_path_missing(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? NULL : strerror(errno);
 }

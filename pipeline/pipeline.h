@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "formats/open.h"
 #include "lib/arena.h"
@@ -84,6 +86,15 @@ void sw_pipeline_result_free(struct sw_pipeline_result *res);
 struct sw_symbol_server *sw_pipeline_servers_create(const struct sw_symbol_server_options *so,
                                                     const struct sw_sym_cache *cache,
                                                     struct sw_err *err);
+
+/* After a run that added files to the cache (an index, an inflated ELF
+ * section, a download; started: when the run began), the least recently
+ * used go until it holds at most max_bytes (symbols/cache_prune.h; 0: no
+ * limit). A run that added nothing leaves it alone: pruning lists every
+ * folder of the cache, which a warm walk of a few milliseconds must not
+ * pay. False when out of memory while pruning. */
+bool sw_pipeline_prune_cache(struct sw_sym_cache *cache, struct sw_symbol_server *servers,
+                             uint64_t max_bytes, time_t started);
 
 /* A symbol path that is not there is no error (the walk goes on without
  * it) but most likely a typo, which both callers warn of as "PATH: symbol
