@@ -10,9 +10,10 @@ of those folders:
 
 - an #include "..." names a file of the same folder, or of a lower layer
   (arch/ and symbols/ are one level, and know nothing of each other);
-- a function declared in a header is defined in the header's folder or
-  in a lower layer: a declaration in lib/ whose definition is in arch/
-  would let lib/ call up without including anything from above.
+- a function declared in a header (or a prototype in a .c file) is
+  defined in the declaration's folder or in a lower layer: a declaration
+  in lib/ whose definition is in arch/ would let lib/ call up without
+  including anything from above.
 
 Usage: layers.py --root SOURCE_DIR [-v]
 Prints one line per wrong arrow, then a summary; exit 1 if there was one.
@@ -199,7 +200,8 @@ def main():
                 continue
             if is_def and rel.endswith(".c"):
                 defined.setdefault(name, []).append(rel)
-            elif not is_def and rel.endswith(".h"):
+            elif not is_def:
+                # A prototype in a .c file is an arrow as a header's is.
                 declared.setdefault(name, rel)
 
     calls = 0
