@@ -20,35 +20,13 @@ bool sw_pipeline_is_snapshot_folder(const char *dir)
 	return sw_offline_is_folder(dir);
 }
 
-/* Copies of the symbol paths in the result's arena: the store keeps them,
- * and a caller (the API's) may free its own at once. False when out of
- * memory. */
-static bool copy_paths(struct sw_arena *arena, const struct sw_pipeline_symbols *sym,
-                       const char **out[])
-{
-	*out = NULL;
-	if (sym->npaths == 0)
-		return true;
-	const char **paths = sw_arena_array(arena, sym->npaths, sizeof *paths);
-	if (!paths)
-		return false;
-	for (size_t i = 0; i < sym->npaths; i++)
-		if (!(paths[i] = sw_arena_strdup(arena, sym->paths[i])))
-			return false;
-	*out = paths;
-	return true;
-}
-
 /* The store of snap's modules over sym, into res->store (its complaint in
  * res->store_err). */
 static enum sw_err_code make_store(const struct sw_snapshot *snap,
                                    const struct sw_pipeline_symbols *sym, bool concurrent,
                                    struct sw_pipeline_result *res, struct sw_err *err)
 {
-	const char **paths;
-	if (!copy_paths(&res->arena, sym, &paths))
-		return sw_err_set(err, SW_ERR_NOMEM, "out of memory");
-	res->store = sw_sym_store_create(paths, sym->npaths, snap, &res->store_err);
+	res->store = sw_sym_store_create(sym->paths, sym->npaths, snap, &res->store_err);
 	if (!res->store) {
 		enum sw_err_code code = res->store_err.code ? res->store_err.code : SW_ERR_NOMEM;
 		return sw_err_set(err, code, "%s", res->store_err.code ? res->store_err.msg

@@ -34,7 +34,7 @@ bool sw_pipeline_is_snapshot_folder(const char *dir);
 /* Where a walk finds its symbols. The cache and servers are borrowed (and
  * thread-safe: walks on several threads may share them). */
 struct sw_pipeline_symbols {
-	const char *const *paths;          /* symbol paths, in order; copied */
+	const char *const *paths;          /* symbol paths, in order (the store copies them) */
 	size_t npaths;
 	int local_modules;                 /* 1, 0; -1: the store's default */
 	/* The debug directories; not given: the store's default. */
