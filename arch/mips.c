@@ -910,7 +910,8 @@ static enum sw_unwind_status mips_caller_of_signal_frame(const struct sw_step *s
 	.caller_by_prologue = mips_caller_by_prologue, \
 	.caller_by_scan = mips_caller_by_scan, \
 	.call_precedes = mips_call_precedes, \
-	.call_target = mips_call_target,
+	.call_target = mips_call_target, \
+	.text_registers_wide = true,
 
 const struct sw_arch sw_arch_mips = {
 	.name = "mips",

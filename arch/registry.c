@@ -1,7 +1,5 @@
 #include "registry.h"
 
-#include <string.h>
-
 const struct sw_arch *sw_arch_for_cpu(enum sw_cpu cpu)
 {
 	static const struct sw_arch *const table[] = {
@@ -19,28 +17,4 @@ const struct sw_arch *sw_arch_for_cpu(enum sw_cpu cpu)
 	if ((unsigned)cpu >= sizeof table / sizeof table[0])
 		return NULL;
 	return table[cpu];
-}
-
-int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len)
-{
-	if (len > 0 && name[0] == '$') {
-		name++;
-		len--;
-	}
-	for (unsigned i = 0; i < a->nregs; i++) {
-		const char *r = a->reg_names[i];
-		if (r && strlen(r) == len && memcmp(r, name, len) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
-int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n)
-{
-	if (a->dwarf_regs && n < a->ndwarf_regs)
-		return a->dwarf_regs[n];
-	for (unsigned i = 0; i < a->ndwarf_extra; i++)
-		if (a->dwarf_extra[i].dwarf == n)
-			return a->dwarf_extra[i].reg;
-	return -1;
 }

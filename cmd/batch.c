@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/offline.h"
 #include "lib/strlist.h"
+#include "pipeline/pipeline.h"
 
 int sw_worse_status(int a, int b)
 {
@@ -250,7 +250,7 @@ static int compare_names(const void *a, const void *b)
  * files). A folder that is itself a capture is one snapshot. */
 static bool add_folder(struct batch_run *br, const char *dir)
 {
-	if (sw_offline_is_folder(dir))
+	if (sw_pipeline_is_snapshot_folder(dir))
 		return add_input(br, dir, strlen(dir), WALK, 0, false);
 	DIR *d = opendir(dir);
 	if (!d)
@@ -276,7 +276,7 @@ static bool add_folder(struct batch_run *br, const char *dir)
 		/* A name that vanished since it was listed is no snapshot of
 		 * the folder's any more. */
 		if (stat(path, &st) == 0 && (S_ISREG(st.st_mode) ||
-		                             (S_ISDIR(st.st_mode) && sw_offline_is_folder(path))))
+		                             (S_ISDIR(st.st_mode) && sw_pipeline_is_snapshot_folder(path))))
 			ok = add_input(br, path, strlen(path), WALK, 0, true);
 		free(path);
 	}

@@ -1,5 +1,5 @@
 /* stackwalk convert [--all-threads] IN OUT.snap [SYMBOL_PATH...]: reads IN
- * with the reader its content calls for (formats/open.c) and writes what a
+ * with the reader its content calls for (sw_pipeline_open) and writes what a
  * walk of it needs as a .snap (formats/snap_convert.c). Exit statuses are
  * the walk's (docs/cli.md):
  *   0  converted
@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "formats/open.h"
 #include "formats/snap_convert.h"
+#include "pipeline/pipeline.h"
 
 static void convert_usage(FILE *f)
 {
@@ -104,7 +104,7 @@ int sw_convert_main(int argc, char **argv)
 		open_opts.input = &stdin_input;
 	}
 	struct sw_snapshot snap;
-	enum sw_err_code rc = sw_snapshot_open_with(in, &open_opts, &snap, &err);
+	enum sw_err_code rc = sw_pipeline_open(in, &open_opts, NULL, &snap, &err);
 	sw_input_close(&stdin_input); /* the snapshot maps what it needs */
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		fprintf(stderr, "stackwalk: %s\n", err.msg);

@@ -191,12 +191,16 @@ struct sw_arch {
 	 * never ran, and ra is no return address of a live frame. May be
 	 * NULL. */
 	bool (*call_never_made)(const struct sw_walk *w, uint64_t ra);
+	/* The text output prints every register 64 bits wide, whatever the
+	 * word size: Breakpad's MIPS context is 64-bit on 32-bit MIPS too,
+	 * and its minidump_stackwalk prints it so. */
+	bool text_registers_wide;
 };
 
 /* Register number for a name ("$rip", "rip", ".cfa" is not a register), or
- * -1. Accepts an optional leading '$'. */
+ * -1. Accepts an optional leading '$'. (lib/arch_regs.c) */
 int sw_arch_reg_index(const struct sw_arch *a, const char *name, size_t len);
-/* Our register number for DWARF register n, or -1. */
+/* Our register number for DWARF register n, or -1. (lib/arch_regs.c) */
 int sw_arch_dwarf_reg(const struct sw_arch *a, unsigned n);
 /* A caller's call site, the context frame's (or a restored context's) pc:
  * what Breakpad prints on every CPU but x86 and amd64. */

@@ -71,10 +71,11 @@ static int print_register(struct sw_out_buf *t, const char *name, uint64_t v, bo
 	return col + len;
 }
 
-/* Breakpad prints MIPS registers 64 bits wide even for 32-bit MIPS. */
+/* 64-bit CPUs, and those whose table asks for it (Breakpad prints MIPS
+ * registers 64 bits wide even for 32-bit MIPS). */
 static bool registers_are_wide(const struct sw_arch *arch)
 {
-	return arch->word_size == 8 || arch->cpu == SW_CPU_MIPS;
+	return arch->word_size == 8 || arch->text_registers_wide;
 }
 
 /* The part of print_register's text before the digits, " %5s = 0x", for

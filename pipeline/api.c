@@ -1,7 +1,7 @@
 /* libstackwalk's public API (include/stackwalk.h): thin handles around the
- * snapshot readers, the symbol store, the walker and the outputs, wired as
- * cmd/stackwalk.c wires them. Nothing here walks or reads: it owns
- * memory, maps codes and hands out views of the walk. */
+ * pipeline (pipeline.h: open, walk, sign, the one wiring cmd/stackwalk.c
+ * uses too) and the outputs. Nothing here walks or reads: it owns memory,
+ * maps codes and hands out views of the walk. */
 #include "include/stackwalk.h"
 
 #include <errno.h>
@@ -10,18 +10,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "arch/registry.h"
-#include "formats/open.h"
 #include "lib/crash_reason.h"
 #include "lib/output.h"
-#include "lib/signature.h"
 #include "lib/strlist.h"
-#include "lib/walker.h"
-#include "symbols/store.h"
-#include "symbols/sym_index.h"
-#include "symbols/symbol_server.h"
+#include "pipeline.h"
 
 struct stackwalk_snapshot {
 	struct sw_snapshot snap;
@@ -89,12 +82,11 @@ struct stackwalk_module {
 
 struct stackwalk_result {
 	const struct stackwalk_snapshot *snap;
-	const struct sw_arch *arch;       /* the snapshot's CPU, NULL: unknown */
-	struct sw_sym_store *store;       /* frames' names may point into its files */
+	/* The walk, its CPU table (NULL: unknown), its store (frames' names
+	 * may point into its files) and the arena the views below are in. */
+	struct sw_pipeline_result pl;
 	struct shared *cache, *servers;   /* the store's, held until it is freed */
-	struct sw_arena arena;
-	struct sw_walk_result walk;
-	struct stackwalk_thread *threads; /* one per walk.stacks */
+	struct stackwalk_thread *threads; /* one per pl.walk.stacks */
 	const char **warnings;
 	size_t nwarnings;
 	const char *signature;            /* of the crashing thread; NULL: none */
@@ -187,8 +179,7 @@ static enum stackwalk_status open_snapshot(const char *path, const stackwalk_opt
 	};
 	h->max_decompressed = oo.max_decompressed;
 	struct sw_err err = { 0 };
-	enum sw_err_code rc = part ? sw_snapshot_open_part(h->path, &oo, part, &h->snap, &err)
-	                           : sw_snapshot_open_with(h->path, &oo, &h->snap, &err);
+	enum sw_err_code rc = sw_pipeline_open(h->path, &oo, part, &h->snap, &err);
 	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
 		enum stackwalk_status st = fail(status_of(rc), "%s", err.msg);
 		stackwalk_snapshot_close(h);
@@ -394,10 +385,10 @@ static enum stackwalk_status make_servers(const char *who, const struct server_s
 		.nheaders = ss->urls.n ? ss->headers.n : 0,
 		.debuginfod = ss->debuginfod,
 		.timeout_s = ss->timeout_s,
-		.cache_dir = cache ? sw_sym_cache_dir(cache->obj) : NULL,
 	};
 	struct sw_err err = { 0 };
-	struct sw_symbol_server *srv = sw_symbol_server_create(&so, &err);
+	struct sw_symbol_server *srv =
+		sw_pipeline_servers_create(&so, cache ? cache->obj : NULL, &err);
 	if (!srv)
 		return fail(status_of(err.code ? err.code : SW_ERR_NOMEM), "%s: %s", who,
 		            err.code ? err.msg : "out of memory");
@@ -550,31 +541,31 @@ enum stackwalk_status stackwalk_options_set_threads(stackwalk_options *opt, uint
 
 /* The warnings of a walk, in the CLI's order: symbol paths that do not
  * exist, the store's own complaint, then the files it refused. */
-static bool collect_warnings(struct stackwalk_result *res, const struct stackwalk_options *opt,
-                             const struct sw_err *store_err)
+static bool collect_warnings(struct stackwalk_result *res, const struct stackwalk_options *opt)
 {
-	uint32_t nstore = sw_sym_store_nwarnings(res->store);
+	struct sw_pipeline_result *pl = &res->pl;
+	uint32_t nstore = sw_sym_store_nwarnings(pl->store);
 	size_t cap = opt->paths.n + 1 + nstore;
-	res->warnings = sw_arena_array(&res->arena, cap, sizeof *res->warnings);
+	res->warnings = sw_arena_array(&pl->arena, cap, sizeof *res->warnings);
 	if (!res->warnings)
 		return false;
 	for (size_t i = 0; i < opt->paths.n; i++) {
-		struct stat st;
-		if (stat(opt->paths.v[i], &st) == 0)
+		const char *why = sw_pipeline_symbol_path_missing(opt->paths.v[i]);
+		if (!why)
 			continue;
-		const char *w = sw_arena_printf(&res->arena, "%s: symbol path ignored: %s",
-		                                opt->paths.v[i], strerror(errno));
+		const char *w = sw_arena_printf(&pl->arena, "%s: symbol path ignored: %s",
+		                                opt->paths.v[i], why);
 		if (!w)
 			return false;
 		res->warnings[res->nwarnings++] = w;
 	}
-	if (store_err->code != SW_OK) {
-		if (!(res->warnings[res->nwarnings] = sw_arena_strdup(&res->arena, store_err->msg)))
+	if (pl->store_err.code != SW_OK) {
+		if (!(res->warnings[res->nwarnings] = sw_arena_strdup(&pl->arena, pl->store_err.msg)))
 			return false;
 		res->nwarnings++;
 	}
 	for (uint32_t i = 0; i < nstore; i++)
-		res->warnings[res->nwarnings++] = sw_sym_store_warning(res->store, i);
+		res->warnings[res->nwarnings++] = sw_sym_store_warning(pl->store, i);
 	return true;
 }
 
@@ -591,7 +582,7 @@ static bool make_crash_reasons(struct stackwalk_result *res)
 	for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
 		char reason[256]; /* as the outputs' own buffers */
 		sw_crash_reason(s, styles[i], reason, sizeof reason);
-		if (!(res->crash_reason[i] = sw_arena_strdup(&res->arena, reason)))
+		if (!(res->crash_reason[i] = sw_arena_strdup(&res->pl.arena, reason)))
 			return false;
 	}
 	return true;
@@ -602,16 +593,16 @@ static bool make_views(struct stackwalk_result *res)
 {
 	const struct sw_snapshot *s = &res->snap->snap;
 	if (s->nmodules) {
-		res->modules = sw_arena_array(&res->arena, s->nmodules, sizeof *res->modules);
+		res->modules = sw_arena_array(&res->pl.arena, s->nmodules, sizeof *res->modules);
 		if (!res->modules)
 			return false;
 		for (uint32_t i = 0; i < s->nmodules; i++)
 			res->modules[i] = (struct stackwalk_module){ &s->modules[i], res, (int32_t)i };
 	}
-	const struct sw_walk_result *w = &res->walk;
+	const struct sw_walk_result *w = &res->pl.walk;
 	if (w->nstacks == 0)
 		return true;
-	res->threads = sw_arena_array(&res->arena, w->nstacks, sizeof *res->threads);
+	res->threads = sw_arena_array(&res->pl.arena, w->nstacks, sizeof *res->threads);
 	if (!res->threads)
 		return false;
 	for (uint32_t i = 0; i < w->nstacks; i++) {
@@ -621,26 +612,13 @@ static bool make_views(struct stackwalk_result *res)
 		t->thread = &res->snap->snap.threads[t->stack->thread];
 		if (t->stack->nframes == 0)
 			continue;
-		t->frames = sw_arena_array(&res->arena, t->stack->nframes, sizeof *t->frames);
+		t->frames = sw_arena_array(&res->pl.arena, t->stack->nframes, sizeof *t->frames);
 		if (!t->frames)
 			return false;
 		for (uint32_t j = 0; j < t->stack->nframes; j++)
 			t->frames[j] = (struct stackwalk_frame){ &t->stack->frames[j], t };
 	}
 	return true;
-}
-
-/* The crash signature of the crashing thread's stack, if any, by opt's
- * rules (as the CLI's JSON "signature"). False when out of memory. */
-static bool make_signature(struct stackwalk_result *res, const struct stackwalk_options *opt)
-{
-	const struct sw_walk_result *w = &res->walk;
-	if (w->crashing < 0 || (uint32_t)w->crashing >= w->nstacks)
-		return true;
-	struct sw_signature sig;
-	sw_signature_make(&opt->rules, &res->snap->snap, &w->stacks[w->crashing], &sig);
-	res->signature = sw_arena_strdup(&res->arena, sig.text);
-	return res->signature != NULL;
 }
 
 static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
@@ -673,52 +651,36 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 	struct stackwalk_result *res = calloc(1, sizeof *res);
 	if (!res)
 		return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
-	sw_arena_init(&res->arena);
 	res->snap = snap;
-	res->arch = sw_arch_for_cpu(snap->snap.sys.cpu);
-
-	/* The store keeps the paths: copies in the result, whose options the
-	 * caller may free at once. */
-	const char **paths = NULL;
-	if (opt->paths.n) {
-		paths = sw_arena_array(&res->arena, opt->paths.n, sizeof *paths);
-		for (size_t i = 0; paths && i < opt->paths.n; i++)
-			if (!(paths[i] = sw_arena_strdup(&res->arena, opt->paths.v[i])))
-				paths = NULL;
-		if (!paths) {
-			stackwalk_result_free(res);
-			return fail(STACKWALK_ENOMEM, "%s: out of memory", snap->path);
-		}
-	}
-	struct sw_err store_err = { 0 };
-	res->store = sw_sym_store_create(paths, opt->paths.n, &snap->snap, &store_err);
-	if (!res->store) {
-		enum stackwalk_status st = fail(status_of(store_err.code ? store_err.code : SW_ERR_NOMEM),
-		                                "%s", store_err.code ? store_err.msg : "out of memory");
-		stackwalk_result_free(res);
-		return st;
-	}
-	if (opt->local_modules >= 0)
-		sw_sym_store_set_local_modules(res->store, opt->local_modules);
 	res->cache = shared_ref(opt->cache);
 	res->servers = shared_ref(opt->servers);
-	sw_sym_store_set_cache(res->store, res->cache ? res->cache->obj : NULL);
-	sw_sym_store_set_symbol_server(res->store, res->servers ? res->servers->obj : NULL);
-
-	struct sw_walk_options wo = opt->walk;
-	wo.arch_for_cpu = sw_arch_for_cpu; /* a thread whose context names another CPU */
-	wo.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
-	if (wo.threads > 1)
-		sw_sym_store_set_concurrent(res->store);
-	if (!sw_walk_snapshot(&snap->snap, res->arch, sw_sym_store_source(res->store), &wo,
-	                      &res->arena, &res->walk) ||
-	    !collect_warnings(res, opt, &store_err) || !make_views(res) ||
-	    !make_signature(res, opt) || !make_crash_reasons(res)) {
+	struct sw_pipeline_options po = {
+		.name = snap->path,
+		.symbols = {
+			.paths = (const char *const *)opt->paths.v,
+			.npaths = opt->paths.n,
+			.local_modules = opt->local_modules,
+			.cache = res->cache ? res->cache->obj : NULL,
+			.servers = res->servers ? res->servers->obj : NULL,
+		},
+		.walk = opt->walk,
+		.rules = &opt->rules,
+	};
+	po.walk.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
+	struct sw_err err = { 0 };
+	enum sw_err_code rc = sw_pipeline_walk(&snap->snap, &po, &res->pl, &err);
+	if (rc == SW_OK && (!collect_warnings(res, opt) || !make_views(res) ||
+	                    !make_crash_reasons(res)))
+		rc = sw_err_set(&err, SW_ERR_NOMEM, "%s: out of memory while walking", snap->path);
+	if (rc != SW_OK) {
 		stackwalk_result_free(res);
-		return fail(STACKWALK_ENOMEM, "%s: out of memory while walking", snap->path);
+		return fail(status_of(rc), "%s", err.msg);
 	}
+	/* The crash signature of the crashing thread's stack, if any (as the
+	 * CLI's JSON "signature"). */
+	res->signature = res->pl.signed_stack ? res->pl.sig.text : NULL;
 	*out = res;
-	if (!res->arch && snap->snap.nthreads)
+	if (!res->pl.arch && snap->snap.nthreads)
 		return fail(STACKWALK_DAMAGED, "%s: CPU '%s' is not supported; threads are not walked",
 		            snap->path, stackwalk_snapshot_cpu(snap));
 	return STACKWALK_OK;
@@ -728,8 +690,7 @@ void stackwalk_result_free(stackwalk_result *res)
 {
 	if (!res)
 		return;
-	sw_arena_free(&res->arena);
-	sw_sym_store_free(res->store);
+	sw_pipeline_result_free(&res->pl);
 	shared_unref(res->cache);
 	shared_unref(res->servers);
 	free(res);
@@ -754,19 +715,19 @@ const char *stackwalk_result_signature(const stackwalk_result *res)
 
 size_t stackwalk_result_thread_count(const stackwalk_result *res)
 {
-	return res ? res->walk.nstacks : 0;
+	return res ? res->pl.walk.nstacks : 0;
 }
 
 const stackwalk_thread *stackwalk_result_thread(const stackwalk_result *res, size_t i)
 {
-	return res && i < res->walk.nstacks ? &res->threads[i] : NULL;
+	return res && i < res->pl.walk.nstacks ? &res->threads[i] : NULL;
 }
 
 const stackwalk_thread *stackwalk_result_crashing_thread(const stackwalk_result *res)
 {
-	if (!res || res->walk.crashing < 0)
+	if (!res || res->pl.walk.crashing < 0)
 		return NULL;
-	return &res->threads[res->walk.crashing];
+	return &res->threads[res->pl.walk.crashing];
 }
 
 uint64_t stackwalk_thread_id(const stackwalk_thread *t)
@@ -781,7 +742,7 @@ const char *stackwalk_thread_name(const stackwalk_thread *t)
 
 int stackwalk_thread_is_crashing(const stackwalk_thread *t)
 {
-	return t && t->res->walk.crashing >= 0 && t == &t->res->threads[t->res->walk.crashing];
+	return t && t->res->pl.walk.crashing >= 0 && t == &t->res->threads[t->res->pl.walk.crashing];
 }
 
 const char *stackwalk_thread_end(const stackwalk_thread *t)
@@ -924,9 +885,9 @@ uint32_t stackwalk_result_crash_flags(const stackwalk_result *res)
 
 ptrdiff_t stackwalk_result_crashing_thread_index(const stackwalk_result *res)
 {
-	if (!res || res->walk.crashing < 0 || (uint32_t)res->walk.crashing >= res->walk.nstacks)
+	if (!res || res->pl.walk.crashing < 0 || (uint32_t)res->pl.walk.crashing >= res->pl.walk.nstacks)
 		return -1;
-	return res->walk.crashing;
+	return res->pl.walk.crashing;
 }
 
 /* ---- modules ---- */
@@ -996,9 +957,9 @@ enum stackwalk_symbols stackwalk_module_symbols(const stackwalk_module *m)
 	               (int)STACKWALK_SYMBOLS_MISSING == (int)SW_SYMS_MISSING &&
 	               (int)STACKWALK_SYMBOLS_CORRUPT == (int)SW_SYMS_CORRUPT,
 	               "enum stackwalk_symbols follows enum sw_symbols_status");
-	if (!m || !m->res->walk.module_status)
+	if (!m || !m->res->pl.walk.module_status)
 		return STACKWALK_SYMBOLS_NOT_LOOKED_FOR;
-	enum sw_symbols_status st = m->res->walk.module_status[m->index];
+	enum sw_symbols_status st = m->res->pl.walk.module_status[m->index];
 	return st > SW_SYMS_CORRUPT ? STACKWALK_SYMBOLS_NOT_LOOKED_FOR : (enum stackwalk_symbols)st;
 }
 
@@ -1033,7 +994,7 @@ enum stackwalk_status stackwalk_render(const stackwalk_result *res, enum stackwa
 	 * "signature"). */
 	/* The JSON "status" as stackwalk(1) gives it (docs/json.md): a CPU it
 	 * cannot walk, else a damaged input, else OK. */
-	const char *status = !res->arch && res->snap->snap.nthreads ? "UNSUPPORTED_CPU"
+	const char *status = !res->pl.arch && res->snap->snap.nthreads ? "UNSUPPORTED_CPU"
 	                     : res->snap->damaged                    ? "DAMAGED"
 	                                                              : NULL;
 	struct sw_output_options oo = {
@@ -1041,7 +1002,7 @@ enum stackwalk_status stackwalk_render(const stackwalk_result *res, enum stackwa
 		.signature = res->signature,
 		.status = status,
 	};
-	sw_output(out, fmt, &res->snap->snap, res->arch, &res->walk, &oo);
+	sw_output(out, fmt, &res->snap->snap, res->pl.arch, &res->pl.walk, &oo);
 	if (fflush(out) != 0 || ferror(out))
 		return fail(STACKWALK_EIO, "cannot write the output: %s", strerror(errno));
 	return STACKWALK_OK;
