@@ -599,27 +599,37 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
  * caller. A jump below `target` (GCC's .cold parts lie below their
  * function), through a register or a GOT slot (a tail call, a switch), or
  * code that cannot be decoded: not known, false. */
+/* Decodes the instruction at *at and moves *at past it; *to is a direct
+ * branch's destination (in->branch). False for code that cannot be read
+ * or decoded, or that stops the decoder. */
+static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *in, uint64_t *to)
+{
+	uint8_t buf[X86_MAX_INSN];
+	size_t n = read_insn(c, *at, buf);
+	if (n == 0)
+		return false;
+	decode(buf, n, is64, in);
+	if (in->ev == EV_STOP || in->len == 0)
+		return false;
+	*at += in->len;
+	*to = *at + (uint64_t)in->rel;
+	if (!is64) {
+		*at &= 0xffffffffu;
+		*to &= 0xffffffffu;
+	}
+	return true;
+}
+
 static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
 {
 	if (pc == target)
 		return false;
-	uint64_t at = target, reach = target;
+	uint64_t at = target, reach = target, to;
+	struct insn in;
 	while (at - target < DECODE_BYTES) {
-		uint8_t buf[X86_MAX_INSN];
-		size_t n = read_insn(c, at, buf);
-		struct insn in;
-		if (n == 0)
+		if (!next_insn(c, &at, is64, &in, &to) || in.indirect)
 			return false;
-		decode(buf, n, is64, &in);
-		if (in.ev == EV_STOP || in.len == 0 || in.indirect)
-			return false;
-		at += in.len;
-		if (!is64)
-			at &= 0xffffffffu;
 		if (in.branch) {
-			uint64_t to = at + (uint64_t)in.rel;
-			if (!is64)
-				to &= 0xffffffffu;
 			if (to < target)
 				return false;
 			if (to > reach)
@@ -644,23 +654,10 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 		return false;
 	struct sw_code c;
 	sw_code_init(&c, w);
-	uint64_t at = target, reach = target;
-	while (at - target < DECODE_BYTES) {
-		uint8_t buf[X86_MAX_INSN];
-		size_t n = read_insn(&c, at, buf);
-		struct insn in;
-		if (n == 0)
-			return false;
-		decode(buf, n, is64, &in);
-		if (in.ev == EV_STOP || in.len == 0)
-			return false;
-		at += in.len;
-		if (!is64)
-			at &= 0xffffffffu;
+	uint64_t at = target, reach = target, to;
+	struct insn in;
+	while (at - target < DECODE_BYTES && next_insn(&c, &at, is64, &in, &to)) {
 		if (in.branch) {
-			uint64_t to = at + (uint64_t)in.rel;
-			if (!is64)
-				to &= 0xffffffffu;
 			if (to < target && to <= pc && pc - to < X86_COLD_REACH)
 				return true;
 			if (to > reach)

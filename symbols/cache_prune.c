@@ -66,26 +66,33 @@ static bool left_alone(const char *name)
 	return (n >= 5 && strcmp(name + n - 5, ".lock") == 0) || strstr(name, ".tmp") != NULL;
 }
 
-/* The regular files of folder dir that a pruner may remove, each passed to
- * fn (with its stat); fn false stops. */
-static void each_file(const char *dir, bool (*fn)(const char *path, const struct stat *st, void *),
-                      void *ctx)
+/* Which entries of a folder each_entry passes on. */
+enum entry_kind { ENTRY_FILE, ENTRY_FOLDER };
+
+/* The entries of folder dir of one kind, by lstat (links are neither),
+ * each passed to fn with its path and stat, but names starting with a dot
+ * (".", "..", and the cache's own: locks, downloads being written) and
+ * files a pruner leaves alone; fn false stops, and makes it false. A
+ * folder that cannot be read has no entries. */
+static bool each_entry(const char *dir, enum entry_kind kind,
+                       bool (*fn)(const char *path, const struct stat *st, void *), void *ctx)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return;
+		return true;
+	bool ok = true;
 	struct dirent *e;
 	char p[4096];
-	while ((e = readdir(d)) != NULL) {
+	while (ok && (e = readdir(d)) != NULL) {
 		struct stat st;
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || left_alone(e->d_name) ||
+		if (e->d_name[0] == '.' || (kind == ENTRY_FILE && left_alone(e->d_name)) ||
 		    !sw_path_printf(p, sizeof p, "%s/%s", dir, e->d_name) || lstat(p, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
+		    !(kind == ENTRY_FILE ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode)))
 			continue;
-		if (!fn(p, &st, ctx))
-			break;
+		ok = fn(p, &st, ctx);
 	}
 	closedir(d);
+	return ok;
 }
 
 struct folder_sum {
@@ -104,69 +111,30 @@ static bool sum_file(const char *path, const struct stat *st, void *ctx)
 }
 
 /* DIR/elf-sections: one unit per section file. */
-static bool add_sections(struct units *u, const char *dir)
+static bool add_section(const char *path, const struct stat *st, void *ctx)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return true;
-	bool ok = true;
-	struct dirent *e;
-	char p[4096];
-	while (ok && (e = readdir(d)) != NULL) {
-		struct stat st;
-		if (e->d_name[0] == '.' || left_alone(e->d_name) ||
-		    !sw_path_printf(p, sizeof p, "%s/%s", dir, e->d_name) || lstat(p, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		ok = add_unit(u, p, (uint64_t)st.st_size, st.st_mtime, false);
-	}
-	closedir(d);
-	return ok;
+	return add_unit(ctx, path, (uint64_t)st->st_size, st->st_mtime, false);
 }
 
 /* DIR/NAME: one unit per DIR/NAME/ID folder. */
-static bool add_module_folders(struct units *u, const char *dir)
+static bool add_module_folder(const char *path, const struct stat *st, void *ctx)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return true;
-	bool ok = true;
-	struct dirent *e;
-	char p[4096];
-	while (ok && (e = readdir(d)) != NULL) {
-		struct stat st;
-		if (e->d_name[0] == '.' || !sw_path_printf(p, sizeof p, "%s/%s", dir, e->d_name) ||
-		    lstat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		struct folder_sum sum = { 0, st.st_mtime };
-		each_file(p, sum_file, &sum);
-		if (sum.bytes)
-			ok = add_unit(u, p, sum.bytes, sum.used, true);
-	}
-	closedir(d);
-	return ok;
+	struct folder_sum sum = { 0, st->st_mtime };
+	each_entry(path, ENTRY_FILE, sum_file, &sum);
+	return sum.bytes == 0 || add_unit(ctx, path, sum.bytes, sum.used, true);
+}
+
+static bool add_top_folder(const char *path, const struct stat *st, void *ctx)
+{
+	(void)st;
+	const char *name = strrchr(path, '/') + 1;
+	return each_entry(path, strcmp(name, "elf-sections") == 0 ? ENTRY_FILE : ENTRY_FOLDER,
+	                  strcmp(name, "elf-sections") == 0 ? add_section : add_module_folder, ctx);
 }
 
 static bool list_units(struct units *u, const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return true;
-	bool ok = true;
-	struct dirent *e;
-	char p[4096];
-	while (ok && (e = readdir(d)) != NULL) {
-		struct stat st;
-		/* Dot names at the top are the cache's own: locks, downloads
-		 * being written. */
-		if (e->d_name[0] == '.' || !sw_path_printf(p, sizeof p, "%s/%s", dir, e->d_name) ||
-		    lstat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		ok = strcmp(e->d_name, "elf-sections") == 0 ? add_sections(u, p)
-		                                              : add_module_folders(u, p);
-	}
-	closedir(d);
-	return ok;
+	return each_entry(dir, ENTRY_FOLDER, add_top_folder, u);
 }
 
 static int by_last_use(const void *a, const void *b)
@@ -199,7 +167,7 @@ static struct removal remove_unit(const struct unit *un)
 {
 	struct removal r = { 0, 0 };
 	if (un->folder) {
-		each_file(un->path, remove_file, &r);
+		each_entry(un->path, ENTRY_FILE, remove_file, &r);
 	} else {
 		struct stat st;
 		if (lstat(un->path, &st) == 0)

@@ -263,39 +263,53 @@ static const struct sw_symbols_ops block_cfi_ops = {
 	.unwind = start_main_unwind,
 };
 
+/* The fixture of the tests below: frame 0 keeps its record at
+ * STACK_BASE + 0x110 and has called the function at 0x300, whose own
+ * record, at `record` above the stack's base, holds the last caller; CFI
+ * applied from frame 1's bounded sp reads CODE_BASE + 0x600, after the
+ * instruction `bl` (none if 0). */
+static const struct sw_stack *walk_record_bounded_cfi(struct fixture *fx, uint32_t bl,
+                                                      uint64_t record)
+{
+	fixture_init(fx);
+	uint64_t ra1 = call_returning_to(fx, CODE_BASE + 0x380);   /* into 0x300's */
+	uint64_t ra2 = call_returning_to(fx, CODE_BASE + 0x480);
+	put_insn(fx, CODE_BASE, INSN_STP_FP_LR_PRE);
+	put_insn(fx, CODE_BASE + 4, INSN_MOV_FP_SP);
+	put_insn(fx, CODE_BASE + 0x300, 0xa9ba7bfdu);              /* stp x29, x30, [sp, #-96]! */
+	put_insn(fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
+	if (bl)
+		put_insn(fx, CODE_BASE + 0x5fc, bl);
+	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + record;
+	put_u64(fx, fp1, fp2);                  /* frame 0's record */
+	put_u64(fx, fp1 + 8, ra1);
+	put_u64(fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
+	put_u64(fx, fp2, 0);                    /* frame 1's record, the last */
+	put_u64(fx, fp2 + 8, ra2);
+	set_context(fx, CODE_BASE + 0x20, sp, fp1, ra1);
+	static struct sw_module_symbols syms = { &block_cfi_ops, NULL };
+	static struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	return syn_walk(fx, &sw_arch_arm64, &src, NULL);
+}
+
+/* Frame 1's own record near its bound, or farther above it than an sp
+ * is sought (ANCHOR_REACH, lib/walker.c): the rules cannot be anchored on
+ * it. */
+enum { far_record = 0x600, near_record = 0x200 };
+
 /* A frame found through a frame record has its x29 exactly, its sp only
  * as a bound (fp + 16: GCC puts the record at the bottom of a frame of
  * 0x60 bytes). Rules applied from that sp read the wrong slots, here a
  * word after no call (main's address, an argument): refused, and the
  * frame's own record gives the caller (zoo aarch64 5201, stripped). */
-/* Frame 1's own record lies farther above the bound than an sp is sought
- * (ANCHOR_REACH, lib/walker.c): the rules cannot be anchored on it. */
-enum { far_record = 0x600 };
-
 START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call)
 {
 	struct fixture fx;
-	fixture_init(&fx);
-	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x380);  /* into 0x300's */
-	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x480);
-	put_insn(&fx, CODE_BASE, INSN_STP_FP_LR_PRE);
-	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
-	put_insn(&fx, CODE_BASE + 0x300, 0xa9ba7bfdu);             /* stp x29, x30, [sp, #-96]! */
-	put_insn(&fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + far_record;
-	put_u64(&fx, fp1, fp2);                 /* frame 0's record */
-	put_u64(&fx, fp1 + 8, ra1);
-	put_u64(&fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
-	put_u64(&fx, fp2, 0);                   /* frame 1's record, the last */
-	put_u64(&fx, fp2 + 8, ra2);
-	set_context(&fx, CODE_BASE + 0x20, sp, fp1, ra1);
-	struct sw_module_symbols syms = { &block_cfi_ops, NULL };
-	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
-	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+	const struct sw_stack *st = walk_record_bounded_cfi(&fx, 0, far_record);
 	ck_assert_uint_eq(st->nframes, 3);
-	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x380);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
-	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x480);
 	fixture_free(&fx);
 }
 END_TEST
@@ -309,27 +323,11 @@ END_TEST
 START_TEST(test_cfi_from_a_record_bounded_sp_is_anchored_on_the_frames_own_record)
 {
 	struct fixture fx;
-	fixture_init(&fx);
-	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x380);  /* into 0x300's */
-	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x480);
-	put_insn(&fx, CODE_BASE, INSN_STP_FP_LR_PRE);
-	put_insn(&fx, CODE_BASE + 4, INSN_MOV_FP_SP);
-	put_insn(&fx, CODE_BASE + 0x300, 0xa9ba7bfdu);             /* stp x29, x30, [sp, #-96]! */
-	put_insn(&fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + 0x200;
-	put_u64(&fx, fp1, fp2);
-	put_u64(&fx, fp1 + 8, ra1);
-	put_u64(&fx, fp1 + 0x18, CODE_BASE + 0x600); /* what CFI reads from fp1 + 16 */
-	put_u64(&fx, fp2, 0);
-	put_u64(&fx, fp2 + 8, ra2);
-	set_context(&fx, CODE_BASE + 0x20, sp, fp1, ra1);
-	struct sw_module_symbols syms = { &block_cfi_ops, NULL };
-	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
-	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, NULL);
+	const struct sw_stack *st = walk_record_bounded_cfi(&fx, 0, near_record);
 	ck_assert_uint_ge(st->nframes, 3);
-	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x480);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CFI);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp2 + 0x60);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), STACK_BASE + near_record + 0x60);
 	fixture_free(&fx);
 }
 END_TEST
@@ -340,38 +338,16 @@ END_TEST
  * callee's function: refused, the record gives the caller (zoo aarch64
  * fp 17: __libc_start_main's CFI read main's address after f7's `bl
  * abort`). A `bl` to the callee's own function is believed. */
-static const struct sw_stack *walk_cfi_word_after_bl(struct fixture *fx, uint32_t bl)
-{
-	fixture_init(fx);
-	uint64_t ra1 = call_returning_to(fx, CODE_BASE + 0x380);   /* into 0x300's */
-	uint64_t ra2 = call_returning_to(fx, CODE_BASE + 0x480);
-	put_insn(fx, CODE_BASE, INSN_STP_FP_LR_PRE);
-	put_insn(fx, CODE_BASE + 4, INSN_MOV_FP_SP);
-	put_insn(fx, CODE_BASE + 0x300, 0xa9ba7bfdu);              /* stp x29, x30, [sp, #-96]! */
-	put_insn(fx, CODE_BASE + 0x304, INSN_MOV_FP_SP);
-	put_insn(fx, CODE_BASE + 0x5fc, bl);
-	uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x110, fp2 = STACK_BASE + far_record;
-	put_u64(fx, fp1, fp2);
-	put_u64(fx, fp1 + 8, ra1);
-	put_u64(fx, fp1 + 0x18, CODE_BASE + 0x600);
-	put_u64(fx, fp2, 0);
-	put_u64(fx, fp2 + 8, ra2);
-	set_context(fx, CODE_BASE + 0x20, sp, fp1, ra1);
-	static struct sw_module_symbols syms = { &block_cfi_ops, NULL };
-	static struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
-	return syn_walk(fx, &sw_arch_arm64, &src, NULL);
-}
-
 START_TEST(test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee)
 {
 	struct fixture fx;
-	const struct sw_stack *st = walk_cfi_word_after_bl(&fx, 0x94000041u); /* bl 0x700 */
+	const struct sw_stack *st = walk_record_bounded_cfi(&fx, 0x94000041u, far_record); /* bl 0x700 */
 	ck_assert_uint_eq(st->nframes, 3);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
 	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x480);
 	fixture_free(&fx);
 
-	st = walk_cfi_word_after_bl(&fx, 0x97ffff41u);                        /* bl 0x300 */
+	st = walk_record_bounded_cfi(&fx, 0x97ffff41u, far_record);                        /* bl 0x300 */
 	ck_assert_uint_ge(st->nframes, 3);
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CFI);
 	ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x600);
