@@ -1035,7 +1035,9 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 		found = true;
 	} else {
 		s = caller_by_rules(st, &c, &trust);
-		anchored = s != SW_UNWIND_END && !(s == SW_UNWIND_OK && c.restored_context) &&
+		/* Only rules that answered (a function without any has none to
+		 * anchor, and the search would cost a record step per frame). */
+		anchored = (s == SW_UNWIND_FAILED || (s == SW_UNWIND_OK && !c.restored_context)) &&
 		           sp_only_bounded(arch, st->callee) && rules_anchored_on_record(st, &c, &trust);
 		if (anchored)
 			s = SW_UNWIND_OK;
