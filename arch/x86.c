@@ -57,6 +57,50 @@ static bool x86_pc_plausible(uint64_t pc)
  * scan's checks; if it does not, or ebp points at no captured memory, the
  * walker scans instead. A function whose code shows no `push %ebp; mov
  * %esp,%ebp` before pc keeps its caller's ebp: not followed. */
+/* How much of a function's start a realigning prologue is sought in. */
+enum { X86_DRAP_REACH = 48 };
+
+/* GCC's i386 main realigns its stack (a DRAP, dynamic realign argument
+ * pointer): it keeps the CFA in ecx, copies its return address above the
+ * realigned sp and makes its record there, then saves ecx among its
+ * pushes:
+ *   8d 4c 24 04   lea 0x4(%esp),%ecx      (ecx = the CFA)
+ *   83 e4 NN      and $-N,%esp
+ *   ff 71 fc      push -0x4(%ecx)         (the return address, copied)
+ *   55 89 e5      push %ebp; mov %esp,%ebp
+ *   5x ...        push %edi/%esi/%ebx, call the pc thunk, add to ebx
+ *   51            push %ecx
+ * The record is then no guide to the caller's esp: ebp + 8 lies in the
+ * realigned area. Where the function at fn opens so, *slot is where from
+ * ebp the saved ecx, the caller's esp, lies. */
+static bool x86_drap_slot(const struct sw_walk *w, uint64_t fn, int64_t *slot)
+{
+	static const uint8_t head[] = { 0x8d, 0x4c, 0x24, 0x04, 0x83, 0xe4 };
+	static const uint8_t copy[] = { 0xff, 0x71, 0xfc, 0x55, 0x89, 0xe5 };
+	uint8_t c[X86_DRAP_REACH];
+	if (!sw_walk_read(w, fn, c, sizeof c) || memcmp(c, head, sizeof head) != 0 ||
+	    memcmp(c + 7, copy, sizeof copy) != 0)
+		return false;
+	int64_t pushes = 0;
+	for (size_t at = 7 + sizeof copy; at < sizeof c;) {
+		if (c[at] == 0x51) {
+			*slot = -4 * (pushes + 1);
+			return true;
+		}
+		if (c[at] >= 0x50 && c[at] <= 0x57) {
+			pushes++;
+			at++;
+		} else if (c[at] == 0xe8) {
+			at += 5;                        /* call the pc thunk */
+		} else if (c[at] == 0x81 && at + 1 < sizeof c && (c[at + 1] & 0xf8) == 0xc0) {
+			at += 6;                        /* add $GOT-., reg */
+		} else {
+			return false;
+		}
+	}
+	return false;
+}
+
 static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s,
                                                     struct sw_caller *out)
 {
@@ -81,9 +125,17 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 		       ebp >= callee->regs.v[X86_ESP] ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
 	if (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, false))
 		return SW_UNWIND_NO_RULE;
+	/* A realigned main's caller's esp is the CFA it saved (x86_drap_slot),
+	 * just above the return address the record copied. */
+	uint64_t caller_esp = ebp + 8, fn, cfa, ra;
+	int64_t slot;
+	if (own == SW_X86_FRAME_SET_UP && sw_walk_function_start(w, callee->lookup_pc, &fn) &&
+	    x86_drap_slot(w, fn, &slot) && sw_walk_read_word(w, ebp + (uint64_t)slot, &cfa) &&
+	    cfa > ebp && sw_walk_read_word(w, cfa - 4, &ra) && ra == caller_eip)
+		caller_esp = cfa;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(caller, X86_EIP, caller_eip);
-	sw_reg_set(caller, X86_ESP, ebp + 8);
+	sw_reg_set(caller, X86_ESP, caller_esp);
 	sw_reg_set(caller, X86_EBP, caller_ebp);
 	return SW_UNWIND_OK;
 }

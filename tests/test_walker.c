@@ -913,6 +913,53 @@ START_TEST(test_x86_frame_pointer_then_scan)
 }
 END_TEST
 
+/* GCC's i386 main realigns its stack: it keeps the CFA in ecx, copies its
+ * return address above the realigned sp, makes its record there and
+ * saves ecx after three pushes. The caller's esp is that saved CFA, not
+ * ebp + 8, which lies in the realigned area where the caller's rules
+ * would read stale words (zoo i386 70, static -Os: a `.cold` word of
+ * libc became a frame). */
+START_TEST(test_x86_realigned_main_gives_its_caller_the_saved_cfa)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000;
+	static const uint8_t main_code[] = {
+		0x8d, 0x4c, 0x24, 0x04,       /* lea 0x4(%esp),%ecx */
+		0x83, 0xe4, 0xf0,             /* and $-16,%esp */
+		0xff, 0x71, 0xfc,             /* push -0x4(%ecx) */
+		0x55, 0x89, 0xe5,             /* push %ebp; mov %esp,%ebp */
+		0x57, 0x56, 0x53,             /* push %edi, %esi, %ebx */
+		0xe8, 0, 0, 0, 0,             /* call the pc thunk */
+		0x81, 0xc3, 0, 0x10, 0, 0,    /* add $0x1000,%ebx */
+		0x51,                         /* push %ecx */
+	};
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof main_code), main_code, sizeof main_code);
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140, cfa = STACK_BASE + 0x168;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x140);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx.thread.ctx, X86_EBP, ebp);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u32(&fx, ebp, 0);
+	put_u32(&fx, ebp + 4, CODE_BASE + 0x300);  /* the copy */
+	put_u32(&fx, ebp - 16, (uint32_t)cfa);     /* the saved ecx */
+	put_u32(&fx, cfa - 4, CODE_BASE + 0x300);  /* the return address itself */
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, &fs.source, NULL, &fx.arena,
+	                           &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_EIP), CODE_BASE + 0x300);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_ESP), cfa);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* A broken frame chain (a record at a plausible ebp whose return address
  * names no code) lets a scan go on only with a word the code bytes prove:
  * a word in a module whose code is not captured is Breakpad's rule alone. */
@@ -1476,6 +1523,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_parallel_walk_loads_the_modules_its_stacks_name_first);
 	tcase_add_test(tc, test_thread_without_context_has_no_frames);
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
+	tcase_add_test(tc, test_x86_realigned_main_gives_its_caller_the_saved_cfa);
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);
 	tcase_add_test(tc, test_null_return_from_a_scanned_frame_is_a_failed_rule);
