@@ -132,7 +132,8 @@ static inline void pro_fixture_load(const char *name, struct pro_fixture *f)
 			        : !strcmp(word, "mips64") ? &sw_arch_mips64
 			        : !strcmp(word, "riscv32") ? &sw_arch_riscv32
 			        : !strcmp(word, "riscv64") ? &sw_arch_riscv64
-			        : !strcmp(word, "arm") ? &sw_arch_arm : NULL;
+			        : !strcmp(word, "arm") ? &sw_arch_arm
+			        : !strcmp(word, "arm64") ? &sw_arch_arm64 : NULL;
 			ck_assert_msg(f->arch != NULL, "%s: arch %s", name, word);
 			f->reg_width = f->arch->word_size;
 			f->fp = f->arch->fp;
