@@ -651,35 +651,45 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 	return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
 }
 
-/* A frame found through the live x30 of the context frame below it
- * (arch/arm64.c) has that frame's sp, kept: right only if the context
- * frame moved none, which its own code must then show. A slot read from
- * a kept sp that is too low would be any stale word. */
-static bool sp_is_kept_unproven(const struct sw_step *s)
+/* How exact the callee's sp is. A frame found through a frame record or
+ * by a scan has only a lower bound for it (lib/walker.c, sp_only_bounded:
+ * AArch64 keeps x30 at the bottom of a frame, not at its CFA); its x29,
+ * restored from the record, is exact. A frame found through the live x30
+ * of the context frame below it (arch/arm64.c) has that frame's sp, kept:
+ * exact when that frame moved none, which its own code must show. A leaf
+ * that called through a NULL pointer moved none (caller_of_bad_pc). */
+static bool sp_is_exact(const struct sw_step *s)
 {
 	const struct sw_frame *callee = s->callee, *below = s->callee_callee;
-	if (!below || !sw_frame_has_live_context(below) || sw_frame_has_live_context(callee) ||
-	    (callee->trust != SW_TRUST_FRAME_POINTER && callee->trust != SW_TRUST_LEAF) ||
-	    !sw_reg_valid(&below->regs, A64_SP) ||
+	if (sw_frame_has_live_context(callee) ||
+	    (callee->trust != SW_TRUST_FRAME_POINTER && callee->trust != SW_TRUST_SCAN))
+		return true;
+	if (callee->trust != SW_TRUST_FRAME_POINTER || !below ||
+	    !sw_frame_has_live_context(below) || !sw_reg_valid(&below->regs, A64_SP) ||
 	    below->regs.v[A64_SP] != callee->regs.v[A64_SP])
 		return false;
 	struct sw_step t = { .walk = s->walk, .callee = below, .callee_callee = NULL };
 	struct sw_code c;
 	sw_code_init(&c, s->walk);
 	struct sw_prologue p;
-	return !analyze(&t, &c, &p) || !p.cur.sp_known || p.cur.sp_off != 0;
+	return analyze(&t, &c, &p) && p.cur.sp_known && p.cur.sp_off == 0;
 }
 
 enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)
 {
-	if (!sw_reg_valid(&s->callee->regs, A64_SP) || (s->callee->pc & 3) != 0 ||
-	    sp_is_kept_unproven(s))
+	if (!sw_reg_valid(&s->callee->regs, A64_SP) || (s->callee->pc & 3) != 0)
 		return SW_UNWIND_NO_RULE;
 	struct sw_code c;
 	sw_code_init(&c, s->walk);
 	struct sw_prologue p;
 	if (!analyze(s, &c, &p))
 		return SW_UNWIND_NO_RULE;
+	/* From a bounded sp, x29 locates the CFA where the code set it; a
+	 * slot read from sp may be a stale word: a NULL there proves no
+	 * outermost frame (the answer must pass the scan's checks anyway). */
+	bool exact = sp_is_exact(s);
+	if (!exact && p.cur.fp_known && sw_reg_valid(&s->callee->regs, A64_FP))
+		p.cur.cfa_from_fp = true;
 	enum sw_unwind_status st = sw_pro_caller(&p, s, out);
 	/* With both sp and x29 known the two agree in the code's own frame;
 	 * GCC's CFI names x29 only in a function that moves sp by unknown
@@ -691,5 +701,5 @@ enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struc
 		p.cur.cfa_from_fp = !p.cur.cfa_from_fp;
 		st = sw_pro_caller(&p, s, out);
 	}
-	return st;
+	return st == SW_UNWIND_END && !exact ? SW_UNWIND_NO_RULE : st;
 }
