@@ -684,12 +684,17 @@ enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struc
 	struct sw_prologue p;
 	if (!analyze(s, &c, &p))
 		return SW_UNWIND_NO_RULE;
-	/* From a bounded sp, x29 locates the CFA where the code set it; a
-	 * slot read from sp may be a stale word: a NULL there proves no
-	 * outermost frame (the answer must pass the scan's checks anyway). */
-	bool exact = sp_is_exact(s);
-	if (!exact && p.cur.fp_known && sw_reg_valid(&s->callee->regs, A64_FP))
+	/* From a bounded sp only x29 locates the CFA, where the code set it:
+	 * a slot read from sp would be any stale word (zoo aarch64 5
+	 * stripped: __libc_start_main's scanned frame read an old return
+	 * address into _init). */
+	if (!sp_is_exact(s)) {
+		if (!p.cur.fp_known || !sw_reg_valid(&s->callee->regs, A64_FP))
+			return SW_UNWIND_NO_RULE;
 		p.cur.cfa_from_fp = true;
+		enum sw_unwind_status st = sw_pro_caller(&p, s, out);
+		return st == SW_UNWIND_END ? SW_UNWIND_NO_RULE : st;
+	}
 	enum sw_unwind_status st = sw_pro_caller(&p, s, out);
 	/* With both sp and x29 known the two agree in the code's own frame;
 	 * GCC's CFI names x29 only in a function that moves sp by unknown
@@ -701,5 +706,5 @@ enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struc
 		p.cur.cfa_from_fp = !p.cur.cfa_from_fp;
 		st = sw_pro_caller(&p, s, out);
 	}
-	return st == SW_UNWIND_END && !exact ? SW_UNWIND_NO_RULE : st;
+	return st;
 }

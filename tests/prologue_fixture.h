@@ -497,7 +497,11 @@ static inline bool pf_check_pc(struct pf_machine *pm, const struct pf_func *fn, 
 	memset(&callee, 0, sizeof callee);
 	callee.pc = pc;
 	callee.lookup_pc = live ? pc : arch->call_site(pc);
-	callee.trust = live ? SW_TRUST_CONTEXT : SW_TRUST_SCAN;
+	/* A suspended frame whose sp is exact (the CFA of the frame below, as
+	 * CFI gives it): a scan or a frame record would give only a bound for
+	 * it (lib/walker.c, sp_only_bounded), which arm64 refuses to read
+	 * slots from. */
+	callee.trust = live ? SW_TRUST_CONTEXT : SW_TRUST_CFI;
 	callee.module = 0;
 	if (pm->walk.symbols) {
 		callee.function = fn->name;
