@@ -1,11 +1,13 @@
 /* AArch64 (AAPCS64). Register numbers are the DWARF ones (AADWARF64 §4.1):
  * x0-x30 = 0-30 (x29 = fp, x30 = lr), sp = 31; pc and cpsr follow.
  * Callers by CFI (the walker), the frame record chain and the live link
- * register, then a scan validated by BL/BLR decoding. */
+ * register, prologue analysis (arm64_prologue.c), then a scan validated by
+ * BL/BLR decoding. */
 #include "registry.h"
 
 #include <string.h>
 
+#include "arm64_prologue.h"
 #include "lib/walker.h"
 #include "signal_frame.h"
 #include "stub.h"
@@ -719,6 +721,7 @@ const struct sw_arch sw_arch_arm64 = {
 	.pc_is_plausible = arm64_pc_plausible,
 	.caller_of_signal_frame = arm64_caller_of_signal_frame,
 	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
+	.caller_by_prologue = sw_arm64_caller_by_prologue,
 	.call_precedes = arm64_call_precedes,
 	.call_target = arm64_call_target,
 	.slot_fits_call = arm64_slot_fits_call,

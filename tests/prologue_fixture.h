@@ -132,7 +132,8 @@ static inline void pro_fixture_load(const char *name, struct pro_fixture *f)
 			        : !strcmp(word, "mips64") ? &sw_arch_mips64
 			        : !strcmp(word, "riscv32") ? &sw_arch_riscv32
 			        : !strcmp(word, "riscv64") ? &sw_arch_riscv64
-			        : !strcmp(word, "arm") ? &sw_arch_arm : NULL;
+			        : !strcmp(word, "arm") ? &sw_arch_arm
+			        : !strcmp(word, "arm64") ? &sw_arch_arm64 : NULL;
 			ck_assert_msg(f->arch != NULL, "%s: arch %s", name, word);
 			f->reg_width = f->arch->word_size;
 			f->fp = f->arch->fp;
@@ -496,7 +497,11 @@ static inline bool pf_check_pc(struct pf_machine *pm, const struct pf_func *fn, 
 	memset(&callee, 0, sizeof callee);
 	callee.pc = pc;
 	callee.lookup_pc = live ? pc : arch->call_site(pc);
-	callee.trust = live ? SW_TRUST_CONTEXT : SW_TRUST_SCAN;
+	/* A suspended frame whose sp is exact (the CFA of the frame below, as
+	 * CFI gives it): a scan or a frame record would give only a bound for
+	 * it (lib/walker.c, sp_only_bounded), which arm64 refuses to read
+	 * slots from. */
+	callee.trust = live ? SW_TRUST_CONTEXT : SW_TRUST_CFI;
 	callee.module = 0;
 	if (pm->walk.symbols) {
 		callee.function = fn->name;

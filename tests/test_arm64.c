@@ -1,12 +1,14 @@
 /* The arm64 walker on synthetic stacks: the live link register of the
  * context frame, frame records (AAPCS64 §6.4.6), pointer-authentication
  * stripping, the BL/BLR call check, the chain's end, and where BL and the
- * PLT stubs it calls lead. */
+ * PLT stubs it calls lead; prologue analysis on real compiler output
+ * (testdata/code/aarch64-*.txt, checked against the compiler's own CFI). */
 #include <check.h>
 #include <string.h>
 
 #include "arch/registry.h"
 #include "lib/walker.h"
+#include "prologue_fixture.h"
 #include "synthetic_snapshot.h"
 
 enum { FP = 29, LR = 30, SP = 31, PC = 32 };
@@ -688,6 +690,79 @@ START_TEST(test_scan_refuses_a_call_through_an_unbound_plt_slot)
 }
 END_TEST
 
+/* ---- prologue analysis against the compiler's CFI ---- */
+
+static const char *const fixtures[] = {
+	"aarch64-O0-fp.txt", "aarch64-O0-nofp.txt", "aarch64-O2-fp.txt", "aarch64-O2-nofp.txt",
+	"aarch64-pac-O2-nofp.txt",
+};
+#define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
+
+START_TEST(test_prologue_matches_cfi_with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* Without symbols the start is found among candidates decoded forwards:
+ * after a return or a tail jump past padding, or at an allocation. */
+START_TEST(test_prologue_matches_cfi_without_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(fixtures[_i], &f);
+	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	ck_assert_uint_gt(r.checked, 100);
+	pro_fixture_free(&f);
+}
+END_TEST
+
+/* A stripped program without CFI or frame records (GCC -O2
+ * -fomit-frame-pointer): the leaf ext returns through the live x30; its
+ * caller nonleaf (stp x19, x30, [sp, #-16]!) is walked by prologue
+ * analysis to entry with x19 from its slot and sp at the CFA; entry's
+ * saved x30 is NULL: the end. */
+START_TEST(test_walk_stripped_code_without_cfi_by_prologue)
+{
+	struct pro_fixture f;
+	pro_fixture_load("aarch64-O2-nofp.txt", &f);
+	struct pf_machine pm;
+	pf_machine_init(&pm, &f, false);
+	const struct pf_func *ext = pf_func_named(&f, "ext"), *nonleaf = pf_func_named(&f, "nonleaf"),
+	                     *entry = pf_func_named(&f, "entry");
+	uint64_t ra1 = pf_call_in(&f, nonleaf), ra2 = pf_call_in(&f, entry);
+	uint64_t sp1 = PF_CFA - 0x400, cfa1 = sp1 + 16, cfa2 = cfa1 + 48;
+	pf_put(&pm, cfa1 - 16, 0x7719, 8);  /* nonleaf: stp x19, x30, [sp, #-16]! */
+	pf_put(&pm, cfa1 - 8, ra2, 8);
+	pf_put(&pm, cfa2 - 48 + 16, 0, 8);  /* entry: str x30, [sp, #16] after a 48-byte push */
+	sw_reg_set(&pm.thread.ctx, PC, ext->addr + 4);
+	sw_reg_set(&pm.thread.ctx, SP, sp1);
+	sw_reg_set(&pm.thread.ctx, FP, 0x5000); /* no record: a register like any other */
+	sw_reg_set(&pm.thread.ctx, LR, ra1);
+	sw_reg_set(&pm.thread.ctx, 19, 0x1919);
+	struct sw_walk_options opt = { .no_scan = true };
+	ck_assert(sw_walk_snapshot(&pm.snap, f.arch, NULL, &opt, &pm.arena, &pm.result));
+	const struct sw_stack *st = &pm.result.stacks[0];
+	ck_assert_uint_eq(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), cfa1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 19), 0x7719);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	pf_machine_free(&pm);
+	pro_fixture_free(&f);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -712,5 +787,10 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere);
 	tcase_add_test(tc, test_scan_refuses_a_call_through_an_unbound_plt_slot);
 	suite_add_tcase(s, tc);
+	TCase *pro = tcase_create("prologue");
+	tcase_add_loop_test(pro, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
+	tcase_add_loop_test(pro, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
+	tcase_add_test(pro, test_walk_stripped_code_without_cfi_by_prologue);
+	suite_add_tcase(s, pro);
 	return s;
 }

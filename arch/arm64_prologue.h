@@ -1,0 +1,15 @@
+/* Prologue analysis for AArch64 (arm64_prologue.c): the caller of a frame
+ * whose function has no unwind tables, from the frame its code builds
+ * between its start and the frame's pc (arch/prologue.h's frame state). */
+#ifndef SW_ARCH_ARM64_PROLOGUE_H
+#define SW_ARCH_ARM64_PROLOGUE_H
+
+#include "lib/arch.h"
+
+/* The caller_by_prologue hook of arm64: the function's start from its
+ * symbols, else sought back from pc among candidates (the code after a
+ * return, a frame allocation), each accepted only if its decode lands on
+ * pc with the CFA known. */
+enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out);
+
+#endif
