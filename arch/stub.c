@@ -5,15 +5,23 @@
 
 #include "lib/walker.h"
 
-bool sw_stub_through_slot(const struct sw_walk *w, uint64_t stub, uint64_t slot, unsigned size,
-                          uint64_t *dest)
+bool sw_stub_slot_value(const struct sw_walk *w, uint64_t slot, unsigned size, uint64_t *v)
 {
 	uint8_t b[8];
 	if ((size != 4 && size != 8) || !sw_mem_peek(w->snap, slot, b, size))
 		return false;
-	uint64_t v = 0;
+	*v = 0;
 	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)b[w->snap->sys.big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
+		*v |= (uint64_t)b[w->snap->sys.big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
+	return true;
+}
+
+bool sw_stub_through_slot(const struct sw_walk *w, uint64_t stub, uint64_t slot, unsigned size,
+                          uint64_t *dest)
+{
+	uint64_t v;
+	if (!sw_stub_slot_value(w, slot, size, &v))
+		return false;
 	/* Bit 0 of an ARM (Thumb) or MIPS (microMIPS, MIPS16) code address
 	 * says the instruction set, not the address; x86 code may start at
 	 * any byte. */

@@ -8,6 +8,10 @@
 
 struct sw_walk;
 
+/* The word in GOT slot `slot` (size 4 or 8 bytes, the snapshot's byte
+ * order), as the snapshot holds it. */
+bool sw_stub_slot_value(const struct sw_walk *w, uint64_t slot, unsigned size, uint64_t *v);
+
 /* Where the PLT entry at `stub` jumps through its GOT slot at `slot`
  * (size bytes, 4 or 8, in the snapshot's byte order): true and *dest
  * (the code pointer stripped of what the arch's strip_code_pointer

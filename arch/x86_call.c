@@ -162,12 +162,10 @@ static bool x86_through_slot(const struct sw_walk *w, uint64_t stub, uint64_t sl
 	unsigned size = is64 ? 8 : 4;
 	if (sw_stub_through_slot(w, stub, slot, size, dest))
 		return true;
-	uint8_t b[8], c[5];
-	if (!sw_mem_peek(w->snap, slot, b, size))
+	uint8_t c[5];
+	uint64_t v;
+	if (!sw_stub_slot_value(w, slot, size, &v))
 		return false;
-	uint64_t v = 0;
-	for (unsigned i = size; i-- > 0;)
-		v = v << 8 | b[i];
 	int32_t home = sw_module_at(w->snap, stub);
 	if (v == 0 || home < 0 || sw_module_at(w->snap, v) != home ||
 	    !sw_walk_read(w, v, c, sizeof c))
