@@ -306,5 +306,6 @@ const struct sw_arch sw_arch_x86 = {
 	.jumps_into_module = x86_jumps_into_module,
 	.slot_fits_call = x86_slot_fits_call,
 	.call_reaches = x86_call_reaches,
+	.indirect_call_reaches = sw_x86_syscall_call_reaches,
 	.after_scan = x86_after_scan,
 };

@@ -177,6 +177,53 @@ static bool x86_through_slot(const struct sw_walk *w, uint64_t stub, uint64_t sl
 	return true;
 }
 
+/* Is the module at pc the kernel's vDSO (linux-gate.so.1 on i386, as
+ * the link map and minidumps name it; "[vdso]" in /proc/PID/maps)? */
+static bool in_vdso(const struct sw_walk *w, uint64_t pc)
+{
+	int32_t m = sw_module_at(w->snap, pc);
+	if (m < 0)
+		return false;
+	const char *path = w->snap->modules[m].code_file ? w->snap->modules[m].code_file : "";
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return strncmp(name, "linux-gate", 10) == 0 || strncmp(name, "linux-vdso", 10) == 0 ||
+	       strcmp(name, "[vdso]") == 0;
+}
+
+/* Is the call before ra `call *%gs:0x10` (65 ff 15 10 00 00 00): glibc's
+ * i386 system calls through the TCB's sysinfo slot (sysdeps/unix/sysv/
+ * linux/i386/sysdep.h, ENTER_KERNEL)? */
+static bool calls_through_sysinfo(const struct sw_walk *w, uint64_t ra)
+{
+	static const uint8_t through_sysinfo[7] = { 0x65, 0xff, 0x15, 0x10, 0, 0, 0 };
+	uint8_t call[7];
+	return ra >= sizeof call && sw_walk_read(w, ra - sizeof call, call, sizeof call) &&
+	       memcmp(call, through_sysinfo, sizeof call) == 0;
+}
+
+/* Is pc in the kernel's entry code, as far as it can tell: right after
+ * int $0x80 or sysenter (cd 80, 0f 34), where a crash or a signal in a
+ * system call leaves it, or in the vDSO? *known is false when the code
+ * cannot be read. */
+static bool in_syscall_entry(const struct sw_walk *w, uint64_t pc, bool *known)
+{
+	uint8_t before[2];
+	*known = true;
+	if (in_vdso(w, pc))
+		return true;
+	if (pc < 2 || !sw_walk_read(w, pc - 2, before, sizeof before)) {
+		*known = false;
+		return false;
+	}
+	return (before[0] == 0xcd && before[1] == 0x80) || (before[0] == 0x0f && before[1] == 0x34);
+}
+
+bool sw_x86_syscall_call_reaches(const struct sw_walk *w, uint64_t ra, uint64_t pc)
+{
+	bool known;
+	return !calls_through_sysinfo(w, ra) || in_syscall_entry(w, pc, &known) || !known;
+}
+
 bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_t *target)
 {
 	uint8_t code[7];
@@ -318,7 +365,10 @@ enum { X86_OWN_FRAME_MAX = 1 << 16 };
  * the call's code at hand, only a direct call to a start at most
  * X86_OWN_FRAME_MAX below the frame's pc from which that pc is reachable
  * counts, or one to a start above the pc whose code jumps down to a cold
- * part holding it (GCC's f.cold lies before f): a function's locals often
+ * part holding it (GCC's f.cold lies before f), or an i386 system call
+ * through %gs:0x10 when the pc is in the kernel's entry code (the C
+ * library's syscall wrappers keep no record: ebp is a caller's, and the
+ * wrapper's return address lies right at esp): a function's locals often
  * hold stale return addresses of the helpers it called before (and their
  * callees'), and an indirect call tells nothing. Without the call's code,
  * any call that may have led here. */
@@ -329,8 +379,9 @@ static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
 	uint64_t target, pc = sw_frame_code_pc(callee);
 	if (!sw_walk_read(w, ra - 1, &byte, 1))
 		return sw_walk_call_may_reach(w, ra, callee);
+	bool known;
 	if (!sw_x86_call_target(w, ra, is64, &target))
-		return false;
+		return !is64 && calls_through_sysinfo(w, ra) && in_syscall_entry(w, pc, &known);
 	if (target > pc)
 		return sw_x86_cold_part_holds(w, target, pc, is64);
 	return pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);

@@ -17,6 +17,12 @@ bool sw_x86_call_precedes(const struct sw_walk *w, uint64_t ra, bool *known);
  * target, followed through PLT entries and jumps. */
 bool sw_x86_call_target(const struct sw_walk *w, uint64_t ra, bool is64, uint64_t *target);
 
+/* The indirect_call_reaches hook of i386 (lib/arch.h): a `call
+ * *%gs:0x10` (glibc's system calls through the TCB's sysinfo slot)
+ * reaches only the kernel's entry code: a pc right after a system-call
+ * instruction, or in the vDSO. */
+bool sw_x86_syscall_call_reaches(const struct sw_walk *w, uint64_t ra, uint64_t pc);
+
 /* Has the function starting at fn set up its frame record by pc: does
  * `push %rbp; mov %rsp,%rbp` (or %ebp, %esp) appear between fn and pc? A
  * function without it (built without frame pointers) leaves rbp to its

@@ -66,6 +66,8 @@ struct insn {
 	bool branch;    /* a direct jmp or jcc, to the next instruction + rel */
 	int64_t rel;
 	bool indirect;  /* jmp through a register or memory */
+	uint32_t clobbers; /* further registers written (1 << DWARF number):
+	                      string instructions, cpuid, cmpxchg */
 };
 
 static int32_t rel32_at(const uint8_t *p)
@@ -179,6 +181,69 @@ static bool two_byte_modrm(uint8_t op, bool *as_reg, bool *as_rm, bool *imm8)
 	return false;
 }
 
+/* Two-byte opcodes that write registers of their own or stop a path
+ * (SDM vol. 2 table A-3): cpuid, rdtsc, cmpxchg, xadd, bswap, shld/shrd,
+ * ud2, popcnt, the 0f 38 / 0f 3a maps of SSSE3-SSE4.2 (crc32, movbe,
+ * pextr*). Sets in->len to the bytes after the 0f; false for any other. */
+static bool two_byte_special(const uint8_t *m, size_t left, uint8_t rex, struct insn *in)
+{
+	uint8_t op = m[0];
+	unsigned mr;
+	in->ev = EV_NONE;
+	if (op == 0xa2 || op == 0x31) { /* cpuid, rdtsc */
+		in->len = 1;
+		writes(in, RAX);
+		in->clobbers = 1u << RDX | (op == 0xa2 ? 1u << RBX | 1u << RCX : 0);
+		return true;
+	}
+	if (op == 0x0b) { /* ud2: a trap, no fall-through */
+		in->len = 1;
+		in->ev = EV_PATH_END;
+		return true;
+	}
+	if (op >= 0xc8 && op <= 0xcf) { /* bswap */
+		in->len = 1;
+		writes(in, dwarf_of_hw[(op & 7) | (rex & 1 ? 8 : 0)]);
+		return true;
+	}
+	bool cmpxchg = op == 0xb0 || op == 0xb1, xadd = op == 0xc0 || op == 0xc1;
+	bool shift = op == 0xa4 || op == 0xa5 || op == 0xac || op == 0xad;
+	bool three = (op == 0x38 || op == 0x3a) && left >= 2;
+	bool group = op == 0xae || op == 0xc7 || op == 0x0d || op == 0xb8 || op == 0xc3 ||
+	             op == 0xc4 || op == 0xc5;
+	if (!cmpxchg && !xadd && !shift && !three && !group)
+		return false;
+	const uint8_t *modrm = m + (three ? 2 : 1);
+	size_t rest = left - (three ? 2 : 1);
+	if (!(mr = modrm_size(modrm, rest)))
+		return false;
+	bool imm8 = op == 0xa4 || op == 0xac || op == 0x3a || op == 0xc4 || op == 0xc5;
+	in->len = (three ? 2 : 1) + mr + (imm8 ? 1 : 0);
+	if (in->len > left)
+		return false;
+	int reg = modrm_reg(modrm[0], rex), rm = modrm_rm(modrm[0], rex);
+	if (cmpxchg) {
+		writes(in, rm);
+		in->clobbers = 1u << RAX;
+	} else if (xadd) {
+		writes(in, rm);
+		in->clobbers = 1u << reg;
+	} else if (shift) {
+		writes(in, rm);
+	} else if (op == 0xb8 || op == 0xc5) { /* popcnt, pextrw */
+		writes(in, reg);
+	} else if (op == 0xc7 && ((modrm[0] >> 3) & 7) == 1) { /* cmpxchg8b */
+		in->clobbers = 1u << RAX | 1u << RDX;
+	} else if (op == 0xc7) { /* rdrand, rdseed, rdpid */
+		writes(in, rm);
+	} else if (op == 0x38 && (m[1] == 0xf0 || m[1] == 0xf1)) { /* crc32, movbe load */
+		writes(in, reg);
+	} else if (op == 0x3a && m[1] >= 0x14 && m[1] <= 0x17) { /* pextrb/w/d/q, extractps */
+		writes(in, rm);
+	}
+	return true;
+}
+
 /* Decodes the instruction at c (avail bytes readable), 64-bit or 32-bit
  * code (where 40-4f are inc and dec, not REX prefixes). */
 static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
@@ -189,11 +254,13 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 	size_t i = 0;
 	uint8_t rex = 0;
 	bool opsize = false;
-	/* Legacy prefixes (operand size, rep, segment), then REX. */
+	bool repeat = false;
+	/* Legacy prefixes (operand size, rep, lock, segment), then REX. */
 	while (i < avail && i < 4 &&
-	       (c[i] == 0x66 || c[i] == 0xf2 || c[i] == 0xf3 || c[i] == 0x64 || c[i] == 0x65 ||
-	        c[i] == 0x2e || c[i] == 0x3e)) {
+	       (c[i] == 0x66 || c[i] == 0xf2 || c[i] == 0xf3 || c[i] == 0xf0 || c[i] == 0x64 ||
+	        c[i] == 0x65 || c[i] == 0x2e || c[i] == 0x3e || c[i] == 0x26 || c[i] == 0x36)) {
 		opsize |= c[i] == 0x66;
+		repeat |= c[i] == 0xf2 || c[i] == 0xf3;
 		i++;
 	}
 	if (is64 && i < avail && (c[i] & 0xf0) == 0x40)
@@ -285,10 +352,53 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 			writes(in, RAX);
 		return;
 	}
-	if (op == 0x90 || op == 0x98 || op == 0x99 || op == 0xfc || op == 0xf5 || op == 0xf8 ||
-	    op == 0xf9) {
+	if (op == 0x90 || op == 0x98 || op == 0x99 || op == 0xfc || op == 0xfd || op == 0xf5 ||
+	    op == 0xf8 || op == 0xf9 || op == 0x9b || op == 0x9e) {
 		in->len = (unsigned)i;
 		in->ev = EV_NONE;
+		if (op == 0x99)
+			writes(in, RDX); /* cdq */
+		return;
+	}
+	if (op >= 0x91 && op <= 0x97) { /* xchg eax, reg */
+		in->len = (unsigned)i;
+		int reg = dwarf_of_hw[(op & 7) | (rex & 1 ? 8 : 0)];
+		writes(in, reg);
+		if (in->ev != EV_SP_UNKNOWN)
+			in->clobbers = 1u << RAX;
+		return;
+	}
+	if (op == 0x9c || op == 0x9d) { /* pushf, popf */
+		in->len = (unsigned)i;
+		in->ev = op == 0x9c ? EV_PUSH : EV_POP;
+		return;
+	}
+	if (op == 0xf4) { /* hlt: a trap in user code, no fall-through */
+		in->len = (unsigned)i;
+		in->ev = EV_PATH_END;
+		return;
+	}
+	/* String instructions (movs, cmps, stos, lods, scas; SDM vol. 2
+	 * chapter 4): rdi and rsi move, rcx counts down under rep, lods
+	 * loads rax. */
+	if ((op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf)) {
+		in->len = (unsigned)i;
+		bool src = op <= 0xa7 || op == 0xac || op == 0xad, dst = op != 0xac && op != 0xad;
+		in->ev = EV_WRITE;
+		in->reg = dst ? RDI : RSI;
+		in->clobbers = (src && dst ? 1u << RSI : 0) | (repeat ? 1u << RCX : 0) |
+		               (op == 0xac || op == 0xad ? 1u << RAX : 0);
+		return;
+	}
+	/* x87 (d8-df, SDM vol. 2 table A-7): memory or st(i) operands, no
+	 * general register written but by fnstsw %ax (df e0). */
+	if (op >= 0xd8 && op <= 0xdf) {
+		if (!(mr = modrm_size(m, left)))
+			return;
+		in->len = (unsigned)i + mr;
+		in->ev = EV_NONE;
+		if (op == 0xdf && m[0] == 0xe0)
+			writes(in, RAX);
 		return;
 	}
 	if (op >= 0xb0 && op <= 0xbf) { /* mov imm -> reg */
@@ -428,6 +538,10 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 			in->ev = EV_STOP;
 		return; /* call r/m (2, 3): rsp as before */
 	}
+	if (op == 0x0f && left >= 1 && two_byte_special(m, left, rex, in)) {
+		in->len += (unsigned)i;
+		return;
+	}
 	if (op == 0x0f && left >= 1) {
 		bool as_reg, as_rm, imm8;
 		if (!two_byte_modrm(m[0], &as_reg, &as_rm, &imm8) ||
@@ -560,6 +674,9 @@ static enum decoded analyze(struct sw_code *c, struct sw_prologue *p, uint64_t s
 		case EV_STOP:
 			break;
 		}
+		for (unsigned r = 0; r < RIP; r++)
+			if (in.clobbers & 1u << r)
+				sw_pro_write(p, r);
 		at += in.len;
 	}
 	return DECODED_TO_PC;

@@ -191,6 +191,12 @@ struct sw_arch {
 	 * never ran, and ra is no return address of a live frame. May be
 	 * NULL. */
 	bool (*call_never_made)(const struct sw_walk *w, uint64_t ra);
+	/* Could the call before ra, an indirect one whose form alone says
+	 * where it goes, have led to pc? i386 glibc makes its system calls
+	 * through the TCB's sysinfo slot (`call *%gs:0x10`): that call enters
+	 * the kernel's entry code, and a frame whose pc is anywhere else was
+	 * not called by it. True when the form says nothing. May be NULL. */
+	bool (*indirect_call_reaches)(const struct sw_walk *w, uint64_t ra, uint64_t pc);
 	/* The text output prints every register 64 bits wide, whatever the
 	 * word size: Breakpad's MIPS context is 64-bit on 32-bit MIPS too,
 	 * and its minidump_stackwalk prints it so. */

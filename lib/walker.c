@@ -411,11 +411,16 @@ static bool call_may_have_run(const struct sw_walk *w, uint64_t ra, const struct
  * of the callee's own function (above), nor a call into another module,
  * nor one to a closed function that holds no callee's pc (a `bl abort`
  * ending _start, before the entry of the next function, whose address a
- * static program passes to __libc_start_main). */
+ * static program passes to __libc_start_main), nor an indirect call whose
+ * form names code elsewhere (i386's system calls through %gs:0x10). */
 bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
 {
+	const struct sw_arch *arch = w->arch;
 	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee) &&
-	                   call_reaches_callee(w, ra, callee) && call_may_have_run(w, ra, callee));
+	                   call_reaches_callee(w, ra, callee) && call_may_have_run(w, ra, callee) &&
+	                   (!arch->indirect_call_reaches ||
+	                    arch->indirect_call_reaches(w, arch->strip_code_pointer(w, ra),
+	                                                sw_frame_code_pc(callee))));
 }
 
 /* A word equal to a function's first instruction is a function pointer

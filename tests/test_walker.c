@@ -1314,6 +1314,81 @@ START_TEST(test_closed_function_ends_past_its_last_jump_target)
 }
 END_TEST
 
+/* The decoder sizes what library code holds between a function's start
+ * and its end: lock and rep prefixes, string instructions, cpuid,
+ * xchg with eax, bswap, x87, the 0f 38 / 0f 3a maps; ud2 ends a path
+ * (glibc's _int_malloc, mempcpy and __libc_start_main stopped it, so a
+ * scanned return from them looked able to reach anything: zoo i386 78). */
+START_TEST(test_closed_function_decodes_string_atomic_and_system_instructions)
+{
+	/* lock cmpxchg %edx,(%edi); rep movsl; movsb; cpuid; xchg %eax,%edi;
+	 * bswap %eax; fnstsw %ax; pextrd $1,%xmm0,%eax; movbe %eax,(%edi);
+	 * ud2; ret */
+	static const char code[] = "\xf0\x0f\xb1\x17\xf3\xa5\xa4\x0f\xa2\x97\x0f\xc8\xdf\xe0"
+	                           "\x66\x0f\x3a\x16\xc0\x01\x0f\x38\xf1\x07\x0f\x0b\xc3";
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x700, sizeof code - 1), code, sizeof code - 1);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	for (int is64 = 0; is64 <= 1; is64++) {
+		ck_assert(sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x719, is64));
+		ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x71a, is64));
+		ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x10, is64));
+	}
+	fixture_free(&fx);
+}
+END_TEST
+
+/* i386 glibc enters the kernel by `call *%gs:0x10`: a word after such a
+ * call is the return address of a frame in the kernel's entry code only
+ * (right after int $0x80 here); above any other frame it is left over
+ * from an earlier system call (zoo i386 78: under f4, from malloc's
+ * brk). And a live ebp below which such a word lies is a caller's record
+ * when the frame is in the entry code: the wrapper keeps none (zoo i386
+ * 95, the core alone: it skipped raise and main). */
+static const struct sw_stack *walk_i386_above_syscall(struct fixture *fx, bool in_entry,
+                                                     bool record)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	fx->snap.sys.cpu = SW_CPU_X86;
+	fx->snap.sys.word_size = 4;
+	fx->modules[1].base = 0x7c800000;
+	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx->thread.ctx, X86_ESP, sp);
+	sw_reg_set(&fx->thread.ctx, X86_EBP, record ? sp + 0x20 : 0x1234);
+	if (in_entry)
+		memcpy(syn_code_at(fx, CODE_BASE + 0xe, 2), "\xcd\x80", 2);
+	memcpy(syn_code_at(fx, CODE_BASE + 0x300 - 7, 7), "\x65\xff\x15\x10\x00\x00\x00", 7);
+	put_call_before(fx, CODE_BASE + 0x520);
+	put_call_before(fx, CODE_BASE + 0x600);
+	put_u32(fx, sp, CODE_BASE + 0x300);
+	put_u32(fx, sp + 4, CODE_BASE + 0x520);
+	put_u32(fx, sp + 0x20, sp + 0x40); /* a record: ebp, return address */
+	put_u32(fx, sp + 0x24, CODE_BASE + 0x600);
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_x86, NULL, NULL, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+START_TEST(test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry)
+{
+	struct fixture fx;
+	for (int record = 0; record <= 1; record++) {
+		const struct sw_stack *st = walk_i386_above_syscall(&fx, true, record);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+		fixture_free(&fx);
+	}
+	const struct sw_stack *st = walk_i386_above_syscall(&fx, false, false);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* A frame record whose return address follows a direct call to a closed
  * function elsewhere (a record rbp still holds from an older frame, in code
  * without frame pointers) is not the callee's caller: the scan decides. */
@@ -1536,6 +1611,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_frame_record_after_a_call_that_cannot_reach_the_callee_is_refused);
 	tcase_add_test(tc, test_scan_passes_over_a_restorer_without_a_signal_frame);
 	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
+	tcase_add_test(tc, test_closed_function_decodes_string_atomic_and_system_instructions);
+	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
