@@ -1763,6 +1763,28 @@ static bool pro_pushes_args_at(struct arm_pro *d, uint64_t a)
 	return i == 0xe92du && pro_read(d, a + 2, 2, &hw2) && (hw2 & 0xfff0u) == 0 && (hw2 & 15);
 }
 
+/* Does the instruction at a push callee-saved registers (r4-r11) but
+ * not lr: push {r4, r7} (Thumb b4xx, push.w e92d), stmdb sp!, str rX,
+ * [sp, #-4]!? A leaf that needs registers of its own opens its frame so
+ * (GCC's -fno-omit-frame-pointer Thumb leaf: push {r4, r7}; add r7, sp,
+ * #0), keeping its return address in lr. */
+static bool pro_pushes_without_lr_at(struct arm_pro *d, uint64_t a)
+{
+	uint32_t i, hw2;
+	if (!d->thumb)
+		return pro_read(d, a, 4, &i) &&
+		       (((i & 0xffff4000u) == 0xe92d0000u && (i & 0x0ff0u)) ||
+		        ((i & 0xffff0fffu) == 0xe52d0004u && ((i >> 12) & 15) >= 4 &&
+		         ((i >> 12) & 15) <= 11));
+	if (!pro_read(d, a, 2, &i))
+		return false;
+	if ((i & 0xff00u) == 0xb400u)
+		return (i & 0xf0u) != 0;
+	return (i == 0xe92du || i == 0xf84du) && pro_read(d, a + 2, 2, &hw2) &&
+	       (i == 0xe92du ? (hw2 & 0x4000u) == 0 && (hw2 & 0x0ff0u) != 0
+	                     : (hw2 & 0x0fffu) == 0x0d04u && (hw2 >> 12) >= 4 && (hw2 >> 12) <= 11);
+}
+
 /* How far before a save of lr a variadic function's push of its argument
  * registers is sought. */
 enum { PRO_ARGS_REACH = 16 };
@@ -1771,14 +1793,18 @@ enum { PRO_ARGS_REACH = 16 };
  * lr before origin (a frame that has made calls has saved lr; a leaf
  * keeps it live, and the frame-pointer hook takes a live lr) from which
  * the decode reaches pc (pro_decode: past a return only through a branch
- * to what follows it), keeps track of the CFA and has lr saved at pc. A
+ * to what follows it), keeps track of the CFA and has lr saved at pc.
+ * For a live frame (`leaf`), also the nearest push of registers without
+ * lr from which the decode reaches pc with the CFA known and lr neither
+ * saved nor replaced by a call: a leaf that saved registers, its caller
+ * in lr (the caller checks lr as a scanned word). A
  * live frame stopped on such a save has saved nothing yet: its function
  * begins there (or, shrink-wrapped, saves nothing before it). A push of
  * the argument registers just before the save is the function's too (a
  * variadic one's start). Never before the module holding origin, more
  * than PRO_MAX_BACKWARD bytes back, or past code that cannot be read. */
 static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_code *c, bool thumb,
-                       uint64_t origin, uint64_t pc, unsigned *budget)
+                       uint64_t origin, uint64_t pc, bool leaf, unsigned *budget)
 {
 	const struct sw_snapshot *snap = w->snap;
 	uint64_t lo = origin > PRO_MAX_BACKWARD ? origin - PRO_MAX_BACKWARD : 0;
@@ -1791,7 +1817,8 @@ static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_cod
 		uint32_t probe;
 		if (!pro_read(d, x, step, &probe))
 			return false;
-		if (!pro_saves_lr_at(d, x))
+		bool saves_lr = pro_saves_lr_at(d, x);
+		if (!saves_lr && !(leaf && x != pc && pro_pushes_without_lr_at(d, x)))
 			continue;
 		pro_init(d, w, c, thumb);
 		if (x == pc)
@@ -1803,7 +1830,8 @@ static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_cod
 				break;
 			}
 		if (pro_decode(d, from, pc, true, budget) && (d->p.cur.sp_known || d->p.cur.fp_known) &&
-		    (d->p.cur.saved & rbit(ARM_LR)))
+		    (saves_lr ? (d->p.cur.saved & rbit(ARM_LR)) != 0
+		              : !(d->p.cur.saved & rbit(ARM_LR)) && !d->p.cur.ra_clobbered))
 			return true;
 		if (*budget == 0)
 			return false;
@@ -1852,7 +1880,7 @@ static bool arm_analyze(const struct sw_step *s, struct sw_code *c, struct arm_p
 	 * the static one pc is in: the code's own evidence first. A
 	 * suspended frame's function is its call's, which may end it. */
 	uint64_t origin = live ? pc : callee->lookup_pc & ~(uint64_t)1;
-	if (pro_search(d, w, c, thumb, origin, pc, &budget)) {
+	if (pro_search(d, w, c, thumb, origin, pc, live, &budget)) {
 		*searched = true;
 		return true;
 	}

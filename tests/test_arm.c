@@ -985,6 +985,56 @@ START_TEST(test_prologue_search_needs_a_branch_past_a_return)
 }
 END_TEST
 
+/* A live leaf that needs registers opens its frame without saving lr
+ * (GCC's Thumb frame-pointer leaf: push {r4, r7}; add r7, sp, #0): without
+ * symbols the search takes that push as the start where nothing between
+ * it and pc replaces lr, and the caller is lr at the CFA (zoo armhf 94,
+ * stripped: a scan skipped every program frame). A call between the push
+ * and pc makes lr a stale value: no caller from it. */
+START_TEST(test_prologue_live_leaf_that_pushed_registers_returns_through_lr)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_thumb_nops(&fx, CODE_BASE + 0x400, CODE_BASE + 0x440);
+	static const uint16_t code[] = {
+		0xb490,         /* 0x400 push {r4, r7} */
+		0xaf00,         /* 0x402 add r7, sp, #0 */
+		0x2001,         /* 0x404 movs r0, #1 */
+		0x2002,         /* 0x406 movs r0, #2: pc */
+	};
+	put_thumb(&fx, CODE_BASE + 0x400, code, 4);
+	uint64_t sp = STACK_BASE + 0x100, lr = thumb_call_to(&fx, CODE_BASE + 0x900);
+	put_u32(&fx, sp, 0x4444);
+	put_u32(&fx, sp + 4, (uint32_t)(STACK_BASE + 0x300));
+	put_u32(&fx, sp + 8, (uint32_t)thumb_call_to(&fx, CODE_BASE + 0x980));
+	set_context(&fx, CODE_BASE + 0x406, sp, lr, true);
+	sw_reg_set(&fx.thread.ctx, R7, sp);
+	struct sw_walk w = hook_walk(&fx);
+	struct sw_frame callee;
+	memset(&callee, 0, sizeof callee);
+	callee.pc = callee.lookup_pc = CODE_BASE + 0x406;
+	callee.regs = fx.thread.ctx;
+	callee.trust = SW_TRUST_CONTEXT;
+	struct sw_step step = { .walk = &w, .callee = &callee };
+	struct sw_caller out;
+	memset(&out, 0, sizeof out);
+	ck_assert_int_eq(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[PC] | 1, lr);
+	ck_assert_uint_eq(out.regs.v[SP], sp + 8);
+	ck_assert_uint_eq(out.regs.v[R7], STACK_BASE + 0x300);
+	ck_assert_uint_eq(out.regs.v[4], 0x4444);
+
+	/* 0x404: bl (lr now the return of that call, not the caller). */
+	thumb_call_to(&fx, CODE_BASE + 0x408);
+	put_thumb(&fx, CODE_BASE + 0x408, code + 3, 1);
+	callee.pc = callee.lookup_pc = CODE_BASE + 0x408;
+	sw_reg_set(&callee.regs, PC, CODE_BASE + 0x408);
+	memset(&out, 0, sizeof out);
+	ck_assert_int_ne(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_OK);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* A conditional return in an IT block (it eq; popeq {r4, pc}) leaves
  * the frame as it was on the path that goes on. */
 START_TEST(test_prologue_conditional_return_keeps_the_frame)
@@ -1810,6 +1860,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_prologue_recovers_r7_r11_after_a_scanned_frame);
 	tcase_add_test(tc, test_prologue_finds_the_save_of_lr_without_symbols);
 	tcase_add_test(tc, test_prologue_search_needs_a_branch_past_a_return);
+	tcase_add_test(tc, test_prologue_live_leaf_that_pushed_registers_returns_through_lr);
 	tcase_add_test(tc, test_prologue_conditional_return_keeps_the_frame);
 	tcase_add_test(tc, test_r11_record_refused_where_the_code_sets_up_none);
 	tcase_add_test(tc, test_cfi_register_names_resolve);
