@@ -226,6 +226,8 @@ static bool ppc_lr_may_return(const struct sw_step *s, uint64_t lr, bool slot_is
  * caller's sp is then r1 if the frame made no frame of its own (the slot
  * above holds the caller's return address into its own caller), else the
  * back chain. */
+static bool ppc_is_signal_trampoline(const struct sw_walk *w, uint64_t addr);
+
 static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s,
                                                          struct sw_caller *out)
 {
@@ -238,7 +240,10 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 	uint64_t sp = r->v[PPC_SP], bc = 0, ra = 0;
 	bool chain = sp % ws == 0 && sw_walk_read_word(w, sp, &bc) &&
 	             (bc == 0 || (bc > sp && bc % ws == 0 && sw_walk_read_word(w, bc + off, &ra)));
-	bool slot_is_return = chain && bc != 0 && sw_walk_is_return_address(w, ra);
+	/* A signal handler's slot holds the restorer's address (qemu-user's
+	 * page is in no module): a return address all the same. */
+	bool slot_is_return = chain && bc != 0 &&
+	                      (sw_walk_is_return_address(w, ra) || ppc_is_signal_trampoline(w, ra));
 
 	if (sw_frame_has_live_context(callee) && sw_reg_valid(r, PPC_LR)) {
 		uint64_t lr = ppc_strip(w, r->v[PPC_LR]);
@@ -347,6 +352,21 @@ static const struct sw_sigframe_slot ppc_pt_regs_slots[] = {
 	{ PPC_CR, PT_CCR },
 };
 
+/* Is addr a restorer's first instruction (li r0, NR; sc, or the 64-bit
+ * vDSO's addi r1, r1, 128 before them), where a handler returns? */
+static bool ppc_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
+{
+	uint64_t code[3];
+	if ((addr & 3) != 0 || addr > UINT64_MAX - 12 ||
+	    !sw_sigframe_read_fields(w, addr, 4, w->snap->sys.big_endian, 3, code))
+		return false;
+	const uint64_t *li = w->arch->word_size == 8 && code[0] == PPC_INSN_ADDI_R1_128 ? &code[1]
+	                                                                              : &code[0];
+	unsigned nr = (unsigned)(li[0] & 0xffffu);
+	return (li[0] & 0xffff0000u) == PPC_INSN_LI_R0 && li[1] == PPC_INSN_SC &&
+	       (nr == PPC_NR_SIGRETURN || nr == PPC_NR_RT_SIGRETURN);
+}
+
 /* The word at addr (a pointer of the frame) when it equals want. */
 static bool ppc_regs_pointer_is(const struct sw_walk *w, uint64_t addr, uint64_t want)
 {
@@ -428,6 +448,7 @@ static enum sw_unwind_status ppc_caller_of_signal_frame(const struct sw_step *s,
 	.printed_address = sw_frame_call_site_address, \
 	.strip_code_pointer = ppc_strip, \
 	.caller_of_signal_frame = ppc_caller_of_signal_frame, \
+	.is_signal_trampoline = ppc_is_signal_trampoline, \
 	.caller_by_frame_pointer = ppc_caller_by_frame_pointer, \
 	.caller_by_scan = ppc_caller_by_scan, \
 	.call_precedes = ppc_call_precedes, \

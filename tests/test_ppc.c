@@ -401,6 +401,39 @@ START_TEST(test_context_lr_left_over_is_not_taken)
 }
 END_TEST
 
+/* A signal handler's frame: its caller's LR slot holds the restorer's
+ * address (li r0, 172; sc), which no call precedes. It is a return
+ * address all the same, so a live lr left over from the handler's own
+ * call is not taken in its place (zoo ppc64le 102, stripped: the walk
+ * took f4's return from side2 and ended). */
+START_TEST(test_restorer_in_the_lr_slot_is_the_callers_return)
+{
+	struct fixture fx;
+	fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+	uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180, restorer = CODE_BASE + 0x800;
+	uint64_t stale = call_to(&fx, CODE_BASE + 0x200);
+	put_insn(&fx, restorer, 0x380000acu);
+	put_insn(&fx, restorer + 4, 0x44000002u);
+	put_word(&fx, s1, s2);
+	put_word(&fx, s2, 0);
+	put_word(&fx, s2 + 16, restorer);
+	/* The rt_sigframe at s2: sigcontext.regs (r1 + 128 + 168 + 56)
+	 * points at gp_regs right after it; r1 and nip restored from there. */
+	uint64_t regs_ptr = s2 + 128 + 168 + 56, regs = regs_ptr + 8;
+	uint64_t interrupted = call_to(&fx, CODE_BASE + 0x900);
+	put_word(&fx, regs_ptr, regs);
+	put_word(&fx, regs + 1 * 8, STACK_BASE + 0x800);
+	put_word(&fx, regs + 32 * 8, interrupted);
+	set_context(&fx, CODE_BASE + 0x10, s1, stale);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, restorer);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s2);
+	ck_assert_uint_eq(st->frames[2].pc, interrupted);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* The zoo's ppc64le seed 5700 walked stripped (no symbols): the leaf
  * made no frame, so r1 is its caller's frame, whose back chain and slot
  * name the caller's caller. lr is the leaf's return address: the code
@@ -569,6 +602,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_of_leaf_without_frame);
 	tcase_add_test(tc, test_context_lr_of_leaf_with_frame);
 	tcase_add_test(tc, test_context_lr_left_over_is_not_taken);
+	tcase_add_test(tc, test_restorer_in_the_lr_slot_is_the_callers_return);
 	tcase_add_test(tc, test_context_lr_whose_call_entered_pc_function_is_taken);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
