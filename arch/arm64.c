@@ -536,7 +536,8 @@ static bool a64_function_follows(const struct sw_walk *w, uint64_t at, uint64_t 
  * none of ours. A return after a record's epilogue with no frame made
  * after it may end one of ours: unknown. Code that cannot be read, or
  * farther than the reach, is unknown too (the record is then followed as
- * before: a minidump without code, a .sym-only walk). */
+ * before: a minidump without code, a .sym-only walk), unless a function
+ * that makes a frame begins right after it. */
 static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct sw_frame *callee)
 {
 	uint64_t pc = arm64_strip(w, sw_frame_has_live_context(callee) ? callee->pc
@@ -556,14 +557,20 @@ static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct s
 	}
 	for (uint64_t at = pc, n = 0; at >= 4 && n < ARM64_RECORD_REACH; n++) {
 		at -= 4;
+		/* Code that cannot be read (the zeros between a static
+		 * program's .plt and .text read as unknown) right before a
+		 * function that makes a frame: that function is the frame's. */
 		if (!arm64_read_insn(w, at, &insn))
-			return ARM64_RECORD_UNKNOWN;
+			return a64_function_follows(w, at, pc) ? ARM64_RECORD_NONE
+			                                       : ARM64_RECORD_UNKNOWN;
 		if (a64_sets_frame_pointer(insn))
 			return ARM64_RECORD_OWN;
-		/* A jump through a register ends a PLT entry or a tail call:
-		 * where a function that makes a frame follows it, that one is
-		 * the frame's. */
-		if (a64_is_br(insn) && a64_function_follows(w, at, pc))
+		/* A jump through a register ends a PLT entry or a tail call,
+		 * and so may a direct one (b: crtstuff's frame_dummy tail-calls
+		 * register_tm_clones): where a function that makes a frame
+		 * follows it, that one is the frame's. */
+		if ((a64_is_br(insn) || (insn & 0xfc000000u) == 0x14000000u) &&
+		    a64_function_follows(w, at, pc))
 			return ARM64_RECORD_NONE;
 		if (a64_is_ret(insn)) {
 			if (a64_function_follows(w, at, pc))
@@ -613,6 +620,12 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 		 * the code made one. */
 		if (!(record && saved_lr == lr && own != ARM64_RECORD_NONE) &&
 		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
+			/* The caller's sp is the frame's CFA: above sp by what
+			 * the code has allocated so far (f5's `sub sp, sp,
+			 * #0xbd0; str x30, [sp]` stopped on the store). */
+			uint64_t cfa;
+			if (sw_arm64_live_cfa(s, &cfa) && cfa >= sp)
+				sw_reg_set(&out->regs, ARM64_SP, cfa);
 			sw_reg_set(&out->regs, ARM64_PC, lr);
 			sw_reg_set(&out->regs, ARM64_FP, fp);
 			return SW_UNWIND_OK;

@@ -651,28 +651,39 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 	return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
 }
 
+bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa)
+{
+	const struct sw_frame *callee = s->callee;
+	if (!sw_frame_has_live_context(callee) || !sw_reg_valid(&callee->regs, A64_SP) ||
+	    (callee->pc & 3) != 0)
+		return false;
+	struct sw_code c;
+	sw_code_init(&c, s->walk);
+	struct sw_prologue p;
+	if (!analyze(s, &c, &p) || !p.cur.sp_known)
+		return false;
+	*cfa = callee->regs.v[A64_SP] - (uint64_t)p.cur.sp_off;
+	return true;
+}
+
 /* How exact the callee's sp is. A frame found through a frame record or
  * by a scan has only a lower bound for it (lib/walker.c, sp_only_bounded:
  * AArch64 keeps x30 at the bottom of a frame, not at its CFA); its x29,
  * restored from the record, is exact. A frame found through the live x30
- * of the context frame below it (arch/arm64.c) has that frame's sp, kept:
- * exact when that frame moved none, which its own code must show. A leaf
- * that called through a NULL pointer moved none (caller_of_bad_pc). */
+ * of the context frame below it (arch/arm64.c) is exact where its sp is
+ * the CFA that frame's code shows (sw_arm64_live_cfa). A leaf that called
+ * through a NULL pointer moved none (caller_of_bad_pc). */
 static bool sp_is_exact(const struct sw_step *s)
 {
 	const struct sw_frame *callee = s->callee, *below = s->callee_callee;
 	if (sw_frame_has_live_context(callee) ||
 	    (callee->trust != SW_TRUST_FRAME_POINTER && callee->trust != SW_TRUST_SCAN))
 		return true;
-	if (callee->trust != SW_TRUST_FRAME_POINTER || !below ||
-	    !sw_frame_has_live_context(below) || !sw_reg_valid(&below->regs, A64_SP) ||
-	    below->regs.v[A64_SP] != callee->regs.v[A64_SP])
+	if (callee->trust != SW_TRUST_FRAME_POINTER || !below)
 		return false;
 	struct sw_step t = { .walk = s->walk, .callee = below, .callee_callee = NULL };
-	struct sw_code c;
-	sw_code_init(&c, s->walk);
-	struct sw_prologue p;
-	return analyze(&t, &c, &p) && p.cur.sp_known && p.cur.sp_off == 0;
+	uint64_t cfa;
+	return sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP];
 }
 
 enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)

@@ -12,4 +12,10 @@
  * pc with the CFA known. */
 enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out);
 
+/* The CFA of a frame with a live context (the crash's, a signal's), from
+ * the frame its code has built by pc: the caller's sp when the caller is
+ * found through x30 (a function stopped in its prologue, or a leaf that
+ * moved sp, has sp below it). False when the code does not tell. */
+bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa);
+
 #endif

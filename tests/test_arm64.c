@@ -228,11 +228,58 @@ START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
 	put_u64(&fx, fp, 0);                            /* the far caller's record */
 	put_u64(&fx, fp + 8, ra_far);
 	set_context(&fx, fn + 4, sp, fp, ra_self);      /* stopped storing x30 */
+	/* Frame 1, the caller through x30, has sp at frame 0's CFA (sp +
+	 * 0x430, what fn's code allocated by pc), from which fn's prologue
+	 * reads its own saved x30 (zoo aarch64 98: the walk went on with
+	 * frame 0's sp and ended). */
+	uint64_t ra_up = call_returning_to(&fx, CODE_BASE + 0x900);
+	put_u64(&fx, sp + 0x430, ra_up);
 	struct sw_walk_options opt = { .no_scan = true };
 	const struct sw_stack *st = walk_with(&fx, &opt);
-	ck_assert_uint_eq(st->nframes, 2);
+	ck_assert_uint_ge(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, ra_self);
-	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp + 0x430);
+	ck_assert_uint_eq(st->frames[2].pc, ra_up);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 0x860);
+	fixture_free(&fx);
+
+	/* The previous function ends in a tail jump (b, as crtstuff's
+	 * frame_dummy does) after an epilogue that popped a record: fn,
+	 * which makes no record, follows it, so x29 is a caller's. */
+	fixture_init(&fx);
+	put_insn(&fx, fn - 0x10, INSN_LDP_FP_LR_POST);
+	put_insn(&fx, fn - 0xc, INSN_RET);
+	put_insn(&fx, fn - 0x8, INSN_B);
+	put_insn(&fx, fn, 0xd110c3ffu);
+	put_insn(&fx, fn + 4, 0xf90003feu);
+	put_insn(&fx, fn + 0x38, 0x97fffff2u);
+	ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra_far);
+	set_context(&fx, fn + 0x20, sp, fp, ra_self);
+	st = walk_with(&fx, &opt);
+	for (size_t i = 1; i < st->nframes; i++)
+		ck_assert_uint_ne(st->frames[i].pc, ra_far);
+	fixture_free(&fx);
+
+	/* fn right after code that cannot be read (the start of the code
+	 * area here; the zeros between a static program's .plt and .text
+	 * read as unknown): fn is the frame's function (zoo aarch64 nofp 24,
+	 * stripped: the record skipped five frames). */
+	fixture_init(&fx);
+	fn = CODE_BASE;
+	put_insn(&fx, fn, 0xd110c3ffu);
+	put_insn(&fx, fn + 4, 0xf90003feu);
+	put_insn(&fx, fn + 0x38, 0x97fffff2u);
+	ra_self = fn + 0x3c;
+	ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra_far);
+	set_context(&fx, fn + 0x20, sp, fp, ra_self);
+	st = walk_with(&fx, &opt);
+	for (size_t i = 1; i < st->nframes; i++)
+		ck_assert_uint_ne(st->frames[i].pc, ra_far);
 	fixture_free(&fx);
 }
 END_TEST
