@@ -189,6 +189,30 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 	return true;
 }
 
+/* The falls_through hook (lib/arch.h): nothing in [from, to) ends the
+ * flow: no unconditional branch (b, or bc/bclr/bcctr with BO "branch
+ * always", Power ISA Book I §2.4) that does not link, and no trap. A
+ * live lr that runs straight on to pc is the frame's own earlier call's
+ * return (zoo ppc64le 102: f4's return from side2, with its own frame
+ * above). */
+static bool ppc_falls_through(const struct sw_walk *w, uint64_t from, uint64_t to)
+{
+	if (to <= from || (from & 3) != 0 || (to & 3) != 0 || to - from > PPC_MAX_ENTERED)
+		return false;
+	for (uint64_t a = from; a < to; a += 4) {
+		uint32_t i;
+		if (!ppc_read_insn(w, a, &i))
+			return false;
+		unsigned op = i >> 26, bo = (i >> 21) & 31, xo = (i >> 1) & 0x3ff;
+		bool link = i & 1, always = (bo & 0x14) == 0x14;
+		if ((op == 18 && !link) || (op == 16 && always && !link) ||
+		    (op == 19 && (xo == 16 || xo == 528 || xo == 560) && always && !link) ||
+		    i == 0x7fe00008u)
+			return false;
+	}
+	return true;
+}
+
 /* The caller of a frame whose registers are live (frame 0, a signal frame)
  * may be in lr: its function is a leaf, or has not saved lr yet. Whether
  * it is, the frame's own slot ([back chain + offset]) does not say for
@@ -240,17 +264,16 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 	uint64_t sp = r->v[PPC_SP], bc = 0, ra = 0;
 	bool chain = sp % ws == 0 && sw_walk_read_word(w, sp, &bc) &&
 	             (bc == 0 || (bc > sp && bc % ws == 0 && sw_walk_read_word(w, bc + off, &ra)));
-	/* A signal handler's slot holds the restorer's address (qemu-user's
-	 * page is in no module): a return address all the same. */
-	bool slot_is_return = chain && bc != 0 &&
-	                      (sw_walk_is_return_address(w, ra) || ppc_is_signal_trampoline(w, ra));
+	bool slot_is_return = chain && bc != 0 && sw_walk_is_return_address(w, ra);
 
 	if (sw_frame_has_live_context(callee) && sw_reg_valid(r, PPC_LR)) {
 		uint64_t lr = ppc_strip(w, r->v[PPC_LR]);
 		bool own_slot = chain && bc != 0 && ra == lr;
 		if (!own_slot && ppc_lr_may_return(s, lr, slot_is_return) &&
 		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
-			if (chain && bc != 0 &&
+			/* A restorer in the slot is a handler's return: the
+			 * slot of a frame above a leaf that made none. */
+			if (chain && bc != 0 && !ppc_is_signal_trampoline(w, ra) &&
 			    (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
 			                                              ppc_call_site(lr)) ==
 			                            SW_FUNCTION_SAME))
@@ -262,7 +285,17 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 		return SW_UNWIND_NO_RULE;
 	if (bc == 0 || ppc_is_null_return(w, ra))
 		return callee->trust == SW_TRUST_SCAN ? SW_UNWIND_NO_RULE : SW_UNWIND_END;
-	if (!slot_is_return)
+	/* A signal handler's slot holds the restorer's address (qemu-user's
+	 * page is in no module), which no call precedes: its caller all the
+	 * same, where the slot is the frame's own. A live frame's may be its
+	 * caller's (a leaf that made no frame, called by the handler): it is
+	 * the frame's own when lr is left over from a call the frame made (the
+	 * code runs straight from lr to pc), so that it has a frame. */
+	bool live = sw_frame_has_live_context(callee);
+	if (!slot_is_return &&
+	    !(ppc_is_signal_trampoline(w, ra) &&
+	      (!live || (sw_reg_valid(r, PPC_LR) &&
+	                 ppc_falls_through(w, ppc_strip(w, r->v[PPC_LR]), ppc_strip(w, callee->pc))))))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, PPC_SRR0, ra);
@@ -449,6 +482,7 @@ static enum sw_unwind_status ppc_caller_of_signal_frame(const struct sw_step *s,
 	.strip_code_pointer = ppc_strip, \
 	.caller_of_signal_frame = ppc_caller_of_signal_frame, \
 	.is_signal_trampoline = ppc_is_signal_trampoline, \
+	.falls_through = ppc_falls_through, \
 	.caller_by_frame_pointer = ppc_caller_by_frame_pointer, \
 	.caller_by_scan = ppc_caller_by_scan, \
 	.call_precedes = ppc_call_precedes, \

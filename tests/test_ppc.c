@@ -406,30 +406,53 @@ END_TEST
  * address all the same, so a live lr left over from the handler's own
  * call is not taken in its place (zoo ppc64le 102, stripped: the walk
  * took f4's return from side2 and ended). */
-START_TEST(test_restorer_in_the_lr_slot_is_the_callers_return)
+static const struct sw_stack *walk_handler_frame(struct fixture *fx, bool return_between,
+                                                  uint64_t *restorer, uint64_t *interrupted)
 {
-	struct fixture fx;
-	fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
-	uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180, restorer = CODE_BASE + 0x800;
-	uint64_t stale = call_to(&fx, CODE_BASE + 0x200);
-	put_insn(&fx, restorer, 0x380000acu);
-	put_insn(&fx, restorer + 4, 0x44000002u);
-	put_word(&fx, s1, s2);
-	put_word(&fx, s2, 0);
-	put_word(&fx, s2 + 16, restorer);
+	fixture_init(fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+	/* The restorer in a page of code no module holds (qemu-user's). */
+	fx->cfg.nmodules = fx->snap.nmodules = 1;
+	uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
+	*restorer = LIB_BASE + 0x800;
+	uint64_t lr = call_to(fx, CODE_BASE + 0x200);
+	if (return_between)
+		put_insn(fx, CODE_BASE + 0x280, PPC_BLR);
+	put_insn(fx, *restorer, 0x380000acu);
+	put_insn(fx, *restorer + 4, 0x44000002u);
+	put_word(fx, s1, s2);
+	put_word(fx, s2, 0);
+	put_word(fx, s2 + 16, *restorer);
 	/* The rt_sigframe at s2: sigcontext.regs (r1 + 128 + 168 + 56)
 	 * points at gp_regs right after it; r1 and nip restored from there. */
 	uint64_t regs_ptr = s2 + 128 + 168 + 56, regs = regs_ptr + 8;
-	uint64_t interrupted = call_to(&fx, CODE_BASE + 0x900);
-	put_word(&fx, regs_ptr, regs);
-	put_word(&fx, regs + 1 * 8, STACK_BASE + 0x800);
-	put_word(&fx, regs + 32 * 8, interrupted);
-	set_context(&fx, CODE_BASE + 0x10, s1, stale);
-	const struct sw_stack *st = walk(&fx, NULL);
+	*interrupted = call_to(fx, CODE_BASE + 0x900);
+	put_word(fx, regs_ptr, regs);
+	put_word(fx, regs + 1 * 8, STACK_BASE + 0x800);
+	put_word(fx, regs + 32 * 8, *interrupted);
+	set_context(fx, CODE_BASE + 0x300, s1, lr);
+	return walk(fx, NULL);
+}
+
+START_TEST(test_restorer_in_the_lr_slot_is_the_callers_return)
+{
+	struct fixture fx;
+	uint64_t restorer, interrupted;
+	const struct sw_stack *st = walk_handler_frame(&fx, false, &restorer, &interrupted);
 	ck_assert_uint_ge(st->nframes, 3);
 	ck_assert_uint_eq(st->frames[1].pc, restorer);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), STACK_BASE + 0x180);
 	ck_assert_uint_eq(st->frames[2].pc, interrupted);
+	fixture_free(&fx);
+
+	/* A blr between lr and pc: lr may be the return of a leaf that made
+	 * no frame, the slot then its caller's (the handler's): lr is the
+	 * caller, and the restorer the next (zoo ppc64le 6, the core alone:
+	 * lr in no module could not be taken, and the restorer skipped the
+	 * handler). */
+	st = walk_handler_frame(&fx, true, &restorer, &interrupted);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x200);
+	ck_assert_uint_eq(st->frames[2].pc, restorer);
 	fixture_free(&fx);
 }
 END_TEST
