@@ -24,8 +24,10 @@
 #include "cache_prune.h"
 #include "elf_image.h"
 #include "gz.h"
+#include "lib/build_id.h"
 #include "lib/file_lock.h"
 #include "lib/fnv.h"
+#include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
 
@@ -160,16 +162,11 @@ static bool safe_component(const char *s)
 /* An ELF module's GNU build-id (its code id), in lower-case hex. */
 static bool module_build_id(const struct sw_module *m, char out[MAX_BUILD_ID_HEX + 1])
 {
-	const char *hex = m->code_id;
-	size_t n = hex ? strlen(hex) : 0;
-	if (n < 2 || n % 2 || n > MAX_BUILD_ID_HEX)
+	uint8_t id[MAX_BUILD_ID_HEX / 2];
+	size_t n;
+	if (!sw_build_id_from_code_id(m->code_id, id, sizeof id, &n))
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (!isxdigit((unsigned char)hex[i]))
-			return false;
-		out[i] = (char)tolower((unsigned char)hex[i]);
-	}
-	out[n] = '\0';
+	sw_hex_encode(id, n, out);
 	return true;
 }
 
@@ -400,9 +397,8 @@ static enum check check_elf(const char *path, const struct wanted *w, const char
 	}
 	const struct sw_elf_info *info = sw_elf_info(e);
 	char got[MAX_BUILD_ID_HEX + 1] = "missing";
-	if (info->build_id && info->build_id_len * 2 <= MAX_BUILD_ID_HEX)
-		for (size_t i = 0; i < info->build_id_len; i++)
-			snprintf(got + 2 * i, 3, "%02x", info->build_id[i]);
+	if (info->build_id && info->build_id_len && info->build_id_len * 2 <= MAX_BUILD_ID_HEX)
+		sw_hex_encode(info->build_id, info->build_id_len, got);
 	sw_elf_free(e);
 	if (strcmp(got, w->build_id) != 0) {
 		report(r, "%s: ELF file not used: its build-id is %s, the module's is %s", url, got,
