@@ -9,6 +9,7 @@
 #include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
+#include "store_layout.h"
 
 enum { MAX_BUILD_ID = 64 };
 
@@ -202,7 +203,7 @@ static void search_directory(struct sw_elf_locator *l, const struct identity *id
 			try_path(l, id, f, p);
 		if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s", dir, hex, hex + 2))
 			try_path(l, id, f, p);
-		if (id->name && sw_path_printf(p, sizeof p, "%s/%s/%s/%s", dir, id->name, hex, id->name))
+		if (id->name && sw_store_elf_path(p, sizeof p, dir, id->name, hex))
 			try_path(l, id, f, p);
 	}
 	if (id->name) {

@@ -24,6 +24,7 @@
 #include "cache_prune.h"
 #include "elf_image.h"
 #include "gz.h"
+#include "store_layout.h"
 #include "lib/build_id.h"
 #include "lib/file_lock.h"
 #include "lib/fnv.h"
@@ -142,16 +143,6 @@ static bool make_parent_dirs(const char *path)
 }
 
 
-/* A name as the store files symbols under it: the debug file's base name,
- * else the code file's. */
-static const char *module_debug_name(const struct sw_module *m)
-{
-	const char *n = m->debug_file && *m->debug_file ? sw_basename(m->debug_file) : NULL;
-	if (!n || !*n)
-		n = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
-	return n && *n ? n : NULL;
-}
-
 /* A name that is safe as one path component (and one URL segment after
  * escaping): not ".", "..", and without '/'. */
 static bool safe_component(const char *s)
@@ -173,7 +164,6 @@ static bool module_build_id(const struct sw_module *m, char out[MAX_BUILD_ID_HEX
 /* What one module is asked for by, and where its files go. */
 struct wanted {
 	const char *name;           /* debug name (the .sym's directory) */
-	int stem_len;               /* name minus ".pdb" */
 	const char *id;             /* debug id, or NULL */
 	const char *code_name;      /* the code file's base name (the ELF layout) */
 	char build_id[MAX_BUILD_ID_HEX + 1]; /* "" when none */
@@ -183,7 +173,7 @@ struct wanted {
 static bool wanted_init(struct wanted *w, const struct sw_module *m, const char *dir)
 {
 	memset(w, 0, sizeof *w);
-	w->name = module_debug_name(m);
+	w->name = sw_store_debug_name(m);
 	w->id = m->debug_id && *m->debug_id ? m->debug_id : NULL;
 	w->code_name = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
 	if (!safe_component(w->name))
@@ -194,12 +184,6 @@ static bool wanted_init(struct wanted *w, const struct sw_module *m, const char 
 		w->code_name = NULL;
 	if (!module_build_id(m, w->build_id))
 		w->build_id[0] = '\0';
-	if (w->name) {
-		size_t len = strlen(w->name);
-		w->stem_len = (int)len;
-		if (len > 4 && strcasecmp(w->name + len - 4, ".pdb") == 0)
-			w->stem_len -= 4;
-	}
 	if (w->name && w->id)
 		return sw_path_printf(w->miss_dir, sizeof w->miss_dir, "%s/%s/%s", dir, w->name, w->id);
 	if (w->code_name && w->build_id[0])
@@ -218,11 +202,10 @@ static bool layout_path(const struct wanted *w, enum layout l, char *out, size_t
 	case LAYOUT_SYM:
 	case LAYOUT_SYM_GZ:
 		return w->name && w->id &&
-		       sw_path_printf(out, cap, "%s/%s/%.*s%s", w->name, w->id, w->stem_len, w->name,
-		                      l == LAYOUT_SYM ? ".sym" : ".sym.gz");
+		       sw_store_sym_path(out, cap, NULL, w->name, w->id, l == LAYOUT_SYM_GZ);
 	case LAYOUT_ELF:
 		return w->code_name && w->build_id[0] &&
-		       sw_path_printf(out, cap, "%s/%s/%s", w->code_name, w->build_id, w->code_name);
+		       sw_store_elf_path(out, cap, NULL, w->code_name, w->build_id);
 	case NLAYOUTS:
 		break;
 	}
