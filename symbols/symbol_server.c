@@ -1028,11 +1028,6 @@ unsigned sw_symbol_server_kept(struct sw_symbol_server *srv)
 	return srv ? atomic_load(&srv->kept) : 0;
 }
 
-const char *sw_symbol_server_dir(const struct sw_symbol_server *srv)
-{
-	return srv->dir;
-}
-
 void sw_fetched_free(struct sw_fetched *f)
 {
 	free(f->sym);

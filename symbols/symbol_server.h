@@ -98,9 +98,6 @@ void sw_symbol_server_free(struct sw_symbol_server *srv);
  * cache: symbols/cache_prune.h). */
 unsigned sw_symbol_server_kept(struct sw_symbol_server *srv);
 
-/* The directory downloads go to (the store reads it as a symbol path). */
-const char *sw_symbol_server_dir(const struct sw_symbol_server *srv);
-
 /* What to fetch for a module. */
 enum sw_fetch_kind {
 	SW_FETCH_BREAKPAD = 1 << 0, /* its .sym / .sym.gz */
