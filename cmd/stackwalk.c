@@ -367,6 +367,14 @@ static int open_symbol_servers(const struct cli_options *o, struct run *r)
 {
 	if (!o->nsymbol_urls && !o->debuginfod && !o->nsymbol_headers)
 		return -1;
+	/* The library's messages name its settings by these flags. */
+	static const struct sw_symbol_server_names flags = {
+		.url = "--symbols-url",
+		.header = "--symbols-header",
+		.debuginfod = "--debuginfod",
+		.timeout = "--symbols-timeout",
+		.symbol_path = "SYMBOL_PATH",
+	};
 	struct sw_symbol_server_options so = {
 		.urls = o->symbol_urls,
 		.nurls = o->nsymbol_urls,
@@ -375,6 +383,7 @@ static int open_symbol_servers(const struct cli_options *o, struct run *r)
 		.debuginfod = o->debuginfod,
 		.timeout_s = o->symbols_timeout,
 		.miss_ttl_s = o->miss_ttl_s,
+		.names = &flags,
 	};
 	struct sw_err err = { 0 };
 	r->servers = sw_pipeline_servers_create(&so, r->cache, &err);

@@ -77,6 +77,7 @@ struct sw_http {
 	unsigned nidle;
 	struct curl_slist *headers; /* the request headers, or NULL */
 	unsigned timeout_s;
+	char timeout_name[64];      /* how messages call timeout_s */
 };
 
 bool sw_http_available(void)
@@ -85,7 +86,7 @@ bool sw_http_available(void)
 }
 
 struct sw_http *sw_http_open(const char *const *headers, size_t nheaders, unsigned timeout_s,
-                             const char **why)
+                             const char *timeout_name, const char **why)
 {
 	*why = NULL;
 	const struct sw_curl_api *cu = sw_curl_api(why);
@@ -99,6 +100,7 @@ struct sw_http *sw_http_open(const char *const *headers, size_t nheaders, unsign
 		return NULL;
 	h->cu = cu;
 	h->timeout_s = timeout_s;
+	snprintf(h->timeout_name, sizeof h->timeout_name, "%s", timeout_name);
 	/* One handle now: a libcurl that cannot make one fails here. */
 	h->idle[0] = cu->easy_init();
 	if (!h->idle[0])
@@ -320,8 +322,8 @@ enum sw_transfer sw_http_get(struct sw_http *h, struct sw_http_conn *conn, const
 		return SW_TRANSFER_FAILED;
 	}
 	if (a.rc == CURLE_OPERATION_TIMEDOUT) {
-		sw_server_report(r, "%s: no answer within %u s (--symbols-timeout): server not asked "
-		                 "again for %d minutes", url, h->timeout_s, SW_SERVER_DOWN_S / 60);
+		sw_server_report(r, "%s: no answer within %u s (%s): server not asked again for %d "
+		                 "minutes", url, h->timeout_s, h->timeout_name, SW_SERVER_DOWN_S / 60);
 		return SW_TRANSFER_DOWN;
 	}
 	if (transient_error(a.rc))
@@ -372,9 +374,9 @@ bool sw_http_available(void)
 }
 
 struct sw_http *sw_http_open(const char *const *headers, size_t nheaders, unsigned timeout_s,
-                             const char **why)
+                             const char *timeout_name, const char **why)
 {
-	(void)headers, (void)nheaders, (void)timeout_s;
+	(void)headers, (void)nheaders, (void)timeout_s, (void)timeout_name;
 	*why = "built without libcurl";
 	return NULL;
 }

@@ -41,12 +41,13 @@ bool sw_http_available(void);
 
 /* A pool of connections, sending headers ("Name: value", checked by the
  * caller) to the origins they are for, each request within timeout_s
- * seconds, connecting and redirects included. NULL when libcurl cannot
- * be loaded (*why: why) or memory ran out (*why NULL). */
+ * seconds, connecting and redirects included (a message names that limit
+ * timeout_name). NULL when libcurl cannot be loaded (*why: why) or memory
+ * ran out (*why NULL). */
 struct sw_http;
 struct sw_http_conn;
 struct sw_http *sw_http_open(const char *const *headers, size_t nheaders, unsigned timeout_s,
-                             const char **why);
+                             const char *timeout_name, const char **why);
 void sw_http_close(struct sw_http *h);
 
 /* A connection for one fetch (an idle one, kept alive, or a new one) and

@@ -478,19 +478,42 @@ static bool is_url(const char *s)
 	       strncmp(s, "file://", 7) == 0;
 }
 
+/* The names messages give the settings: the caller's, else the
+ * library's. */
+static struct sw_symbol_server_names names_of(const struct sw_symbol_server_names *given)
+{
+	struct sw_symbol_server_names n = {
+		.url = "symbol server URL",
+		.header = "request header",
+		.debuginfod = "debuginfod",
+		.timeout = "the download time limit",
+		.symbol_path = "symbol path",
+	};
+	if (given) {
+		n.url = given->url ? given->url : n.url;
+		n.header = given->header ? given->header : n.header;
+		n.debuginfod = given->debuginfod ? given->debuginfod : n.debuginfod;
+		n.timeout = given->timeout ? given->timeout : n.timeout;
+		n.symbol_path = given->symbol_path ? given->symbol_path : n.symbol_path;
+	}
+	return n;
+}
+
 struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_options *o,
                                                  struct sw_err *err)
 {
+	const struct sw_symbol_server_names names = names_of(o->names);
 	for (size_t i = 0; i < o->nurls; i++) {
 		if (!is_url(o->urls[i])) {
-			sw_err_set(err, SW_ERR_USAGE, "--symbols-url wants an http://, https:// or "
-			           "file:// URL, not '%s' (a local store is a SYMBOL_PATH)", o->urls[i]);
+			sw_err_set(err, SW_ERR_USAGE, "%s wants an http://, https:// or file:// URL, "
+			           "not '%s' (a local store is a %s)", names.url, o->urls[i],
+			           names.symbol_path);
 			return NULL;
 		}
 	}
 	if (o->nurls && !sw_symbol_server_has_http()) {
-		sw_err_set(err, SW_ERR_USAGE, "--symbols-url: this stackwalk was built without "
-		           "libcurl (meson -Dsymbol_servers), so it cannot fetch symbols");
+		sw_err_set(err, SW_ERR_USAGE, "%s: this stackwalk was built without libcurl "
+		           "(meson -Dsymbol_servers), so it cannot fetch symbols", names.url);
 		return NULL;
 	}
 	for (size_t i = 0; i < o->nheaders; i++) {
@@ -498,23 +521,23 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 		if (why) {
 			char name[64];
 			sw_symbol_server_header_name(o->headers[i], name, sizeof name);
-			sw_err_set(err, SW_ERR_USAGE, "--symbols-header '%s': %s", name, why);
+			sw_err_set(err, SW_ERR_USAGE, "%s '%s': %s", names.header, name, why);
 			return NULL;
 		}
 	}
 	if (o->nheaders && !o->nurls) {
-		sw_err_set(err, SW_ERR_USAGE, "--symbols-header: no --symbols-url to send it to");
+		sw_err_set(err, SW_ERR_USAGE, "%s: no %s to send it to", names.header, names.url);
 		return NULL;
 	}
 	if (o->debuginfod && !sw_symbol_server_has_debuginfod()) {
-		sw_err_set(err, SW_ERR_USAGE, "--debuginfod: this stackwalk was built without "
-		           "libdebuginfod (meson -Dsymbol_servers)");
+		sw_err_set(err, SW_ERR_USAGE, "%s: this stackwalk was built without libdebuginfod "
+		           "(meson -Dsymbol_servers)", names.debuginfod);
 		return NULL;
 	}
 	const char *dbgd_urls = getenv("DEBUGINFOD_URLS");
 	if (o->debuginfod && (!dbgd_urls || !*dbgd_urls)) {
-		sw_err_set(err, SW_ERR_USAGE, "--debuginfod: DEBUGINFOD_URLS is not set (the "
-		           "debuginfod servers to ask, separated by spaces)");
+		sw_err_set(err, SW_ERR_USAGE, "%s: DEBUGINFOD_URLS is not set (the debuginfod "
+		           "servers to ask, separated by spaces)", names.debuginfod);
 		return NULL;
 	}
 	struct sw_symbol_server *srv = calloc(1, sizeof *srv);
@@ -569,9 +592,9 @@ struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_o
 	}
 	if (srv->nservers) {
 		const char *why;
-		srv->http = sw_http_open(o->headers, o->nheaders, srv->timeout_s, &why);
+		srv->http = sw_http_open(o->headers, o->nheaders, srv->timeout_s, names.timeout, &why);
 		if (!srv->http && why) {
-			sw_err_set(err, SW_ERR_IO, "--symbols-url: cannot load libcurl: %s", why);
+			sw_err_set(err, SW_ERR_IO, "%s: cannot load libcurl: %s", names.url, why);
 			sw_symbol_server_free(srv);
 			return NULL;
 		}
