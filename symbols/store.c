@@ -99,6 +99,7 @@ struct sw_sym_store {
 	const char **elf_paths;     /* the directories and ELF files */
 	struct sw_strlist debug_dirs; /* the locator's debug directories */
 	bool local_asked;           /* local modules asked for, not the default */
+	const char *local_name;     /* how messages name asking for them */
 	char **warnings;
 	uint32_t *warning_key;      /* 0: the store's own; module + 1: while finding its symbols */
 	uint32_t nwarnings, warnings_cap;
@@ -201,6 +202,11 @@ static bool is_macho_file(const char *path)
 void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_server *srv)
 {
 	s->server = srv;
+}
+
+void sw_sym_store_set_local_modules_name(struct sw_sym_store *s, const char *name)
+{
+	s->local_name = name;
 }
 
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
@@ -607,8 +613,9 @@ static void find_elf(struct sw_sym_store *s, struct sw_elf_locator *l, struct st
 	sm->elf = sw_elf_symbols_create(image, debug);
 	if (sm->elf && !image && sm->file < 0 && !sw_elf_symbols_has_cfi(sm->elf))
 		store_warn(s, "%s: names from %s, but no unwind tables: its binary was not found "
-		           "(give its folder as a symbol path, or --local-modules)",
-		           m->code_file ? sw_basename(m->code_file) : "module", debug_path);
+		           "(give its folder as a symbol path, or %s)",
+		           m->code_file ? sw_basename(m->code_file) : "module", debug_path,
+		           s->local_name ? s->local_name : "read modules at their own paths");
 	if (sm->elf) {
 		sm->elf_path = debug_path ? debug_path : image_path;
 		if (sm->elf_path == debug_path)
