@@ -258,6 +258,7 @@ static struct sw_pipeline_options pipeline_options(const struct cli_options *o,
 			.paths = o->symbol_paths,
 			.npaths = o->nsymbol_paths,
 			.local_modules = o->local_modules,
+			.local_modules_name = "--local-modules",
 			.debug_dirs_given = o->debug_dirs_given,
 			.debug_dirs = o->debug_dirs,
 			.ndebug_dirs = o->ndebug_dirs,
@@ -367,6 +368,14 @@ static int open_symbol_servers(const struct cli_options *o, struct run *r)
 {
 	if (!o->nsymbol_urls && !o->debuginfod && !o->nsymbol_headers)
 		return -1;
+	/* The library's messages name its settings by these flags. */
+	static const struct sw_symbol_server_names flags = {
+		.url = "--symbols-url",
+		.header = "--symbols-header",
+		.debuginfod = "--debuginfod",
+		.timeout = "--symbols-timeout",
+		.symbol_path = "SYMBOL_PATH",
+	};
 	struct sw_symbol_server_options so = {
 		.urls = o->symbol_urls,
 		.nurls = o->nsymbol_urls,
@@ -375,6 +384,7 @@ static int open_symbol_servers(const struct cli_options *o, struct run *r)
 		.debuginfod = o->debuginfod,
 		.timeout_s = o->symbols_timeout,
 		.miss_ttl_s = o->miss_ttl_s,
+		.names = &flags,
 	};
 	struct sw_err err = { 0 };
 	r->servers = sw_pipeline_servers_create(&so, r->cache, &err);

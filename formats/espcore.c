@@ -13,6 +13,7 @@
 
 #include "elfcore.h"
 #include "espcore_internal.h"
+#include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "lib/sha256.h"
 #include "open.h"
@@ -331,12 +332,6 @@ void esp_problem(struct esp_reader *r, bool warning, const char *fmt, ...)
 		r->damage++;
 }
 
-static void hex_of(const uint8_t *b, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 /* The checksum over header | data (loader.py _crc_validate,
  * _sha256_validate): the last 4 or 32 bytes of the image. */
 static void check_checksum(struct esp_reader *r, struct sw_span image,
@@ -364,8 +359,8 @@ static void check_checksum(struct esp_reader *r, struct sw_span image,
 	sw_sha256(image.data, (size_t)covered, got);
 	if (memcmp(got, stored.data, SW_SHA256_SIZE) != 0) {
 		char a[2 * SW_SHA256_SIZE + 1], b[2 * SW_SHA256_SIZE + 1];
-		hex_of(got, SW_SHA256_SIZE, a);
-		hex_of(stored.data, SW_SHA256_SIZE, b);
+		sw_hex_encode(got, SW_SHA256_SIZE, a);
+		sw_hex_encode(stored.data, SW_SHA256_SIZE, b);
 		esp_problem(r, false, "bad checksum: the SHA-256 of its %llu bytes is %.16s..., "
 		                      "the image says %.16s...",
 		            (unsigned long long)covered, a, b);

@@ -1,8 +1,10 @@
 /* Hex digits, shared by the text parsers (Breakpad .sym records, postfix
- * expressions, microdump records). */
+ * expressions, microdump records), and the one encoder of bytes as hex
+ * (build-ids, checksums in messages). */
 #ifndef SW_HEX_H
 #define SW_HEX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Hex digit values plus one, either case; 0 for every other byte. One
@@ -16,5 +18,8 @@ static inline int sw_hex_digit(char c)
 {
 	return (int)sw_hex_digit1[(unsigned char)c] - 1;
 }
+
+/* b[0..n) in lower-case hex into out: 2 * n characters and a NUL. */
+void sw_hex_encode(const uint8_t *b, size_t n, char *out);
 
 #endif

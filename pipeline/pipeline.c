@@ -34,6 +34,8 @@ static enum sw_err_code make_store(const struct sw_snapshot *snap,
 	}
 	if (sym->local_modules >= 0)
 		sw_sym_store_set_local_modules(res->store, sym->local_modules);
+	if (sym->local_modules_name)
+		sw_sym_store_set_local_modules_name(res->store, sym->local_modules_name);
 	if (sym->debug_dirs_given &&
 	    !sw_sym_store_set_debug_dirs(res->store, sym->debug_dirs, sym->ndebug_dirs)) {
 		sw_sym_store_free(res->store);

@@ -37,6 +37,9 @@ struct sw_pipeline_symbols {
 	const char *const *paths;          /* symbol paths, in order (the store copies them) */
 	size_t npaths;
 	int local_modules;                 /* 1, 0; -1: the store's default */
+	/* How messages name local_modules (the CLI: its flag; a string that
+	 * outlives the walk); NULL: the store's words. */
+	const char *local_modules_name;
 	/* The debug directories; not given: the store's default. */
 	bool debug_dirs_given;
 	const char *const *debug_dirs;

@@ -1,5 +1,7 @@
-/* Shared by breakpad_sym.c (parse, index, lookup), breakpad_cfi.c (STACK
- * CFI) and breakpad_win.c (STACK WIN). Not for other directories. */
+/* Shared by the Breakpad .sym provider's files: breakpad_sym_parse.c (the
+ * text parse), breakpad_sym_index.c (the on-disk index, read and written),
+ * breakpad_sym.c (lookup and the provider), breakpad_cfi.c (STACK CFI) and
+ * breakpad_win.c (STACK WIN). Not for other directories. */
 #ifndef SW_BREAKPAD_SYM_INTERNAL_H
 #define SW_BREAKPAD_SYM_INTERNAL_H
 
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "breakpad_sym.h"
 #include "lib/hex.h"
@@ -326,6 +329,99 @@ static inline bool bsym_dec(const char **pp, const char *e, int64_t *out)
 	*pp = bsym_skip_spaces(p, e);
 	return true;
 }
+
+/* ---- record fields (parse_*: by the indexing pass, the index's decoder
+ * and lookups) ---- */
+
+static inline bool bsym_starts(const char *p, const char *e, const char *lit, size_t n)
+{
+	return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+struct bsym_func_fields {
+	bool multiple;
+	uint64_t addr, size, param;
+	const char *name;
+	size_t name_len;
+};
+
+/* FUNC [m] <addr> <size> <param_size> <name>; p after "FUNC ". PUBLIC is
+ * the same without <size> (with_size false). */
+static inline bool bsym_parse_func_fields(const char *p, const char *e, bool with_size,
+                                          struct bsym_func_fields *f)
+{
+	p = bsym_skip_spaces(p, e);
+	f->multiple = false;
+	if (e - p >= 2 && p[0] == 'm' && p[1] == ' ') {
+		f->multiple = true;
+		p = bsym_skip_spaces(p + 1, e);
+	}
+	f->size = 0;
+	if (!bsym_hex(&p, e, &f->addr))
+		return false;
+	if (with_size && !bsym_hex(&p, e, &f->size))
+		return false;
+	if (!bsym_hex(&p, e, &f->param) || f->param > INT32_MAX)
+		return false;
+	if (p >= e)
+		return false; /* Breakpad requires a name */
+	f->name = p;
+	f->name_len = (size_t)(e - p);
+	return true;
+}
+
+struct bsym_line_fields {
+	uint64_t addr, size;
+	int64_t line, file;
+};
+
+/* <addr> <size> <line> <file_id> */
+static inline bool bsym_parse_line_fields(const char *p, const char *e,
+                                          struct bsym_line_fields *l)
+{
+	if (!bsym_hex(&p, e, &l->addr) || !bsym_hex(&p, e, &l->size) ||
+	    !bsym_dec(&p, e, &l->line) || l->line < 0 || l->line > INT32_MAX)
+		return false;
+	/* The file id is followed by the end of the line (Breakpad ignores
+	 * anything after it). */
+	const char *q = p;
+	while (q < e && *q != ' ')
+		q++;
+	if (!bsym_dec(&p, q, &l->file) || l->file < 0 || l->file > INT32_MAX)
+		return false;
+	return true;
+}
+
+/* ---- loading (breakpad_sym_parse.c) ---- */
+
+/* The descriptor a source was read from, kept open until its index is
+ * written, and its identity (fstat) from before it was read: the index's
+ * key is what was read, and a source that changed while it was read is
+ * not indexed (breakpad_sym_index.c). */
+struct bsym_source {
+	int fd;
+	struct stat st;
+};
+
+/* Maps (and inflates) path and parses it; with id, the descriptor stays
+ * open in id->fd (else it is closed). */
+struct sw_bsym *bsym_load_source(const char *path, struct bsym_source *id, struct sw_err *err);
+
+/* ---- the index (breakpad_sym_index.c) ---- */
+
+/* The number of fence entries of an array of n records. */
+static inline size_t bsym_nfences(size_t n)
+{
+	return (n + BSYM_FENCE - 1) / BSYM_FENCE;
+}
+
+/* b, or once b's index failed a check, its source parsed again (and the
+ * index rewritten from it): NULL when the source cannot be loaded. */
+const struct sw_bsym *bsym_current(const struct sw_bsym *b);
+/* Waits for b's index to be written (if it is being written). */
+void bsym_writer_join(struct sw_bsym *b);
+/* Frees an indexed file's fallback (NULL: nothing). */
+void bsym_fallback_free(struct bsym_fallback *fb);
 
 /* Index searches: the last element with addr <= x, or -1. */
 ptrdiff_t bsym_find_func(const struct sw_bsym *b, uint64_t x);

@@ -9,6 +9,7 @@
 #include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "lib/path.h"
+#include "store_layout.h"
 
 enum { MAX_BUILD_ID = 64 };
 
@@ -25,17 +26,8 @@ static void module_identity(const struct sw_module *m, struct identity *id)
 	memset(id, 0, sizeof *id);
 	id->debug_id = m->debug_id && *m->debug_id ? m->debug_id : NULL;
 	id->name = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
-	const char *hex = m->code_id;
-	size_t n = hex ? strlen(hex) : 0;
-	if (n < 2 || n % 2 || n / 2 > MAX_BUILD_ID)
-		return;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = sw_hex_digit(hex[i]), lo = sw_hex_digit(hex[i + 1]);
-		if (hi < 0 || lo < 0)
-			return;
-		id->build_id[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	id->build_id_len = n / 2;
+	if (!sw_build_id_from_code_id(m->code_id, id->build_id, MAX_BUILD_ID, &id->build_id_len))
+		id->build_id_len = 0;
 }
 
 static bool already_refused(const struct sw_elf_locator *l, const char *path)
@@ -59,12 +51,10 @@ void sw_elf_locator_free(struct sw_elf_locator *l)
 	sw_strlist_free(&l->refused);
 }
 
-static void hex_of(const uint8_t *b, size_t n, char *out, size_t cap)
+/* A build-id in hex, its first MAX_BUILD_ID bytes (out: 2 * MAX_BUILD_ID + 1). */
+static void hex_of(const uint8_t *b, size_t n, char *out)
 {
-	size_t w = 0;
-	for (size_t i = 0; i < n && w + 3 <= cap; i++, w += 2)
-		snprintf(out + w, 3, "%02x", b[i]);
-	out[w < cap ? w : cap - 1] = '\0';
+	sw_hex_encode(b, n < MAX_BUILD_ID ? n : MAX_BUILD_ID, out);
 }
 
 static bool has_build_id(const struct sw_elf_info *info, const struct identity *id)
@@ -84,9 +74,9 @@ static bool same_build(struct sw_elf_locator *l, const struct identity *id, stru
 		if (has_build_id(info, id))
 			return true;
 		char want[2 * MAX_BUILD_ID + 1], got[2 * MAX_BUILD_ID + 1];
-		hex_of(id->build_id, id->build_id_len, want, sizeof want);
+		hex_of(id->build_id, id->build_id_len, want);
 		if (info->build_id)
-			hex_of(info->build_id, info->build_id_len, got, sizeof got);
+			hex_of(info->build_id, info->build_id_len, got);
 		char why[400];
 		snprintf(why, sizeof why, "its build-id is %s, the module's is %s",
 		         info->build_id ? got : "missing", want);
@@ -208,12 +198,12 @@ static void search_directory(struct sw_elf_locator *l, const struct identity *id
 	char p[4096];
 	if (id->build_id_len >= 2) {
 		char hex[2 * MAX_BUILD_ID + 1];
-		hex_of(id->build_id, id->build_id_len, hex, sizeof hex);
+		hex_of(id->build_id, id->build_id_len, hex);
 		if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2))
 			try_path(l, id, f, p);
 		if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s", dir, hex, hex + 2))
 			try_path(l, id, f, p);
-		if (id->name && sw_path_printf(p, sizeof p, "%s/%s/%s/%s", dir, id->name, hex, id->name))
+		if (id->name && sw_store_elf_path(p, sizeof p, dir, id->name, hex))
 			try_path(l, id, f, p);
 	}
 	if (id->name) {
@@ -259,7 +249,7 @@ static void try_debug_directory(struct sw_elf_locator *l, const struct identity 
 	if (id->build_id_len < 2)
 		return;
 	char hex[2 * MAX_BUILD_ID + 1], p[4096];
-	hex_of(id->build_id, id->build_id_len, hex, sizeof hex);
+	hex_of(id->build_id, id->build_id_len, hex);
 	if (sw_path_printf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2))
 		try_path(l, id, f, p);
 }

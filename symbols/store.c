@@ -20,6 +20,7 @@
 #include "lib/strlist.h"
 #include "elf_symbols.h"
 #include "macho_dsym.h"
+#include "store_layout.h"
 #include "sym_index.h"
 #include "symbol_server.h"
 
@@ -98,6 +99,7 @@ struct sw_sym_store {
 	const char **elf_paths;     /* the directories and ELF files */
 	struct sw_strlist debug_dirs; /* the locator's debug directories */
 	bool local_asked;           /* local modules asked for, not the default */
+	const char *local_name;     /* how messages name asking for them */
 	char **warnings;
 	uint32_t *warning_key;      /* 0: the store's own; module + 1: while finding its symbols */
 	uint32_t nwarnings, warnings_cap;
@@ -200,6 +202,11 @@ static bool is_macho_file(const char *path)
 void sw_sym_store_set_symbol_server(struct sw_sym_store *s, struct sw_symbol_server *srv)
 {
 	s->server = srv;
+}
+
+void sw_sym_store_set_local_modules_name(struct sw_sym_store *s, const char *name)
+{
+	s->local_name = name;
 }
 
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on)
@@ -340,16 +347,6 @@ const struct sw_symbol_source *sw_sym_store_source(struct sw_sym_store *s)
 	return &s->source;
 }
 
-/* The name symbol files are filed under: the debug file's base name, else
- * the code file's. */
-static const char *module_debug_name(const struct sw_module *m)
-{
-	const char *n = m->debug_file && *m->debug_file ? sw_basename(m->debug_file) : NULL;
-	if (!n || !*n)
-		n = m->code_file && *m->code_file ? sw_basename(m->code_file) : NULL;
-	return n && *n ? n : NULL;
-}
-
 /* Reads the first line of a .sym or .sym.gz: "MODULE os arch id name". */
 static void read_header(struct store_path *p)
 {
@@ -459,7 +456,7 @@ static int32_t load(struct sw_sym_store *s, const char *path, const char *debug_
 static int32_t load_candidate(struct sw_sym_store *s, const struct sw_module *m,
                               const char *path)
 {
-	const char *name = module_debug_name(m);
+	const char *name = sw_store_debug_name(m);
 	int32_t f = load(s, path, name ? name : "", m->debug_id ? m->debug_id : "");
 	if (f < 0)
 		return -1;
@@ -493,30 +490,29 @@ static bool id_is_zero(const char *id)
 }
 static int32_t find_symbols(struct sw_sym_store *s, const struct sw_module *m)
 {
-	const char *name = module_debug_name(m);
+	const char *name = sw_store_debug_name(m);
 	const char *id = m->debug_id;
 	if (!name || !id || !*id)
 		return -1;
-	size_t name_len = strlen(name);
-	size_t stem_len = name_len;
-	if (name_len > 4 && strcasecmp(name + name_len - 4, ".pdb") == 0)
-		stem_len -= 4;
 	char buf[4096];
 	for (size_t i = 0; i < s->npaths; i++) {
 		struct store_path *p = &s->paths[i];
 		if (p->is_dir) {
+			if (!sw_store_sym_path(buf, sizeof buf, p->path, name, id, false))
+				continue;
 			/* The module's folder first: a store holds few of the
 			 * modules asked for, and one stat of a missing folder
 			 * answers for both names (a warm batch of small dumps
 			 * spent 17 % of its time in stat). */
-			int w = snprintf(buf, sizeof buf, "%s/%s/%s", p->path, name, id);
-			if (w <= 0 || (size_t)w >= sizeof buf || !sw_is_directory(buf))
+			char *file = strrchr(buf, '/');
+			*file = '\0';
+			bool there = sw_is_directory(buf);
+			*file = '/';
+			if (!there)
 				continue;
-			static const char *const suffixes[] = {".sym", ".sym.gz"};
-			for (int k = 0; k < 2; k++) {
-				w = snprintf(buf, sizeof buf, "%s/%s/%s/%.*s%s", p->path, name, id,
-				             (int)stem_len, name, suffixes[k]);
-				if (w > 0 && (size_t)w < sizeof buf && sw_is_regular_file(buf)) {
+			for (int gz = 0; gz < 2; gz++) {
+				if (sw_store_sym_path(buf, sizeof buf, p->path, name, id, gz) &&
+				    sw_is_regular_file(buf)) {
 					int32_t f = load_candidate(s, m, buf);
 					if (f >= 0)
 						return f;
@@ -617,8 +613,9 @@ static void find_elf(struct sw_sym_store *s, struct sw_elf_locator *l, struct st
 	sm->elf = sw_elf_symbols_create(image, debug);
 	if (sm->elf && !image && sm->file < 0 && !sw_elf_symbols_has_cfi(sm->elf))
 		store_warn(s, "%s: names from %s, but no unwind tables: its binary was not found "
-		           "(give its folder as a symbol path, or --local-modules)",
-		           m->code_file ? sw_basename(m->code_file) : "module", debug_path);
+		           "(give its folder as a symbol path, or %s)",
+		           m->code_file ? sw_basename(m->code_file) : "module", debug_path,
+		           s->local_name ? s->local_name : "read modules at their own paths");
 	if (sm->elf) {
 		sm->elf_path = debug_path ? debug_path : image_path;
 		if (sm->elf_path == debug_path)
@@ -640,7 +637,7 @@ static void find_dsym(struct sw_sym_store *s, struct store_module *sm, const str
 	enum sw_os os = s->snap->sys.os;
 	if ((os != SW_OS_MACOS && os != SW_OS_IOS) || !m->debug_id)
 		return;
-	const char *name = module_debug_name(m);
+	const char *name = sw_store_debug_name(m);
 	if (!name)
 		return;
 	char p[4096];

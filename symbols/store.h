@@ -39,6 +39,9 @@ void sw_sym_store_free(struct sw_sym_store *s);
  * core (most are walked where they were written, as gdb reads them),
  * off for other snapshots (a minidump's paths are another machine's). */
 void sw_sym_store_set_local_modules(struct sw_sym_store *s, bool on);
+/* How messages name asking for that (a front end's words, the CLI's flag;
+ * a string that outlives the store); not set: the library's. */
+void sw_sym_store_set_local_modules_name(struct sw_sym_store *s, const char *name);
 
 /* The debug directories searched for an ELF module's debug file by its
  * build-id (DIR/.build-id/xx/rest.debug) and its binary's debuglink

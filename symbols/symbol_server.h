@@ -9,8 +9,8 @@
  *     URL/CODE_NAME/BUILD_ID/CODE_NAME  (ELF modules: lower-case build-id)
  * as Breakpad's HTTP symbol supplier and Mozilla's Tecken lay them out.
  * NAME is the debug file's base name (else the code file's), as the store
- * files symbols under it. Then, for an ELF module with a GNU build-id and
- * when asked for (--debuginfod), elfutils' debuginfod client: the debug
+ * files symbols under it (store_layout.h). Then, for an ELF module with a
+ * GNU build-id and when asked for, elfutils' debuginfod client: the debug
  * file and the executable, from the servers DEBUGINFOD_URLS names.
  *
  * A download goes to a temporary file beside its place in the cache and is
@@ -28,7 +28,7 @@
  * times out or cannot be reached is not asked again for
  * SW_SERVER_DOWN_S. A miss (HTTP 404 or 410 for every layout)
  * is remembered in the cache for SW_SERVER_MISS_TTL seconds (or the
- * options' miss_ttl_s: --symbols-miss-ttl) by a marker
+ * options' miss_ttl_s) by a marker
  * file, so a batch of dumps asks once per module and server, not once per
  * dump.
  *
@@ -59,6 +59,17 @@ enum { SW_SERVER_DEFAULT_TIMEOUT = 30 };
  * hours outlives a network hiccup. */
 enum { SW_SERVER_DOWN_S = 300 };
 
+/* How messages name the settings of struct sw_symbol_server_options: a
+ * front end's own words (the CLI's flags); a NULL field: the library's
+ * (in parentheses). */
+struct sw_symbol_server_names {
+	const char *url;            /* a server URL ("symbol server URL") */
+	const char *header;         /* a request header ("request header") */
+	const char *debuginfod;     /* asking debuginfod ("debuginfod") */
+	const char *timeout;        /* timeout_s ("the download time limit") */
+	const char *symbol_path;    /* a local store ("symbol path") */
+};
+
 struct sw_symbol_server_options {
 	const char *const *urls;    /* http://, https:// or file:// base URLs, in order */
 	size_t nurls;
@@ -75,6 +86,7 @@ struct sw_symbol_server_options {
 	/* How long a miss is remembered, in seconds: 0 the default
 	 * (SW_SERVER_MISS_TTL), negative not at all (every run asks again). */
 	long miss_ttl_s;
+	const struct sw_symbol_server_names *names; /* NULL: the library's */
 };
 
 /* Why h is no "Name: value" request header, or NULL. */
@@ -87,8 +99,8 @@ bool sw_symbol_server_has_http(void);
 bool sw_symbol_server_has_debuginfod(void);
 
 /* Checks the options (a URL that is not http://, https:// or file://, a
- * server kind this build lacks, --debuginfod without DEBUGINFOD_URLS: NULL
- * and *err SW_ERR_USAGE) and makes the temporary directory if needed
+ * server kind this build lacks, debuginfod without DEBUGINFOD_URLS: NULL
+ * and *err SW_ERR_USAGE, naming the setting as o->names does) and makes the temporary directory if needed
  * (SW_ERR_IO). Nothing is fetched yet. */
 struct sw_symbol_server *sw_symbol_server_create(const struct sw_symbol_server_options *o,
                                                  struct sw_err *err);
@@ -97,9 +109,6 @@ void sw_symbol_server_free(struct sw_symbol_server *srv);
 /* How many downloads srv kept in its directory (a reason to prune the
  * cache: symbols/cache_prune.h). */
 unsigned sw_symbol_server_kept(struct sw_symbol_server *srv);
-
-/* The directory downloads go to (the store reads it as a symbol path). */
-const char *sw_symbol_server_dir(const struct sw_symbol_server *srv);
 
 /* What to fetch for a module. */
 enum sw_fetch_kind {

@@ -1,6 +1,6 @@
 /* libFuzzer target for the symbol index reader (symbols/sym_index.c, and
- * breakpad_sym.c's provider over an index: docs/symbol-cache.md). The
- * input is an index file; it is written where the cache looks for the
+ * the .sym provider over an index, breakpad_sym_index.c and breakpad_sym.c:
+ * docs/symbol-cache.md). The input is an index file; it is written where the cache looks for the
  * index of one of four small .sym sources this harness carries (plain or
  * gzipped), then opened, validated and asked what a walk asks: lookups,
  * has_function, STACK WIN parameter sizes and unwinds (amd64 and arm64
@@ -88,7 +88,7 @@ struct fz_header {
 	uint32_t text_crc, tables_crc, header_crc, decoded_crc;
 };
 
-/* The record sizes breakpad_sym.c asks sym_index_open for. */
+/* The record sizes breakpad_sym_index.c asks sym_index_open for. */
 static const uint32_t fz_elem[SYM_SEC_COUNT] = {
 	[SYM_SEC_TEXT] = 1,
 	[SYM_SEC_FUNCS] = sizeof(struct bsym_func),
@@ -103,7 +103,7 @@ static const uint32_t fz_elem[SYM_SEC_COUNT] = {
 	[SYM_SEC_DECODED] = 1,
 };
 
-/* breakpad_sym.c's provider fields (struct sym_index_content.meta) that
+/* breakpad_sym_index.c's provider fields (struct sym_index_content.meta) that
  * point into the index: the MODULE line (text) and the decoded CFI
  * rules' name table (decoded section; length << 32 | CRC-32). */
 enum {
