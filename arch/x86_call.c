@@ -333,10 +333,14 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 {
 	uint64_t fn;
 	bool known;
-	if (!sw_walk_function_start(w, callee->lookup_pc, &fn))
-		return SW_X86_FRAME_UNKNOWN;
 	/* A caller's lookup pc is inside its call, after the prologue. */
 	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
+	/* Without symbols, a start the code shows (a miss only makes the
+	 * answer NONE where a record was made before a later candidate: the
+	 * walk then scans, with the scan's checks). */
+	if (!sw_walk_function_start(w, callee->lookup_pc, &fn) &&
+	    !sw_x86_start_without_symbols(w, pc, is64, &fn))
+		return SW_X86_FRAME_UNKNOWN;
 	bool set_up = sw_x86_frame_is_set_up(w, fn, pc, is64, &known);
 	return !known ? SW_X86_FRAME_UNKNOWN : set_up ? SW_X86_FRAME_SET_UP : SW_X86_FRAME_NONE;
 }

@@ -66,6 +66,7 @@ struct insn {
 	bool branch;    /* a direct jmp or jcc, to the next instruction + rel */
 	int64_t rel;
 	bool indirect;  /* jmp through a register or memory */
+	bool call;      /* a direct call (call rel32) */
 	uint32_t clobbers; /* further registers written (1 << DWARF number):
 	                      string instructions, cpuid, cmpxchg */
 };
@@ -336,6 +337,7 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 	if (op == 0xe8 && left >= 4) { /* call rel32 */
 		in->len = (unsigned)i + 4;
 		in->ev = EV_NONE;
+		in->call = true;
 		return;
 	}
 	if (op == 0x0f && left >= 5 && m[0] >= 0x80 && m[0] <= 0x8f) { /* jcc rel32 */
@@ -737,6 +739,44 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
 	return true;
 }
 
+/* Does padding begin at `at`: int3, nop, or a multi-byte nop form GAS
+ * emits (66 90, 0f 1f, 66 0f 1f, 66 2e 0f 1f, i386's lea 0(%esi), %esi
+ * with zero displacements, mov %esi, %esi)? */
+static bool padding_at(struct sw_code *c, uint64_t at)
+{
+	uint8_t b[7];
+	size_t n = read_insn(c, at, b) >= sizeof b ? sizeof b : 0;
+	if (n == 0)
+		return false;
+	/* One nop after a call may be executed (MSVC puts one between a call
+	 * and an epilogue): a nop counts only before more padding. */
+	if (b[0] == 0xcc || (b[0] == 0x0f && b[1] == 0x1f) || (b[0] == 0x89 && b[1] == 0xf6))
+		return true;
+	if (b[0] == 0x90)
+		return b[1] == 0x90 || b[1] == 0xcc || b[1] == 0x66 || b[1] == 0x0f || b[1] == 0x8d;
+	if (b[0] == 0x66 && (b[1] == 0x90 || (b[1] == 0x0f && b[2] == 0x1f) || b[1] == 0x2e ||
+	                     b[1] == 0x66))
+		return true;
+	if (b[0] != 0x8d)
+		return false;
+	if (b[1] == 0x76 && b[2] == 0)
+		return true;
+	if (b[1] == 0x74 && b[2] == 0x26 && b[3] == 0)
+		return true;
+	if (b[1] == 0xb6 && !b[2] && !b[3] && !b[4] && !b[5])
+		return true;
+	return (b[1] == 0xb4 || b[1] == 0xbc) && (b[2] == 0x26 || b[2] == 0x27) && !b[3] && !b[4] &&
+	       !b[5] && !b[6];
+}
+
+/* Does the instruction `in`, which ends at `at`, end its path: a return,
+ * a jump, or a direct call followed by padding (a call to a function
+ * that does not return, __stack_chk_fail, abort, ends its function)? */
+static bool ends_path(struct sw_code *c, const struct insn *in, uint64_t at)
+{
+	return in->ev == EV_RET || in->ev == EV_PATH_END || (in->call && padding_at(c, at));
+}
+
 static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
 {
 	if (pc == target)
@@ -752,10 +792,9 @@ static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_
 			if (to > reach)
 				reach = to;
 		}
-		bool falls_through = in.ev != EV_RET && in.ev != EV_PATH_END;
 		/* Closed when no jump seen leads to here or beyond (a jump to
 		 * the very next byte continues the function). */
-		if (!falls_through && at > reach)
+		if (ends_path(c, &in, at) && at > reach)
 			return pc < target || pc >= at;
 	}
 	return false;
@@ -784,6 +823,118 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 		 * its code ends here. */
 		if ((in.ev == EV_RET || in.ev == EV_PATH_END || in.indirect) && at > reach)
 			return false;
+	}
+	return false;
+}
+
+/* How far back from pc a function's start is sought without symbols. */
+enum { START_REACH = 4096 };
+
+/* Does a function's first instruction, as compilers emit it, begin at b:
+ * endbr64/endbr32, a push of a callee-saved register (rbp, rbx, r12-r15;
+ * on i386 also esi, edi), or a sub from rsp/esp? */
+static bool opens_function(const uint8_t *b, size_t n, bool is64)
+{
+	if (n < 4)
+		return false;
+	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
+		return true;
+	if (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)))
+		return true;
+	if (is64 && b[0] == 0x41 && b[1] >= 0x54 && b[1] <= 0x57)
+		return true;
+	const uint8_t *sub = is64 && b[0] == 0x48 ? b + 1 : b;
+	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
+}
+
+/* Does the code before `a` end a function, as it lies in before[0..n)
+ * (the bytes right before a)? A return (c3), or the padding assemblers
+ * put between functions: int3, nop, and the multi-byte nops GAS emits
+ * (Intel SDM vol. 2 "NOP"; 66 90, 0f 1f /0 with zero displacements, and
+ * i386's lea 0(%esi), %esi forms). A false match costs nothing where the
+ * decode from a then fails to land on pc. */
+static bool ends_before_function(const uint8_t *before, size_t n)
+{
+	static const struct {
+		uint8_t len;
+		uint8_t bytes[8];
+	} tails[] = {
+		{ 2, { 0x66, 0x90 } },
+		{ 3, { 0x0f, 0x1f, 0x00 } },
+		{ 4, { 0x0f, 0x1f, 0x40, 0x00 } },
+		{ 5, { 0x0f, 0x1f, 0x44, 0x00, 0x00 } },
+		{ 7, { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 } },
+		{ 8, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 } },
+		{ 3, { 0x8d, 0x76, 0x00 } },
+		{ 4, { 0x8d, 0x74, 0x26, 0x00 } },
+		{ 7, { 0x8d, 0xb4, 0x26, 0x00, 0x00, 0x00, 0x00 } },
+		{ 7, { 0x8d, 0xbc, 0x27, 0x00, 0x00, 0x00, 0x00 } },
+	};
+	if (n == 0)
+		return false;
+	uint8_t last = before[n - 1];
+	if (last == 0xc3 || last == 0xcc || last == 0x90)
+		return true;
+	for (size_t k = 0; k < sizeof tails / sizeof tails[0]; k++)
+		if (tails[k].len <= n &&
+		    memcmp(before + n - tails[k].len, tails[k].bytes, tails[k].len) == 0)
+			return true;
+	return false;
+}
+
+/* Is the instruction at a an i386 PIC function's first: a call of a pc
+ * thunk (__x86.get_pc_thunk.REG: mov (%esp), REG; ret)? */
+static bool calls_pc_thunk(const struct sw_walk *w, uint64_t a)
+{
+	uint8_t call[5], thunk[4];
+	if (!sw_walk_read(w, a, call, sizeof call) || call[0] != 0xe8)
+		return false;
+	uint32_t rel = (uint32_t)call[1] | (uint32_t)call[2] << 8 | (uint32_t)call[3] << 16 |
+	               (uint32_t)call[4] << 24;
+	uint64_t target = (a + 5 + rel) & 0xffffffffu;
+	return sw_walk_read(w, target, thunk, sizeof thunk) && thunk[0] == 0x8b &&
+	       (thunk[1] & 0xc7) == 0x04 && thunk[2] == 0x24 && thunk[3] == 0xc3;
+}
+
+bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
+                                  uint64_t *start)
+{
+	uint8_t code[START_REACH + X86_MAX_INSN];
+	uint64_t lo = pc > START_REACH ? pc - START_REACH : 0;
+	int32_t m = sw_module_at(w->snap, pc);
+	if (m >= 0 && w->snap->modules[m].base > lo)
+		lo = w->snap->modules[m].base;
+	/* The code before pc, as much of the reach as is captured. */
+	while (pc - lo >= 16 && !sw_walk_read(w, lo, code, (size_t)(pc - lo)))
+		lo = pc - (pc - lo) / 2;
+	if (pc - lo < 16 || !sw_walk_read(w, lo, code, (size_t)(pc - lo)))
+		return false;
+	size_t have = (size_t)(pc - lo);
+	struct sw_code c;
+	sw_code_init(&c, w);
+	for (uint64_t a = pc - 1; a > lo; a--) {
+		size_t off = (size_t)(a - lo), n = have - off < 4 ? have - off : 4;
+		size_t k = off < 8 ? off : 8;
+		if (!(opens_function(&code[off], n, is64) || (!is64 && calls_pc_thunk(w, a))) ||
+		    !ends_before_function(&code[off - k], k))
+			continue;
+		/* From a, every instruction up to pc, none of them ending the
+		 * function before pc (a return or jump past which no jump of
+		 * its own leads): pc is in a's function. */
+		uint64_t at = a, reach = a, to;
+		struct insn in;
+		bool ended = false;
+		while (at < pc && !ended) {
+			if (!next_insn(&c, &at, is64, &in, &to))
+				break;
+			if (in.branch && to > reach)
+				reach = to;
+			ended = ends_path(&c, &in, at) && at > reach && at < pc;
+		}
+		if (at == pc && !ended) {
+			*start = a;
+			return true;
+		}
 	}
 	return false;
 }

@@ -23,6 +23,15 @@ bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, 
  * f.cold, placed before f) that holds pc, within reach? */
 bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64);
 
+/* Without symbols: the start of the function holding pc, sought back
+ * from pc: the nearest address after a return or padding where a
+ * function's first instruction begins (endbr, a push of a callee-saved
+ * register, a sub from the stack pointer) from which the code decodes to
+ * pc without ending first. False when none is found within reach or the
+ * code cannot be read. */
+bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
+                                  uint64_t *start);
+
 /* The call_reaches hook of amd64. */
 bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc);
 

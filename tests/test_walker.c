@@ -1068,6 +1068,7 @@ START_TEST(test_scan_refuses_a_return_into_the_callees_own_function)
 	memcpy(syn_code_at(&fx, CODE_BASE, 4), "\x48\x83\xec\x10", 4);
 	set_context(&fx, CODE_BASE + 0x40, sp, 0);
 	put_call_to(&fx, CODE_BASE + 0x20, CODE_BASE + 0x800); /* func 0's earlier call */
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x20, 2), "\x89\xc2", 2); /* it returns */
 	put_call_to(&fx, CODE_BASE + 0x310, CODE_BASE);        /* func 0x300 calls func 0 */
 	put_u64(&fx, sp + 8, CODE_BASE + 0x20);
 	put_u64(&fx, sp + 0x10, CODE_BASE + 0x310);
@@ -1084,6 +1085,7 @@ START_TEST(test_scan_refuses_a_return_into_the_callees_own_function)
 	memcpy(syn_code_at(&fx, CODE_BASE, 4), "\x48\x83\xec\x10", 4);
 	set_context(&fx, CODE_BASE + 0x40, sp, 0);
 	put_call_to(&fx, CODE_BASE + 0x20, CODE_BASE);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x20, 2), "\x89\xc2", 2); /* not padding: it returns */
 	put_u64(&fx, sp + 0x10, CODE_BASE + 0x20);
 	st = walk(&fx, &fs.source, NULL);
 	ck_assert_uint_ge(st->nframes, 2);
@@ -1337,6 +1339,63 @@ START_TEST(test_closed_function_decodes_string_atomic_and_system_instructions)
 		ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x10, is64));
 	}
 	fixture_free(&fx);
+
+	/* A call followed by padding ends its function (a call that does not
+	 * return: __stack_chk_fail ends glibc's __libc_sigaction, zoo i386
+	 * 23); a single nop before more code does not (MSVC's nop between a
+	 * call and an epilogue). */
+	static const char noreturn[] = "\xe8\x00\x00\x00\x00\x66\x90\xc3";
+	static const char msvc[] = "\xe8\x00\x00\x00\x00\x90\x48\x83\xc4\x28\xc3";
+	fixture_init(&fx, SW_OS_LINUX);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x700, sizeof noreturn - 1), noreturn, sizeof noreturn - 1);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x800, sizeof msvc - 1), msvc, sizeof msvc - 1);
+	fixture_finish(&fx);
+	w.snap = &fx.snap;
+	ck_assert(!sw_x86_call_reaches(&w, CODE_BASE + 0x700, CODE_BASE + 0x706, true));
+	ck_assert(sw_x86_call_reaches(&w, CODE_BASE + 0x800, CODE_BASE + 0x806, true));
+	fixture_free(&fx);
+}
+END_TEST
+
+/* Without symbols a function's start is the nearest address after a
+ * return or padding where a function's first instruction begins and from
+ * which the code decodes to pc without ending first; the frame's code
+ * from there says whether rbp holds its own record (zoo x86_64 nofp 27
+ * musl and i386 65, 69, 70, 77 stripped or alone: a caller's record
+ * skipped frames). */
+START_TEST(test_x86_start_without_symbols_tells_whose_record_rbp_is)
+{
+	/* ret; nop x15 | sub $8,%rsp; mov %eax,%ecx; call *%rax; mov %eax,%edx */
+	static const char sub[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                          "\x48\x83\xec\x08\x89\xc1\xff\xd0\x89\xc2";
+	/* the same with push %rbp; mov %rsp,%rbp first */
+	static const char rec[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                          "\x55\x48\x89\xe5\x89\xc1\xff\xd0\x89\xc2";
+	/* a return between the candidate and pc: the function ended there */
+	static const char ended[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                            "\x48\x83\xec\x08\xc3\x90\xff\xd0\x89\xc2";
+	const char *codes[] = { sub, rec, ended };
+	const enum sw_x86_frame want[] = { SW_X86_FRAME_NONE, SW_X86_FRAME_SET_UP,
+		                           SW_X86_FRAME_UNKNOWN };
+	for (int k = 0; k < 3; k++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof sub - 1), codes[k], sizeof sub - 1);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+		uint64_t start = 0, ra = CODE_BASE + 0x118;
+		bool found = sw_x86_start_without_symbols(&w, ra, true, &start);
+		ck_assert(found == (k < 2));
+		if (found)
+			ck_assert_uint_eq(start, CODE_BASE + 0x110);
+		struct sw_frame f;
+		memset(&f, 0, sizeof f);
+		f.pc = ra;
+		f.lookup_pc = ra - 1;
+		f.trust = SW_TRUST_SCAN;
+		ck_assert_int_eq(sw_x86_frame_of(&w, &f, true), want[k]);
+		fixture_free(&fx);
+	}
 }
 END_TEST
 
@@ -1613,6 +1672,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
 	tcase_add_test(tc, test_closed_function_decodes_string_atomic_and_system_instructions);
 	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
+	tcase_add_test(tc, test_x86_start_without_symbols_tells_whose_record_rbp_is);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
