@@ -133,6 +133,33 @@ START_TEST(test_arm64_other_code_is_no_trampoline)
 }
 END_TEST
 
+/* A signal frame read at the wrong place (a handler's sp guessed one
+ * slot off) restores a sp where the snapshot holds nothing and a pc in
+ * no module: no frame. A NULL pc with a sp on the stack (a call through
+ * NULL, then the signal) stays a frame (zoo riscv64 121, the capture
+ * alone: it gave a frame at 0x0). */
+START_TEST(test_arm64_signal_frame_read_off_its_place_gives_no_frame)
+{
+	for (int stack_sp = 0; stack_sp <= 1; stack_sp++) {
+		struct fixture fx;
+		fixture_for(&fx, SW_CPU_ARM64, 8, STACK_SIZE);
+		syn_put_code(&fx, TRAMPOLINE, INSN_MOV_X8_8B, 4);
+		syn_put_code(&fx, TRAMPOLINE + 4, INSN_SVC_0, 4);
+		arm64_signal_frame(&fx, HANDLER_SP);
+		uint64_t sc = HANDLER_SP + 128 + 176;
+		put_u64(&fx, sc + 256, stack_sp ? INTERRUPTED_SP : 0x7a0000000000ull);
+		put_u64(&fx, sc + 264, 0);
+		arm64_context(&fx, HANDLER_SP);
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, NULL, NULL);
+		bool restored = false;
+		for (uint32_t i = 1; i < st->nframes; i++)
+			restored |= st->frames[i].restored_context && st->frames[i].pc == 0;
+		ck_assert(restored == (stack_sp == 1));
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* The trampoline's code is there but its frame lies beyond the captured
  * stack: no frame is made up from what is not there. */
 START_TEST(test_arm64_uncaptured_signal_frame_gives_no_frame)
@@ -783,6 +810,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("sigreturn");
 	tcase_add_test(tc, test_arm64_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_arm64_other_code_is_no_trampoline);
+	tcase_add_test(tc, test_arm64_signal_frame_read_off_its_place_gives_no_frame);
 	tcase_add_test(tc, test_arm64_uncaptured_signal_frame_gives_no_frame);
 	tcase_add_test(tc, test_arm_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_arm_thumb_rt_sigreturn_restores_the_interrupted_context);
