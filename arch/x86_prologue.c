@@ -763,7 +763,9 @@ static bool padding_at(struct sw_code *c, uint64_t at)
 		return true;
 	if (b[1] == 0x74 && b[2] == 0x26 && b[3] == 0)
 		return true;
-	if (b[1] == 0xb6 && !b[2] && !b[3] && !b[4] && !b[5])
+	if ((b[1] == 0xb6 || b[1] == 0xbf) && !b[2] && !b[3] && !b[4] && !b[5])
+		return true;
+	if (b[1] == 0x7f && b[2] == 0)
 		return true;
 	return (b[1] == 0xb4 || b[1] == 0xbc) && (b[2] == 0x26 || b[2] == 0x27) && !b[3] && !b[4] &&
 	       !b[5] && !b[6];
@@ -869,6 +871,10 @@ static bool ends_before_function(const uint8_t *before, size_t n)
 		{ 4, { 0x8d, 0x74, 0x26, 0x00 } },
 		{ 7, { 0x8d, 0xb4, 0x26, 0x00, 0x00, 0x00, 0x00 } },
 		{ 7, { 0x8d, 0xbc, 0x27, 0x00, 0x00, 0x00, 0x00 } },
+		{ 6, { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 } },
+		{ 6, { 0x8d, 0xbf, 0x00, 0x00, 0x00, 0x00 } },
+		{ 3, { 0x8d, 0x7f, 0x00 } },
+		{ 2, { 0x89, 0xf6 } },
 	};
 	if (n == 0)
 		return false;

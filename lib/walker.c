@@ -838,18 +838,20 @@ static bool call_may_return_to(const struct sw_step *st, const struct sw_caller 
 
 /* A context restored from a signal frame: its pc and sp are known, and its
  * frame lies at or above the callee's (a signal on an alternate stack
- * restores a sp on the thread's own stack, anywhere). A sp the snapshot
- * holds no memory at, with a pc in no module, is a signal frame read at
- * the wrong place (a sp guessed one slot off: riscv64's live ra kept the
- * handler's sp, and the "context" had pc 0 and sp = a saved pc). */
+ * restores a sp on the thread's own stack, anywhere). A sp inside a
+ * module's image, with a pc in no module, is a signal frame read at the
+ * wrong place (a sp guessed one slot off: riscv64's live ra kept the
+ * handler's sp, and the "context" had pc 0 and sp = a saved pc). A pc in
+ * no module alone is a call through a bad pointer, and a sp the snapshot
+ * did not capture is common (libunwindstack's signal cases). */
 static bool restored_context_is_plausible(const struct sw_step *st, const struct sw_caller *c)
 {
 	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
 	if (!sw_reg_valid(&c->regs, arch->pc) || !sw_reg_valid(&c->regs, arch->sp))
 		return false;
-	uint64_t sp = c->regs.v[arch->sp], pc = c->regs.v[arch->pc], word;
-	if (!sw_walk_read_word(w, sp, &word) && sw_module_at(w->snap, pc) < 0)
+	uint64_t sp = c->regs.v[arch->sp], pc = c->regs.v[arch->pc];
+	if (sw_module_at(w->snap, sp) >= 0 && sw_module_at(w->snap, pc) < 0)
 		return false;
 	return sp != st->callee->regs.v[arch->sp] || pc != st->callee->pc;
 }

@@ -838,6 +838,18 @@ static struct sw_walk hook_walk(struct fixture *fx)
 	                         .address_mask = 0xffffffffu };
 }
 
+/* The context frame at pc (the fixture's registers) as a step's callee,
+ * for calling a hook directly. */
+static struct sw_step context_step(struct sw_walk *w, struct sw_frame *callee,
+                                   const struct fixture *fx, uint64_t pc)
+{
+	memset(callee, 0, sizeof *callee);
+	callee->pc = callee->lookup_pc = pc;
+	callee->regs = fx->thread.ctx;
+	callee->trust = SW_TRUST_CONTEXT;
+	return (struct sw_step){ .walk = w, .callee = callee };
+}
+
 /* ---- prologue analysis on synthetic code --------------------------------- */
 
 /* Thumb halfwords at addr, in order. */
@@ -967,11 +979,7 @@ START_TEST(test_prologue_search_needs_a_branch_past_a_return)
 	set_context(&fx, CODE_BASE + 0x408, sp, thumb_call_to(&fx, CODE_BASE + 0x980), true);
 	struct sw_walk w = hook_walk(&fx);
 	struct sw_frame callee;
-	memset(&callee, 0, sizeof callee);
-	callee.pc = callee.lookup_pc = CODE_BASE + 0x408;
-	callee.regs = fx.thread.ctx;
-	callee.trust = SW_TRUST_CONTEXT;
-	struct sw_step step = { .walk = &w, .callee = &callee };
+	struct sw_step step = context_step(&w, &callee, &fx, CODE_BASE + 0x408);
 	struct sw_caller out;
 	ck_assert_int_eq(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_NO_RULE);
 
@@ -1011,11 +1019,7 @@ START_TEST(test_prologue_live_leaf_that_pushed_registers_returns_through_lr)
 	sw_reg_set(&fx.thread.ctx, R7, sp);
 	struct sw_walk w = hook_walk(&fx);
 	struct sw_frame callee;
-	memset(&callee, 0, sizeof callee);
-	callee.pc = callee.lookup_pc = CODE_BASE + 0x406;
-	callee.regs = fx.thread.ctx;
-	callee.trust = SW_TRUST_CONTEXT;
-	struct sw_step step = { .walk = &w, .callee = &callee };
+	struct sw_step step = context_step(&w, &callee, &fx, CODE_BASE + 0x406);
 	struct sw_caller out;
 	memset(&out, 0, sizeof out);
 	ck_assert_int_eq(sw_arch_arm.caller_by_prologue(&step, &out), SW_UNWIND_OK);

@@ -212,6 +212,34 @@ END_TEST
  * the previous function's return shows no `mov x29, sp`: the record is
  * not this frame's, and nothing else proves a caller (zoo aarch64 5202,
  * an -O0 stack overflow: f7's frames above f6's record). */
+/* fn (sub sp, sp, #0x430; str x30, [sp]; a recursive bl) after a tail
+ * jump that follows a popped record (tail_jump), or at the start of the
+ * readable code: a frame in fn, stopped after the prologue with x29 a far
+ * caller's record, must not take that record. */
+static void no_record_after(uint64_t fn, bool tail_jump)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	if (tail_jump) {
+		put_insn(&fx, fn - 0x10, INSN_LDP_FP_LR_POST);
+		put_insn(&fx, fn - 0xc, INSN_RET);
+		put_insn(&fx, fn - 0x8, INSN_B);
+	}
+	put_insn(&fx, fn, 0xd110c3ffu);
+	put_insn(&fx, fn + 4, 0xf90003feu);
+	put_insn(&fx, fn + 0x38, 0x97fffff2u);
+	uint64_t ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0xf00;
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra_far);
+	set_context(&fx, fn + 0x20, sp, fp, fn + 0x3c);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	for (size_t i = 1; i < st->nframes; i++)
+		ck_assert_uint_ne(st->frames[i].pc, ra_far);
+	fixture_free(&fx);
+}
+
 START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
 {
 	struct fixture fx;
@@ -247,40 +275,12 @@ START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
 	/* The previous function ends in a tail jump (b, as crtstuff's
 	 * frame_dummy does) after an epilogue that popped a record: fn,
 	 * which makes no record, follows it, so x29 is a caller's. */
-	fixture_init(&fx);
-	put_insn(&fx, fn - 0x10, INSN_LDP_FP_LR_POST);
-	put_insn(&fx, fn - 0xc, INSN_RET);
-	put_insn(&fx, fn - 0x8, INSN_B);
-	put_insn(&fx, fn, 0xd110c3ffu);
-	put_insn(&fx, fn + 4, 0xf90003feu);
-	put_insn(&fx, fn + 0x38, 0x97fffff2u);
-	ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
-	put_u64(&fx, fp, 0);
-	put_u64(&fx, fp + 8, ra_far);
-	set_context(&fx, fn + 0x20, sp, fp, ra_self);
-	st = walk_with(&fx, &opt);
-	for (size_t i = 1; i < st->nframes; i++)
-		ck_assert_uint_ne(st->frames[i].pc, ra_far);
-	fixture_free(&fx);
-
+	no_record_after(CODE_BASE + 0x108, true);
 	/* fn right after code that cannot be read (the start of the code
 	 * area here; the zeros between a static program's .plt and .text
 	 * read as unknown): fn is the frame's function (zoo aarch64 nofp 24,
 	 * stripped: the record skipped five frames). */
-	fixture_init(&fx);
-	fn = CODE_BASE;
-	put_insn(&fx, fn, 0xd110c3ffu);
-	put_insn(&fx, fn + 4, 0xf90003feu);
-	put_insn(&fx, fn + 0x38, 0x97fffff2u);
-	ra_self = fn + 0x3c;
-	ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
-	put_u64(&fx, fp, 0);
-	put_u64(&fx, fp + 8, ra_far);
-	set_context(&fx, fn + 0x20, sp, fp, ra_self);
-	st = walk_with(&fx, &opt);
-	for (size_t i = 1; i < st->nframes; i++)
-		ck_assert_uint_ne(st->frames[i].pc, ra_far);
-	fixture_free(&fx);
+	no_record_after(CODE_BASE, false);
 }
 END_TEST
 

@@ -134,10 +134,10 @@ START_TEST(test_arm64_other_code_is_no_trampoline)
 END_TEST
 
 /* A signal frame read at the wrong place (a handler's sp guessed one
- * slot off) restores a sp where the snapshot holds nothing and a pc in
- * no module: no frame. A NULL pc with a sp on the stack (a call through
- * NULL, then the signal) stays a frame (zoo riscv64 121, the capture
- * alone: it gave a frame at 0x0). */
+ * slot off) restores a sp inside a module's image and a pc in no module:
+ * no frame. A NULL pc with a sp on the stack (a call through NULL, then
+ * the signal) stays a frame (zoo riscv64 121, the capture alone: it gave
+ * a frame at 0x0). */
 START_TEST(test_arm64_signal_frame_read_off_its_place_gives_no_frame)
 {
 	for (int stack_sp = 0; stack_sp <= 1; stack_sp++) {
@@ -147,7 +147,7 @@ START_TEST(test_arm64_signal_frame_read_off_its_place_gives_no_frame)
 		syn_put_code(&fx, TRAMPOLINE + 4, INSN_SVC_0, 4);
 		arm64_signal_frame(&fx, HANDLER_SP);
 		uint64_t sc = HANDLER_SP + 128 + 176;
-		put_u64(&fx, sc + 256, stack_sp ? INTERRUPTED_SP : 0x7a0000000000ull);
+		put_u64(&fx, sc + 256, stack_sp ? INTERRUPTED_SP : TRAMPOLINE + 0x40);
 		put_u64(&fx, sc + 264, 0);
 		arm64_context(&fx, HANDLER_SP);
 		const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, NULL, NULL);
