@@ -154,7 +154,9 @@ enum { PPC_MAX_ENTERED = 4096 };
 
 /* Did the call before lr enter the function pc is in, by the code alone?
  * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
- * Power ISA Book I §2.4) to a target T with T <= pc, and the code from T
+ * Power ISA Book I §2.4), or a `bctrl` whose target the live ctr still
+ * holds (`ctr`, 0 when not known: a leaf rarely uses ctr, and an indirect
+ * call's target stays there), to a target T with T <= pc, and the code from T
  * to pc must hold nothing that may end a function: blr and bctr (a return,
  * an indirect tail call), trap, or a `b` leaving [T, pc] (a tail call; a
  * jump forward within the function past pc also counts, which only
@@ -165,13 +167,20 @@ enum { PPC_MAX_ENTERED = 4096 };
  * call, lies between. The call site itself must lie outside [T, pc]: a
  * call from the frame's own function to its own entry (recursion) would
  * pass too. */
-static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc)
+static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
+                                         uint64_t ctr)
 {
 	uint32_t call;
 	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
-	if (lr < 4 || !ppc_read_insn(w, site, &call) || (call & 0xfc000003u) != 0x48000001u)
+	if (lr < 4 || !ppc_read_insn(w, site, &call))
 		return false;
-	uint64_t target = (site + (uint64_t)sext_li(call)) & mask;
+	uint64_t target;
+	if ((call & 0xfc000003u) == 0x48000001u)
+		target = (site + (uint64_t)sext_li(call)) & mask;
+	else if (call == 0x4e800421u && ctr != 0) /* bctrl */
+		target = ctr & mask;
+	else
+		return false;
 	if (target > pc || pc - target > PPC_MAX_ENTERED || (site >= target && site <= pc))
 		return false;
 	for (uint64_t a = target; a < pc; a += 4) {
@@ -235,7 +244,9 @@ static bool ppc_lr_may_return(const struct sw_step *s, uint64_t lr, bool slot_is
 	case SW_FUNCTION_DIFFERENT: return true;
 	case SW_FUNCTION_UNKNOWN: break;
 	}
-	return ppc_call_entered_pc_function(s->walk, lr, s->callee->pc) || !slot_is_return;
+	const struct sw_regs *r = &s->callee->regs;
+	uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(s->walk, r->v[PPC_CTR]) : 0;
+	return ppc_call_entered_pc_function(s->walk, lr, s->callee->pc, ctr) || !slot_is_return;
 }
 
 /* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is

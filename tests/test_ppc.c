@@ -503,6 +503,33 @@ START_TEST(test_context_lr_whose_call_entered_pc_function_is_taken)
 }
 END_TEST
 
+/* The same through a pointer (bctrl, zoo ppc64le 67 stripped: f2 calls
+ * the leaf f3 through ctr): the live ctr still holds the call's target,
+ * the leaf's entry, so lr is taken; without ctr the chain decides (and
+ * skips the leaf's caller, as nothing else tells). */
+START_TEST(test_context_lr_after_bctrl_into_pc_function_is_taken)
+{
+	for (int known = 0; known < 2; known++) {
+		struct fixture fx;
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40;
+		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
+		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
+		put_insn(&fx, ra1 - 4, PPC_BCTRL);
+		put_word(&fx, s1, s2);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s1, ra1);
+		if (known)
+			sw_reg_set(&fx.thread.ctx, 34, leaf); /* ctr */
+		const struct sw_stack *st = walk(&fx, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, known ? ra1 : ra2);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A broken back chain (pointing below r1) falls to the scan. It starts
  * above the frame's own header, whose LR slot holds a leftover of the
  * frame's calls, and puts the caller's sp at the slot minus the LR save
@@ -627,6 +654,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_left_over_is_not_taken);
 	tcase_add_test(tc, test_restorer_in_the_lr_slot_is_the_callers_return);
 	tcase_add_test(tc, test_context_lr_whose_call_entered_pc_function_is_taken);
+	tcase_add_test(tc, test_context_lr_after_bctrl_into_pc_function_is_taken);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
 	tcase_add_test(tc, test_back_chain_checks);
