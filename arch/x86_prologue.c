@@ -744,9 +744,8 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
  * with zero displacements, mov %esi, %esi)? */
 static bool padding_at(struct sw_code *c, uint64_t at)
 {
-	uint8_t b[7];
-	size_t n = read_insn(c, at, b) >= sizeof b ? sizeof b : 0;
-	if (n == 0)
+	uint8_t b[X86_MAX_INSN];
+	if (read_insn(c, at, b) < 7)
 		return false;
 	/* One nop after a call may be executed (MSVC puts one between a call
 	 * and an epilogue): a nop counts only before more padding. */
