@@ -6,7 +6,6 @@
  * decodes each line on its own: lines end with '=' padding mid-text). */
 #include "espcore.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -322,16 +321,6 @@ bool sw_espcore_text_holds_dump(const char *path, const struct sw_open_options *
 
 /* ---- The image ------------------------------------------------------- */
 
-void esp_problem(struct esp_reader *r, bool warning, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
-	va_end(ap);
-	if (!warning)
-		r->damage++;
-}
-
 /* The checksum over header | data (loader.py _crc_validate,
  * _sha256_validate): the last 4 or 32 bytes of the image. */
 static void check_checksum(struct esp_reader *r, struct sw_span image,
@@ -350,9 +339,9 @@ static void check_checksum(struct esp_reader *r, struct sw_span image,
 		}
 		uint32_t want = sw_u32(stored, 0);
 		if ((uint32_t)crc != want)
-			esp_problem(r, false, "bad checksum: the CRC-32 of its %llu bytes is 0x%08x, "
-			                      "the image says 0x%08x",
-			            (unsigned long long)covered, (unsigned)crc, want);
+			problem(r, false, "bad checksum: the CRC-32 of its %llu bytes is 0x%08x, "
+			                  "the image says 0x%08x",
+			        (unsigned long long)covered, (unsigned)crc, want);
 		return;
 	}
 	uint8_t got[SW_SHA256_SIZE];
@@ -361,9 +350,9 @@ static void check_checksum(struct esp_reader *r, struct sw_span image,
 		char a[2 * SW_SHA256_SIZE + 1], b[2 * SW_SHA256_SIZE + 1];
 		sw_hex_encode(got, SW_SHA256_SIZE, a);
 		sw_hex_encode(stored.data, SW_SHA256_SIZE, b);
-		esp_problem(r, false, "bad checksum: the SHA-256 of its %llu bytes is %.16s..., "
-		                      "the image says %.16s...",
-		            (unsigned long long)covered, a, b);
+		problem(r, false, "bad checksum: the SHA-256 of its %llu bytes is %.16s..., "
+		                  "the image says %.16s...",
+		        (unsigned long long)covered, a, b);
 	}
 }
 
@@ -447,10 +436,10 @@ enum sw_err_code sw_espcore_read(const char *path, const struct sw_open_options 
 	 * whole goes on after tot_len with its erased (0xFF) bytes: ignored. */
 	uint64_t data_end = h.tot_len - h.checksum_size;
 	if (h.tot_len > image.size) {
-		esp_problem(&r, false, "truncated: the image is %u bytes (tot_len), the %s holds "
-		                       "%llu: the checksum is not checked",
-		            h.tot_len, image.data == file.data ? "file" : "decoded text",
-		            (unsigned long long)image.size);
+		problem(&r, false, "truncated: the image is %u bytes (tot_len), the %s holds "
+		                   "%llu: the checksum is not checked",
+		        h.tot_len, image.data == file.data ? "file" : "decoded text",
+		        (unsigned long long)image.size);
 		data_end = image.size;
 	} else {
 		check_checksum(&r, image, &h);

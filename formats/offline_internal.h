@@ -11,6 +11,7 @@
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
+#include "reader.h"
 
 enum {
 	/* regs.txt lines kept: every CPU has fewer than 64 registers; a
@@ -48,11 +49,6 @@ struct ol_reader {
 	bool links_read;
 	struct sw_span links;
 };
-
-/* Records a problem (printf-style, without the "warning: " prefix); a
- * warning does not make the snapshot damaged. */
-void ol_problem(struct ol_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* The line of text starting at *pos (without its "\n" and a "\r" before
  * it); *pos moves to the next line. False at the end of text. */

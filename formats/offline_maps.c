@@ -95,26 +95,26 @@ static bool read_map_line(struct ol_reader *r, struct sw_span line, const char *
 	uint64_t at = dash ? (uint64_t)(dash - range.data) : 0;
 	if (!dash || !ol_hex(sw_span_clip(range, 0, at), &m->start) ||
 	    !ol_hex(sw_span_clip(range, at + 1, range.size), &m->end) || m->end <= m->start) {
-		ol_problem(r, false, "%s:%llu: bad address range '%s' (START-END, hex, START < END): "
-		                     "line ignored",
-		           path, (unsigned long long)lineno, ol_shown(range, buf, sizeof buf));
+		problem(r, false, "%s:%llu: bad address range '%s' (START-END, hex, START < END): "
+		                  "line ignored",
+		        path, (unsigned long long)lineno, ol_shown(range, buf, sizeof buf));
 		return false;
 	}
 	if (!is_perms(perms)) {
-		ol_problem(r, false, "%s:%llu: bad permissions '%s' (4 characters, as r-xp): "
-		                     "line ignored",
-		           path, (unsigned long long)lineno, ol_shown(perms, buf, sizeof buf));
+		problem(r, false, "%s:%llu: bad permissions '%s' (4 characters, as r-xp): "
+		                  "line ignored",
+		        path, (unsigned long long)lineno, ol_shown(perms, buf, sizeof buf));
 		return false;
 	}
 	if (!ol_hex(offset, &m->offset)) {
-		ol_problem(r, false, "%s:%llu: bad file offset '%s' (hex): line ignored", path,
-		           (unsigned long long)lineno, ol_shown(offset, buf, sizeof buf));
+		problem(r, false, "%s:%llu: bad file offset '%s' (hex): line ignored", path,
+		        (unsigned long long)lineno, ol_shown(offset, buf, sizeof buf));
 		return false;
 	}
 	if (!is_dev(dev) || !is_decimal(inode)) {
-		ol_problem(r, false, "%s:%llu: bad device or inode '%s %s' (as 00:00 0): line ignored",
-		           path, (unsigned long long)lineno, ol_shown(dev, buf, sizeof buf),
-		           ol_shown(inode, buf + 32, sizeof buf - 32));
+		problem(r, false, "%s:%llu: bad device or inode '%s %s' (as 00:00 0): line ignored",
+		        path, (unsigned long long)lineno, ol_shown(dev, buf, sizeof buf),
+		        ol_shown(inode, buf + 32, sizeof buf - 32));
 		return false;
 	}
 	memcpy(m->perms, perms.data, 4);
@@ -123,8 +123,8 @@ static bool read_map_line(struct ol_reader *r, struct sw_span line, const char *
 	m->path = NULL;
 	if (name.size > 0) {
 		if (memchr(name.data, '\0', (size_t)name.size)) {
-			ol_problem(r, false, "%s:%llu: a NUL byte in the map's name: line ignored", path,
-			           (unsigned long long)lineno);
+			problem(r, false, "%s:%llu: a NUL byte in the map's name: line ignored", path,
+			        (unsigned long long)lineno);
 			return false;
 		}
 		m->path = sw_arena_strndup(&r->snap->arena, (const char *)name.data, (size_t)name.size);
@@ -142,7 +142,7 @@ void ol_read_maps(struct ol_reader *r, struct sw_span text, const char *path)
 		n = OL_MAX_MAPS;
 	s->maps = sw_arena_array(&s->arena, (size_t)n ? (size_t)n : 1, sizeof *s->maps);
 	if (!s->maps) {
-		ol_problem(r, false, "%s: out of memory", path);
+		problem(r, false, "%s: out of memory", path);
 		return;
 	}
 	uint64_t pos = 0, lineno = 0;
@@ -152,18 +152,18 @@ void ol_read_maps(struct ol_reader *r, struct sw_span text, const char *path)
 		if (ol_trim(line).size == 0)
 			continue;
 		if (s->nmaps >= n) {
-			ol_problem(r, false, "%s:%llu: more than %d maps: the rest ignored", path,
-			           (unsigned long long)lineno, OL_MAX_MAPS);
+			problem(r, false, "%s:%llu: more than %d maps: the rest ignored", path,
+			        (unsigned long long)lineno, OL_MAX_MAPS);
 			return;
 		}
 		struct sw_mapping *m = &s->maps[s->nmaps];
 		if (!read_map_line(r, line, path, lineno, m))
 			continue;
 		if (s->nmaps > 0 && m->start < s->maps[s->nmaps - 1].end)
-			ol_problem(r, true, "%s:%llu: map 0x%llx-0x%llx starts below the end of the one "
-			                    "before: maps are not in ascending order, or overlap",
-			           path, (unsigned long long)lineno, (unsigned long long)m->start,
-			           (unsigned long long)m->end);
+			problem(r, true, "%s:%llu: map 0x%llx-0x%llx starts below the end of the one "
+			                 "before: maps are not in ascending order, or overlap",
+			        path, (unsigned long long)lineno, (unsigned long long)m->start,
+			        (unsigned long long)m->end);
 		s->nmaps++;
 	}
 }
@@ -255,7 +255,7 @@ static const char *linked_name(struct ol_reader *r, const char *name)
 		struct sw_err err = { 0 };
 		if (path && usable_file(path) && sw_map_file(path, &m, &err) == SW_OK) {
 			if (m.size > OL_MAX_LINKS_BYTES)
-				ol_problem(r, true, "%s: over %d bytes: ignored", path, OL_MAX_LINKS_BYTES);
+				problem(r, true, "%s: over %d bytes: ignored", path, OL_MAX_LINKS_BYTES);
 			else if (m.size) {
 				char *copy = sw_arena_strndup(&r->snap->arena, (const char *)m.data, m.size);
 				if (copy)
@@ -288,9 +288,9 @@ static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
 	f->name = name;
 	if (*loads >= OL_MAX_FILE_LOADS) {
 		if (*loads == OL_MAX_FILE_LOADS)
-			ol_problem(r, true, "%s/maps.txt: more than %d file loads (names that come "
-			                    "back after other names): later modules have no image",
-			           r->dir, OL_MAX_FILE_LOADS);
+			problem(r, true, "%s/maps.txt: more than %d file loads (names that come "
+			                 "back after other names): later modules have no image",
+			        r->dir, OL_MAX_FILE_LOADS);
 		(*loads)++;
 		return;
 	}
@@ -327,7 +327,7 @@ static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
 		} else {
 			free(f->inflated);
 			f->inflated = NULL;
-			ol_problem(r, true, "%s", err.msg);
+			problem(r, true, "%s", err.msg);
 		}
 	} else if (name[0] == '/' && usable_file(name)) {
 		if (sw_map_file(name, &f->map, &err) == SW_OK) {
@@ -529,9 +529,9 @@ static struct sw_elf *open_group_elf(struct ol_reader *r, const struct ol_group 
 		return NULL;
 	}
 	if (!elf)
-		ol_problem(r, true, "%s/maps.txt: %s: its ELF image cannot be read (%s): module "
-		                    "without image",
-		           r->dir, name, err.msg);
+		problem(r, true, "%s/maps.txt: %s: its ELF image cannot be read (%s): module "
+		                 "without image",
+		        r->dir, name, err.msg);
 	return elf;
 }
 
@@ -581,7 +581,7 @@ void ol_find_modules(struct ol_reader *r)
 	r->module_word_size = sw_arena_array(&s->arena, cap, sizeof *r->module_word_size);
 	if (!s->modules || !r->module_machine || !r->module_word_size) {
 		s->modules = NULL;
-		ol_problem(r, false, "%s/maps.txt: out of memory for %u modules", r->dir, cap);
+		problem(r, false, "%s/maps.txt: out of memory for %u modules", r->dir, cap);
 		return;
 	}
 	struct ol_file file = { 0 };

@@ -12,6 +12,7 @@
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
+#include "reader.h"
 #include "snap_writer.h"
 
 /* The limits of docs/snap-format.md ("Limits"). */
@@ -65,10 +66,6 @@ struct sr_reader {
 	bool scans_by_rule;       /* SYSTEM's SNAP_SYS_SCANS_BY_RULE */
 };
 
-/* Records a problem (printf-style, without the "warning: " prefix); a
- * warning does not make the snapshot damaged. */
-void sr_problem(struct sr_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* The record type's name for messages: "THREAD", or "type 0x8001". */
 const char *sr_type_name(uint16_t type, char *buf, size_t cap);
 
