@@ -301,19 +301,22 @@ static enum sw_err_code verdict(const struct ec_reader *r, struct sw_err *err)
 enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options *opts,
                                  struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "elfcore";
-	/* A core holds no file-backed code (the kernel's default
-	 * coredump_filter leaves it out), and on Linux the modules' files are
-	 * at hand to supply it: a scanned word must be proven by the code
-	 * before it, never taken on Breakpad's rule alone (which, on a core
-	 * without its program, takes stale ld.so words and the auxiliary
-	 * vector above _start for frames). */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "elfcore",
+		/* A core holds no file-backed code (the kernel's default
+		 * coredump_filter leaves it out), and on Linux the modules'
+		 * files are at hand to supply it: a scanned word must be proven
+		 * by the code before it, never taken on Breakpad's rule alone
+		 * (which, on a core without its program, takes stale ld.so
+		 * words and the auxiliary vector above _start for frames). */
+		.scans_need_code = true,
+		/* The magic: sw_elfcore_read_image's, which an ESP-IDF core
+		 * dump's ELF core passes through as well. */
+	};
+	struct sw_span core;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &core, err);
 	if (rc != SW_OK)
 		return rc;
-	struct sw_span core = { out->file.data, out->file.size, 0, false };
 	return sw_elfcore_read_image(path, opts, core, NULL, out, err);
 }
 

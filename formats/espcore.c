@@ -399,18 +399,19 @@ static enum sw_err_code fail(struct esp_reader *r, enum sw_err_code code, const 
 enum sw_err_code sw_espcore_read(const char *path, const struct sw_open_options *opts,
                                  struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "espcore";
-	/* As for any ELF core: scanned frames must be proven by the code
-	 * bytes, which come from the firmware ELF (sw_elfcore_read_image
-	 * sets it again). */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "espcore",
+		/* As for any ELF core: scanned frames must be proven by the
+		 * code bytes, which come from the firmware ELF
+		 * (sw_elfcore_read_image sets it again). */
+		.scans_need_code = true,
+		/* The magic: its header's, read below (base64 text or not). */
+	};
+	struct sw_span file;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct esp_reader r = { .snap = out, .path = path };
-	struct sw_span file = { out->file.data ? out->file.data : (const uint8_t *)"",
-	                        out->file.size, 0, false };
 	struct sw_span image;
 	rc = image_of(&r, file, &image, err);
 	if (rc != SW_OK)

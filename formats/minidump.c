@@ -318,26 +318,26 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 enum sw_err_code sw_minidump_read_with(const char *path, const struct sw_open_options *opts,
                                        struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "minidump";
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "minidump",
+		.is = sw_minidump_is,
+		.not_it = "not a minidump (bad signature)",
+	};
+	struct sw_span file;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct md_reader r = {
-		.file = { out->file.data, out->file.size, 0, false },
+		.file = file,
 		.snap = out,
 		.text_budget = md_text_budget(out->file.size),
 		.annotation_budget = md_text_budget(out->file.size),
 	};
-	if (!sw_span_has(r.file, 0, MD_HEADER_SIZE)) {
-		if (!sw_minidump_is(out->file.data, out->file.size))
-			return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	if (!sw_span_has(r.file, 0, MD_HEADER_SIZE))
 		return sw_err_set(err, SW_ERR_FORMAT,
 		                  "%s: not a minidump (header truncated: %zu of %d bytes)", path,
 		                  out->file.size, MD_HEADER_SIZE);
-	}
-	if (!header_byte_order(r.file, &r.file.big_endian))
-		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	header_byte_order(r.file, &r.file.big_endian); /* sw_minidump_is found the signature */
 	/* One source for the byte order: the file's. Process memory in a
 	 * byte-swapped dump is in the process's order too, so the walker
 	 * reads stack words in it (md_read_system_info keeps this). */

@@ -316,24 +316,19 @@ static enum sw_err_code verdict(struct sr_reader *r, struct sw_err *err)
 enum sw_err_code sw_snap_read(const char *path, const struct sw_open_options *opts,
                               struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "snap";
-	/* Firmware stacks are full of stale code addresses: a scanned one
-	 * must be proven by the call before it, read from the firmware ELF
-	 * or the captured memory. */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "snap",
+		/* Firmware stacks are full of stale code addresses: a scanned
+		 * one must be proven by the call before it, read from the
+		 * firmware ELF or the captured memory. */
+		.scans_need_code = true,
+		.is = sw_snap_is,
+		.not_it = "not a .snap file (no magic)",
+	};
+	struct sr_reader r = { .snap = out, .path = path, .opts = opts };
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &r.file, err);
 	if (rc != SW_OK)
 		return rc;
-	struct sr_reader r = {
-		.snap = out,
-		.path = path,
-		.opts = opts,
-		.file = { out->file.data ? out->file.data : (const uint8_t *)"", out->file.size, 0,
-		          false },
-	};
-	if (!sw_snap_is(r.file.data, (size_t)r.file.size))
-		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a .snap file (no magic)", path);
 	uint64_t first = read_header(&r, err);
 	if (first == 0)
 		return err->code;
