@@ -44,7 +44,7 @@
 #include "elfcore_internal.h"
 #include "lib/build_id.h"
 #include "lib/mapped_file.h"
-#include "offline_internal.h"
+#include "proc_maps.h"
 #include "symbols/elf_image.h"
 
 #ifndef DT_MIPS_RLD_MAP
@@ -772,11 +772,9 @@ static void read_maps_file(struct ec_reader *r)
 		problem(r, false, "%s", err.msg);
 		return;
 	}
-	struct ol_reader ol = { .snap = r->snap, .dir = path };
 	static const uint8_t empty[1];
 	struct sw_span text = { m.data ? m.data : empty, m.data ? m.size : 0, 0, false };
-	ol_read_maps(&ol, text, path);
-	r->damage += ol.damage;
+	r->damage += sw_proc_maps_read(r->snap, text, path);
 	sw_unmap_file(&m);
 }
 

@@ -50,7 +50,7 @@ bool ol_probe_memory_name(const char *name, uint64_t *base)
 	if (n <= 8 || strncmp(name, "mem-", 4) != 0 || strcmp(name + n - 4, ".bin") != 0)
 		return false;
 	struct sw_span hex = { (const uint8_t *)name + 4, n - 8, 0, false };
-	return hex.size <= 18 && ol_hex(hex, base);
+	return hex.size <= 18 && text_hex(hex, base);
 }
 
 /* Does the folder hold a file named "mem-*.bin" (well named or not: a bad

@@ -114,7 +114,7 @@ bool ol_reg_known(enum sw_cpu cpu, const char *name)
 
 void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 {
-	uint64_t n = ol_count_lines(text);
+	uint64_t n = text_count_lines(text, OL_MAX_REGS);
 	if (n > OL_MAX_REGS)
 		n = OL_MAX_REGS;
 	r->regs = sw_arena_array(&r->snap->arena, (size_t)n ? (size_t)n : 1, sizeof *r->regs);
@@ -125,9 +125,9 @@ void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 	uint64_t pos = 0, lineno = 0;
 	struct sw_span line;
 	char buf[64];
-	while (ol_next_line(text, &pos, &line)) {
+	while (text_next_line(text, &pos, &line)) {
 		lineno++;
-		line = ol_trim(line);
+		line = text_trim(line);
 		/* OpenOCD's `reg` heads each group of registers with a line
 		 * "===== arm v7m registers". */
 		if (line.size == 0 || sw_u8(line, 0) == '=')
@@ -135,23 +135,23 @@ void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 		const uint8_t *colon = memchr(line.data, ':', (size_t)line.size);
 		if (!colon) {
 			problem(r, false, "%s:%llu: '%s' is not 'NAME: HEX': ignored", path,
-			        (unsigned long long)lineno, ol_shown(line, buf, sizeof buf));
+			        (unsigned long long)lineno, text_shown(line, buf, sizeof buf));
 			continue;
 		}
 		uint64_t at = (uint64_t)(colon - line.data);
-		struct sw_span name = ol_trim(sw_span_clip(line, 0, at));
-		struct sw_span hex = ol_trim(sw_span_clip(line, at + 1, line.size));
+		struct sw_span name = text_trim(sw_span_clip(line, 0, at));
+		struct sw_span hex = text_trim(sw_span_clip(line, at + 1, line.size));
 		uint64_t value;
 		if (name.size == 0) {
 			problem(r, false, "%s:%llu: no register name before ':': ignored", path,
 			        (unsigned long long)lineno);
 			continue;
 		}
-		if (!ol_hex(hex, &value)) {
+		if (!text_hex(hex, &value)) {
 			char vbuf[48];
 			problem(r, false, "%s:%llu: %s: '%s' is not a 64-bit hex number: ignored",
-			        path, (unsigned long long)lineno, ol_shown(name, buf, sizeof buf),
-			        ol_shown(hex, vbuf, sizeof vbuf));
+			        path, (unsigned long long)lineno, text_shown(name, buf, sizeof buf),
+			        text_shown(hex, vbuf, sizeof vbuf));
 			continue;
 		}
 		if (r->nregs >= n) {
