@@ -45,26 +45,6 @@ static const struct esp_version {
 	{ SW_ESP_ELF_SHA256_V2_2, 3, 32, true, false, true },
 };
 
-/* Chip ids (ESP-IDF esp_chip_info.h, esp_chip_model_t; loader.py's
- * EspCoreDumpVersion). */
-static const struct {
-	uint16_t id;
-	const char *name;
-} esp_chips[] = {
-	{ 0, "ESP32" }, { 2, "ESP32-S2" }, { 9, "ESP32-S3" }, { 5, "ESP32-C3" },
-	{ 12, "ESP32-C2" }, { 13, "ESP32-C6" }, { 16, "ESP32-H2" }, { 18, "ESP32-P4" },
-	{ 20, "ESP32-C61" }, { 23, "ESP32-C5" }, { 25, "ESP32-H21" }, { 28, "ESP32-H4" },
-	{ 32, "ESP32-S31" },
-};
-
-const char *sw_esp_chip_name(uint16_t chip)
-{
-	for (size_t i = 0; i < sizeof esp_chips / sizeof esp_chips[0]; i++)
-		if (esp_chips[i].id == chip)
-			return esp_chips[i].name;
-	return NULL;
-}
-
 enum sw_esp_header_status sw_esp_header_parse(struct sw_span s, struct sw_esp_header *h)
 {
 	memset(h, 0, sizeof *h);
