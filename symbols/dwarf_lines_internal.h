@@ -6,15 +6,10 @@
 
 #include "dwarf_info.h"
 #include "dwarf_lines.h"
+#include "dwarf_pool.h"
 
 #define DW_NONE UINT32_MAX
 enum { DW_FUNC_BLOCK = 16 };
-
-/* A string in a unit's pool: offset; 0 is the empty string. */
-struct dw_pool {
-	char *buf;
-	size_t len, cap;
-};
 
 /* A DW_TAG_subprogram of the unit that has code, or that lies in a named
  * scope: its DIE's offset from the unit's start (what names it is read
@@ -110,12 +105,6 @@ struct sw_dwarf {
 };
 
 /* ---- helpers shared by both files --------------------------------------- */
-
-/* Appends s[0..n) and a NUL to the pool; returns its offset, 0 when out of
- * memory (the empty string). */
-uint32_t dw_pool_add(struct dw_pool *p, const char *s, size_t n);
-/* scope "::" name, scope being a pool offset (0: none, then name alone). */
-uint32_t dw_pool_join(struct dw_pool *p, uint32_t scope, const char *name);
 
 /* The unit's abbreviation table, read on first use; NULL when damaged. */
 const struct dw_abbrevs *dw_unit_abbrevs(struct sw_dwarf *d, struct dw_unit *u);
