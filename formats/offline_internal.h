@@ -1,6 +1,7 @@
-/* Shared between the offline reader's three files: offline.c reads the
+/* Shared between the offline reader's four files: offline.c reads the
  * folder (memory files, system info, the verdict), offline_regs.c
- * regs.txt and the CPU, offline_maps.c maps.txt and the modules. Not a
+ * regs.txt and the CPU, offline_maps.c the modules of maps.txt (which
+ * proc_maps.c reads), offline_probe.c a debug probe's capture. Not a
  * public API. */
 #ifndef SW_FORMATS_OFFLINE_INTERNAL_H
 #define SW_FORMATS_OFFLINE_INTERNAL_H

@@ -1,8 +1,9 @@
 /* Shared between the .snap reader's files: snap.c reads the header and
  * finds the records (CRCs, resynchronisation, END), snap_records.c turns
  * each record into the snapshot, snap_regs.c maps the register sets onto
- * the arch tables, snap_modules.c relates the modules to their ELF files.
- * Not a public API. */
+ * the arch tables, snap_modules.c relates the modules to their ELF files;
+ * and with snap_convert.c, which writes a snapshot of any format as a
+ * .snap. Not a public API. */
 #ifndef SW_FORMATS_SNAP_INTERNAL_H
 #define SW_FORMATS_SNAP_INTERNAL_H
 

@@ -1,6 +1,6 @@
 /* Lines and blank-separated words of the text formats a reader reads
- * with spans: the offline folder's regs.txt and links.txt, and
- * /proc/PID/maps (proc_maps.h). Not a public API. */
+ * with spans: the offline folder's regs.txt, links.txt and memory file
+ * names, and /proc/PID/maps (proc_maps.h). Not a public API. */
 #ifndef SW_FORMATS_TEXT_LINES_H
 #define SW_FORMATS_TEXT_LINES_H
 

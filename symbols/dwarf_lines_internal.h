@@ -1,6 +1,8 @@
-/* Shared by dwarf_lines.c (the unit index, lookups, names) and
- * dwarf_lines_unit.c (reading one compilation unit). Not for other
- * directories. */
+/* Shared by the DWARF line reader's files: dwarf_lines.c (the unit index,
+ * lookups, names), dwarf_lines_unit.c (reading one compilation unit),
+ * dwarf_line_program.c (its line table) and dwarf_pool.c (its strings);
+ * the fuzz targets fuzz_dwarf_info.c and fuzz_macho_dsym.c look inside
+ * too. Not for other directories. */
 #ifndef SW_DWARF_LINES_INTERNAL_H
 #define SW_DWARF_LINES_INTERNAL_H
 
