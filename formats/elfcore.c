@@ -11,7 +11,6 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,16 +18,6 @@
 #include "elfcore_internal.h"
 #include "lib/mapped_file.h"
 #include "open.h"
-
-void ec_problem(struct ec_reader *r, bool warning, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
-	va_end(ap);
-	if (!warning)
-		r->damage++;
-}
 
 /* e_ident and e_type (same offsets in both classes). */
 bool sw_elfcore_is(const uint8_t *data, size_t size)
@@ -58,7 +47,7 @@ static bool read_ehdr(struct ec_reader *r, struct ec_ehdr *h)
 	bool is64 = r->word == 8;
 	uint64_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	if (!sw_span_has(f, 0, ehsize)) {
-		ec_problem(r, false, "%llu bytes: shorter than an ELF header", (unsigned long long)f.size);
+		problem(r, false, "%llu bytes: shorter than an ELF header", (unsigned long long)f.size);
 		return false;
 	}
 	r->machine = sw_u16(f, offsetof(Elf64_Ehdr, e_machine));
@@ -83,16 +72,16 @@ static bool read_ehdr(struct ec_reader *r, struct ec_ehdr *h)
 		uint64_t at = h->shoff + (is64 ? offsetof(Elf64_Shdr, sh_info)
 		                               : offsetof(Elf32_Shdr, sh_info));
 		if (h->shoff == 0 || !sw_span_has(f, at, 4)) {
-			ec_problem(r, false, "e_phnum is PN_XNUM but section header 0 is not in "
-			                     "the file: no program header read");
+			problem(r, false, "e_phnum is PN_XNUM but section header 0 is not in "
+			                  "the file: no program header read");
 			return false;
 		}
 		h->phnum = sw_u32(f, at);
 	}
 	uint64_t want = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	if (h->phentsize < want) {
-		ec_problem(r, false, "e_phentsize %u is smaller than a program header (%llu)",
-		           h->phentsize, (unsigned long long)want);
+		problem(r, false, "e_phentsize %u is smaller than a program header (%llu)",
+		        h->phentsize, (unsigned long long)want);
 		return false;
 	}
 	return true;
@@ -126,10 +115,10 @@ static void read_phdrs(struct ec_reader *r, const struct ec_ehdr *h, struct ec_l
 	uint64_t n = h->phnum;
 	uint64_t room = h->phoff <= r->file.size ? (r->file.size - h->phoff) / h->phentsize : 0;
 	if (n > room) {
-		ec_problem(r, false, "%llu program headers at 0x%llx, but the file holds %llu: "
-		                     "the rest ignored",
-		           (unsigned long long)n, (unsigned long long)h->phoff,
-		           (unsigned long long)room);
+		problem(r, false, "%llu program headers at 0x%llx, but the file holds %llu: "
+		                  "the rest ignored",
+		        (unsigned long long)n, (unsigned long long)h->phoff,
+		        (unsigned long long)room);
 		n = room;
 	}
 	if (n > EC_MAX_LOADS)
@@ -140,7 +129,7 @@ static void read_phdrs(struct ec_reader *r, const struct ec_ehdr *h, struct ec_l
 	r->loads = sw_arena_array(&s->arena, (size_t)n, sizeof *r->loads);
 	*notes = sw_arena_array(&s->arena, (size_t)n, sizeof **notes);
 	if (!r->loads || !*notes) {
-		ec_problem(r, false, "out of memory for %llu program headers", (unsigned long long)n);
+		problem(r, false, "out of memory for %llu program headers", (unsigned long long)n);
 		r->loads = NULL;
 		return;
 	}
@@ -167,7 +156,7 @@ static void read_memory(struct ec_reader *r)
 		return;
 	s->mem = sw_arena_array(&s->arena, r->nloads, sizeof *s->mem);
 	if (!s->mem) {
-		ec_problem(r, false, "out of memory for %u memory segments", r->nloads);
+		problem(r, false, "out of memory for %u memory segments", r->nloads);
 		return;
 	}
 	uint64_t top = r->word == 4 ? UINT32_MAX : UINT64_MAX;
@@ -177,25 +166,25 @@ static void read_memory(struct ec_reader *r)
 		if (len == 0)
 			continue;
 		if (len > l->memsz) {
-			ec_problem(r, true, "PT_LOAD at 0x%llx: p_filesz 0x%llx exceeds p_memsz "
-			                    "0x%llx: cut to p_memsz",
-			           (unsigned long long)l->vaddr, (unsigned long long)len,
-			           (unsigned long long)l->memsz);
+			problem(r, true, "PT_LOAD at 0x%llx: p_filesz 0x%llx exceeds p_memsz "
+			                 "0x%llx: cut to p_memsz",
+			        (unsigned long long)l->vaddr, (unsigned long long)len,
+			        (unsigned long long)l->memsz);
 			len = l->memsz;
 		}
 		if (l->vaddr > top || len - 1 > top - l->vaddr) {
-			ec_problem(r, false, "PT_LOAD at 0x%llx, 0x%llx bytes: runs past the end of "
-			                     "the address space: ignored",
-			           (unsigned long long)l->vaddr, (unsigned long long)len);
+			problem(r, false, "PT_LOAD at 0x%llx, 0x%llx bytes: runs past the end of "
+			                  "the address space: ignored",
+			        (unsigned long long)l->vaddr, (unsigned long long)len);
 			continue;
 		}
 		struct sw_span seg = sw_span_clip(r->file, l->offset, len);
 		if (seg.size < len) {
-			ec_problem(r, false, "PT_LOAD at 0x%llx: 0x%llx bytes at file offset 0x%llx, "
-			                     "but the file holds 0x%llx of them (a truncated core): "
-			                     "the rest is absent",
-			           (unsigned long long)l->vaddr, (unsigned long long)len,
-			           (unsigned long long)l->offset, (unsigned long long)seg.size);
+			problem(r, false, "PT_LOAD at 0x%llx: 0x%llx bytes at file offset 0x%llx, "
+			                  "but the file holds 0x%llx of them (a truncated core): "
+			                  "the rest is absent",
+			        (unsigned long long)l->vaddr, (unsigned long long)len,
+			        (unsigned long long)l->offset, (unsigned long long)seg.size);
 		}
 		if (seg.size == 0)
 			continue;
@@ -312,19 +301,22 @@ static enum sw_err_code verdict(const struct ec_reader *r, struct sw_err *err)
 enum sw_err_code sw_elfcore_read(const char *path, const struct sw_open_options *opts,
                                  struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "elfcore";
-	/* A core holds no file-backed code (the kernel's default
-	 * coredump_filter leaves it out), and on Linux the modules' files are
-	 * at hand to supply it: a scanned word must be proven by the code
-	 * before it, never taken on Breakpad's rule alone (which, on a core
-	 * without its program, takes stale ld.so words and the auxiliary
-	 * vector above _start for frames). */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "elfcore",
+		/* A core holds no file-backed code (the kernel's default
+		 * coredump_filter leaves it out), and on Linux the modules'
+		 * files are at hand to supply it: a scanned word must be proven
+		 * by the code before it, never taken on Breakpad's rule alone
+		 * (which, on a core without its program, takes stale ld.so
+		 * words and the auxiliary vector above _start for frames). */
+		.scans_need_code = true,
+		/* The magic: sw_elfcore_read_image's, which an ESP-IDF core
+		 * dump's ELF core passes through as well. */
+	};
+	struct sw_span core;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &core, err);
 	if (rc != SW_OK)
 		return rc;
-	struct sw_span core = { out->file.data, out->file.size, 0, false };
 	return sw_elfcore_read_image(path, opts, core, NULL, out, err);
 }
 
@@ -354,7 +346,7 @@ enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_op
 	r.notes = notes;
 	r.nnotes = nnotes;
 	if (nnotes == 0)
-		ec_problem(&r, false, "no PT_NOTE: no thread, no register");
+		problem(&r, false, "no PT_NOTE: no thread, no register");
 	r.thread_cap = ec_count_threads(&r);
 	if (r.thread_cap) {
 		out->threads = sw_arena_array(&out->arena, r.thread_cap, sizeof *out->threads);
@@ -363,7 +355,7 @@ enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_op
 		if (!out->threads || !r.cursig || !r.thread_notes) {
 			out->threads = NULL;
 			r.thread_cap = 0;
-			ec_problem(&r, false, "out of memory for the threads");
+			problem(&r, false, "out of memory for the threads");
 		}
 	}
 	ec_read_notes(&r);
@@ -374,9 +366,9 @@ enum sw_err_code sw_elfcore_read_image(const char *path, const struct sw_open_op
 	if (nnotes > 0)
 		ec_check_thread_registers(&r, !esp && r.cpu != SW_CPU_UNKNOWN);
 	if (r.cpu == SW_CPU_UNKNOWN)
-		ec_problem(&r, true, "%s: CPU not supported: %u thread(s) listed with no "
-		                      "walkable context",
-		           r.cpu_name, out->nthreads);
+		problem(&r, true, "%s: CPU not supported: %u thread(s) listed with no "
+		                   "walkable context",
+		        r.cpu_name, out->nthreads);
 	/* An ESP-IDF image's core is one even when its notes were cut off. */
 	if (r.esp.present || (outer && outer->has_esp_version)) {
 		ec_esp_finish(&r);

@@ -54,6 +54,10 @@ struct sw_elfcore_outer {
 	uint32_t chip_rev;
 };
 
+/* The ESP chip named by id ("ESP32-C3"), or NULL when unknown: the chip
+ * id of the image header's and ESP_CORE_DUMP_INFO's ver (elfcore_esp.c). */
+const char *sw_esp_chip_name(uint16_t chip);
+
 /* Reads the ELF core in `core`, bytes that live as long as *out (a part
  * of out->file, or of out->arena), the snapshot already initialised by
  * the caller (format, file). Returns as sw_elfcore_read; the message of

@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "elfcore_internal.h"
-#include "espcore.h"
 #include "lib/mapped_file.h"
 #include "lib/sha256.h"
 
@@ -81,6 +80,26 @@ enum {
 	APP_TEXT = 32,
 };
 
+/* Chip ids (ESP-IDF esp_chip_info.h, esp_chip_model_t; loader.py's
+ * EspCoreDumpVersion). */
+static const struct {
+	uint16_t id;
+	const char *name;
+} esp_chips[] = {
+	{ 0, "ESP32" }, { 2, "ESP32-S2" }, { 9, "ESP32-S3" }, { 5, "ESP32-C3" },
+	{ 12, "ESP32-C2" }, { 13, "ESP32-C6" }, { 16, "ESP32-H2" }, { 18, "ESP32-P4" },
+	{ 20, "ESP32-C61" }, { 23, "ESP32-C5" }, { 25, "ESP32-H21" }, { 28, "ESP32-H4" },
+	{ 32, "ESP32-S31" },
+};
+
+const char *sw_esp_chip_name(uint16_t chip)
+{
+	for (size_t i = 0; i < sizeof esp_chips / sizeof esp_chips[0]; i++)
+		if (esp_chips[i].id == chip)
+			return esp_chips[i].name;
+	return NULL;
+}
+
 static bool owner_is(struct sw_span name, const char *s)
 {
 	size_t len = strlen(s);
@@ -92,8 +111,8 @@ static bool owner_is(struct sw_span name, const char *s)
 static void read_info(struct ec_reader *r, struct sw_span d)
 {
 	if (!sw_span_has(d, 0, 4)) {
-		ec_problem(r, true, "ESP_CORE_DUMP_INFO of %llu bytes: too short: ignored",
-		           (unsigned long long)d.size);
+		problem(r, true, "ESP_CORE_DUMP_INFO of %llu bytes: too short: ignored",
+		        (unsigned long long)d.size);
 		return;
 	}
 	struct ec_esp *e = &r->esp;
@@ -106,8 +125,8 @@ static void read_info(struct ec_reader *r, struct sw_span d)
 		uint8_t c = hex.data[n];
 		bool digit = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 		if (!digit) {
-			ec_problem(r, true, "ESP_CORE_DUMP_INFO: the firmware's SHA-256 is not hex "
-			                    "text: the firmware cannot be checked");
+			problem(r, true, "ESP_CORE_DUMP_INFO: the firmware's SHA-256 is not hex "
+			                 "text: the firmware cannot be checked");
 			n = 0;
 			break;
 		}
@@ -121,9 +140,9 @@ static void read_extra_info(struct ec_reader *r, struct sw_span d)
 {
 	struct ec_esp *e = &r->esp;
 	if (!sw_span_has(d, 0, 4)) {
-		ec_problem(r, true, "ESP_EXTRA_INFO of %llu bytes: too short: the crashed task "
-		                    "is unknown",
-		           (unsigned long long)d.size);
+		problem(r, true, "ESP_EXTRA_INFO of %llu bytes: too short: the crashed task "
+		                 "is unknown",
+		        (unsigned long long)d.size);
 		return;
 	}
 	e->has_crashed_tcb = true;
@@ -186,9 +205,9 @@ static void set_system(struct ec_reader *r)
 		e->chip_rev = o->chip_rev;
 	}
 	if (o && o->has_esp_version && e->has_info && e->info_version != o->esp_version)
-		ec_problem(r, true, "ESP_CORE_DUMP_INFO's version 0x%08x is not the image "
-		                    "header's 0x%08x",
-		           e->info_version, o->esp_version);
+		problem(r, true, "ESP_CORE_DUMP_INFO's version 0x%08x is not the image "
+		                 "header's 0x%08x",
+		        e->info_version, o->esp_version);
 	s->sys.os = SW_OS_NONE;
 	s->sys.os_name = "ESP-IDF";
 	if (has_ver)
@@ -266,9 +285,9 @@ static void set_crash(struct ec_reader *r)
 		while (t < s->nthreads && s->threads[t].id != e->crashed_tcb)
 			t++;
 		if (t == s->nthreads) {
-			ec_problem(r, true, "ESP_EXTRA_INFO names task 0x%08x, which has no note: the "
-			                    "first task is taken for the crashed one",
-			           e->crashed_tcb);
+			problem(r, true, "ESP_EXTRA_INFO names task 0x%08x, which has no note: the "
+			                 "first task is taken for the crashed one",
+			        e->crashed_tcb);
 			t = 0;
 		}
 	}
@@ -429,9 +448,9 @@ static enum fw_verdict try_firmware(struct ec_reader *r, const char *path, struc
 		read_app_desc(f, fw);
 		v = FW_TAKEN;
 		if (n && strncmp(hex, r->esp.sha_prefix, n) != 0) {
-			ec_problem(r, true, "%s: firmware ELF not used: its SHA-256 starts %.*s, the "
-			                    "core dump's firmware's %s: another build",
-			           path, (int)n, hex, r->esp.sha_prefix);
+			problem(r, true, "%s: firmware ELF not used: its SHA-256 starts %.*s, the "
+			                 "core dump's firmware's %s: another build",
+			        path, (int)n, hex, r->esp.sha_prefix);
 			v = FW_OTHER_BUILD;
 		}
 	}
@@ -454,12 +473,12 @@ static void add_firmware_modules(struct ec_reader *r, const char *path, const st
 	for (uint32_t i = 0; i < fw->nloads; i++)
 		n += (fw->loads[i].flags & PF_X) && fw->loads[i].memsz;
 	if (n == 0) {
-		ec_problem(r, true, "%s: the firmware ELF has no executable segment: no module", path);
+		problem(r, true, "%s: the firmware ELF has no executable segment: no module", path);
 		return;
 	}
 	s->modules = sw_arena_array(&s->arena, n, sizeof *s->modules);
 	if (!s->modules) {
-		ec_problem(r, false, "out of memory for %u modules", n);
+		problem(r, false, "out of memory for %u modules", n);
 		return;
 	}
 	for (uint32_t i = 0; i < fw->nloads; i++) {
@@ -551,14 +570,14 @@ static void find_modules(struct ec_reader *r)
 	const char *path = find_firmware(r, &fw, &refused);
 	if (path) {
 		if (!r->esp.sha_prefix[0])
-			ec_problem(r, true, "%s: the core dump records no firmware SHA-256: the "
-			                    "firmware ELF is used unchecked",
-			           path);
+			problem(r, true, "%s: the core dump records no firmware SHA-256: the "
+			                 "firmware ELF is used unchecked",
+			        path);
 		add_firmware_modules(r, path, &fw);
 	} else if (!refused) {
-		ec_problem(r, true, "no firmware ELF among the symbol paths (the application's "
-		                    "ELF file, build/PROJECT.elf%s%s): frames are not symbolized",
-		           r->esp.sha_prefix[0] ? ", SHA-256 " : "", r->esp.sha_prefix);
+		problem(r, true, "no firmware ELF among the symbol paths (the application's "
+		                 "ELF file, build/PROJECT.elf%s%s): frames are not symbolized",
+		        r->esp.sha_prefix[0] ? ", SHA-256 " : "", r->esp.sha_prefix);
 	}
 }
 

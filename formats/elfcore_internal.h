@@ -14,6 +14,7 @@
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
+#include "reader.h"
 
 enum {
 	/* Threads kept: a process with more than a million threads does not
@@ -135,11 +136,6 @@ struct ec_reader {
 
 	struct ec_esp esp;
 };
-
-/* Records a problem (printf-style, without the "warning: " prefix); a
- * warning does not make the snapshot damaged. */
-void ec_problem(struct ec_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ---- elfcore_notes.c ---- */
 

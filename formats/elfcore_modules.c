@@ -44,7 +44,7 @@
 #include "elfcore_internal.h"
 #include "lib/build_id.h"
 #include "lib/mapped_file.h"
-#include "offline_internal.h"
+#include "proc_maps.h"
 #include "symbols/elf_image.h"
 
 #ifndef DT_MIPS_RLD_MAP
@@ -488,8 +488,8 @@ static bool find_executable(struct ec_reader *r, uint32_t cap, struct ec_elf *e,
 {
 	const struct ec_auxv *a = &r->auxv;
 	if (!a->has_entry) {
-		ec_problem(r, true, "no NT_FILE and no AT_ENTRY in NT_AUXV: the executable "
-		                    "cannot be placed: no module");
+		problem(r, true, "no NT_FILE and no AT_ENTRY in NT_AUXV: the executable "
+		                 "cannot be placed: no module");
 		return false;
 	}
 	const char *name = a->has_execfn ? ec_mem_string(r, a->execfn, EC_MAX_PATH) : NULL;
@@ -509,19 +509,19 @@ static bool find_executable(struct ec_reader *r, uint32_t cap, struct ec_elf *e,
 		struct exe_ctx c = { a->entry, a->phnum, pg };
 		file = find_file(r, name, accept_exe, &c, e);
 		if (!file) {
-			ec_problem(r, true, "no NT_FILE, and the executable's ELF header is neither "
-			                    "in the core nor in the search paths (%s): no module; give "
-			                    "the executable as a symbol path, or --maps",
-			           name ? name : "name unknown");
+			problem(r, true, "no NT_FILE, and the executable's ELF header is neither "
+			                 "in the core nor in the search paths (%s): no module; give "
+			                 "the executable as a symbol path, or --maps",
+			        name ? name : "name unknown");
 			return false;
 		}
 	}
 	*bias = a->entry - e->entry;
 	if (found && hdr != *bias + e->file_vaddr)
-		ec_problem(r, true, "the executable's header at 0x%llx does not match AT_ENTRY "
-		                    "0x%llx (entry 0x%llx)",
-		           (unsigned long long)hdr, (unsigned long long)a->entry,
-		           (unsigned long long)e->entry);
+		problem(r, true, "the executable's header at 0x%llx does not match AT_ENTRY "
+		                 "0x%llx (entry 0x%llx)",
+		        (unsigned long long)hdr, (unsigned long long)a->entry,
+		        (unsigned long long)e->entry);
 	struct sw_module *m = add_image(r, cap, *bias + e->file_vaddr, e, name ? name : file);
 	if (m && file)
 		m->image_path = file;
@@ -557,9 +557,9 @@ static bool find_r_debug(struct ec_reader *r, const struct ec_elf *e, uint64_t b
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t at = dyn + i * 2 * w, tag, val;
 		if (!dyn_word(r, file, bias, at, &tag) || !dyn_word(r, file, bias, at + w, &val)) {
-			ec_problem(r, true, "the executable's dynamic section (0x%llx) is not in the "
-			                    "core: no shared library found",
-			           (unsigned long long)at);
+			problem(r, true, "the executable's dynamic section (0x%llx) is not in the "
+			                 "core: no shared library found",
+			        (unsigned long long)at);
 			return false;
 		}
 		if (tag == DT_NULL)
@@ -576,8 +576,8 @@ static bool find_r_debug(struct ec_reader *r, const struct ec_elf *e, uint64_t b
 				return true;
 		}
 	}
-	ec_problem(r, true, "the executable's dynamic section holds no r_debug address "
-	                    "(DT_DEBUG is 0 before ld.so runs): no shared library found");
+	problem(r, true, "the executable's dynamic section holds no r_debug address "
+	                 "(DT_DEBUG is 0 before ld.so runs): no shared library found");
 	return false;
 }
 
@@ -615,9 +615,9 @@ static void add_library(struct ec_reader *r, uint32_t cap, uint64_t l_addr, uint
 	uint64_t size = end > l_addr && end - l_addr < ((uint64_t)1 << 32) ? end - l_addr
 	                                                                   : page_size(r);
 	add_module(r, cap, l_addr, size, name);
-	ec_problem(r, true, "%s: its ELF header is neither in the core nor in the search "
-	                    "paths: its extent is guessed and it has no build-id",
-	           name);
+	problem(r, true, "%s: its ELF header is neither in the core nor in the search "
+	                 "paths: its extent is guessed and it has no build-id",
+	        name);
 }
 
 static bool seen_before(const uint64_t *seen, uint32_t n, uint64_t addr)
@@ -674,8 +674,8 @@ static void modules_from_link_map(struct ec_reader *r, uint32_t cap)
 	if (mem_word(r, rdebug + r->word, &lm))
 		follow_link_map(r, cap, &exe, lm);
 	else
-		ec_problem(r, true, "r_debug at 0x%llx is not in the core: no shared library found",
-		           (unsigned long long)rdebug);
+		problem(r, true, "r_debug at 0x%llx is not in the core: no shared library found",
+		        (unsigned long long)rdebug);
 	sw_elf_free(exe.file);
 }
 
@@ -696,23 +696,23 @@ static void follow_link_map(struct ec_reader *r, uint32_t cap, const struct ec_e
 	uint64_t vdso = r->auxv.has_sysinfo_ehdr ? r->auxv.sysinfo_ehdr : 0;
 	while (lm != 0) {
 		if (seen_before(seen, n, lm)) {
-			ec_problem(r, false, "the link_map chain comes back to 0x%llx: it loops; "
-			                     "cut there",
-			           (unsigned long long)lm);
+			problem(r, false, "the link_map chain comes back to 0x%llx: it loops; "
+			                  "cut there",
+			        (unsigned long long)lm);
 			break;
 		}
 		if (n >= EC_MAX_LINK_MAP) {
-			ec_problem(r, false, "the link_map chain is longer than %d entries: cut there",
-			           EC_MAX_LINK_MAP);
+			problem(r, false, "the link_map chain is longer than %d entries: cut there",
+			        EC_MAX_LINK_MAP);
 			break;
 		}
 		seen[n] = lm;
 		uint64_t l_addr, l_name, l_ld, next;
 		if (!mem_word(r, lm, &l_addr) || !mem_word(r, lm + w, &l_name) ||
 		    !mem_word(r, lm + 2 * w, &l_ld) || !mem_word(r, lm + 3 * w, &next)) {
-			ec_problem(r, false, "link_map entry 0x%llx is not in the core: the chain is "
-			                     "cut there",
-			           (unsigned long long)lm);
+			problem(r, false, "link_map entry 0x%llx is not in the core: the chain is "
+			                  "cut there",
+			        (unsigned long long)lm);
 			break;
 		}
 		const char *name = link_map_name(r, exe, l_name);
@@ -745,8 +745,8 @@ static void add_vdso(struct ec_reader *r, uint32_t cap)
 	uint64_t at = r->auxv.sysinfo_ehdr;
 	struct ec_elf e;
 	if (!elf_in_memory(r, at, &e)) {
-		ec_problem(r, true, "the vDSO at 0x%llx (AT_SYSINFO_EHDR) is not in the core",
-		           (unsigned long long)at);
+		problem(r, true, "the vDSO at 0x%llx (AT_SYSINFO_EHDR) is not in the core",
+		        (unsigned long long)at);
 		return;
 	}
 	if (module_holding(s, at) >= 0)
@@ -769,14 +769,12 @@ static void read_maps_file(struct ec_reader *r)
 	struct sw_mapped_file m = { 0 };
 	struct sw_err err = { 0 };
 	if (sw_map_file(path, &m, &err) != SW_OK) {
-		ec_problem(r, false, "%s", err.msg);
+		problem(r, false, "%s", err.msg);
 		return;
 	}
-	struct ol_reader ol = { .snap = r->snap, .dir = path };
 	static const uint8_t empty[1];
 	struct sw_span text = { m.data ? m.data : empty, m.data ? m.size : 0, 0, false };
-	ol_read_maps(&ol, text, path);
-	r->damage += ol.damage;
+	r->damage += sw_proc_maps_read(r->snap, text, path);
 	sw_unmap_file(&m);
 }
 
@@ -793,7 +791,7 @@ void ec_find_modules(struct ec_reader *r)
 	uint32_t cap = (use_maps ? s->nmaps : EC_MAX_LINK_MAP + 1) + 1;
 	s->modules = sw_arena_array(&s->arena, cap, sizeof *s->modules);
 	if (!s->modules) {
-		ec_problem(r, false, "out of memory for %u modules", cap);
+		problem(r, false, "out of memory for %u modules", cap);
 		return;
 	}
 	s->main_module = -1;

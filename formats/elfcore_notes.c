@@ -69,18 +69,18 @@ static void each_note(struct ec_reader *r, bool report, note_fn fn)
 		const struct ec_load *p = &r->notes[i];
 		struct sw_span seg = sw_span_clip(r->file, p->offset, p->filesz);
 		if (seg.size < p->filesz && report)
-			ec_problem(r, false, "PT_NOTE at file offset 0x%llx: 0x%llx bytes, but the "
-			                     "file holds 0x%llx of them: notes cut there",
-			           (unsigned long long)p->offset, (unsigned long long)p->filesz,
-			           (unsigned long long)seg.size);
+			problem(r, false, "PT_NOTE at file offset 0x%llx: 0x%llx bytes, but the "
+			                  "file holds 0x%llx of them: notes cut there",
+			        (unsigned long long)p->offset, (unsigned long long)p->filesz,
+			        (unsigned long long)seg.size);
 		uint64_t pos = 0;
 		while (pos < seg.size) {
 			if (!sw_span_has(seg, pos, 12)) {
 				if (report)
-					ec_problem(r, false, "note at file offset 0x%llx: %llu bytes left, "
-					                     "not a note header: ignored",
-					           (unsigned long long)(seg.off + pos),
-					           (unsigned long long)(seg.size - pos));
+					problem(r, false, "note at file offset 0x%llx: %llu bytes left, "
+					                  "not a note header: ignored",
+					        (unsigned long long)(seg.off + pos),
+					        (unsigned long long)(seg.size - pos));
 				break;
 			}
 			uint64_t namesz = sw_u32(seg, pos), descsz = sw_u32(seg, pos + 4);
@@ -90,12 +90,12 @@ static void each_note(struct ec_reader *r, bool report, note_fn fn)
 			if (!sw_span_sub(seg, name_at, namesz, &n.name) ||
 			    !sw_span_sub(seg, desc_at, descsz, &n.desc)) {
 				if (report)
-					ec_problem(r, false, "note at file offset 0x%llx (type 0x%x): its "
-					                     "name (%llu bytes) or descriptor (%llu bytes) runs "
-					                     "past its segment: the segment's later notes are "
-					                     "lost",
-					           (unsigned long long)n.file_off, n.type,
-					           (unsigned long long)namesz, (unsigned long long)descsz);
+					problem(r, false, "note at file offset 0x%llx (type 0x%x): its "
+					                  "name (%llu bytes) or descriptor (%llu bytes) runs "
+					                  "past its segment: the segment's later notes are "
+					                  "lost",
+					        (unsigned long long)n.file_off, n.type,
+					        (unsigned long long)namesz, (unsigned long long)descsz);
 				break;
 			}
 			const uint8_t *nul = n.name.size ? memchr(n.name.data, '\0', (size_t)n.name.size)
@@ -128,8 +128,8 @@ uint32_t ec_count_threads(struct ec_reader *r)
 	uint32_t n = r->nprstatus;
 	r->nprstatus = 0;
 	if (n > EC_MAX_THREADS) {
-		ec_problem(r, false, "%u thread notes: only the first %d are read", n,
-		           EC_MAX_THREADS);
+		problem(r, false, "%u thread notes: only the first %d are read", n,
+		        EC_MAX_THREADS);
 		n = EC_MAX_THREADS;
 	}
 	return n;
@@ -189,9 +189,9 @@ static void read_prstatus(struct ec_reader *r, const struct ec_note *n)
 {
 	uint64_t pid_at = r->word == 8 ? 32 : 24;
 	if (!sw_span_has(n->desc, pid_at, 4)) {
-		ec_problem(r, false, "NT_PRSTATUS at file offset 0x%llx: %llu bytes, too short "
-		                     "for a thread: ignored",
-		           (unsigned long long)n->file_off, (unsigned long long)n->desc.size);
+		problem(r, false, "NT_PRSTATUS at file offset 0x%llx: %llu bytes, too short "
+		                  "for a thread: ignored",
+		        (unsigned long long)n->file_off, (unsigned long long)n->desc.size);
 		return;
 	}
 	struct sw_thread *t = new_thread(r, sw_u32(n->desc, pid_at));
@@ -225,7 +225,7 @@ static void read_prpsinfo(struct ec_reader *r, const struct ec_note *n)
 {
 	uint64_t size = n->desc.size;
 	if (size < PS_PID_FROM_END + 4) {
-		ec_problem(r, true, "NT_PRPSINFO of %llu bytes: too short: ignored", (unsigned long long)size);
+		problem(r, true, "NT_PRPSINFO of %llu bytes: too short: ignored", (unsigned long long)size);
 		return;
 	}
 	struct sw_snapshot *s = r->snap;
@@ -249,7 +249,7 @@ static void read_prpsinfo(struct ec_reader *r, const struct ec_note *n)
 static void read_siginfo(struct ec_reader *r, const struct ec_note *n)
 {
 	if (!sw_span_has(n->desc, 0, 12)) {
-		ec_problem(r, true, "NT_SIGINFO of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
+		problem(r, true, "NT_SIGINFO of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
 		return;
 	}
 	uint32_t nthreads = r->snap->nthreads;
@@ -353,7 +353,7 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 {
 	struct sw_snapshot *s = r->snap;
 	if (r->has_nt_file) {
-		ec_problem(r, true, "a second NT_FILE note: ignored");
+		problem(r, true, "a second NT_FILE note: ignored");
 		return;
 	}
 	uint8_t w = r->word;
@@ -362,10 +362,10 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 		if (w == 4 && file_note_fits(n->desc, 8, &count, &page)) {
 			w = 8;
 		} else {
-			ec_problem(r, false, "NT_FILE at file offset 0x%llx is malformed (count "
-			                     "%llu, page size %llu, %llu bytes): no module map from it",
-			           (unsigned long long)n->file_off, (unsigned long long)count,
-			           (unsigned long long)page, (unsigned long long)n->desc.size);
+			problem(r, false, "NT_FILE at file offset 0x%llx is malformed (count "
+			                  "%llu, page size %llu, %llu bytes): no module map from it",
+			        (unsigned long long)n->file_off, (unsigned long long)count,
+			        (unsigned long long)page, (unsigned long long)n->desc.size);
 			return;
 		}
 	}
@@ -373,8 +373,8 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 	if (count == 0)
 		return;
 	if (count > EC_MAX_FILES) {
-		ec_problem(r, false, "NT_FILE lists %llu mappings: only the first %d are read",
-		           (unsigned long long)count, EC_MAX_FILES);
+		problem(r, false, "NT_FILE lists %llu mappings: only the first %d are read",
+		        (unsigned long long)count, EC_MAX_FILES);
 		count = EC_MAX_FILES;
 	}
 	s->maps = sw_arena_array(&s->arena, (size_t)count, sizeof *s->maps);
@@ -382,7 +382,7 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 	if (!s->maps || (r->nloads && !sorted)) {
 		free(sorted);
 		s->maps = NULL;
-		ec_problem(r, false, "out of memory for %llu mappings", (unsigned long long)count);
+		problem(r, false, "out of memory for %llu mappings", (unsigned long long)count);
 		return;
 	}
 	if (sorted) {
@@ -402,9 +402,9 @@ static void read_file_note(struct ec_reader *r, const struct ec_note *n)
 		struct sw_span rest = sw_span_clip(names, pos, names.size);
 		const uint8_t *nul = rest.size ? memchr(rest.data, '\0', (size_t)rest.size) : NULL;
 		if (!nul) {
-			ec_problem(r, false, "NT_FILE: the names end after %llu of %llu mappings: "
-			                     "the rest ignored",
-			           (unsigned long long)i, (unsigned long long)count);
+			problem(r, false, "NT_FILE: the names end after %llu of %llu mappings: "
+			                  "the rest ignored",
+			        (unsigned long long)i, (unsigned long long)count);
 			break;
 		}
 		uint64_t len = (uint64_t)(nul - rest.data);
@@ -424,7 +424,7 @@ static void read_netbsd_procinfo(struct ec_reader *r, const struct ec_note *n)
 {
 	struct sw_snapshot *s = r->snap;
 	if (!sw_span_has(n->desc, 0, NB_NAME + NB_NAME_LEN)) {
-		ec_problem(r, true, "NetBSD procinfo of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
+		problem(r, true, "NetBSD procinfo of %llu bytes: too short: ignored", (unsigned long long)n->desc.size);
 		return;
 	}
 	r->has_nb_proc = true;
@@ -459,9 +459,9 @@ static void read_netbsd_lwp(struct ec_reader *r, const struct ec_note *n)
 	struct sw_snapshot *s = r->snap;
 	uint32_t lwp;
 	if (!netbsd_lwp(n, &lwp)) {
-		ec_problem(r, false, "note at file offset 0x%llx: an LWP note without an LWP "
-		                     "number: ignored",
-		           (unsigned long long)n->file_off);
+		problem(r, false, "note at file offset 0x%llx: an LWP note without an LWP "
+		                  "number: ignored",
+		        (unsigned long long)n->file_off);
 		return;
 	}
 	/* An LWP's notes follow each other: a new id starts a thread. */
@@ -554,11 +554,11 @@ void ec_check_thread_registers(struct ec_reader *r, bool each_thread)
 	if (s->nthreads == 0) {
 		describe_unread(&r->unread, what, sizeof what);
 		if (what[0])
-			ec_problem(r, false, "no thread note (Linux's \"CORE\" NT_PRSTATUS, NetBSD's "
-			                     "\"NetBSD-CORE@LWP\"): no register; notes not understood: %s",
-			           what);
+			problem(r, false, "no thread note (Linux's \"CORE\" NT_PRSTATUS, NetBSD's "
+			                  "\"NetBSD-CORE@LWP\"): no register; notes not understood: %s",
+			        what);
 		else
-			ec_problem(r, false, "no thread note (NT_PRSTATUS): no register");
+			problem(r, false, "no thread note (NT_PRSTATUS): no register");
 		return;
 	}
 	const struct sw_arch *a = sw_arch_for_cpu(r->cpu);
@@ -572,17 +572,17 @@ void ec_check_thread_registers(struct ec_reader *r, bool each_thread)
 		describe_types(t, what, sizeof what);
 		uint32_t regs_type = ec_netbsd_regs_type(r);
 		if (r->netbsd && regs_type)
-			ec_problem(r, false, "LWP %u: no registers: no \"NetBSD-CORE@%u\" note of type %u "
-			                     "(PT_GETREGS, %s), and its notes of type %s are not "
-			                     "understood",
-			           s->threads[i].id, s->threads[i].id, regs_type, r->cpu_name,
-			           what[0] ? what : "(none)");
+			problem(r, false, "LWP %u: no registers: no \"NetBSD-CORE@%u\" note of type %u "
+			                  "(PT_GETREGS, %s), and its notes of type %s are not "
+			                  "understood",
+			        s->threads[i].id, s->threads[i].id, regs_type, r->cpu_name,
+			        what[0] ? what : "(none)");
 		else if (r->netbsd)
-			ec_problem(r, false, "LWP %u: no registers: its \"NetBSD-CORE@%u\" notes of type "
-			                     "%s are not understood (no NetBSD register layout of %s here)",
-			           s->threads[i].id, s->threads[i].id, what[0] ? what : "(none)",
-			           r->cpu_name);
+			problem(r, false, "LWP %u: no registers: its \"NetBSD-CORE@%u\" notes of type "
+			                  "%s are not understood (no NetBSD register layout of %s here)",
+			        s->threads[i].id, s->threads[i].id, what[0] ? what : "(none)",
+			        r->cpu_name);
 		else
-			ec_problem(r, false, "thread %u: no registers", s->threads[i].id);
+			problem(r, false, "thread %u: no registers", s->threads[i].id);
 	}
 }

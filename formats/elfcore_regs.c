@@ -236,8 +236,8 @@ static bool decode(struct ec_reader *r, const struct ec_regs_layout *l, struct s
 		return false;
 	uint64_t need = (uint64_t)l->reg_offset + (uint64_t)l->nslots * l->reg_size;
 	if (!sw_span_has(desc, 0, need)) {
-		ec_problem(r, false, "a %llu-byte register note: %s needs %llu bytes: no context",
-		           (unsigned long long)desc.size, l->what, (unsigned long long)need);
+		problem(r, false, "a %llu-byte register note: %s needs %llu bytes: no context",
+		        (unsigned long long)desc.size, l->what, (unsigned long long)need);
 		return false;
 	}
 	/* n32's 64-bit registers hold sign-extended 32-bit values. */

@@ -6,7 +6,6 @@
  * decodes each line on its own: lines end with '=' padding mid-text). */
 #include "espcore.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -45,26 +44,6 @@ static const struct esp_version {
 	/* ELF_SHA256_V2_2: task_num, tcbsz and segs_num dropped. */
 	{ SW_ESP_ELF_SHA256_V2_2, 3, 32, true, false, true },
 };
-
-/* Chip ids (ESP-IDF esp_chip_info.h, esp_chip_model_t; loader.py's
- * EspCoreDumpVersion). */
-static const struct {
-	uint16_t id;
-	const char *name;
-} esp_chips[] = {
-	{ 0, "ESP32" }, { 2, "ESP32-S2" }, { 9, "ESP32-S3" }, { 5, "ESP32-C3" },
-	{ 12, "ESP32-C2" }, { 13, "ESP32-C6" }, { 16, "ESP32-H2" }, { 18, "ESP32-P4" },
-	{ 20, "ESP32-C61" }, { 23, "ESP32-C5" }, { 25, "ESP32-H21" }, { 28, "ESP32-H4" },
-	{ 32, "ESP32-S31" },
-};
-
-const char *sw_esp_chip_name(uint16_t chip)
-{
-	for (size_t i = 0; i < sizeof esp_chips / sizeof esp_chips[0]; i++)
-		if (esp_chips[i].id == chip)
-			return esp_chips[i].name;
-	return NULL;
-}
 
 enum sw_esp_header_status sw_esp_header_parse(struct sw_span s, struct sw_esp_header *h)
 {
@@ -322,16 +301,6 @@ bool sw_espcore_text_holds_dump(const char *path, const struct sw_open_options *
 
 /* ---- The image ------------------------------------------------------- */
 
-void esp_problem(struct esp_reader *r, bool warning, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
-	va_end(ap);
-	if (!warning)
-		r->damage++;
-}
-
 /* The checksum over header | data (loader.py _crc_validate,
  * _sha256_validate): the last 4 or 32 bytes of the image. */
 static void check_checksum(struct esp_reader *r, struct sw_span image,
@@ -350,9 +319,9 @@ static void check_checksum(struct esp_reader *r, struct sw_span image,
 		}
 		uint32_t want = sw_u32(stored, 0);
 		if ((uint32_t)crc != want)
-			esp_problem(r, false, "bad checksum: the CRC-32 of its %llu bytes is 0x%08x, "
-			                      "the image says 0x%08x",
-			            (unsigned long long)covered, (unsigned)crc, want);
+			problem(r, false, "bad checksum: the CRC-32 of its %llu bytes is 0x%08x, "
+			                  "the image says 0x%08x",
+			        (unsigned long long)covered, (unsigned)crc, want);
 		return;
 	}
 	uint8_t got[SW_SHA256_SIZE];
@@ -361,9 +330,9 @@ static void check_checksum(struct esp_reader *r, struct sw_span image,
 		char a[2 * SW_SHA256_SIZE + 1], b[2 * SW_SHA256_SIZE + 1];
 		sw_hex_encode(got, SW_SHA256_SIZE, a);
 		sw_hex_encode(stored.data, SW_SHA256_SIZE, b);
-		esp_problem(r, false, "bad checksum: the SHA-256 of its %llu bytes is %.16s..., "
-		                      "the image says %.16s...",
-		            (unsigned long long)covered, a, b);
+		problem(r, false, "bad checksum: the SHA-256 of its %llu bytes is %.16s..., "
+		                  "the image says %.16s...",
+		        (unsigned long long)covered, a, b);
 	}
 }
 
@@ -410,18 +379,19 @@ static enum sw_err_code fail(struct esp_reader *r, enum sw_err_code code, const 
 enum sw_err_code sw_espcore_read(const char *path, const struct sw_open_options *opts,
                                  struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "espcore";
-	/* As for any ELF core: scanned frames must be proven by the code
-	 * bytes, which come from the firmware ELF (sw_elfcore_read_image
-	 * sets it again). */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "espcore",
+		/* As for any ELF core: scanned frames must be proven by the
+		 * code bytes, which come from the firmware ELF
+		 * (sw_elfcore_read_image sets it again). */
+		.scans_need_code = true,
+		/* The magic: its header's, read below (base64 text or not). */
+	};
+	struct sw_span file;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct esp_reader r = { .snap = out, .path = path };
-	struct sw_span file = { out->file.data ? out->file.data : (const uint8_t *)"",
-	                        out->file.size, 0, false };
 	struct sw_span image;
 	rc = image_of(&r, file, &image, err);
 	if (rc != SW_OK)
@@ -447,10 +417,10 @@ enum sw_err_code sw_espcore_read(const char *path, const struct sw_open_options 
 	 * whole goes on after tot_len with its erased (0xFF) bytes: ignored. */
 	uint64_t data_end = h.tot_len - h.checksum_size;
 	if (h.tot_len > image.size) {
-		esp_problem(&r, false, "truncated: the image is %u bytes (tot_len), the %s holds "
-		                       "%llu: the checksum is not checked",
-		            h.tot_len, image.data == file.data ? "file" : "decoded text",
-		            (unsigned long long)image.size);
+		problem(&r, false, "truncated: the image is %u bytes (tot_len), the %s holds "
+		                   "%llu: the checksum is not checked",
+		        h.tot_len, image.data == file.data ? "file" : "decoded text",
+		        (unsigned long long)image.size);
 		data_end = image.size;
 	} else {
 		check_checksum(&r, image, &h);

@@ -64,13 +64,10 @@ enum sw_esp_header_status {
 };
 
 /* Parses an image header at the start of s (the image's first bytes).
- * NONE unless the dump version and the chip id are known
+ * NONE unless the dump version and the chip id (sw_esp_chip_name) are known
  * (UNKNOWN_VERSION: a known chip id and a 0.x/1.x major with another
  * minor). tot_len is not judged here. */
 enum sw_esp_header_status sw_esp_header_parse(struct sw_span s, struct sw_esp_header *h);
-
-/* The ESP chip named by id ("ESP32-C3"), or NULL when unknown. */
-const char *sw_esp_chip_name(uint16_t chip);
 
 /* Base64 console text: the image's bytes, decoded line by line (RFC 4648
  * §4 alphabet; a quantum may straddle lines, '=' ends one). The text's

@@ -125,8 +125,8 @@ static void read_tasks(struct esp_reader *r, struct sw_span data, const struct s
 	for (uint32_t i = 0; i < h->task_num; i++) {
 		struct sw_span hdr;
 		if (!sw_span_sub(data, at, BIN_TASK_HEADER, &hdr)) {
-			esp_problem(r, false, "task %u of %u: its record runs past the data: the rest "
-			                      "are lost", i + 1, h->task_num);
+			problem(r, false, "task %u of %u: its record runs past the data: the rest "
+			                  "are lost", i + 1, h->task_num);
 			break;
 		}
 		uint32_t tcb = sw_u32(hdr, 0), top = sw_u32(hdr, 4), bottom = sw_u32(hdr, 8);
@@ -139,19 +139,19 @@ static void read_tasks(struct esp_reader *r, struct sw_span data, const struct s
 		uint64_t stack_at = tcb_at + align4(h->tcbsz);
 		if (!sw_span_sub(data, tcb_at, h->tcbsz, &t->tcb_bytes.bytes) ||
 		    !sw_span_sub(data, stack_at, stack_len, &t->stack.bytes)) {
-			esp_problem(r, false, "task %u of %u (TCB 0x%08x): its TCB (%u bytes) or stack "
-			                      "(%llu bytes) runs past the data: the rest are lost",
-			            i + 1, h->task_num, tcb, h->tcbsz, (unsigned long long)stack_len);
+			problem(r, false, "task %u of %u (TCB 0x%08x): its TCB (%u bytes) or stack "
+			                  "(%llu bytes) runs past the data: the rest are lost",
+			        i + 1, h->task_num, tcb, h->tcbsz, (unsigned long long)stack_len);
 			break;
 		}
 		at = stack_at + align4(stack_len);
 		/* loader.py refuses stacks that grow up; the registers are the
 		 * first words of a stack that grows down. */
 		if (bottom < top || stack_len < 4 * REG_WORDS) {
-			esp_problem(r, true, "task %u (TCB 0x%08x): stack 0x%08x-0x%08x %s: no "
-			                     "registers",
-			            i + 1, tcb, top, bottom,
-			            bottom < top ? "grows up" : "is shorter than the saved registers");
+			problem(r, true, "task %u (TCB 0x%08x): stack 0x%08x-0x%08x %s: no "
+			                 "registers",
+			        i + 1, tcb, top, bottom,
+			        bottom < top ? "grows up" : "is shorter than the saved registers");
 		}
 		(*n)++;
 	}
@@ -166,10 +166,10 @@ bool esp_bin_to_elf(struct esp_reader *r, struct sw_span data, const struct sw_e
 	 * them is not believed (nothing is allocated for it). */
 	uint32_t ntask_max = h->task_num;
 	if ((uint64_t)ntask_max * BIN_TASK_HEADER > data.size) {
-		esp_problem(r, false, "the header counts %u tasks, but %llu bytes of data hold at "
-		                      "most %llu",
-		            h->task_num, (unsigned long long)data.size,
-		            (unsigned long long)(data.size / BIN_TASK_HEADER));
+		problem(r, false, "the header counts %u tasks, but %llu bytes of data hold at "
+		                  "most %llu",
+		        h->task_num, (unsigned long long)data.size,
+		        (unsigned long long)(data.size / BIN_TASK_HEADER));
 		ntask_max = (uint32_t)(data.size / BIN_TASK_HEADER);
 	}
 	struct sw_esp_header hh = *h;
@@ -188,9 +188,9 @@ bool esp_bin_to_elf(struct esp_reader *r, struct sw_span data, const struct sw_e
 	uint64_t left = at < data.size ? data.size - at : 0;
 	uint32_t nsegs_max = h->has_segs_num ? h->segs_num : 0;
 	if ((uint64_t)nsegs_max * BIN_SEG_HEADER > left) {
-		esp_problem(r, false, "the header counts %u memory segments, but %llu bytes are left "
-		                      "for them",
-		            h->segs_num, (unsigned long long)left);
+		problem(r, false, "the header counts %u memory segments, but %llu bytes are left "
+		                  "for them",
+		        h->segs_num, (unsigned long long)left);
 		nsegs_max = (uint32_t)(left / BIN_SEG_HEADER);
 	}
 	struct bin_piece *segs = nsegs_max ? sw_arena_array(a, nsegs_max, sizeof *segs) : NULL;
@@ -201,8 +201,8 @@ bool esp_bin_to_elf(struct esp_reader *r, struct sw_span data, const struct sw_e
 		struct sw_span hdr;
 		if (!sw_span_sub(data, at, BIN_SEG_HEADER, &hdr) ||
 		    !sw_span_sub(data, at + BIN_SEG_HEADER, sw_u32(hdr, 4), &segs[nsegs].bytes)) {
-			esp_problem(r, false, "memory segment %u of %u runs past the data: the rest are "
-			                      "lost", i + 1, h->segs_num);
+			problem(r, false, "memory segment %u of %u runs past the data: the rest are "
+			                  "lost", i + 1, h->segs_num);
 			break;
 		}
 		segs[nsegs++].addr = sw_u32(hdr, 0);

@@ -9,17 +9,13 @@
 #include "espcore.h"
 #include "lib/snapshot.h"
 #include "lib/span.h"
+#include "reader.h"
 
 struct esp_reader {
 	struct sw_snapshot *snap;
 	const char *path;
 	uint32_t damage;          /* problems that are not warnings */
 };
-
-/* Records a problem (printf-style, without "warning: "); a warning does
- * not make the image damaged. */
-void esp_problem(struct esp_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* The data of a 0.x image (h: its header) as the ELF core esp-coredump
  * converts it to, built in the snapshot's arena: *elf. False when no

@@ -25,6 +25,7 @@
 #include "lib/mapped_file.h"
 #include "microdump_internal.h"
 #include "open.h"
+#include "reader.h"
 
 #define MC_BEGIN "-----BEGIN BREAKPAD MICRODUMP-----"
 #define MC_END "-----END BREAKPAD MICRODUMP-----"
@@ -236,15 +237,13 @@ enum sw_err_code sw_microdump_read_with(const char *path, const struct sw_open_o
                                         const struct sw_part *part, struct sw_snapshot *out,
                                         struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "microdump";
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = { .format = "microdump" };
+	struct sw_span file;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &file, err);
 	if (rc != SW_OK)
 		return rc;
-	/* An empty file maps to no memory at all: no span to search. */
-	if (!out->file.data || out->file.size == 0)
+	if (file.size == 0)
 		return sw_err_set(err, SW_ERR_FORMAT, "%s: empty file, not a microdump log", path);
-	struct sw_span file = { out->file.data, out->file.size, 0, false };
 
 	struct sw_part where = { 0 };
 	if (part) {

@@ -3,7 +3,6 @@
  * minidump_format.h names the same structs MDRawHeader / MDRawDirectory). */
 #include "minidump.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,22 +85,12 @@ const char *md_stream_name(uint32_t type)
 	return NULL;
 }
 
-void md_problem(struct md_reader *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, r->optional, fmt, ap);
-	va_end(ap);
-	if (!r->optional)
-		r->damage++;
-}
-
 bool md_stream_holds(struct md_reader *r, struct sw_span s, uint64_t size, const char *what)
 {
 	if (sw_span_has(s, 0, size))
 		return true;
-	md_problem(r, "%s: stream of %llu bytes is shorter than %llu", what,
-	           (unsigned long long)s.size, (unsigned long long)size);
+	problem(r, r->optional, "%s: stream of %llu bytes is shorter than %llu", what,
+	        (unsigned long long)s.size, (unsigned long long)size);
 	return false;
 }
 
@@ -111,9 +100,9 @@ bool md_location(struct md_reader *r, uint64_t size, uint64_t rva, const char *w
 	if (sw_span_sub(r->file, rva, size, out))
 		return true;
 	*out = sw_span_clip(r->file, rva, size);
-	md_problem(r, "%s at 0x%llx (%llu bytes) extends past the end of the file (%llu bytes)",
-	           what, (unsigned long long)rva, (unsigned long long)size,
-	           (unsigned long long)r->file.size);
+	problem(r, r->optional,
+	        "%s at 0x%llx (%llu bytes) extends past the end of the file (%llu bytes)", what,
+	        (unsigned long long)rva, (unsigned long long)size, (unsigned long long)r->file.size);
 	return false;
 }
 
@@ -123,8 +112,8 @@ uint32_t md_list(struct md_reader *r, struct sw_span stream, uint64_t header_siz
 {
 	*entries = sw_span_clip(stream, 0, 0);
 	if (!sw_span_has(stream, 0, header_size)) {
-		md_problem(r, "%s: stream of %llu bytes is too short for its header", what,
-		           (unsigned long long)stream.size);
+		problem(r, r->optional, "%s: stream of %llu bytes is too short for its header",
+		        what, (unsigned long long)stream.size);
 		return 0;
 	}
 	uint64_t avail = stream.size - header_size;
@@ -135,10 +124,11 @@ uint32_t md_list(struct md_reader *r, struct sw_span stream, uint64_t header_siz
 	uint64_t fits = avail / rec_size;
 	uint64_t n = count;
 	if (count > fits) {
-		md_problem(r, "%s: count %llu needs %llu bytes but the stream holds %llu; read %llu",
-		           what, (unsigned long long)count,
-		           (unsigned long long)(count > UINT64_MAX / rec_size ? UINT64_MAX : count * rec_size),
-		           (unsigned long long)avail, (unsigned long long)fits);
+		problem(r, r->optional,
+		        "%s: count %llu needs %llu bytes but the stream holds %llu; read %llu",
+		        what, (unsigned long long)count,
+		        (unsigned long long)(count > UINT64_MAX / rec_size ? UINT64_MAX : count * rec_size),
+		        (unsigned long long)avail, (unsigned long long)fits);
 		n = fits;
 	}
 	if (n > UINT32_MAX)
@@ -180,16 +170,18 @@ static void read_directory(struct md_reader *r, uint32_t count, uint32_t rva)
 {
 	struct sw_span dir;
 	if (count > MD_MAX_STREAMS) {
-		md_problem(r, "stream directory: %u entries, more than a minidump has (at most %d "
-		           "are read)", count, MD_MAX_STREAMS);
+		problem(r, r->optional,
+		        "stream directory: %u entries, more than a minidump has (at most %d "
+		        "are read)", count, MD_MAX_STREAMS);
 		count = MD_MAX_STREAMS;
 	}
 	uint64_t want = (uint64_t)count * MD_DIRECTORY_ENTRY_SIZE;
 	if (!sw_span_sub(r->file, rva, want, &dir)) {
 		dir = sw_span_clip(r->file, rva, want);
-		md_problem(r, "stream directory at 0x%x: %u entries need %llu bytes, the file holds %llu; read %llu",
-		           rva, count, (unsigned long long)want, (unsigned long long)dir.size,
-		           (unsigned long long)(dir.size / MD_DIRECTORY_ENTRY_SIZE));
+		problem(r, r->optional,
+		        "stream directory at 0x%x: %u entries need %llu bytes, the file holds %llu; read %llu",
+		        rva, count, (unsigned long long)want, (unsigned long long)dir.size,
+		        (unsigned long long)(dir.size / MD_DIRECTORY_ENTRY_SIZE));
 		count = (uint32_t)(dir.size / MD_DIRECTORY_ENTRY_SIZE);
 	}
 	r->streams = sw_arena_array(&r->snap->arena, count ? count : 1, sizeof *r->streams);
@@ -299,7 +291,7 @@ static void read_streams(struct md_reader *r)
 	if (find_stream(r, MD_STREAM_THREAD_LIST, &s))
 		md_read_thread_list(r, s);
 	else
-		md_problem(r, "no thread list stream");
+		problem(r, r->optional, "no thread list stream");
 	read_optional_stream(r, MD_STREAM_THREAD_NAME_LIST);
 	if (find_stream(r, MD_STREAM_MEMORY_LIST, &s))
 		md_read_memory_list(r, s);
@@ -326,26 +318,26 @@ enum sw_err_code sw_minidump_read(const char *path, struct sw_snapshot *out,
 enum sw_err_code sw_minidump_read_with(const char *path, const struct sw_open_options *opts,
                                        struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "minidump";
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "minidump",
+		.is = sw_minidump_is,
+		.not_it = "not a minidump (bad signature)",
+	};
+	struct sw_span file;
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &file, err);
 	if (rc != SW_OK)
 		return rc;
 	struct md_reader r = {
-		.file = { out->file.data, out->file.size, 0, false },
+		.file = file,
 		.snap = out,
 		.text_budget = md_text_budget(out->file.size),
 		.annotation_budget = md_text_budget(out->file.size),
 	};
-	if (!sw_span_has(r.file, 0, MD_HEADER_SIZE)) {
-		if (!sw_minidump_is(out->file.data, out->file.size))
-			return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	if (!sw_span_has(r.file, 0, MD_HEADER_SIZE))
 		return sw_err_set(err, SW_ERR_FORMAT,
 		                  "%s: not a minidump (header truncated: %zu of %d bytes)", path,
 		                  out->file.size, MD_HEADER_SIZE);
-	}
-	if (!header_byte_order(r.file, &r.file.big_endian))
-		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a minidump (bad signature)", path);
+	header_byte_order(r.file, &r.file.big_endian); /* sw_minidump_is found the signature */
 	/* One source for the byte order: the file's. Process memory in a
 	 * byte-swapped dump is in the process's order too, so the walker
 	 * reads stack words in it (md_read_system_info keeps this). */

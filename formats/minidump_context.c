@@ -278,21 +278,21 @@ bool md_read_context(struct md_reader *r, struct sw_span ctx, const char *what,
 	struct md_context_info info;
 	switch (md_decode_context(ctx, sys->cpu, out, &info)) {
 	case MD_CONTEXT_UNRECOGNISED:
-		md_problem(r, "%s: unrecognised register context (flags 0x%x, %llu bytes)", what,
-		           sw_u32(ctx, 0), (unsigned long long)ctx.size);
+		problem(r, r->optional, "%s: unrecognised register context (flags 0x%x, %llu bytes)",
+		        what, sw_u32(ctx, 0), (unsigned long long)ctx.size);
 		return false;
 	case MD_CONTEXT_NO_ARCH:
-		md_problem(r, "%s: %s has no register table here", what, info.layout);
+		problem(r, r->optional, "%s: %s has no register table here", what, info.layout);
 		return false;
 	case MD_CONTEXT_OK:
 		break;
 	}
 	if (sys->cpu != SW_CPU_UNKNOWN && sys->cpu != info.cpu)
-		md_problem(r, "%s: %s in a dump whose system info says %s", what, info.layout,
-		           sys->cpu_name ? sys->cpu_name : "?");
+		problem(r, r->optional, "%s: %s in a dump whose system info says %s", what,
+		        info.layout, sys->cpu_name ? sys->cpu_name : "?");
 	if (!info.by_flags)
-		md_problem(r, "%s: context flags 0x%x name no CPU; read as %s", what, info.flags,
-		           info.layout);
+		problem(r, r->optional, "%s: context flags 0x%x name no CPU; read as %s", what,
+		        info.flags, info.layout);
 	r->context_cpu = info.cpu;
 	/* A dump without system info: the context tells the CPU. */
 	if (sys->cpu == SW_CPU_UNKNOWN) {

@@ -21,8 +21,8 @@ void md_read_exception(struct md_reader *r, struct sw_span s)
 	c->address = sw_u64(s, 24);
 	uint32_t nparams = sw_u32(s, 32);
 	if (nparams > MD_EXCEPTION_MAX_PARAMS) {
-		md_problem(r, "exception: %u parameters, at most %d exist", nparams,
-		           MD_EXCEPTION_MAX_PARAMS);
+		problem(r, r->optional, "exception: %u parameters, at most %d exist", nparams,
+		        MD_EXCEPTION_MAX_PARAMS);
 		nparams = MD_EXCEPTION_MAX_PARAMS;
 	}
 	c->nparams = nparams;

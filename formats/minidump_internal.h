@@ -8,6 +8,7 @@
 
 #include "lib/snapshot.h"
 #include "lib/span.h"
+#include "reader.h"
 
 /* MINIDUMP_STREAM_TYPE values (MS minidumpapiset.h; Breakpad's
  * minidump_format.h for the 0x4767.... and Crashpad's 0x4350.... ones). */
@@ -79,10 +80,6 @@ struct md_reader {
 
 /* A short name for a stream type in messages ("thread list"). */
 const char *md_stream_name(uint32_t type);
-
-/* Records a problem in the snapshot (printf-style). */
-void md_problem(struct md_reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* A fixed-size stream: false (and a problem naming `what`) when s is
  * shorter than size bytes. */

@@ -195,7 +195,7 @@ void md_read_linux_maps(struct md_reader *r, struct sw_span s)
 		line = eol + 1;
 	}
 	if (bad)
-		md_problem(r, "Linux maps: %u lines are not /proc/PID/maps lines", bad);
+		problem(r, r->optional, "Linux maps: %u lines are not /proc/PID/maps lines", bad);
 }
 
 void md_read_linux_dso_debug(struct md_reader *r, struct sw_span s)

@@ -167,8 +167,8 @@ void md_read_unloaded_modules(struct md_reader *r, struct sw_span s)
 	uint32_t header = sw_u32(s, 0), entry = sw_u32(s, 4), count = sw_u32(s, 8);
 	if (!sw_span_has(s, 0, MD_UNLOADED_LIST_HEADER) || header < MD_UNLOADED_LIST_HEADER ||
 	    entry < MD_UNLOADED_MODULE_SIZE) {
-		md_problem(r, "unloaded module list: bad header (header %u, entry %u bytes)",
-		           header, entry);
+		problem(r, r->optional,
+		        "unloaded module list: bad header (header %u, entry %u bytes)", header, entry);
 		return;
 	}
 	struct sw_span list;
@@ -229,7 +229,7 @@ void md_link_split_modules(struct md_reader *r)
 	uint64_t *low = malloc((snap->nmodules ? snap->nmodules : 1) * sizeof *low);
 	uint32_t n = 0;
 	if (!keys || !low) {
-		md_problem(r, "module list: out of memory linking split modules");
+		problem(r, r->optional, "module list: out of memory linking split modules");
 		goto out;
 	}
 	for (uint32_t i = 0; i < snap->nmodules; i++) {

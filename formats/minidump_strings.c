@@ -108,9 +108,10 @@ static uint64_t budget_allows(struct md_reader *r, uint64_t limit, const char *w
 		return limit;
 	if (!r->text_budget_spent) {
 		r->text_budget_spent = true;
-		md_problem(r, "%s: the strings of this file decode to more text than its %llu bytes "
-		           "can hold (strings laid over each other); this and later strings are cut",
-		           what, (unsigned long long)r->file.size);
+		problem(r, r->optional,
+		        "%s: the strings of this file decode to more text than its %llu bytes "
+		        "can hold (strings laid over each other); this and later strings are cut",
+		        what, (unsigned long long)r->file.size);
 	}
 	return r->text_budget;
 }
@@ -128,9 +129,10 @@ bool md_charge_annotation(struct md_reader *r, uint64_t bytes)
 	}
 	if (!r->annotation_budget_spent) {
 		r->annotation_budget_spent = true;
-		md_problem(r, "Crashpad annotations: more annotation text than a file of %llu bytes "
-		           "holds (annotations shared between modules); the rest are not read",
-		           (unsigned long long)r->file.size);
+		problem(r, r->optional,
+		        "Crashpad annotations: more annotation text than a file of %llu bytes "
+		        "holds (annotations shared between modules); the rest are not read",
+		        (unsigned long long)r->file.size);
 	}
 	return false;
 }
@@ -231,8 +233,8 @@ static bool string_body(struct md_reader *r, uint64_t rva, const char *what,
 {
 	struct sw_span len_span;
 	if (!sw_span_sub(r->file, rva, 4, &len_span)) {
-		md_problem(r, "%s: string at 0x%llx lies outside the file", what,
-		           (unsigned long long)rva);
+		problem(r, r->optional, "%s: string at 0x%llx lies outside the file", what,
+		        (unsigned long long)rva);
 		return false;
 	}
 	uint32_t len = sw_u32(len_span, 0);

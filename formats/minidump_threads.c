@@ -62,7 +62,7 @@ void md_drop_shared_stacks(struct md_reader *r)
 		return;
 	struct stack_bytes *st = malloc(snap->nthreads * sizeof *st);
 	if (!st) {
-		md_problem(r, "thread list: out of memory checking the stacks");
+		problem(r, r->optional, "thread list: out of memory checking the stacks");
 		return;
 	}
 	uint32_t n = 0;
@@ -84,10 +84,11 @@ void md_drop_shared_stacks(struct md_reader *r)
 	}
 	free(st);
 	if (dropped)
-		md_problem(r, "thread list: %u thread stacks are bytes of the file that another "
-		           "thread's stack also uses; those threads are not walked (the first: thread "
-		           "%u (0x%x))",
-		           dropped, first, snap->threads[first].id);
+		problem(r, r->optional,
+		        "thread list: %u thread stacks are bytes of the file that another "
+		        "thread's stack also uses; those threads are not walked (the first: thread "
+		        "%u (0x%x))",
+		        dropped, first, snap->threads[first].id);
 }
 
 void md_read_thread_list(struct md_reader *r, struct sw_span s)

@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,105 +19,12 @@
 #include "lib/hex.h"
 #include "lib/mapped_file.h"
 #include "offline_internal.h"
+#include "proc_maps.h"
 
 enum {
 	OL_MAX_MEMORY_FILES = 1024,
 	OL_ADDR_SIZE = 8,               /* the start address before the bytes */
 };
-
-/* ---- Text helpers (offline_internal.h) ------------------------------- */
-
-void ol_problem(struct ol_reader *r, bool warning, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
-	va_end(ap);
-	if (!warning)
-		r->damage++;
-}
-
-bool ol_next_line(struct sw_span text, uint64_t *pos, struct sw_span *line)
-{
-	struct sw_span rest = sw_span_clip(text, *pos, text.size);
-	if (rest.size == 0)
-		return false;
-	const uint8_t *nl = memchr(rest.data, '\n', (size_t)rest.size);
-	uint64_t len = nl ? (uint64_t)(nl - rest.data) : rest.size;
-	*pos += len + (nl != NULL);
-	if (len > 0 && sw_u8(rest, len - 1) == '\r')
-		len--;
-	*line = sw_span_clip(rest, 0, len);
-	return true;
-}
-
-uint64_t ol_count_lines(struct sw_span text)
-{
-	uint64_t n = 0, pos = 0;
-	struct sw_span line;
-	while (n <= OL_MAX_MAPS && ol_next_line(text, &pos, &line))
-		n++;
-	return n;
-}
-
-static bool is_blank(uint8_t c)
-{
-	return c == ' ' || c == '\t';
-}
-
-struct sw_span ol_trim(struct sw_span s)
-{
-	uint64_t a = 0, b = s.size;
-	while (a < b && is_blank(sw_u8(s, a)))
-		a++;
-	while (b > a && is_blank(sw_u8(s, b - 1)))
-		b--;
-	return sw_span_clip(s, a, b - a);
-}
-
-struct sw_span ol_next_word(struct sw_span *rest)
-{
-	uint64_t a = 0;
-	while (a < rest->size && is_blank(sw_u8(*rest, a)))
-		a++;
-	uint64_t b = a;
-	while (b < rest->size && !is_blank(sw_u8(*rest, b)))
-		b++;
-	struct sw_span w = sw_span_clip(*rest, a, b - a);
-	*rest = sw_span_clip(*rest, b, rest->size);
-	return w;
-}
-
-
-bool ol_hex(struct sw_span s, uint64_t *out)
-{
-	uint64_t i = 0;
-	if (s.size > 2 && sw_u8(s, 0) == '0' && (sw_u8(s, 1) == 'x' || sw_u8(s, 1) == 'X'))
-		i = 2;
-	if (i >= s.size)
-		return false;
-	uint64_t v = 0;
-	for (; i < s.size; i++) {
-		int d = sw_hex_digit((char)sw_u8(s, i));
-		if (d < 0 || v >> 60 != 0)
-			return false;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
-	return true;
-}
-
-const char *ol_shown(struct sw_span s, char *buf, size_t cap)
-{
-	size_t n = 0;
-	for (uint64_t i = 0; i < s.size && n + 1 < cap; i++) {
-		uint8_t c = sw_u8(s, i);
-		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (cap)
-		buf[n < cap ? n : cap - 1] = '\0';
-	return buf;
-}
 
 /* ---- The folder -------------------------------------------------------- */
 
@@ -182,7 +88,7 @@ static char **list_memory_files(struct ol_reader *r, uint32_t *n)
 	*n = 0;
 	DIR *d = opendir(r->dir);
 	if (!d) {
-		ol_problem(r, false, "%s: cannot list the folder: %s", r->dir, strerror(errno));
+		problem(r, false, "%s: cannot list the folder: %s", r->dir, strerror(errno));
 		return NULL;
 	}
 	char **names = sw_arena_array(&r->snap->arena, OL_MAX_MEMORY_FILES, sizeof *names);
@@ -193,8 +99,8 @@ static char **list_memory_files(struct ol_reader *r, uint32_t *n)
 			continue;
 		if (*n >= OL_MAX_MEMORY_FILES) {
 			if (!told)
-				ol_problem(r, false, "%s: more than %d memory files: the rest ignored",
-				           r->dir, OL_MAX_MEMORY_FILES);
+				problem(r, false, "%s: more than %d memory files: the rest ignored",
+				        r->dir, OL_MAX_MEMORY_FILES);
 			told = true;
 			continue;
 		}
@@ -230,21 +136,21 @@ const uint8_t *ol_read_file(struct ol_reader *r, const char *path, uint64_t off,
 	unsigned mode;
 	int fd = sw_open_regular_file(path, &mode);
 	if (fd < 0) {
-		ol_problem(r, false, "%s: cannot open: %s", path,
-		           mode ? "not a regular file" : strerror(errno));
+		problem(r, false, "%s: cannot open: %s", path,
+		        mode ? "not a regular file" : strerror(errno));
 		return NULL;
 	}
 	uint8_t *data = sw_arena_alloc(&r->snap->arena, (size_t)len);
 	if (!data) {
-		ol_problem(r, false, "%s: out of memory for 0x%llx bytes", path, (unsigned long long)len);
+		problem(r, false, "%s: out of memory for 0x%llx bytes", path, (unsigned long long)len);
 		close(fd);
 		return NULL;
 	}
 	*got = read_at(fd, data, len, off);
 	close(fd);
 	if (*got < len)
-		ol_problem(r, false, "%s: read 0x%llx of 0x%llx bytes (the file shrank?)", path,
-		           (unsigned long long)*got, (unsigned long long)len);
+		problem(r, false, "%s: read 0x%llx of 0x%llx bytes (the file shrank?)", path,
+		        (unsigned long long)*got, (unsigned long long)len);
 	return *got ? data : NULL;
 }
 
@@ -259,17 +165,17 @@ static void read_memory_file(struct ol_reader *r, const char *name, uint64_t *to
 	unsigned mode;
 	int fd = sw_open_regular_file(path, &mode);
 	if (fd < 0) {
-		ol_problem(r, false, "%s: cannot open: %s", path,
-		           mode ? "not a regular file" : strerror(errno));
+		problem(r, false, "%s: cannot open: %s", path,
+		        mode ? "not a regular file" : strerror(errno));
 		return;
 	}
 	struct stat st = { 0 };
 	uint8_t head[OL_ADDR_SIZE];
 	if (fstat(fd, &st) != 0 || st.st_size < OL_ADDR_SIZE ||
 	    read_at(fd, head, OL_ADDR_SIZE, 0) != OL_ADDR_SIZE) {
-		ol_problem(r, false, "%s: %lld bytes: shorter than the 8-byte start address that "
-		                     "begins a memory file: ignored",
-		           path, (long long)st.st_size);
+		problem(r, false, "%s: %lld bytes: shorter than the 8-byte start address that "
+		                  "begins a memory file: ignored",
+		        path, (long long)st.st_size);
 		close(fd);
 		return;
 	}
@@ -277,22 +183,22 @@ static void read_memory_file(struct ol_reader *r, const char *name, uint64_t *to
 	uint64_t base = sw_u64(h, 0);
 	uint64_t len = (uint64_t)st.st_size - OL_ADDR_SIZE;
 	if (len == 0) {
-		ol_problem(r, true, "%s: no bytes after the start address 0x%llx", path,
-		           (unsigned long long)base);
+		problem(r, true, "%s: no bytes after the start address 0x%llx", path,
+		        (unsigned long long)base);
 		close(fd);
 		return;
 	}
 	if (len > OL_MAX_MEMORY - *total) {
-		ol_problem(r, false, "%s: 0x%llx bytes: more memory than stackwalk reads from a "
-		                     "folder (%llu MiB in all): ignored",
-		           path, (unsigned long long)len, (unsigned long long)(OL_MAX_MEMORY >> 20));
+		problem(r, false, "%s: 0x%llx bytes: more memory than stackwalk reads from a "
+		                  "folder (%llu MiB in all): ignored",
+		        path, (unsigned long long)len, (unsigned long long)(OL_MAX_MEMORY >> 20));
 		close(fd);
 		return;
 	}
 	if (len - 1 > UINT64_MAX - base) {
-		ol_problem(r, false, "%s: 0x%llx bytes from 0x%llx run past the end of the address "
-		                     "space: cut there",
-		           path, (unsigned long long)len, (unsigned long long)base);
+		problem(r, false, "%s: 0x%llx bytes from 0x%llx run past the end of the address "
+		                  "space: cut there",
+		        path, (unsigned long long)len, (unsigned long long)base);
 		len = UINT64_MAX - base + 1;
 	}
 	close(fd);
@@ -311,9 +217,9 @@ static void read_memory(struct ol_reader *r)
 	if (!names)
 		return;
 	if (n == 0) {
-		ol_problem(r, true, "%s: no stack.data or stackN.data: no memory, only the "
-		                    "registers' frame can be found",
-		           r->dir);
+		problem(r, true, "%s: no stack.data or stackN.data: no memory, only the "
+		                 "registers' frame can be found",
+		        r->dir);
 		return;
 	}
 	r->snap->mem = sw_arena_array(&r->snap->arena, n, sizeof *r->snap->mem);
@@ -370,13 +276,13 @@ enum sw_cpu ol_choose_cpu(struct ol_reader *r, const char *regs_path, enum sw_cp
 	struct sw_snapshot *s = r->snap;
 	uint64_t pc;
 	if (cpu == SW_CPU_UNKNOWN) {
-		ol_problem(r, false, "%s: no register names a CPU stackwalk knows: no context",
-		           regs_path);
+		problem(r, false, "%s: no register names a CPU stackwalk knows: no context",
+		        regs_path);
 		return cpu;
 	}
 	if (!ol_regs_pc(r, cpu, &pc)) {
-		ol_problem(r, true, "%s: no pc: the CPU is told by the register names only",
-		           regs_path);
+		problem(r, true, "%s: no pc: the CPU is told by the register names only",
+		        regs_path);
 		return cpu;
 	}
 	int32_t m = module_holding(s, pc);
@@ -385,10 +291,10 @@ enum sw_cpu ol_choose_cpu(struct ol_reader *r, const char *regs_path, enum sw_cp
 	enum sw_cpu elf_cpu = ol_elf_cpu(r->module_machine[m], r->module_word_size[m]);
 	if (elf_cpu != SW_CPU_UNKNOWN && elf_cpu != cpu) {
 		const struct sw_arch *a = sw_arch_for_cpu(cpu), *b = sw_arch_for_cpu(elf_cpu);
-		ol_problem(r, false, "%s: the register names say %s but %s, which holds the pc, is "
-		                     "%s code: read as %s",
-		           regs_path, a ? a->name : "?", s->modules[m].code_file,
-		           b ? b->name : "?", b ? b->name : "?");
+		problem(r, false, "%s: the register names say %s but %s, which holds the pc, is "
+		                  "%s code: read as %s",
+		        regs_path, a ? a->name : "?", s->modules[m].code_file,
+		        b ? b->name : "?", b ? b->name : "?");
 		cpu = elf_cpu;
 	}
 	return cpu;
@@ -415,7 +321,7 @@ static void read_probe_folder(struct ol_reader *r, const char *regs_path,
 	s->format = "probe";
 	s->threads = sw_arena_alloc(&s->arena, sizeof *s->threads);
 	if (!s->threads) {
-		ol_problem(r, false, "%s: out of memory", r->dir);
+		problem(r, false, "%s: out of memory", r->dir);
 		return;
 	}
 	s->nthreads = 1;
@@ -458,7 +364,7 @@ enum sw_err_code sw_offline_read_with(const char *dir, const struct sw_open_opti
 	ol_read_regs(&r, text_span(&regs), regs_path);
 	sw_unmap_file(&regs);
 	if (r.nregs == 0)
-		ol_problem(&r, false, "%s: no register: no context", regs_path);
+		problem(&r, false, "%s: no register: no context", regs_path);
 	if (probe) {
 		read_probe_folder(&r, regs_path, opts);
 		sw_snapshot_finish(out);
@@ -472,10 +378,10 @@ enum sw_err_code sw_offline_read_with(const char *dir, const struct sw_open_opti
 
 	if (!map_text(maps_path, &maps, err))
 		return err->code;
-	ol_read_maps(&r, text_span(&maps), maps_path);
+	r.damage += sw_proc_maps_read(r.snap, text_span(&maps), maps_path);
 	sw_unmap_file(&maps);
 	if (out->nmaps == 0)
-		ol_problem(&r, false, "%s: no map: no module", maps_path);
+		problem(&r, false, "%s: no map: no module", maps_path);
 	ol_find_modules(&r);
 
 	enum sw_cpu cpu = r.nregs ? ol_choose_cpu(&r, regs_path, ol_regs_cpu(&r)) : SW_CPU_UNKNOWN;

@@ -1,6 +1,7 @@
-/* Shared between the offline reader's three files: offline.c reads the
+/* Shared between the offline reader's four files: offline.c reads the
  * folder (memory files, system info, the verdict), offline_regs.c
- * regs.txt and the CPU, offline_maps.c maps.txt and the modules. Not a
+ * regs.txt and the CPU, offline_maps.c the modules of maps.txt (which
+ * proc_maps.c reads), offline_probe.c a debug probe's capture. Not a
  * public API. */
 #ifndef SW_FORMATS_OFFLINE_INTERNAL_H
 #define SW_FORMATS_OFFLINE_INTERNAL_H
@@ -11,13 +12,13 @@
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
+#include "reader.h"
+#include "text_lines.h"
 
 enum {
 	/* regs.txt lines kept: every CPU has fewer than 64 registers; a
 	 * longer file repeats names or is not a register file. */
 	OL_MAX_REGS = 256,
-	/* maps.txt lines kept: a large Android app has ~10,000 maps. */
-	OL_MAX_MAPS = 1 << 20,
 };
 /* Memory read from the folder's files, all together: a thread's stack is
  * at most a few MiB; upstream's largest captures (JIT debug data) 1.4 MiB;
@@ -49,26 +50,6 @@ struct ol_reader {
 	struct sw_span links;
 };
 
-/* Records a problem (printf-style, without the "warning: " prefix); a
- * warning does not make the snapshot damaged. */
-void ol_problem(struct ol_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The line of text starting at *pos (without its "\n" and a "\r" before
- * it); *pos moves to the next line. False at the end of text. */
-bool ol_next_line(struct sw_span text, uint64_t *pos, struct sw_span *line);
-/* Lines in text: at most OL_MAX_MAPS + 1 are counted. */
-uint64_t ol_count_lines(struct sw_span text);
-/* The span without blanks (space, tab) at either end. */
-struct sw_span ol_trim(struct sw_span s);
-/* The next blank-separated word of *rest (empty at the end). */
-struct sw_span ol_next_word(struct sw_span *rest);
-/* s as a hex number (digits only, an optional "0x", any number of leading
- * zeros); false when empty, not hex, or wider than 64 bits. */
-bool ol_hex(struct sw_span s, uint64_t *out);
-/* At most `cap` - 1 bytes of s, printable, for a message. */
-const char *ol_shown(struct sw_span s, char *buf, size_t cap);
-
 /* len bytes at offset off of the file at path, read into the arena (*got
  * of them: fewer when the file is shorter, a problem); NULL when none. */
 const uint8_t *ol_read_file(struct ol_reader *r, const char *path, uint64_t off, uint64_t len,
@@ -90,8 +71,6 @@ bool ol_regs_pc(const struct ol_reader *r, enum sw_cpu cpu, uint64_t *pc);
 void ol_regs_context(struct ol_reader *r, enum sw_cpu cpu, const char *path,
                      struct sw_regs *ctx);
 
-/* maps.txt (path names it in messages): fills snap->maps. */
-void ol_read_maps(struct ol_reader *r, struct sw_span text, const char *path);
 /* One module per mapped ELF (and per named executable map without one),
  * from snap->maps and the files of the folder; memory must be read. */
 void ol_find_modules(struct ol_reader *r);

@@ -1,9 +1,6 @@
 /* Offline reader, maps.txt and the modules.
  *
- * maps.txt is /proc/PID/maps (proc(5)): "START-END PERMS OFFSET DEV INODE
- * [NAME]", hex numbers of any width, fields separated by one or more
- * blanks, the name the rest of the line. Every line is kept in
- * snap->maps.
+ * maps.txt is /proc/PID/maps, read by proc_maps.c into snap->maps.
  *
  * The modules are the mapped ELF files. Where a map's ELF starts in its
  * file follows libunwindstack (MapInfo::CreateFileMemory):
@@ -48,125 +45,6 @@ enum {
 	 * maps.txt alternates names. */
 	OL_MAX_FILE_LOADS = 4096,
 };
-
-/* ---- maps.txt --------------------------------------------------------- */
-
-static bool is_perms(struct sw_span p)
-{
-	static const char allowed[4][3] = { "r-", "w-", "x-", "ps" };
-	if (p.size != 4)
-		return false;
-	for (unsigned i = 0; i < 4; i++)
-		if (!memchr(allowed[i], sw_u8(p, i), 2))
-			return false;
-	return true;
-}
-
-/* DEV is "MAJOR:MINOR" in hex; INODE decimal. */
-static bool is_dev(struct sw_span d)
-{
-	const uint8_t *colon = d.size ? memchr(d.data, ':', (size_t)d.size) : NULL;
-	if (!colon)
-		return false;
-	uint64_t at = (uint64_t)(colon - d.data), v;
-	return ol_hex(sw_span_clip(d, 0, at), &v) && ol_hex(sw_span_clip(d, at + 1, d.size), &v);
-}
-
-static bool is_decimal(struct sw_span s)
-{
-	if (s.size == 0)
-		return false;
-	for (uint64_t i = 0; i < s.size; i++)
-		if (sw_u8(s, i) < '0' || sw_u8(s, i) > '9')
-			return false;
-	return true;
-}
-
-/* One line into *m; false (and a problem) when it is not a maps line. */
-static bool read_map_line(struct ol_reader *r, struct sw_span line, const char *path,
-                          uint64_t lineno, struct sw_mapping *m)
-{
-	char buf[64];
-	struct sw_span rest = line;
-	struct sw_span range = ol_next_word(&rest), perms = ol_next_word(&rest);
-	struct sw_span offset = ol_next_word(&rest), dev = ol_next_word(&rest);
-	struct sw_span inode = ol_next_word(&rest);
-	const uint8_t *dash = range.size ? memchr(range.data, '-', (size_t)range.size) : NULL;
-	uint64_t at = dash ? (uint64_t)(dash - range.data) : 0;
-	if (!dash || !ol_hex(sw_span_clip(range, 0, at), &m->start) ||
-	    !ol_hex(sw_span_clip(range, at + 1, range.size), &m->end) || m->end <= m->start) {
-		ol_problem(r, false, "%s:%llu: bad address range '%s' (START-END, hex, START < END): "
-		                     "line ignored",
-		           path, (unsigned long long)lineno, ol_shown(range, buf, sizeof buf));
-		return false;
-	}
-	if (!is_perms(perms)) {
-		ol_problem(r, false, "%s:%llu: bad permissions '%s' (4 characters, as r-xp): "
-		                     "line ignored",
-		           path, (unsigned long long)lineno, ol_shown(perms, buf, sizeof buf));
-		return false;
-	}
-	if (!ol_hex(offset, &m->offset)) {
-		ol_problem(r, false, "%s:%llu: bad file offset '%s' (hex): line ignored", path,
-		           (unsigned long long)lineno, ol_shown(offset, buf, sizeof buf));
-		return false;
-	}
-	if (!is_dev(dev) || !is_decimal(inode)) {
-		ol_problem(r, false, "%s:%llu: bad device or inode '%s %s' (as 00:00 0): line ignored",
-		           path, (unsigned long long)lineno, ol_shown(dev, buf, sizeof buf),
-		           ol_shown(inode, buf + 32, sizeof buf - 32));
-		return false;
-	}
-	memcpy(m->perms, perms.data, 4);
-	m->perms[4] = '\0';
-	struct sw_span name = ol_trim(rest);
-	m->path = NULL;
-	if (name.size > 0) {
-		if (memchr(name.data, '\0', (size_t)name.size)) {
-			ol_problem(r, false, "%s:%llu: a NUL byte in the map's name: line ignored", path,
-			           (unsigned long long)lineno);
-			return false;
-		}
-		m->path = sw_arena_strndup(&r->snap->arena, (const char *)name.data, (size_t)name.size);
-		if (!m->path)
-			return false;
-	}
-	return true;
-}
-
-void ol_read_maps(struct ol_reader *r, struct sw_span text, const char *path)
-{
-	struct sw_snapshot *s = r->snap;
-	uint64_t n = ol_count_lines(text);
-	if (n > OL_MAX_MAPS)
-		n = OL_MAX_MAPS;
-	s->maps = sw_arena_array(&s->arena, (size_t)n ? (size_t)n : 1, sizeof *s->maps);
-	if (!s->maps) {
-		ol_problem(r, false, "%s: out of memory", path);
-		return;
-	}
-	uint64_t pos = 0, lineno = 0;
-	struct sw_span line;
-	while (ol_next_line(text, &pos, &line)) {
-		lineno++;
-		if (ol_trim(line).size == 0)
-			continue;
-		if (s->nmaps >= n) {
-			ol_problem(r, false, "%s:%llu: more than %d maps: the rest ignored", path,
-			           (unsigned long long)lineno, OL_MAX_MAPS);
-			return;
-		}
-		struct sw_mapping *m = &s->maps[s->nmaps];
-		if (!read_map_line(r, line, path, lineno, m))
-			continue;
-		if (s->nmaps > 0 && m->start < s->maps[s->nmaps - 1].end)
-			ol_problem(r, true, "%s:%llu: map 0x%llx-0x%llx starts below the end of the one "
-			                    "before: maps are not in ascending order, or overlap",
-			           path, (unsigned long long)lineno, (unsigned long long)m->start,
-			           (unsigned long long)m->end);
-		s->nmaps++;
-	}
-}
 
 /* ---- The files maps.txt names ---------------------------------------- */
 
@@ -255,7 +133,7 @@ static const char *linked_name(struct ol_reader *r, const char *name)
 		struct sw_err err = { 0 };
 		if (path && usable_file(path) && sw_map_file(path, &m, &err) == SW_OK) {
 			if (m.size > OL_MAX_LINKS_BYTES)
-				ol_problem(r, true, "%s: over %d bytes: ignored", path, OL_MAX_LINKS_BYTES);
+				problem(r, true, "%s: over %d bytes: ignored", path, OL_MAX_LINKS_BYTES);
 			else if (m.size) {
 				char *copy = sw_arena_strndup(&r->snap->arena, (const char *)m.data, m.size);
 				if (copy)
@@ -269,10 +147,10 @@ static const char *linked_name(struct ol_reader *r, const char *name)
 	uint64_t pos = 0;
 	struct sw_span line;
 	size_t n = strlen(name);
-	while (ol_next_line(r->links, &pos, &line)) {
+	while (text_next_line(r->links, &pos, &line)) {
 		struct sw_span rest = line;
-		struct sw_span target = ol_next_word(&rest);
-		struct sw_span link = ol_trim(rest);
+		struct sw_span target = text_next_word(&rest);
+		struct sw_span link = text_trim(rest);
 		if (target.size && link.size == n && memcmp(link.data, name, n) == 0)
 			return sw_arena_strndup(&r->snap->arena, (const char *)target.data, target.size);
 	}
@@ -288,9 +166,9 @@ static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
 	f->name = name;
 	if (*loads >= OL_MAX_FILE_LOADS) {
 		if (*loads == OL_MAX_FILE_LOADS)
-			ol_problem(r, true, "%s/maps.txt: more than %d file loads (names that come "
-			                    "back after other names): later modules have no image",
-			           r->dir, OL_MAX_FILE_LOADS);
+			problem(r, true, "%s/maps.txt: more than %d file loads (names that come "
+			                 "back after other names): later modules have no image",
+			        r->dir, OL_MAX_FILE_LOADS);
 		(*loads)++;
 		return;
 	}
@@ -327,7 +205,7 @@ static void file_load(struct ol_reader *r, struct ol_file *f, const char *name,
 		} else {
 			free(f->inflated);
 			f->inflated = NULL;
-			ol_problem(r, true, "%s", err.msg);
+			problem(r, true, "%s", err.msg);
 		}
 	} else if (name[0] == '/' && usable_file(name)) {
 		if (sw_map_file(name, &f->map, &err) == SW_OK) {
@@ -529,9 +407,9 @@ static struct sw_elf *open_group_elf(struct ol_reader *r, const struct ol_group 
 		return NULL;
 	}
 	if (!elf)
-		ol_problem(r, true, "%s/maps.txt: %s: its ELF image cannot be read (%s): module "
-		                    "without image",
-		           r->dir, name, err.msg);
+		problem(r, true, "%s/maps.txt: %s: its ELF image cannot be read (%s): module "
+		                 "without image",
+		        r->dir, name, err.msg);
 	return elf;
 }
 
@@ -581,7 +459,7 @@ void ol_find_modules(struct ol_reader *r)
 	r->module_word_size = sw_arena_array(&s->arena, cap, sizeof *r->module_word_size);
 	if (!s->modules || !r->module_machine || !r->module_word_size) {
 		s->modules = NULL;
-		ol_problem(r, false, "%s/maps.txt: out of memory for %u modules", r->dir, cap);
+		problem(r, false, "%s/maps.txt: out of memory for %u modules", r->dir, cap);
 		return;
 	}
 	struct ol_file file = { 0 };

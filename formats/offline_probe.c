@@ -50,7 +50,7 @@ bool ol_probe_memory_name(const char *name, uint64_t *base)
 	if (n <= 8 || strncmp(name, "mem-", 4) != 0 || strcmp(name + n - 4, ".bin") != 0)
 		return false;
 	struct sw_span hex = { (const uint8_t *)name + 4, n - 8, 0, false };
-	return hex.size <= 18 && ol_hex(hex, base);
+	return hex.size <= 18 && text_hex(hex, base);
 }
 
 /* Does the folder hold a file named "mem-*.bin" (well named or not: a bad
@@ -136,7 +136,7 @@ static struct probe_file *list_probe_files(struct ol_reader *r, uint32_t *n)
 	*n = 0;
 	DIR *d = opendir(r->dir);
 	if (!d) {
-		ol_problem(r, false, "%s: cannot list the folder: %s", r->dir, strerror(errno));
+		problem(r, false, "%s: cannot list the folder: %s", r->dir, strerror(errno));
 		return NULL;
 	}
 	struct probe_file *files =
@@ -149,26 +149,26 @@ static struct probe_file *list_probe_files(struct ol_reader *r, uint32_t *n)
 			continue;
 		uint64_t base;
 		if (!ol_probe_memory_name(e->d_name, &base)) {
-			ol_problem(r, false, "%s/%s: not mem-HEX.bin (the start address in hex, as "
-			                     "mem-20000000.bin): ignored",
-			           r->dir, e->d_name);
+			problem(r, false, "%s/%s: not mem-HEX.bin (the start address in hex, as "
+			                  "mem-20000000.bin): ignored",
+			        r->dir, e->d_name);
 			continue;
 		}
 		if (*n >= OL_MAX_PROBE_FILES) {
-			ol_problem(r, false, "%s/%s: more than %d memory files: ignored", r->dir,
-			           e->d_name, OL_MAX_PROBE_FILES);
+			problem(r, false, "%s/%s: more than %d memory files: ignored", r->dir,
+			        e->d_name, OL_MAX_PROBE_FILES);
 			continue;
 		}
 		const char *path = sw_arena_printf(&r->snap->arena, "%s/%s", r->dir, e->d_name);
 		struct stat st;
 		if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			ol_problem(r, false, "%s/%s: not a readable regular file: ignored", r->dir,
-			           e->d_name);
+			problem(r, false, "%s/%s: not a readable regular file: ignored", r->dir,
+			        e->d_name);
 			continue;
 		}
 		if (st.st_size == 0) {
-			ol_problem(r, true, "%s: empty: no memory at 0x%llx", path,
-			           (unsigned long long)base);
+			problem(r, true, "%s: empty: no memory at 0x%llx", path,
+			        (unsigned long long)base);
 			continue;
 		}
 		files[(*n)++] = (struct probe_file){ path, base, (uint64_t)st.st_size };
@@ -205,23 +205,23 @@ static void read_probe_memory(struct ol_reader *r, uint8_t word_size)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct probe_file *f = &files[i];
 		if (!fits_address_space(f, word_size)) {
-			ol_problem(r, false, "%s: 0x%llx bytes from 0x%llx run past the end of the "
-			                     "%u-bit address space: ignored",
-			           f->name, (unsigned long long)f->size, (unsigned long long)f->base,
-			           word_size == 4 ? 32 : 64);
+			problem(r, false, "%s: 0x%llx bytes from 0x%llx run past the end of the "
+			                  "%u-bit address space: ignored",
+			        f->name, (unsigned long long)f->size, (unsigned long long)f->base,
+			        word_size == 4 ? 32 : 64);
 			continue;
 		}
 		if (prev && f->base - prev->base < prev->size) {
-			ol_problem(r, false, "%s: overlaps %s (0x%llx-0x%llx): ignored", f->name,
-			           prev->name, (unsigned long long)prev->base,
-			           (unsigned long long)(prev->base + prev->size));
+			problem(r, false, "%s: overlaps %s (0x%llx-0x%llx): ignored", f->name,
+			        prev->name, (unsigned long long)prev->base,
+			        (unsigned long long)(prev->base + prev->size));
 			continue;
 		}
 		if (f->size > OL_MAX_MEMORY - total) {
-			ol_problem(r, false, "%s: 0x%llx bytes: more memory than stackwalk reads from a "
-			                     "folder (%llu MiB in all): ignored",
-			           f->name, (unsigned long long)f->size,
-			           (unsigned long long)(OL_MAX_MEMORY >> 20));
+			problem(r, false, "%s: 0x%llx bytes: more memory than stackwalk reads from a "
+			                  "folder (%llu MiB in all): ignored",
+			        f->name, (unsigned long long)f->size,
+			        (unsigned long long)(OL_MAX_MEMORY >> 20));
 			continue;
 		}
 		uint64_t got;
@@ -294,8 +294,8 @@ static void drop_unknown_regs(struct ol_reader *r, enum sw_cpu cpu, const char *
 	}
 	r->nregs = kept;
 	if (dropped)
-		ol_problem(r, true, "%s: %u registers stackwalk does not use (%s%s): ignored", path,
-		           dropped, first, dropped > 1 ? ", ..." : "");
+		problem(r, true, "%s: %u registers stackwalk does not use (%s%s): ignored", path,
+		        dropped, first, dropped > 1 ? ", ..." : "");
 }
 
 /* ---- Modules ---------------------------------------------------------- */
@@ -407,8 +407,8 @@ static bool probe_elf_open(struct ol_reader *r, const char *path, bool named, bo
 	struct sw_elf *elf = sw_elf_open_file(path, 0, &err);
 	if (!elf) {
 		if (!named)
-			ol_problem(r, true, "%s: not an ELF file stackwalk reads (%s): no module", path,
-			           err.msg);
+			problem(r, true, "%s: not an ELF file stackwalk reads (%s): no module", path,
+			        err.msg);
 		return false;
 	}
 	const struct sw_elf_info *info = sw_elf_info(elf);
@@ -418,9 +418,9 @@ static bool probe_elf_open(struct ol_reader *r, const char *path, bool named, bo
 		return false;
 	}
 	if (!ok) {
-		ol_problem(r, true, "%s: not an executable with loadable segments (ET_EXEC): no "
-		                    "module",
-		           path);
+		problem(r, true, "%s: not an executable with loadable segments (ET_EXEC): no "
+		                 "module",
+		        path);
 		sw_elf_free(elf);
 		return false;
 	}
@@ -503,9 +503,9 @@ static const struct probe_elf *overlapped(const struct probe_elf *taken, uint32_
 
 static void warn_differs(struct ol_reader *r, const struct probe_elf *pe)
 {
-	ol_problem(r, true, "%s: its code differs from the captured memory at 0x%llx: another "
-	                    "build than the one that ran?",
-	           pe->path, (unsigned long long)pe->differs_at);
+	problem(r, true, "%s: its code differs from the captured memory at 0x%llx: another "
+	                 "build than the one that ran?",
+	        pe->path, (unsigned long long)pe->differs_at);
 }
 
 /* Of the folder's ELF files from `first` on that overlap it (one image
@@ -535,11 +535,11 @@ static uint32_t choose_among_overlapping(struct ol_reader *r, const struct probe
 	const char *why = proven > 1  ? "the captured memory matches more than one"
 	                  : compared ? "the captured memory matches none of them"
 	                             : "the captured memory holds none of their code";
-	ol_problem(r, true, "%s, %s%s: %u ELF files of the folder hold 0x%llx-0x%llx and %s: "
-	                    "%s is used; give the firmware that ran on the command line",
-	           elfs[group[0]].path, sw_basename(elfs[group[1]].path), ng > 2 ? ", ..." : "",
-	           ng, (unsigned long long)elfs[first].lo, (unsigned long long)elfs[first].hi, why,
-	           sw_basename(elfs[first].path));
+	problem(r, true, "%s, %s%s: %u ELF files of the folder hold 0x%llx-0x%llx and %s: "
+	                 "%s is used; give the firmware that ran on the command line",
+	        elfs[group[0]].path, sw_basename(elfs[group[1]].path), ng > 2 ? ", ..." : "",
+	        ng, (unsigned long long)elfs[first].lo, (unsigned long long)elfs[first].hi, why,
+	        sw_basename(elfs[first].path));
 	return first;
 }
 
@@ -575,7 +575,7 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 	if (!s->modules || !r->module_machine || !r->module_word_size || !names || !taken ||
 	    !folder || !used) {
 		s->modules = NULL;
-		ol_problem(r, false, "%s: out of memory for the modules", r->dir);
+		problem(r, false, "%s: out of memory for the modules", r->dir);
 		return;
 	}
 	uint32_t ntaken = 0;
@@ -589,10 +589,10 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 		const struct probe_elf *over = overlapped(taken, ntaken, &pe);
 		if (over) {
 			if (!same_build(over, &pe))
-				ol_problem(r, true, "%s: 0x%llx-0x%llx overlaps %s, named before it: no "
-				                    "module",
-				           p, (unsigned long long)pe.lo, (unsigned long long)pe.hi,
-				           over->path);
+				problem(r, true, "%s: 0x%llx-0x%llx overlaps %s, named before it: no "
+				                 "module",
+				        p, (unsigned long long)pe.lo, (unsigned long long)pe.hi,
+				        over->path);
 			continue;
 		}
 		if (pe.differs)
@@ -617,9 +617,9 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 			/* The named file wins; the same build copied into the
 			 * folder is one module, said nothing about. */
 			if (!same_build(over, &folder[nfolder]))
-				ol_problem(r, true, "%s: another build than %s, which the command line "
-				                    "names and which is used",
-				           folder[nfolder].path, over->path);
+				problem(r, true, "%s: another build than %s, which the command line "
+				                 "names and which is used",
+				        folder[nfolder].path, over->path);
 			continue;
 		}
 		nfolder++;
@@ -633,9 +633,9 @@ static void find_probe_modules(struct ol_reader *r, const struct sw_open_options
 				used[k] = true;
 		const struct probe_elf *over = overlapped(taken, ntaken, &folder[c]);
 		if (over) {
-			ol_problem(r, true, "%s: 0x%llx-0x%llx overlaps %s: no module", folder[c].path,
-			           (unsigned long long)folder[c].lo, (unsigned long long)folder[c].hi,
-			           over->path);
+			problem(r, true, "%s: 0x%llx-0x%llx overlaps %s: no module", folder[c].path,
+			        (unsigned long long)folder[c].lo, (unsigned long long)folder[c].hi,
+			        over->path);
 			continue;
 		}
 		if (folder[c].differs)
@@ -719,9 +719,9 @@ void ol_read_probe(struct ol_reader *r, const char *regs_path, const struct sw_o
 		has_pc = sw_thread_extra_reg(t, "mepc", &pc);
 	find_probe_modules(r, opts, has_pc, pc);
 	if (s->nmodules == 0)
-		ol_problem(r, true, "%s: no ELF holds the pc: give the firmware's ELF as a symbol "
-		                    "path (stackwalk %s firmware.elf)",
-		           r->dir, r->dir);
+		problem(r, true, "%s: no ELF holds the pc: give the firmware's ELF as a symbol "
+		                 "path (stackwalk %s firmware.elf)",
+		        r->dir, r->dir);
 
 	enum sw_cpu cpu = ol_choose_cpu(r, regs_path, guess);
 	const struct sw_arch *a = sw_arch_for_cpu(cpu);

@@ -114,49 +114,49 @@ bool ol_reg_known(enum sw_cpu cpu, const char *name)
 
 void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 {
-	uint64_t n = ol_count_lines(text);
+	uint64_t n = text_count_lines(text, OL_MAX_REGS);
 	if (n > OL_MAX_REGS)
 		n = OL_MAX_REGS;
 	r->regs = sw_arena_array(&r->snap->arena, (size_t)n ? (size_t)n : 1, sizeof *r->regs);
 	if (!r->regs) {
-		ol_problem(r, false, "%s: out of memory", path);
+		problem(r, false, "%s: out of memory", path);
 		return;
 	}
 	uint64_t pos = 0, lineno = 0;
 	struct sw_span line;
 	char buf[64];
-	while (ol_next_line(text, &pos, &line)) {
+	while (text_next_line(text, &pos, &line)) {
 		lineno++;
-		line = ol_trim(line);
+		line = text_trim(line);
 		/* OpenOCD's `reg` heads each group of registers with a line
 		 * "===== arm v7m registers". */
 		if (line.size == 0 || sw_u8(line, 0) == '=')
 			continue;
 		const uint8_t *colon = memchr(line.data, ':', (size_t)line.size);
 		if (!colon) {
-			ol_problem(r, false, "%s:%llu: '%s' is not 'NAME: HEX': ignored", path,
-			           (unsigned long long)lineno, ol_shown(line, buf, sizeof buf));
+			problem(r, false, "%s:%llu: '%s' is not 'NAME: HEX': ignored", path,
+			        (unsigned long long)lineno, text_shown(line, buf, sizeof buf));
 			continue;
 		}
 		uint64_t at = (uint64_t)(colon - line.data);
-		struct sw_span name = ol_trim(sw_span_clip(line, 0, at));
-		struct sw_span hex = ol_trim(sw_span_clip(line, at + 1, line.size));
+		struct sw_span name = text_trim(sw_span_clip(line, 0, at));
+		struct sw_span hex = text_trim(sw_span_clip(line, at + 1, line.size));
 		uint64_t value;
 		if (name.size == 0) {
-			ol_problem(r, false, "%s:%llu: no register name before ':': ignored", path,
-			           (unsigned long long)lineno);
+			problem(r, false, "%s:%llu: no register name before ':': ignored", path,
+			        (unsigned long long)lineno);
 			continue;
 		}
-		if (!ol_hex(hex, &value)) {
+		if (!text_hex(hex, &value)) {
 			char vbuf[48];
-			ol_problem(r, false, "%s:%llu: %s: '%s' is not a 64-bit hex number: ignored",
-			           path, (unsigned long long)lineno, ol_shown(name, buf, sizeof buf),
-			           ol_shown(hex, vbuf, sizeof vbuf));
+			problem(r, false, "%s:%llu: %s: '%s' is not a 64-bit hex number: ignored",
+			        path, (unsigned long long)lineno, text_shown(name, buf, sizeof buf),
+			        text_shown(hex, vbuf, sizeof vbuf));
 			continue;
 		}
 		if (r->nregs >= n) {
-			ol_problem(r, false, "%s:%llu: more than %d registers: the rest ignored", path,
-			           (unsigned long long)lineno, OL_MAX_REGS);
+			problem(r, false, "%s:%llu: more than %d registers: the rest ignored", path,
+			        (unsigned long long)lineno, OL_MAX_REGS);
 			return;
 		}
 		const char *copy = sw_arena_strndup(&r->snap->arena, (const char *)name.data,
@@ -165,9 +165,9 @@ void ol_read_regs(struct ol_reader *r, struct sw_span text, const char *path)
 			return;
 		for (uint32_t i = 0; i < r->nregs; i++)
 			if (strcmp(r->regs[i].name, copy) == 0)
-				ol_problem(r, true, "%s:%llu: %s given again (line %llu): the last one kept",
-				           path, (unsigned long long)lineno, copy,
-				           (unsigned long long)r->regs[i].line);
+				problem(r, true, "%s:%llu: %s given again (line %llu): the last one kept",
+				        path, (unsigned long long)lineno, copy,
+				        (unsigned long long)r->regs[i].line);
 		r->regs[r->nregs++] = (struct ol_reg){ copy, value, lineno };
 	}
 }
@@ -231,22 +231,22 @@ void ol_regs_context(struct ol_reader *r, enum sw_cpu cpu, const char *path, str
 		if (idx < 0 && listed) {
 			/* libunwindstack's name for a register our arch table does
 			 * not have (yet): nothing is wrong with the file. */
-			ol_problem(r, true, "%s:%llu: register %s is not tracked by stackwalk's %s "
-			                    "context: ignored",
-			           path, (unsigned long long)g->line, g->name, a->name);
+			problem(r, true, "%s:%llu: register %s is not tracked by stackwalk's %s "
+			                 "context: ignored",
+			        path, (unsigned long long)g->line, g->name, a->name);
 			continue;
 		}
 		if (idx < 0) {
-			ol_problem(r, false, "%s:%llu: unknown register name '%s' for %s: ignored", path,
-			           (unsigned long long)g->line, g->name, a->name);
+			problem(r, false, "%s:%llu: unknown register name '%s' for %s: ignored", path,
+			        (unsigned long long)g->line, g->name, a->name);
 			continue;
 		}
 		uint64_t v = g->value;
 		if (a->word_size == 4 && v > UINT32_MAX) {
-			ol_problem(r, false, "%s:%llu: %s: 0x%llx is wider than %s's 32-bit registers: "
-			                     "cut to 32 bits",
-			           path, (unsigned long long)g->line, g->name, (unsigned long long)v,
-			           a->name);
+			problem(r, false, "%s:%llu: %s: 0x%llx is wider than %s's 32-bit registers: "
+			                  "cut to 32 bits",
+			        path, (unsigned long long)g->line, g->name, (unsigned long long)v,
+			        a->name);
 			v &= UINT32_MAX;
 		}
 		sw_reg_set(ctx, (unsigned)idx, v);

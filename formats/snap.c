@@ -7,7 +7,6 @@
  * snap_records.c, from the list this file builds. */
 #include "snap.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +21,6 @@
 enum { RECORD_OVERHEAD = SNAP_RECORD_HEAD + SNAP_RECORD_CRC };
 
 /* ---- Messages ------------------------------------------------------------ */
-
-void sr_problem(struct sr_reader *r, bool warning, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sw_snapshot_vproblem(r->snap, warning, fmt, ap);
-	va_end(ap);
-	if (!warning)
-		r->damage++;
-}
 
 const char *sr_type_name(uint16_t type, char *buf, size_t cap)
 {
@@ -115,9 +104,9 @@ static uint64_t read_header(struct sr_reader *r, struct sw_err *err)
 		return 0;
 	}
 	if (got != want)
-		sr_problem(r, false, "header: bad CRC (0x%08x, the header says 0x%08x): its "
-		                       "fields are used as they are",
-		             got, want);
+		problem(r, false, "header: bad CRC (0x%08x, the header says 0x%08x): its "
+		                    "fields are used as they are",
+		          got, want);
 	return size;
 }
 
@@ -162,16 +151,16 @@ static bool add_record(struct sr_reader *r, uint16_t type, uint64_t pos,
                        struct sw_span payload, bool cut)
 {
 	if (r->nrecords == SR_MAX_RECORDS) {
-		sr_problem(r, false, "offset %llu: more than %d records: the rest ignored",
-		             (unsigned long long)pos, SR_MAX_RECORDS);
+		problem(r, false, "offset %llu: more than %d records: the rest ignored",
+		          (unsigned long long)pos, SR_MAX_RECORDS);
 		return false;
 	}
 	if (r->nrecords == r->records_cap) {
 		uint32_t cap = r->records_cap ? r->records_cap * 2 : 64;
 		struct sr_record *n = realloc(r->records, cap * sizeof *n);
 		if (!n) {
-			sr_problem(r, false, "offset %llu: out of memory for the record list",
-			             (unsigned long long)pos);
+			problem(r, false, "offset %llu: out of memory for the record list",
+			          (unsigned long long)pos);
 			return false;
 		}
 		r->records = n;
@@ -210,10 +199,10 @@ static bool keep_cut_memory(struct sr_reader *r, uint64_t pos)
 	if (sw_u16(f, pos) != SNAP_REC_MEMORY || len <= have || have <= 8 ||
 	    !add_record(r, SNAP_REC_MEMORY, pos, sw_span_clip(f, pos + SNAP_RECORD_HEAD, have), true))
 		return false;
-	sr_problem(r, false, "offset %llu: MEMORY record of %llu bytes cut by the end of the "
-	                       "file: the %llu bytes there are kept, unverified (no CRC)",
-	             (unsigned long long)pos, (unsigned long long)len,
-	             (unsigned long long)have);
+	problem(r, false, "offset %llu: MEMORY record of %llu bytes cut by the end of the "
+	                    "file: the %llu bytes there are kept, unverified (no CRC)",
+	          (unsigned long long)pos, (unsigned long long)len,
+	          (unsigned long long)have);
 	return true;
 }
 
@@ -227,32 +216,32 @@ static void report_gap(struct sr_reader *r, uint64_t pos, uint64_t next)
 	bool fits = len <= f.size - pos - RECORD_OVERHEAD;
 	uint16_t t = sw_u16(f, pos);
 	if ((t == 0 || t == 0xffff) && next != UINT64_MAX)
-		sr_problem(r, false, "offset %llu: %llu bytes that are no record (type 0x%x is "
-		                       "never written): skipped to the record at %llu",
-		             (unsigned long long)pos, (unsigned long long)(next - pos), t,
-		             (unsigned long long)next);
+		problem(r, false, "offset %llu: %llu bytes that are no record (type 0x%x is "
+		                    "never written): skipped to the record at %llu",
+		          (unsigned long long)pos, (unsigned long long)(next - pos), t,
+		          (unsigned long long)next);
 	else if ((t == 0 || t == 0xffff))
-		sr_problem(r, false, "offset %llu: the last %llu bytes are no record (type 0x%x is "
-		                       "never written)",
-		             (unsigned long long)pos, (unsigned long long)(f.size - pos), t);
+		problem(r, false, "offset %llu: the last %llu bytes are no record (type 0x%x is "
+		                    "never written)",
+		          (unsigned long long)pos, (unsigned long long)(f.size - pos), t);
 	else if (next == UINT64_MAX && !fits)
-		sr_problem(r, false, "offset %llu: %s record of %llu bytes cut by the end of the "
-		                       "file (%llu bytes there)",
-		             (unsigned long long)pos, type, (unsigned long long)len,
-		             (unsigned long long)(f.size - pos));
+		problem(r, false, "offset %llu: %s record of %llu bytes cut by the end of the "
+		                    "file (%llu bytes there)",
+		          (unsigned long long)pos, type, (unsigned long long)len,
+		          (unsigned long long)(f.size - pos));
 	else if (next == UINT64_MAX)
-		sr_problem(r, false, "offset %llu: %s record of %llu bytes: bad CRC, and no intact "
-		                       "record after it: the last %llu bytes are lost",
-		             (unsigned long long)pos, type, (unsigned long long)len,
-		             (unsigned long long)(f.size - pos));
+		problem(r, false, "offset %llu: %s record of %llu bytes: bad CRC, and no intact "
+		                    "record after it: the last %llu bytes are lost",
+		          (unsigned long long)pos, type, (unsigned long long)len,
+		          (unsigned long long)(f.size - pos));
 	else if (fits && next == pos + RECORD_OVERHEAD + len)
-		sr_problem(r, false, "offset %llu: %s record of %llu bytes: bad CRC: skipped",
-		             (unsigned long long)pos, type, (unsigned long long)len);
+		problem(r, false, "offset %llu: %s record of %llu bytes: bad CRC: skipped",
+		          (unsigned long long)pos, type, (unsigned long long)len);
 	else
-		sr_problem(r, false, "offset %llu: %llu bytes that are no intact record (a damaged "
-		                       "length, or bytes lost or added): skipped to the record at %llu",
-		             (unsigned long long)pos, (unsigned long long)(next - pos),
-		             (unsigned long long)next);
+		problem(r, false, "offset %llu: %llu bytes that are no intact record (a damaged "
+		                    "length, or bytes lost or added): skipped to the record at %llu",
+		          (unsigned long long)pos, (unsigned long long)(next - pos),
+		          (unsigned long long)next);
 }
 
 /* The END record at pos: the records before it are all, and what follows
@@ -262,15 +251,15 @@ static void check_end(struct sr_reader *r, const struct sr_record *end, uint32_t
 	struct sw_span f = r->file;
 	uint64_t after = end->off + RECORD_OVERHEAD + end->payload.size;
 	if (end->payload.size < 4)
-		sr_problem(r, false, "offset %llu: END record of %llu bytes, fewer than its 4",
-		             (unsigned long long)end->off, (unsigned long long)end->payload.size);
+		problem(r, false, "offset %llu: END record of %llu bytes, fewer than its 4",
+		          (unsigned long long)end->off, (unsigned long long)end->payload.size);
 	else if (sw_u32(end->payload, 0) != before && r->damage == 0)
-		sr_problem(r, false, "offset %llu: the END record counts %u records before it, "
-		                       "%u were found",
-		             (unsigned long long)end->off, sw_u32(end->payload, 0), before);
+		problem(r, false, "offset %llu: the END record counts %u records before it, "
+		                    "%u were found",
+		          (unsigned long long)end->off, sw_u32(end->payload, 0), before);
 	if (after < f.size && !is_erased(f, after))
-		sr_problem(r, true, "%llu bytes after the END record (offset %llu) ignored",
-		             (unsigned long long)(f.size - after), (unsigned long long)after);
+		problem(r, true, "%llu bytes after the END record (offset %llu) ignored",
+		          (unsigned long long)(f.size - after), (unsigned long long)after);
 }
 
 static void find_records(struct sr_reader *r, uint64_t pos)
@@ -294,15 +283,15 @@ static void find_records(struct sr_reader *r, uint64_t pos)
 			continue;
 		}
 		if (is_erased(f, pos)) {
-			sr_problem(r, false, "no END record: the file ends in %llu bytes of erased "
-			                       "storage at offset %llu, where the writer stopped",
-			             (unsigned long long)(f.size - pos), (unsigned long long)pos);
+			problem(r, false, "no END record: the file ends in %llu bytes of erased "
+			                    "storage at offset %llu, where the writer stopped",
+			          (unsigned long long)(f.size - pos), (unsigned long long)pos);
 			return;
 		}
 		if (!sw_span_has(f, pos, RECORD_OVERHEAD)) {
-			sr_problem(r, false, "offset %llu: the file ends %llu bytes into a record's "
-			                       "head: no END record",
-			             (unsigned long long)pos, (unsigned long long)(f.size - pos));
+			problem(r, false, "offset %llu: the file ends %llu bytes into a record's "
+			                    "head: no END record",
+			          (unsigned long long)pos, (unsigned long long)(f.size - pos));
 			return;
 		}
 		uint64_t next = next_record(r, pos, &budget);
@@ -313,8 +302,8 @@ static void find_records(struct sr_reader *r, uint64_t pos)
 			break;
 		pos = next;
 	}
-	sr_problem(r, false, "no END record: the file was cut short (%u records read)",
-	             r->nrecords);
+	problem(r, false, "no END record: the file was cut short (%u records read)",
+	          r->nrecords);
 }
 
 /* ---- The verdict ------------------------------------------------------- */
@@ -327,24 +316,19 @@ static enum sw_err_code verdict(struct sr_reader *r, struct sw_err *err)
 enum sw_err_code sw_snap_read(const char *path, const struct sw_open_options *opts,
                               struct sw_snapshot *out, struct sw_err *err)
 {
-	sw_snapshot_init(out, path);
-	out->format = "snap";
-	/* Firmware stacks are full of stale code addresses: a scanned one
-	 * must be proven by the call before it, read from the firmware ELF
-	 * or the captured memory. */
-	out->scans_need_code = true;
-	enum sw_err_code rc = sw_snapshot_map_input(path, opts, &out->file, err);
+	static const struct sw_reader_entry entry = {
+		.format = "snap",
+		/* Firmware stacks are full of stale code addresses: a scanned
+		 * one must be proven by the call before it, read from the
+		 * firmware ELF or the captured memory. */
+		.scans_need_code = true,
+		.is = sw_snap_is,
+		.not_it = "not a .snap file (no magic)",
+	};
+	struct sr_reader r = { .snap = out, .path = path, .opts = opts };
+	enum sw_err_code rc = sw_reader_begin(path, opts, &entry, out, &r.file, err);
 	if (rc != SW_OK)
 		return rc;
-	struct sr_reader r = {
-		.snap = out,
-		.path = path,
-		.opts = opts,
-		.file = { out->file.data ? out->file.data : (const uint8_t *)"", out->file.size, 0,
-		          false },
-	};
-	if (!sw_snap_is(r.file.data, (size_t)r.file.size))
-		return sw_err_set(err, SW_ERR_FORMAT, "%s: not a .snap file (no magic)", path);
 	uint64_t first = read_header(&r, err);
 	if (first == 0)
 		return err->code;

@@ -1,8 +1,9 @@
 /* Shared between the .snap reader's files: snap.c reads the header and
  * finds the records (CRCs, resynchronisation, END), snap_records.c turns
  * each record into the snapshot, snap_regs.c maps the register sets onto
- * the arch tables, snap_modules.c relates the modules to their ELF files.
- * Not a public API. */
+ * the arch tables, snap_modules.c relates the modules to their ELF files;
+ * and with snap_convert.c, which writes a snapshot of any format as a
+ * .snap. Not a public API. */
 #ifndef SW_FORMATS_SNAP_INTERNAL_H
 #define SW_FORMATS_SNAP_INTERNAL_H
 
@@ -12,6 +13,7 @@
 #include "lib/snapshot.h"
 #include "lib/span.h"
 #include "open.h"
+#include "reader.h"
 #include "snap_writer.h"
 
 /* The limits of docs/snap-format.md ("Limits"). */
@@ -65,10 +67,6 @@ struct sr_reader {
 	bool scans_by_rule;       /* SYSTEM's SNAP_SYS_SCANS_BY_RULE */
 };
 
-/* Records a problem (printf-style, without the "warning: " prefix); a
- * warning does not make the snapshot damaged. */
-void sr_problem(struct sr_reader *r, bool warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* The record type's name for messages: "THREAD", or "type 0x8001". */
 const char *sr_type_name(uint16_t type, char *buf, size_t cap);
 

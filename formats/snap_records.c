@@ -36,10 +36,10 @@ static bool read_str(struct sr_reader *r, struct sw_span s, uint64_t *at, const 
 static void too_short(struct sr_reader *r, const struct sr_record *rec)
 {
 	char tb[24];
-	sr_problem(r, false, "offset %llu: %s record of %llu bytes is shorter than its fields: "
-	                       "dropped",
-	             (unsigned long long)rec->off, sr_type_name(rec->type, tb, sizeof tb),
-	             (unsigned long long)rec->payload.size);
+	problem(r, false, "offset %llu: %s record of %llu bytes is shorter than its fields: "
+	                    "dropped",
+	          (unsigned long long)rec->off, sr_type_name(rec->type, tb, sizeof tb),
+	          (unsigned long long)rec->payload.size);
 }
 
 static unsigned popcount64(uint64_t v)
@@ -77,8 +77,8 @@ static void read_system_walk_fields(struct sr_reader *r, const struct sr_record 
 	if (at == p.size)
 		return;
 	if (!sw_span_has(p, at, 12)) {
-		sr_problem(r, false, "offset %llu: SYSTEM record's walk fields are cut short: ignored",
-		             (unsigned long long)rec->off);
+		problem(r, false, "offset %llu: SYSTEM record's walk fields are cut short: ignored",
+		          (unsigned long long)rec->off);
 		return;
 	}
 	uint32_t flags = sw_u32(p, at);
@@ -91,8 +91,8 @@ static void read_system(struct sr_reader *r, const struct sr_record *rec)
 {
 	struct sw_system_info *sys = &r->snap->sys;
 	if (r->has_system) {
-		sr_problem(r, true, "offset %llu: a second SYSTEM record: the first is kept",
-		             (unsigned long long)rec->off);
+		problem(r, true, "offset %llu: a second SYSTEM record: the first is kept",
+		          (unsigned long long)rec->off);
 		return;
 	}
 	struct sw_span p = rec->payload;
@@ -143,10 +143,10 @@ static void set_stack_bounds(struct sr_reader *r, const struct sr_record *rec,
 	if (lo == 0 && hi == 0)
 		return;
 	if (lo >= hi) {
-		sr_problem(r, true, "offset %llu: thread %u: stack bounds 0x%llx-0x%llx are "
-		                      "empty: not used",
-		             (unsigned long long)rec->off, t->id, (unsigned long long)lo,
-		             (unsigned long long)hi);
+		problem(r, true, "offset %llu: thread %u: stack bounds 0x%llx-0x%llx are "
+		                   "empty: not used",
+		          (unsigned long long)rec->off, t->id, (unsigned long long)lo,
+		          (unsigned long long)hi);
 		return;
 	}
 	const struct sw_arch *a = sw_arch_for_cpu(r->cpu);
@@ -174,8 +174,8 @@ static void read_thread(struct sr_reader *r, const struct sr_record *rec)
 		return;
 	}
 	if (s->nthreads == SR_MAX_THREADS) {
-		sr_problem(r, false, "offset %llu: more than %d threads: the rest ignored",
-		             (unsigned long long)rec->off, SR_MAX_THREADS);
+		problem(r, false, "offset %llu: more than %d threads: the rest ignored",
+		          (unsigned long long)rec->off, SR_MAX_THREADS);
 		return;
 	}
 	struct sw_thread *t = &s->threads[s->nthreads];
@@ -185,22 +185,22 @@ static void read_thread(struct sr_reader *r, const struct sr_record *rec)
 	t->cpu = r->cpu;
 	uint16_t regset = sw_u16(p, 4), flags = sw_u16(p, 6);
 	if (has_thread(s, t->id, s->nthreads))
-		sr_problem(r, true, "offset %llu: thread id %u given again", (unsigned long long)rec->off,
-		             t->id);
+		problem(r, true, "offset %llu: thread id %u given again", (unsigned long long)rec->off,
+		          t->id);
 	unsigned size = sr_regset_size(regset);
 	if (size == 0)
-		sr_problem(r, true, "offset %llu: thread %u: register set %u is unknown to this "
-		                      "stackwalk: the thread has no registers",
-		             (unsigned long long)rec->off, t->id, regset);
+		problem(r, true, "offset %llu: thread %u: register set %u is unknown to this "
+		                   "stackwalk: the thread has no registers",
+		          (unsigned long long)rec->off, t->id, regset);
 	else if (!sr_regset_fits(regset, r->cpu))
-		sr_problem(r, false, "offset %llu: thread %u: register set %u is not one of CPU "
-		                       "id %u's: the thread has no registers",
-		             (unsigned long long)rec->off, t->id, regset, r->cpu_id);
+		problem(r, false, "offset %llu: thread %u: register set %u is not one of CPU "
+		                    "id %u's: the thread has no registers",
+		          (unsigned long long)rec->off, t->id, regset, r->cpu_id);
 	else {
 		if (size < SR_MAX_REGS && mask >> size)
-			sr_problem(r, true, "offset %llu: thread %u: registers %u and above are not in "
-			                      "register set %u: ignored",
-			             (unsigned long long)rec->off, t->id, size, regset);
+			problem(r, true, "offset %llu: thread %u: registers %u and above are not in "
+			                   "register set %u: ignored",
+			          (unsigned long long)rec->off, t->id, size, regset);
 		sr_regs_to_thread(r, t, regset, mask, values);
 		r->cortex_m |= regset == SNAP_REGSET_CORTEX_M;
 	}
@@ -222,14 +222,14 @@ static void add_region(struct sr_reader *r, const struct sr_record *rec, uint64_
 	if (size == 0)
 		return;
 	if (s->nmem == SR_MAX_MEMORY_RECORDS) {
-		sr_problem(r, false, "offset %llu: more than %d memory records: the rest ignored",
-		             (unsigned long long)rec->off, SR_MAX_MEMORY_RECORDS);
+		problem(r, false, "offset %llu: more than %d memory records: the rest ignored",
+		          (unsigned long long)rec->off, SR_MAX_MEMORY_RECORDS);
 		return;
 	}
 	if (size - 1 > UINT64_MAX - base) {
-		sr_problem(r, false, "offset %llu: memory at 0x%llx runs past the end of the "
-		                       "address space: cut there",
-		             (unsigned long long)rec->off, (unsigned long long)base);
+		problem(r, false, "offset %llu: memory at 0x%llx runs past the end of the "
+		                    "address space: cut there",
+		          (unsigned long long)rec->off, (unsigned long long)base);
 		size = UINT64_MAX - base + 1;
 	}
 	s->mem[s->nmem++] = (struct sw_mem_region){ base, size, data };
@@ -267,24 +267,24 @@ static void read_memory_zlib(struct sr_reader *r, const struct sr_record *rec)
 	if (size == 0)
 		return;
 	if (size > inflate_limit(z.size) || size > SR_MAX_INFLATED - r->inflated) {
-		sr_problem(r, false, "offset %llu: MEMORY_ZLIB record at 0x%llx claims %llu bytes "
-		                       "from %llu compressed, past the limits (256 MiB a record, 1 GiB "
-		                       "in all, deflate's ratio): dropped",
-		             (unsigned long long)rec->off, (unsigned long long)base,
-		             (unsigned long long)size, (unsigned long long)z.size);
+		problem(r, false, "offset %llu: MEMORY_ZLIB record at 0x%llx claims %llu bytes "
+		                    "from %llu compressed, past the limits (256 MiB a record, 1 GiB "
+		                    "in all, deflate's ratio): dropped",
+		          (unsigned long long)rec->off, (unsigned long long)base,
+		          (unsigned long long)size, (unsigned long long)z.size);
 		return;
 	}
 	uint8_t *out = sw_arena_alloc(&r->snap->arena, (size_t)size);
 	if (!out) {
-		sr_problem(r, false, "offset %llu: out of memory for %llu inflated bytes",
-		             (unsigned long long)rec->off, (unsigned long long)size);
+		problem(r, false, "offset %llu: out of memory for %llu inflated bytes",
+		          (unsigned long long)rec->off, (unsigned long long)size);
 		return;
 	}
 	r->inflated += size;
 	z_stream zs;
 	memset(&zs, 0, sizeof zs);
 	if (inflateInit(&zs) != Z_OK) {
-		sr_problem(r, false, "offset %llu: zlib cannot start", (unsigned long long)rec->off);
+		problem(r, false, "offset %llu: zlib cannot start", (unsigned long long)rec->off);
 		return;
 	}
 	zs.next_in = (Bytef *)z.data;
@@ -295,13 +295,13 @@ static void read_memory_zlib(struct sr_reader *r, const struct sr_record *rec)
 	uint64_t got = size - zs.avail_out;
 	inflateEnd(&zs);
 	if (zr != Z_STREAM_END || got != size)
-		sr_problem(r, false, "offset %llu: MEMORY_ZLIB record at 0x%llx inflates to %llu of "
-		                       "its %llu bytes (%s): those are kept",
-		             (unsigned long long)rec->off, (unsigned long long)base,
-		             (unsigned long long)got, (unsigned long long)size,
-		             zr == Z_STREAM_END ? "the stream ends early"
-		             : zr == Z_BUF_ERROR && got == size ? "the stream goes on"
-		                                                : "a damaged stream");
+		problem(r, false, "offset %llu: MEMORY_ZLIB record at 0x%llx inflates to %llu of "
+		                    "its %llu bytes (%s): those are kept",
+		          (unsigned long long)rec->off, (unsigned long long)base,
+		          (unsigned long long)got, (unsigned long long)size,
+		          zr == Z_STREAM_END ? "the stream ends early"
+		          : zr == Z_BUF_ERROR && got == size ? "the stream goes on"
+		                                             : "a damaged stream");
 	add_region(r, rec, base, got, out);
 }
 
@@ -325,9 +325,9 @@ static bool read_module_identity(struct sr_reader *r, const struct sr_record *re
 	uint64_t fixed = at;
 	at += 25;
 	if (!fits || !read_str(r, p, &at, &image_path)) {
-		sr_problem(r, false, "offset %llu: MODULE record's identity fields are cut short: "
-		                       "ignored",
-		             (unsigned long long)rec->off);
+		problem(r, false, "offset %llu: MODULE record's identity fields are cut short: "
+		                    "ignored",
+		          (unsigned long long)rec->off);
 		return false;
 	}
 	if (debug_file)
@@ -362,8 +362,8 @@ static void read_module(struct sr_reader *r, const struct sr_record *rec, uint64
 		return;
 	}
 	if (s->nmodules == SR_MAX_MODULES) {
-		sr_problem(r, false, "offset %llu: more than %d modules: the rest ignored",
-		             (unsigned long long)rec->off, SR_MAX_MODULES);
+		problem(r, false, "offset %llu: more than %d modules: the rest ignored",
+		          (unsigned long long)rec->off, SR_MAX_MODULES);
 		return;
 	}
 	struct sw_module *m = &s->modules[s->nmodules];
@@ -371,18 +371,18 @@ static void read_module(struct sr_reader *r, const struct sr_record *rec, uint64
 	m->base = sw_u64(p, 0);
 	m->size = sw_u64(p, 8);
 	if (m->size && m->size - 1 > UINT64_MAX - m->base) {
-		sr_problem(r, true, "offset %llu: module %s runs past the end of the address "
-		                      "space: cut there",
-		             (unsigned long long)rec->off, name ? name : "(unnamed)");
+		problem(r, true, "offset %llu: module %s runs past the end of the address "
+		                   "space: cut there",
+		          (unsigned long long)rec->off, name ? name : "(unnamed)");
 		m->size = UINT64_MAX - m->base + 1;
 	}
 	m->code_file = name ? name : "";
 	m->debug_file = sw_basename(m->code_file);
 	if (build_id.size > SNAP_MAX_BUILD_ID)
-		sr_problem(r, true, "offset %llu: module %s: a build-id of %llu bytes, more than 64: "
-		                      "not used",
-		             (unsigned long long)rec->off, m->code_file,
-		             (unsigned long long)build_id.size);
+		problem(r, true, "offset %llu: module %s: a build-id of %llu bytes, more than 64: "
+		                   "not used",
+		          (unsigned long long)rec->off, m->code_file,
+		          (unsigned long long)build_id.size);
 	else if (build_id.size) {
 		m->code_id = sw_build_id_code_id(&s->arena, build_id);
 		m->debug_id = sw_build_id_debug_id(&s->arena, build_id);
@@ -398,8 +398,8 @@ static void read_crash(struct sr_reader *r, const struct sr_record *rec)
 {
 	struct sw_snapshot *s = r->snap;
 	if (r->has_crash) {
-		sr_problem(r, true, "offset %llu: a second CRASH record: the first is kept",
-		             (unsigned long long)rec->off);
+		problem(r, true, "offset %llu: a second CRASH record: the first is kept",
+		          (unsigned long long)rec->off);
 		return;
 	}
 	struct sw_span p = rec->payload;
@@ -448,8 +448,8 @@ static void read_annotation(struct sr_reader *r, const struct sr_record *rec)
 		return;
 	}
 	if (s->nannotations >= SR_MAX_ANNOTATIONS) {
-		sr_problem(r, false, "offset %llu: more than %d annotations: the rest ignored",
-		             (unsigned long long)rec->off, SR_MAX_ANNOTATIONS);
+		problem(r, false, "offset %llu: more than %d annotations: the rest ignored",
+		          (unsigned long long)rec->off, SR_MAX_ANNOTATIONS);
 		return;
 	}
 	add_annotation(s, key, value);
@@ -483,8 +483,8 @@ static bool allocate(struct sr_reader *r, uint64_t **bias, bool **linked)
 	/* Two more: the SYSTEM record's device and firmware version. */
 	s->annotations = sw_arena_array(a, na + 2, sizeof *s->annotations);
 	if (!s->threads || !s->mem || !s->modules || !*bias || !*linked || !s->annotations) {
-		sr_problem(r, false, "out of memory for %u threads, %u memory records, %u modules",
-		             nt, nm, nmod);
+		problem(r, false, "out of memory for %u threads, %u memory records, %u modules",
+		          nt, nm, nmod);
 		return false;
 	}
 	return true;
@@ -541,8 +541,8 @@ static void set_threads_of_interest(struct sr_reader *r)
 	const struct sw_thread *crashed =
 		s->crash.present ? thread_with_id(s, s->crash.thread_id) : NULL;
 	if (s->crash.present && !crashed)
-		sr_problem(r, true, "the CRASH record names thread %u, which no THREAD record gives",
-		             s->crash.thread_id);
+		problem(r, true, "the CRASH record names thread %u, which no THREAD record gives",
+		          s->crash.thread_id);
 	uint64_t cfsr;
 	if (crashed && r->crash_kind == SNAP_CRASH_CPU_EXCEPTION && s->crash.flags == 0 &&
 	    sw_thread_extra_reg(crashed, "cfsr", &cfsr))
@@ -588,9 +588,9 @@ void sr_read_records(struct sr_reader *r)
 		char more[48] = "";
 		if (unknown > 1)
 			snprintf(more, sizeof more, ", and %u more of unknown types", unknown - 1);
-		sr_problem(r, true, "offset %llu: record type 0x%x is not one this stackwalk "
-		                      "knows (a later revision's): skipped%s",
-		             (unsigned long long)first_unknown->off, first_unknown->type, more);
+		problem(r, true, "offset %llu: record type 0x%x is not one this stackwalk "
+		                   "knows (a later revision's): skipped%s",
+		          (unsigned long long)first_unknown->off, first_unknown->type, more);
 	}
 	set_system_info(r);
 	set_threads_of_interest(r);

@@ -17,9 +17,9 @@ enum { MAX_DEPTH = 32 };
 
 /* The writer: its bytes go through out (struct sw_out_buf). Its plumbing
  * (separators, indentation, copying bytes) is SW_NO_COVERAGE: a fuzzed
- * report is thousands of keys, and tracing each byte copied was a fifth
- * of fuzz_walk_minidump's time; the values, put_string's escapes of the
- * input's names above all, stay traced. */
+ * report is thousands of keys, and a fuzzer's time goes to code whose
+ * branches follow the input, not to tracing each byte copied; the values,
+ * put_string's escapes of the input's names above all, stay traced. */
 struct jw {
 	struct sw_out_buf out;
 	bool pretty;

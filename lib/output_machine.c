@@ -121,9 +121,9 @@ void sw_out_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arch *
 	if (req >= 0 && (!o->one_thread || o->thread == (uint32_t)req))
 		print_stack(f, s, (uint32_t)sw_out_breakpad_thread_number(w, (uint32_t)req),
 		            sw_out_stack(w, (uint32_t)req));
-	/* Breakpad's numbers counted along (sw_out_breakpad_thread_number per
-	 * thread was quadratic: 45 % of fuzz_walk_minidump's time on dumps
-	 * listing thousands of threads). */
+	/* Breakpad's numbers counted along: sw_out_breakpad_thread_number per
+	 * thread would be quadratic in the threads, and a dump may list
+	 * thousands; an output's time stays linear in what it prints. */
 	uint32_t number = 0;
 	for (uint32_t i = 0; i < nstacks; i++) {
 		if (w->stacks[i].dump_thread)

@@ -75,8 +75,8 @@ static void shape_byte(struct shape *sh, unsigned char c)
 /* Hashes up to max bytes of text (to its NUL), in locals: the loop runs
  * for every byte of thousands of problems. A fuzzing build leaves it out
  * of the coverage it traces: comparisons of bytes on their way into a hash
- * steer no fuzzer, and tracing each was a third of reading a hostile
- * minidump (docs/fuzzing.md, "Cost"). */
+ * steer no fuzzer, and a fuzzer's time goes to code whose branches follow
+ * the input (docs/fuzzing.md, "Cost"). */
 SW_NO_COVERAGE static void shape_text(struct shape *sh, const char *text, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)text;

@@ -194,12 +194,13 @@ struct sw_part {
 };
 
 /* The problems a snapshot lists: the first 3 of each kind (the same text
- * but for its numbers), 100 in all, then one line counting the rest. The
- * real files of the corpus have at most 13; damaged ones the fuzzers made
- * have thousands (2,600 module names that do not read, 8,000 DSO records
- * naming one huge string), and listing them all cost memory, time and a
- * report nobody reads, and buried the one line that differs (a text
- * budget spent after 700 names past the end of the file). */
+ * but for its numbers), 100 in all, then one line counting the rest. A
+ * real file has a few; a damaged one can have a problem per record
+ * (module names that do not read, DSO records naming one huge string),
+ * and listing them all costs memory, time and a report nobody reads, and
+ * buries the one line that differs (a text budget spent after hundreds of
+ * names past the end of the file): what is listed stays bounded, whatever
+ * the input. */
 #define SW_MAX_PROBLEMS 100
 #define SW_PROBLEMS_OF_A_KIND 3
 #define SW_PROBLEM_SHAPES 128

@@ -31,8 +31,8 @@ enum {
 	 * every halfword of 4 KiB before pc, thousands of reads for one frame;
 	 * the real walks of the test corpus use at most 2,284 in all (a RISC-V
 	 * core without unwind tables: 26 frames), 181 per frame. Without this
-	 * bound a fuzzed RISC-V minidump of 122 KB walked 138,000 frames
-	 * through undecodable code for 8 s. */
+	 * bound a small input could walk undecodable code for seconds: with
+	 * it, the reads a walk makes stay proportional to the input's size. */
 	BUDGET_CODE_READS_PER_FRAME = 32,
 };
 

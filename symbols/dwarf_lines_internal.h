@@ -1,20 +1,17 @@
-/* Shared by dwarf_lines.c (the unit index, lookups, names) and
- * dwarf_lines_unit.c (reading one compilation unit). Not for other
- * directories. */
+/* Shared by the DWARF line reader's files: dwarf_lines.c (the unit index,
+ * lookups, names), dwarf_lines_unit.c (reading one compilation unit),
+ * dwarf_line_program.c (its line table) and dwarf_pool.c (its strings);
+ * the fuzz targets fuzz_dwarf_info.c and fuzz_macho_dsym.c look inside
+ * too. Not for other directories. */
 #ifndef SW_DWARF_LINES_INTERNAL_H
 #define SW_DWARF_LINES_INTERNAL_H
 
 #include "dwarf_info.h"
 #include "dwarf_lines.h"
+#include "dwarf_pool.h"
 
 #define DW_NONE UINT32_MAX
 enum { DW_FUNC_BLOCK = 16 };
-
-/* A string in a unit's pool: offset; 0 is the empty string. */
-struct dw_pool {
-	char *buf;
-	size_t len, cap;
-};
 
 /* A DW_TAG_subprogram of the unit that has code, or that lies in a named
  * scope: its DIE's offset from the unit's start (what names it is read
@@ -110,12 +107,6 @@ struct sw_dwarf {
 };
 
 /* ---- helpers shared by both files --------------------------------------- */
-
-/* Appends s[0..n) and a NUL to the pool; returns its offset, 0 when out of
- * memory (the empty string). */
-uint32_t dw_pool_add(struct dw_pool *p, const char *s, size_t n);
-/* scope "::" name, scope being a pool offset (0: none, then name alone). */
-uint32_t dw_pool_join(struct dw_pool *p, uint32_t scope, const char *name);
 
 /* The unit's abbreviation table, read on first use; NULL when damaged. */
 const struct dw_abbrevs *dw_unit_abbrevs(struct sw_dwarf *d, struct dw_unit *u);

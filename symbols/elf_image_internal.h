@@ -1,6 +1,7 @@
 /* What the files of the ELF image (elf_image.c: headers, notes, sections;
  * elf_symtab.c: the symbol index; elf_debugdata.c: compressed sections and
- * MiniDebugInfo) share:
+ * MiniDebugInfo; elf_section_cache.c: inflated sections kept on disk)
+ * share:
  * the image and its header tables, decoded once into fixed-size records of
  * the widest type so that no code below the parser asks for the class or
  * the byte order again. */

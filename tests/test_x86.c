@@ -1,0 +1,234 @@
+/* The x86 (i386) walker on synthetic stacks: the ebp chain and a scan's
+ * ebp recovery, GCC's realigned main whose caller's esp is the CFA it
+ * saved, a broken chain that a scan passes only with code bytes, a PIC
+ * call through the PLT and the caller's GOT (i386 ABI §5), and glibc's
+ * system calls through %gs:0x10. */
+#include <check.h>
+#include <string.h>
+
+#include "arch/registry.h"
+#include "arch/x86_call.h"
+#include "lib/walker.h"
+#include "synthetic_snapshot.h"
+#include "x86_fixture.h"
+
+/* x86: the ebp chain and the scan's ebp recovery. */
+START_TEST(test_x86_frame_pointer_then_scan)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_WINDOWS);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000; /* 32-bit addresses */
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx.thread.ctx, X86_EBP, ebp);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u32(&fx, ebp, 0);                      /* saved ebp: end of chain */
+	put_u32(&fx, ebp + 4, CODE_BASE + 0x300);
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, NULL, NULL, &fx.arena, &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_ESP), ebp + 8);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_EIP), CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* GCC's i386 main realigns its stack: it keeps the CFA in ecx, copies its
+ * return address above the realigned sp, makes its record there and
+ * saves ecx after three pushes. The caller's esp is that saved CFA, not
+ * ebp + 8, which lies in the realigned area where the caller's rules
+ * would read stale words (zoo i386 70, static -Os: a `.cold` word of
+ * libc became a frame). */
+START_TEST(test_x86_realigned_main_gives_its_caller_the_saved_cfa)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000;
+	static const uint8_t main_code[] = {
+		0x8d, 0x4c, 0x24, 0x04,       /* lea 0x4(%esp),%ecx */
+		0x83, 0xe4, 0xf0,             /* and $-16,%esp */
+		0xff, 0x71, 0xfc,             /* push -0x4(%ecx) */
+		0x55, 0x89, 0xe5,             /* push %ebp; mov %esp,%ebp */
+		0x57, 0x56, 0x53,             /* push %edi, %esi, %ebx */
+		0xe8, 0, 0, 0, 0,             /* call the pc thunk */
+		0x81, 0xc3, 0, 0x10, 0, 0,    /* add $0x1000,%ebx */
+		0x51,                         /* push %ecx */
+	};
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof main_code), main_code, sizeof main_code);
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140, cfa = STACK_BASE + 0x168;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x140);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx.thread.ctx, X86_EBP, ebp);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u32(&fx, ebp, 0);
+	put_u32(&fx, ebp + 4, CODE_BASE + 0x300);  /* the copy */
+	put_u32(&fx, ebp - 16, (uint32_t)cfa);     /* the saved ecx */
+	put_u32(&fx, cfa - 4, CODE_BASE + 0x300);  /* the return address itself */
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, &fs.source, NULL, &fx.arena,
+	                           &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_EIP), CODE_BASE + 0x300);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_ESP), cfa);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A broken frame chain (a record at a plausible ebp whose return address
+ * names no code) lets a scan go on only with a word the code bytes prove:
+ * a word in a module whose code is not captured is Breakpad's rule alone. */
+static const struct sw_stack *walk_x86_broken_chain(struct fixture *fx, bool code_captured)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	fx->snap.sys.cpu = SW_CPU_X86;
+	fx->snap.sys.word_size = 4;
+	fx->modules[1].base = 0x7c800000; /* 32-bit addresses, no code captured */
+	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
+	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx->thread.ctx, X86_ESP, esp);
+	sw_reg_set(&fx->thread.ctx, X86_EBP, ebp);
+	put_u32(fx, ebp, STACK_BASE + 0x200);
+	put_u32(fx, ebp + 4, 0x00b0b0b0);          /* no module: the chain is broken */
+	uint64_t ra = code_captured ? CODE_BASE + 0x300 : 0x7c801234;
+	if (code_captured)
+		put_call_before(fx, ra);
+	put_u32(fx, esp + 8, (uint32_t)ra);
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_x86, NULL, NULL, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+START_TEST(test_scan_after_broken_chain_needs_code_bytes)
+{
+	struct fixture fx;
+	const struct sw_stack *st = walk_x86_broken_chain(&fx, false);
+	ck_assert_uint_eq(st->nframes, 1);
+	ck_assert_int_eq(st->end, SW_END_NO_CALLER);
+	fixture_free(&fx);
+
+	st = walk_x86_broken_chain(&fx, true);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* i386 PIC code: a function whose prologue puts the GOT base in ebx (call
+ * to a pc thunk, add $GOT-., %ebx) and, at ra, has called a PLT entry
+ * jmp *12(%ebx) whose GOT slot holds `slot_value`. */
+static void put_i386_pic_call(struct fixture *fx, uint64_t fn, uint64_t ra, uint64_t stub,
+                              uint64_t got, uint32_t slot_value)
+{
+	uint64_t thunk = CODE_BASE + 0x100;
+	memcpy(syn_code_at(fx, thunk, 4), "\x8b\x1c\x24\xc3", 4); /* mov (%esp),%ebx; ret */
+	put_call_to(fx, fn + 6, thunk);
+	uint8_t *add = syn_code_at(fx, fn + 6, 6);
+	int32_t delta = (int32_t)(got - (fn + 6));
+	add[0] = 0x81;
+	add[1] = 0xc3;
+	memcpy(add + 2, &delta, 4);
+	put_call_to(fx, ra, stub);
+	/* jmp *12(%ebx); push $0 (where an unbound slot points) */
+	memcpy(syn_code_at(fx, stub, 11), "\xff\xa3\x0c\x00\x00\x00\x68\x00\x00\x00\x00", 11);
+	put_u32(fx, got + 12, slot_value);
+}
+
+/* The PLT entry's slot is d32 from the GOT base the caller holds (i386
+ * ABI §5): followed, to a function of the stub's own module too (a DSO
+ * calling its own exported function); a slot not yet bound points back
+ * at the entry's push $index and names no target. */
+START_TEST(test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got)
+{
+	uint64_t fn = CODE_BASE + 0x200, ra = fn + 0x40, stub = CODE_BASE + 0x700;
+	uint64_t got = STACK_BASE + 0x800;
+	const uint32_t slots[2] = { (uint32_t)(CODE_BASE + 0x900), (uint32_t)(stub + 6) };
+	for (unsigned i = 0; i < 2; i++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		put_i386_pic_call(&fx, fn, ra, stub, got, slots[i]);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		uint64_t target = 0;
+		bool found = sw_x86_call_target(&w, ra, false, &target);
+		ck_assert_int_eq(found, i == 0);
+		if (found)
+			ck_assert_uint_eq(target, CODE_BASE + 0x900);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* i386 glibc enters the kernel by `call *%gs:0x10`: a word after such a
+ * call is the return address of a frame in the kernel's entry code only
+ * (right after int $0x80 here); above any other frame it is left over
+ * from an earlier system call (zoo i386 78: under f4, from malloc's
+ * brk). And a live ebp below which such a word lies is a caller's record
+ * when the frame is in the entry code: the wrapper keeps none (zoo i386
+ * 95, the core alone: it skipped raise and main). */
+static const struct sw_stack *walk_i386_above_syscall(struct fixture *fx, bool in_entry,
+                                                     bool record)
+{
+	fixture_init(fx, SW_OS_LINUX);
+	uint64_t sp = STACK_BASE + 0x100;
+	fx->snap.sys.cpu = SW_CPU_X86;
+	fx->snap.sys.word_size = 4;
+	fx->modules[1].base = 0x7c800000;
+	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
+	sw_reg_set(&fx->thread.ctx, X86_ESP, sp);
+	sw_reg_set(&fx->thread.ctx, X86_EBP, record ? sp + 0x20 : 0x1234);
+	if (in_entry)
+		memcpy(syn_code_at(fx, CODE_BASE + 0xe, 2), "\xcd\x80", 2);
+	memcpy(syn_code_at(fx, CODE_BASE + 0x300 - 7, 7), "\x65\xff\x15\x10\x00\x00\x00", 7);
+	put_call_before(fx, CODE_BASE + 0x520);
+	put_call_before(fx, CODE_BASE + 0x600);
+	put_u32(fx, sp, CODE_BASE + 0x300);
+	put_u32(fx, sp + 4, CODE_BASE + 0x520);
+	put_u32(fx, sp + 0x20, sp + 0x40); /* a record: ebp, return address */
+	put_u32(fx, sp + 0x24, CODE_BASE + 0x600);
+	fixture_finish(fx);
+	ck_assert(sw_walk_snapshot(&fx->snap, &sw_arch_x86, NULL, NULL, &fx->arena, &fx->result));
+	return &fx->result.stacks[0];
+}
+
+START_TEST(test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry)
+{
+	struct fixture fx;
+	for (int record = 0; record <= 1; record++) {
+		const struct sw_stack *st = walk_i386_above_syscall(&fx, true, record);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+		fixture_free(&fx);
+	}
+	const struct sw_stack *st = walk_i386_above_syscall(&fx, false, false);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x520);
+	fixture_free(&fx);
+}
+END_TEST
+
+Suite *test_suite(void);
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("x86");
+	TCase *tc = tcase_create("walk");
+	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
+	tcase_add_test(tc, test_x86_realigned_main_gives_its_caller_the_saved_cfa);
+	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
+	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
+	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
+	suite_add_tcase(s, tc);
+	return s;
+}
