@@ -28,9 +28,8 @@ enum {
 	BUDGET_BYTES_PER_FRAME = 16,
 	/* And this many reads of code (sw_code_read) per frame of that budget:
 	 * 4 Mi for a small input. Prologue analysis without symbols may try
-	 * every halfword of 4 KiB before pc, thousands of reads for one frame;
-	 * the real walks of the test corpus use at most 2,284 in all (a RISC-V
-	 * core without unwind tables: 26 frames), 181 per frame. Without this
+	 * every halfword of 4 KiB before pc, thousands of reads for one frame,
+	 * while a real walk's frames need a few hundred each. Without this
 	 * bound a small input could walk undecodable code for seconds: with
 	 * it, the reads a walk makes stay proportional to the input's size. */
 	BUDGET_CODE_READS_PER_FRAME = 32,
