@@ -901,7 +901,7 @@ static bool calls_pc_thunk(const struct sw_walk *w, uint64_t a)
 	       (thunk[1] & 0xc7) == 0x04 && thunk[2] == 0x24 && thunk[3] == 0xc3;
 }
 
-bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
+static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start)
 {
 	uint8_t code[START_REACH + X86_MAX_INSN];
@@ -942,6 +942,22 @@ bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		}
 	}
 	return false;
+}
+
+bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
+                                  uint64_t *start)
+{
+	struct sw_walk_memo *m = w->memo;
+	uint64_t key = pc << 1 | (is64 ? 1 : 0);
+	if (m && m->valid && m->key == key) {
+		*start = m->value;
+		return m->answer;
+	}
+	bool found = start_without_symbols(w, pc, is64, start);
+	if (m)
+		*m = (struct sw_walk_memo){ .valid = true, .answer = found, .key = key,
+		                            .value = found ? *start : 0 };
+	return found;
 }
 
 bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64)

@@ -1424,6 +1424,7 @@ struct walk_worker {
 	struct sw_walk w;
 	struct sw_arena arena;
 	struct sw_walk_budget budget; /* the walk's whole budget, for this worker */
+	struct sw_walk_memo memo;
 };
 
 static void *walk_worker_main(void *arg)
@@ -1539,6 +1540,7 @@ static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan 
 		k[i].w = *proto;
 		k[i].budget = *proto->budget;
 		k[i].w.budget = &k[i].budget;
+		k[i].w.memo = &k[i].memo;
 		sw_arena_init(&k[i].arena);
 		k[i].w.arena = &k[i].arena;
 		k[i].w.module_status = NULL;
@@ -1600,6 +1602,8 @@ bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch
 	                            ? UINT64_MAX
 	                            : budget.frames * BUDGET_CODE_READS_PER_FRAME;
 	w.budget = &budget;
+	struct sw_walk_memo memo = { 0 };
+	w.memo = &memo;
 	if (snap->nmodules) {
 		w.module_status = sw_arena_array(arena, snap->nmodules, sizeof *w.module_status);
 		if (!w.module_status)

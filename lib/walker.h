@@ -104,6 +104,15 @@ struct sw_walk_budget {
 };
 
 /* The walk in progress; arch hooks and unwinders read memory through it. */
+/* One answer an arch hook computed from code, kept for the next frame
+ * that asks the same (x86's function start without symbols: a recursion
+ * asks it of every frame). Per walker thread; the snapshot's code does
+ * not change during a walk. */
+struct sw_walk_memo {
+	bool valid, answer;
+	uint64_t key, value;
+};
+
 struct sw_walk {
 	const struct sw_snapshot *snap;
 	const struct sw_arch *arch;    /* the thread's */
@@ -121,6 +130,8 @@ struct sw_walk {
 	/* What the walk may still spend for all threads; NULL: no bound (a
 	 * hook called outside a walk, a unit test). */
 	struct sw_walk_budget *budget;
+	/* Where hooks keep an answer (NULL: no memo, outside a walk). */
+	struct sw_walk_memo *memo;
 };
 
 /* The one thread a walk with crashing_only walks, and the one the CLI's
