@@ -1806,11 +1806,7 @@ enum { PRO_ARGS_REACH = 16 };
 static bool pro_search(struct arm_pro *d, const struct sw_walk *w, struct sw_code *c, bool thumb,
                        uint64_t origin, uint64_t pc, bool leaf, unsigned *budget)
 {
-	const struct sw_snapshot *snap = w->snap;
-	uint64_t lo = origin > PRO_MAX_BACKWARD ? origin - PRO_MAX_BACKWARD : 0;
-	int32_t m = sw_module_at(snap, origin);
-	if (m >= 0 && snap->modules[m].base > lo)
-		lo = snap->modules[m].base;
+	uint64_t lo = sw_pro_search_floor(w, origin, PRO_MAX_BACKWARD);
 	unsigned step = thumb ? 2 : 4;
 	pro_init(d, w, c, thumb);
 	for (uint64_t x = origin & ~(uint64_t)(step - 1); x >= lo && x >= step; x -= step) {

@@ -406,25 +406,14 @@ static bool branch_destination(uint32_t i, uint64_t at, uint64_t *to)
 	return true;
 }
 
-/* What a return met on the way says of a candidate start (decode_range). */
-enum returns {
-	RETURNS_END_FUNCTIONS, /* a start whose function is known: paths end there */
-	RETURNS_REFUTE,        /* any return: the candidate is in an earlier function */
-	/* A candidate that allocates a frame: a return that ends an epilogue
-	 * of that frame is its function's (GCC places blocks after the
-	 * epilogue), one from a frame-less state or a new allocation after
-	 * it belongs to another function. */
-	RETURNS_EPILOGUE_ONLY,
-};
-
 /* Decodes from start; true if the instructions reach pc, with p the frame
  * state there. Each instruction costs one unit of *budget. */
 static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
-                         enum returns returns, unsigned *budget)
+                         enum sw_pro_returns returns, unsigned *budget)
 {
 	uint64_t a = start, stop = pc, reach = 0, to;
-	bool truncated = false, returned = false, after_call = false;
-	int64_t floor = 0;
+	bool truncated = false, after_call = false;
+	struct sw_pro_candidate k = { .returns = returns };
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
 		 * code that has made calls. */
@@ -440,25 +429,14 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		/* Padding right after a call that no branch seen jumps to: the
 		 * call never returns (GCC ends a function with bl abort), the
 		 * code from here is another function's, as after a return. */
-		if (after_call && is_filler(i) && a > reach && returns != RETURNS_END_FUNCTIONS)
+		if (after_call && is_filler(i) && a > reach && returns != SW_PRO_RETURNS_END_PATHS)
 			return false;
 		after_call = is_call(i);
 		if (branch_destination(i, a, &to) && to > reach)
 			reach = to;
 		decode(p, i, &ends);
 		bool ret = is_ret(i);
-		if (ret && (returns == RETURNS_REFUTE ||
-		            (returns == RETURNS_EPILOGUE_ONLY && !p->in_epilogue)))
-			return false;
-		if (p->failed)
-			return false;
-		if (ends)
-			sw_pro_path_end(p);
-		if (ret && returns == RETURNS_EPILOGUE_ONLY && !returned) {
-			returned = true;
-			floor = p->cur.sp_off;
-		}
-		if (returned && p->cur.sp_known && p->cur.sp_off < floor)
+		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
 	}
 	if (truncated) {
@@ -567,12 +545,6 @@ static bool fits_code_ahead(struct sw_code *c, const struct sw_prologue *p, uint
 	return true;
 }
 
-/* A call replaced x30, which no slot holds. */
-static bool ra_lost(const struct sw_prologue *p)
-{
-	return p->cur.ra_clobbered && !(p->cur.saved & 1u << A64_LR);
-}
-
 /* Without symbols the start is sought by candidates, nearest first (as
  * arch/riscv.c does): a frame allocation (this function's prologue,
  * though a large frame's size may be built before it), or the first
@@ -593,11 +565,7 @@ static bool ra_lost(const struct sw_prologue *p)
 static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uint64_t origin,
                                    uint64_t pc, uint64_t live_ra, unsigned *budget)
 {
-	const struct sw_snapshot *s = c->w->snap;
-	uint64_t lo = origin > MAX_BACKWARD ? origin - MAX_BACKWARD : 0;
-	int32_t m = sw_module_at(s, origin);
-	if (m >= 0 && s->modules[m].base > lo)
-		lo = s->modules[m].base;
+	uint64_t lo = sw_pro_search_floor(c->w, origin, MAX_BACKWARD);
 	for (uint64_t x = origin & ~(uint64_t)3; x >= lo; x -= 4) {
 		uint32_t i;
 		if (!read_insn(c, x, &i) && x != pc)
@@ -611,9 +579,9 @@ static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uin
 			before = BEFORE_CODE;
 		if (allocation || before != BEFORE_CODE) {
 			sw_pro_init(p, c->w->arch);
-			enum returns returns = allocation ? RETURNS_EPILOGUE_ONLY : RETURNS_REFUTE;
+			enum sw_pro_returns returns = allocation ? SW_PRO_RETURNS_EPILOGUE_ONLY : SW_PRO_RETURNS_REFUTE;
 			if (decode_range(c, p, x, pc, returns, budget) &&
-			    (p->cur.sp_known || p->cur.fp_known) && !ra_lost(p) &&
+			    (p->cur.sp_known || p->cur.fp_known) && !sw_pro_ra_lost(p) &&
 			    (before != BEFORE_JUMP || p->cur.saved || p->cur.sp_off < 0) &&
 			    fits_code_ahead(c, p, pc, budget))
 				return true;
@@ -634,7 +602,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 	unsigned budget = DECODE_BUDGET;
 	if (start && start <= pc && !callee->function_is_public) {
 		sw_pro_init(p, s->walk->arch);
-		return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
+		return decode_range(c, p, start, pc, SW_PRO_RETURNS_END_PATHS, &budget);
 	}
 	/* A PUBLIC record may name an exported function far below a static
 	 * one: candidates from the code first, the symbol's start last. */
@@ -648,7 +616,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 		return false;
 	sw_pro_init(p, s->walk->arch);
 	budget = DECODE_BUDGET;
-	return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
+	return decode_range(c, p, start, pc, SW_PRO_RETURNS_END_PATHS, &budget);
 }
 
 bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa)

@@ -597,11 +597,7 @@ static uint64_t find_start(struct sw_code *c, uint64_t pc)
 static uint64_t find_start_from(struct sw_code *c, uint64_t pc, int64_t *released,
                                 uint64_t *alloc_at, uint64_t *back)
 {
-	const struct sw_snapshot *s = c->w->snap;
-	uint64_t lo = pc > MAX_BACKWARD ? pc - MAX_BACKWARD : 0;
-	int32_t m = sw_module_at(s, pc);
-	if (m >= 0 && s->modules[m].base > lo)
-		lo = s->modules[m].base;
+	uint64_t lo = sw_pro_search_floor(c->w, pc, MAX_BACKWARD);
 	/* The instruction at pc itself may open the function. */
 	uint32_t i;
 	uint64_t alloc = 0;

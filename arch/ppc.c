@@ -396,19 +396,31 @@ static const struct sw_sigframe_slot ppc_pt_regs_slots[] = {
 	{ PPC_CR, PT_CCR },
 };
 
-/* Is addr a restorer's first instruction (li r0, NR; sc, or the 64-bit
- * vDSO's addi r1, r1, 128 before them), where a handler returns? */
-static bool ppc_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
+/* Does a restorer begin at addr (li r0, NR; sc, or the 64-bit vDSO's
+ * addi r1, r1, 128 before them), where a handler returns? *nr is its
+ * system call, *addi_first whether the addi comes first. */
+static bool ppc_restorer_at(const struct sw_walk *w, uint64_t addr, unsigned *nr,
+                            bool *addi_first)
 {
 	uint64_t code[3];
+	const bool be = w->snap->sys.big_endian;
 	if ((addr & 3) != 0 || addr > UINT64_MAX - 12 ||
-	    !sw_sigframe_read_fields(w, addr, 4, w->snap->sys.big_endian, 3, code))
+	    !sw_sigframe_read_fields(w, addr, 4, be, 2, code))
 		return false;
-	const uint64_t *li = w->arch->word_size == 8 && code[0] == PPC_INSN_ADDI_R1_128 ? &code[1]
-	                                                                              : &code[0];
-	unsigned nr = (unsigned)(li[0] & 0xffffu);
+	*addi_first = w->arch->word_size == 8 && code[0] == PPC_INSN_ADDI_R1_128;
+	if (*addi_first && !sw_sigframe_read_fields(w, addr + 8, 4, be, 1, &code[2]))
+		return false;
+	const uint64_t *li = *addi_first ? &code[1] : &code[0];
+	*nr = (unsigned)(li[0] & 0xffffu);
 	return (li[0] & 0xffff0000u) == PPC_INSN_LI_R0 && li[1] == PPC_INSN_SC &&
-	       (nr == PPC_NR_SIGRETURN || nr == PPC_NR_RT_SIGRETURN);
+	       (*nr == PPC_NR_SIGRETURN || *nr == PPC_NR_RT_SIGRETURN);
+}
+
+static bool ppc_is_signal_trampoline(const struct sw_walk *w, uint64_t addr)
+{
+	unsigned nr;
+	bool addi_first;
+	return ppc_restorer_at(w, addr, &nr, &addi_first);
 }
 
 /* The word at addr (a pointer of the frame) when it equals want. */
@@ -427,25 +439,18 @@ static enum sw_unwind_status ppc_caller_of_signal_frame(const struct sw_step *s,
 	const struct sw_regs *r = &s->callee->regs;
 	const unsigned ws = w->arch->word_size;
 	const bool be = w->snap->sys.big_endian;
-	uint64_t pc = ppc_strip(w, s->callee->pc), code[2], before = 0;
-	if (!sw_reg_valid(r, PPC_SP) || (pc & 3) != 0 ||
-	    !sw_sigframe_read_fields(w, pc, 4, be, 2, code))
+	uint64_t pc = ppc_strip(w, s->callee->pc), before = 0;
+	unsigned nr;
+	bool addi_first;
+	if (!sw_reg_valid(r, PPC_SP) || !ppc_restorer_at(w, pc, &nr, &addi_first))
 		return SW_UNWIND_NO_RULE;
 	uint64_t sp = r->v[PPC_SP];
 	/* At the vDSO's addi, r1 is still the handler's (where the handler
 	 * returns to); a live context stopped at the li just after it has r1
 	 * at the frame already. */
-	if (ws == 8 && code[0] == PPC_INSN_ADDI_R1_128) {
-		if (pc > UINT64_MAX - 12 || !sw_sigframe_read_fields(w, pc + 4, 4, be, 2, code))
-			return SW_UNWIND_NO_RULE;
-	} else if (ws == 8 && sw_frame_has_live_context(s->callee) && pc >= 4 &&
-	           sw_sigframe_read_fields(w, pc - 4, 4, be, 1, &before) &&
-	           before == PPC_INSN_ADDI_R1_128) {
+	if (!addi_first && ws == 8 && sw_frame_has_live_context(s->callee) && pc >= 4 &&
+	    sw_sigframe_read_fields(w, pc - 4, 4, be, 1, &before) && before == PPC_INSN_ADDI_R1_128)
 		sp -= PPC64_SIGNAL_FRAMESIZE;
-	}
-	if ((code[0] & 0xffff0000u) != PPC_INSN_LI_R0 || code[1] != PPC_INSN_SC)
-		return SW_UNWIND_NO_RULE;
-	const unsigned nr = (unsigned)(code[0] & 0xffffu);
 	if (sp > UINT64_MAX - 4096)
 		return SW_UNWIND_FAILED;
 	uint64_t regs;

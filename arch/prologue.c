@@ -298,6 +298,38 @@ uint64_t sw_pro_symbol_start(const struct sw_step *s)
 	return f->function_base;
 }
 
+uint64_t sw_pro_search_floor(const struct sw_walk *w, uint64_t origin, uint64_t reach)
+{
+	uint64_t lo = origin > reach ? origin - reach : 0;
+	int32_t m = sw_module_at(w->snap, origin);
+	if (m >= 0 && w->snap->modules[m].base > lo)
+		lo = w->snap->modules[m].base;
+	return lo;
+}
+
+bool sw_pro_candidate_step(struct sw_prologue *p, struct sw_pro_candidate *k, bool ret, bool ends)
+{
+	if (ret && (k->returns == SW_PRO_RETURNS_REFUTE ||
+	            (k->returns == SW_PRO_RETURNS_EPILOGUE_ONLY && !p->in_epilogue)))
+		return false;
+	if (p->failed)
+		return false;
+	if (ends)
+		sw_pro_path_end(p);
+	if (ret && k->returns == SW_PRO_RETURNS_EPILOGUE_ONLY && !k->returned) {
+		k->returned = true;
+		k->floor = p->cur.sp_off;
+	}
+	/* Below the sp of the first epilogue's return: a new allocation,
+	 * another function's. */
+	return !(k->returned && p->cur.sp_known && p->cur.sp_off < k->floor);
+}
+
+bool sw_pro_ra_lost(const struct sw_prologue *p)
+{
+	return p->cur.ra_clobbered && !(p->cur.saved & 1u << p->ra);
+}
+
 enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw_step *s,
                                     struct sw_caller *out)
 {

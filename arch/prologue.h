@@ -121,4 +121,36 @@ bool sw_code_read(struct sw_code *c, uint64_t addr, void *out, unsigned n);
 uint64_t sw_pro_symbol_start(const struct sw_step *s);
 /* For any other code address: sw_walk_function_start (lib/walker.h). */
 
+/* Without symbols a function's start is sought back through the code from
+ * `origin`: never more than `reach` bytes back, nor below the module
+ * holding origin. The lowest address the search may look at. */
+uint64_t sw_pro_search_floor(const struct sw_walk *w, uint64_t origin, uint64_t reach);
+
+/* Checking a candidate start by decoding forwards from it to pc (the
+ * RISC-V and AArch64 decoders). What a return met on the way says: */
+enum sw_pro_returns {
+	SW_PRO_RETURNS_END_PATHS, /* a start whose function is known: paths end there */
+	SW_PRO_RETURNS_REFUTE,    /* any return: the candidate is in an earlier function */
+	/* A candidate that allocates a frame: a return that ends an epilogue
+	 * of that frame is its function's (GCC places blocks after the
+	 * epilogue), one from a frame-less state or a new allocation after
+	 * it belongs to another function. */
+	SW_PRO_RETURNS_EPILOGUE_ONLY,
+};
+
+struct sw_pro_candidate {
+	enum sw_pro_returns returns;
+	bool returned;    /* an epilogue's return was met */
+	int64_t floor;    /* sp's offset at it */
+};
+
+/* After one instruction was decoded into p (ret: it is a return; ends: no
+ * path falls through it): false when it refutes the candidate. */
+bool sw_pro_candidate_step(struct sw_prologue *p, struct sw_pro_candidate *k, bool ret, bool ends);
+
+/* A call replaced the return address, which no slot holds: a function
+ * that calls before saving it could never return, so a candidate whose
+ * decode ends so is a block after an epilogue, not a start. */
+bool sw_pro_ra_lost(const struct sw_prologue *p);
+
 #endif

@@ -531,27 +531,16 @@ static void decode16(struct sw_prologue *p, uint16_t h, unsigned word_size, bool
 	}
 }
 
-/* What a return met on the way says of a candidate start (decode_range). */
-enum returns {
-	RETURNS_END_FUNCTIONS, /* a start whose function is known: paths end there */
-	RETURNS_REFUTE,        /* any return: the candidate is in an earlier function */
-	/* A candidate that allocates a frame: a return that ends an epilogue
-	 * of that frame is its function's (GCC places blocks after the
-	 * epilogue), one from a frame-less state or a new allocation after
-	 * it belongs to another function. */
-	RETURNS_EPILOGUE_ONLY,
-};
-
 /* Decodes from start; true if an instruction ends exactly at pc, with p
  * the frame state there. What a return met on the way does is `returns`.
  * Each instruction costs one unit of *budget; none left fails the decode. */
 static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
-                         enum returns returns, unsigned *budget)
+                         enum sw_pro_returns returns, unsigned *budget)
 {
 	unsigned ws = c->w->arch->word_size;
 	uint64_t a = start, stop = pc;
-	bool truncated = false, returned = false;
-	int64_t floor = 0;
+	bool truncated = false;
+	struct sw_pro_candidate k = { .returns = returns };
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
 		 * code that has made calls (pc cannot be checked to land). */
@@ -575,18 +564,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		} else {
 			return false;
 		}
-		if (ret && (returns == RETURNS_REFUTE ||
-		            (returns == RETURNS_EPILOGUE_ONLY && !p->in_epilogue)))
-			return false;
-		if (p->failed)
-			return false;
-		if (ends)
-			sw_pro_path_end(p);
-		if (ret && returns == RETURNS_EPILOGUE_ONLY && !returned) {
-			returned = true;
-			floor = p->cur.sp_off;
-		}
-		if (returned && p->cur.sp_known && p->cur.sp_off < floor)
+		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
 		a += len;
 	}
@@ -633,20 +611,10 @@ static bool follows_return(struct sw_code *c, uint64_t a)
  * candidate is a block after an epilogue, not a start. The search runs
  * back from `origin`: pc, or for a suspended frame its call, which may
  * end its function. */
-/* A call replaced ra, which no slot holds. */
-static bool ra_lost(const struct sw_prologue *p)
-{
-	return p->cur.ra_clobbered && !(p->cur.saved & 1u << p->ra);
-}
-
 static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uint64_t origin,
                                    uint64_t pc, unsigned *budget)
 {
-	const struct sw_snapshot *s = c->w->snap;
-	uint64_t lo = origin > MAX_BACKWARD ? origin - MAX_BACKWARD : 0;
-	int32_t m = sw_module_at(s, origin);
-	if (m >= 0 && s->modules[m].base > lo)
-		lo = s->modules[m].base;
+	uint64_t lo = sw_pro_search_floor(c->w, origin, MAX_BACKWARD);
 	for (uint64_t x = origin & ~(uint64_t)1; x >= lo; x -= 2) {
 		uint16_t h;
 		if (!read16(c, x, &h) && x != pc)
@@ -654,9 +622,9 @@ static bool decode_without_symbols(struct sw_code *c, struct sw_prologue *p, uin
 		bool allocation = is_allocation(c, x);
 		if (allocation || follows_return(c, x)) {
 			sw_pro_init(p, c->w->arch);
-			enum returns returns = allocation ? RETURNS_EPILOGUE_ONLY : RETURNS_REFUTE;
+			enum sw_pro_returns returns = allocation ? SW_PRO_RETURNS_EPILOGUE_ONLY : SW_PRO_RETURNS_REFUTE;
 			if (decode_range(c, p, x, pc, returns, budget) &&
-			    (p->cur.sp_known || p->cur.fp_known) && !ra_lost(p))
+			    (p->cur.sp_known || p->cur.fp_known) && !sw_pro_ra_lost(p))
 				return true;
 			if (*budget == 0)
 				return false;
@@ -675,7 +643,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 	unsigned budget = DECODE_BUDGET;
 	if (start && start <= pc && !callee->function_is_public) {
 		sw_pro_init(p, s->walk->arch);
-		return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
+		return decode_range(c, p, start, pc, SW_PRO_RETURNS_END_PATHS, &budget);
 	}
 	/* A PUBLIC record may name an exported function far below a static
 	 * one: candidates from the code first, the symbol's start last. */
@@ -686,7 +654,7 @@ static bool analyze(const struct sw_step *s, struct sw_code *c, struct sw_prolog
 		return false;
 	sw_pro_init(p, s->walk->arch);
 	budget = DECODE_BUDGET;
-	return decode_range(c, p, start, pc, RETURNS_END_FUNCTIONS, &budget);
+	return decode_range(c, p, start, pc, SW_PRO_RETURNS_END_PATHS, &budget);
 }
 
 static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,

@@ -184,8 +184,7 @@ static bool in_vdso(const struct sw_walk *w, uint64_t pc)
 	int32_t m = sw_module_at(w->snap, pc);
 	if (m < 0)
 		return false;
-	const char *path = w->snap->modules[m].code_file ? w->snap->modules[m].code_file : "";
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *name = sw_basename(w->snap->modules[m].code_file ? w->snap->modules[m].code_file : "");
 	return strncmp(name, "linux-gate", 10) == 0 || strncmp(name, "linux-vdso", 10) == 0 ||
 	       strcmp(name, "[vdso]") == 0;
 }

@@ -587,25 +587,92 @@ enum decoded {
 	                   prologue, before pc (only when asked to look) */
 };
 
-/* Padding between functions (nop, its multi-byte forms 0f 1f and 66 ...,
- * int3, zeros) or the start of another function (endbr64, a push, a sub
- * from rsp) right after a return: the function that returned ends there.
- * A shrink-wrapped function may put its prologue right after an early
- * return, which this takes for another function: callers use it only
- * where nothing better is known. */
+/* The padding assemblers put between functions (Intel SDM vol. 2 "NOP"):
+ * int3, nop, the multi-byte nops 0f 1f /0 with zero displacements (after
+ * any number of 66 and 2e prefixes: 66 90, 66 2e 0f 1f 84 ...), and
+ * i386's lea 0(%esi), %esi and mov %esi, %esi forms. */
+static const struct {
+	uint8_t len;
+	uint8_t bytes[8];
+} gas_padding[] = {
+	{ 1, { 0xcc } },
+	{ 1, { 0x90 } },
+	{ 3, { 0x0f, 0x1f, 0x00 } },
+	{ 4, { 0x0f, 0x1f, 0x40, 0x00 } },
+	{ 5, { 0x0f, 0x1f, 0x44, 0x00, 0x00 } },
+	{ 7, { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 } },
+	{ 8, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 } },
+	{ 3, { 0x8d, 0x76, 0x00 } },
+	{ 4, { 0x8d, 0x74, 0x26, 0x00 } },
+	{ 7, { 0x8d, 0xb4, 0x26, 0x00, 0x00, 0x00, 0x00 } },
+	{ 7, { 0x8d, 0xbc, 0x27, 0x00, 0x00, 0x00, 0x00 } },
+	{ 6, { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 } },
+	{ 6, { 0x8d, 0xbf, 0x00, 0x00, 0x00, 0x00 } },
+	{ 3, { 0x8d, 0x7f, 0x00 } },
+	{ 2, { 0x89, 0xf6 } },
+};
+enum { GAS_PADDING_FORMS = sizeof gas_padding / sizeof gas_padding[0] };
+
+/* How many bytes of padding begin at b[0..n): 0 when none does. */
+static size_t padding_len(const uint8_t *b, size_t n)
+{
+	size_t p = 0;
+	while (p < n && (b[p] == 0x66 || b[p] == 0x2e))
+		p++;
+	for (size_t k = 0; k < GAS_PADDING_FORMS; k++)
+		if (p + gas_padding[k].len <= n &&
+		    memcmp(b + p, gas_padding[k].bytes, gas_padding[k].len) == 0)
+			return p + gas_padding[k].len;
+	return 0;
+}
+
+/* Does the code before an address end a function, as it lies in
+ * before[0..n) (the bytes right before it)? A return (c3) or padding. A
+ * false match costs nothing where the decode from the address then fails
+ * to land on pc. */
+static bool ends_before_function(const uint8_t *before, size_t n)
+{
+	if (n == 0)
+		return false;
+	if (before[n - 1] == 0xc3)
+		return true;
+	for (size_t k = 0; k < GAS_PADDING_FORMS; k++)
+		if (gas_padding[k].len <= n &&
+		    memcmp(before + n - gas_padding[k].len, gas_padding[k].bytes, gas_padding[k].len) == 0)
+			return true;
+	return false;
+}
+
+/* Does a function's first instruction, as compilers emit it, begin at b:
+ * endbr64/endbr32, a push of a callee-saved register (rbp, rbx, r12-r15;
+ * on i386 also esi, edi), or a sub from rsp/esp? */
+static bool opens_function(const uint8_t *b, size_t n, bool is64)
+{
+	if (n < 4)
+		return false;
+	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
+		return true;
+	if (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)))
+		return true;
+	if (is64 && b[0] == 0x41 && b[1] >= 0x54 && b[1] <= 0x57)
+		return true;
+	const uint8_t *sub = is64 && b[0] == 0x48 ? b + 1 : b;
+	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
+}
+
+/* Padding, zeros or the start of another function (its opening, or a push
+ * of any register, as clang's push %rax aligning the stack) right after a
+ * return: the function that returned ends there. A shrink-wrapped
+ * function may put its prologue right after an early return, which this
+ * takes for another function: callers use it only where nothing better is
+ * known. */
 static bool starts_another_function(const uint8_t *b, size_t n)
 {
 	if (n < 2)
 		return false;
-	if (b[0] == 0x90 || b[0] == 0xcc || (b[0] == 0 && b[1] == 0) || (b[0] == 0x0f && b[1] == 0x1f))
+	if (padding_len(b, n) || (b[0] == 0 && b[1] == 0) || opens_function(b, n, true))
 		return true;
-	if (b[0] == 0x66 && (b[1] == 0x90 || b[1] == 0x0f || b[1] == 0x2e || b[1] == 0x66))
-		return true;
-	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
-		return true;
-	if ((b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57))
-		return true;
-	return n >= 3 && b[0] == 0x48 && (b[1] == 0x83 || b[1] == 0x81) && b[2] == 0xec;
+	return (b[0] >= 0x50 && b[0] <= 0x57) || (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57);
 }
 
 /* Feeds the frame events of the instructions in [start, pc) to p. With
@@ -709,15 +776,6 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 	return st == SW_UNWIND_END ? SW_UNWIND_NO_RULE : st;
 }
 
-/* Does the function a direct call entered at `target` stay away from pc?
- * It does when its code, decoded from `target` on, leaves only by its
- * returns (its jumps all land between `target` and a return or jump
- * past which none reaches: a closed piece of code, as __x86.get_pc_thunk
- * or a syscall wrapper is) and pc is not in it. A call to it then cannot
- * have led to pc: whatever it calls returns to it, and it returns to its
- * caller. A jump below `target` (GCC's .cold parts lie below their
- * function), through a register or a GOT slot (a tail call, a switch), or
- * code that cannot be decoded: not known, false. */
 /* Decodes the instruction at *at and moves *at past it; *to is a direct
  * branch's destination (in->branch). False for code that cannot be read
  * or decoded, or that stops the decoder. */
@@ -739,35 +797,16 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
 	return true;
 }
 
-/* Does padding begin at `at`: int3, nop, or a multi-byte nop form GAS
- * emits (66 90, 0f 1f, 66 0f 1f, 66 2e 0f 1f, i386's lea 0(%esi), %esi
- * with zero displacements, mov %esi, %esi)? */
+/* Does padding begin at `at`? One nop after a call may be executed (MSVC
+ * puts one between a call and an epilogue): a nop counts only before more
+ * padding. */
 static bool padding_at(struct sw_code *c, uint64_t at)
 {
 	uint8_t b[X86_MAX_INSN];
-	if (read_insn(c, at, b) < 7)
-		return false;
-	/* One nop after a call may be executed (MSVC puts one between a call
-	 * and an epilogue): a nop counts only before more padding. */
-	if (b[0] == 0xcc || (b[0] == 0x0f && b[1] == 0x1f) || (b[0] == 0x89 && b[1] == 0xf6))
-		return true;
-	if (b[0] == 0x90)
-		return b[1] == 0x90 || b[1] == 0xcc || b[1] == 0x66 || b[1] == 0x0f || b[1] == 0x8d;
-	if (b[0] == 0x66 && (b[1] == 0x90 || (b[1] == 0x0f && b[2] == 0x1f) || b[1] == 0x2e ||
-	                     b[1] == 0x66))
-		return true;
-	if (b[0] != 0x8d)
-		return false;
-	if (b[1] == 0x76 && b[2] == 0)
-		return true;
-	if (b[1] == 0x74 && b[2] == 0x26 && b[3] == 0)
-		return true;
-	if ((b[1] == 0xb6 || b[1] == 0xbf) && !b[2] && !b[3] && !b[4] && !b[5])
-		return true;
-	if (b[1] == 0x7f && b[2] == 0)
-		return true;
-	return (b[1] == 0xb4 || b[1] == 0xbc) && (b[2] == 0x26 || b[2] == 0x27) && !b[3] && !b[4] &&
-	       !b[5] && !b[6];
+	size_t n = read_insn(c, at, b);
+	if (n >= 2 && b[0] == 0x90)
+		return padding_len(b + 1, n - 1) > 0;
+	return padding_len(b, n) > 0;
 }
 
 /* Does the instruction `in`, which ends at `at`, end its path: a return,
@@ -778,27 +817,56 @@ static bool ends_path(struct sw_code *c, const struct insn *in, uint64_t at)
 	return in->ev == EV_RET || in->ev == EV_PATH_END || (in->call && padding_at(c, at));
 }
 
-static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
+/* How decoding a function's code from its start ended. */
+enum function_end {
+	END_UNKNOWN, /* code that cannot be decoded (strict: or a jump through
+	                a register or below the start) before either */
+	END_FOUND,   /* the function ends before the limit */
+	END_BEYOND,  /* no end before the limit */
+};
+
+/* Decodes the code from `start` until the function ends: a return, jump or
+ * noreturn call past which no jump of its own leads (a jump to the very
+ * next byte continues the function). *at is where decoding stopped: the
+ * end, or the first instruction boundary at or past `limit`. With strict,
+ * a jump through a register (a tail call, a switch) or below `start` (a
+ * .cold part) makes the end unknown. */
+static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64_t limit, bool is64,
+                                       bool strict, uint64_t *at)
 {
-	if (pc == target)
-		return false;
-	uint64_t at = target, reach = target, to;
+	uint64_t reach = start, to;
 	struct insn in;
-	while (at - target < DECODE_BYTES) {
-		if (!next_insn(c, &at, is64, &in, &to) || in.indirect)
-			return false;
+	*at = start;
+	/* Measured from start: i386 addresses wrap at 4 GiB. */
+	while (*at - start < limit - start) {
+		if (!next_insn(c, at, is64, &in, &to) || (strict && in.indirect))
+			return END_UNKNOWN;
 		if (in.branch) {
-			if (to < target)
-				return false;
+			if (strict && to < start)
+				return END_UNKNOWN;
 			if (to > reach)
 				reach = to;
 		}
-		/* Closed when no jump seen leads to here or beyond (a jump to
-		 * the very next byte continues the function). */
-		if (ends_path(c, &in, at) && at > reach)
-			return pc < target || pc >= at;
+		if (ends_path(c, &in, *at) && *at > reach && *at - start < limit - start)
+			return END_FOUND;
 	}
-	return false;
+	return END_BEYOND;
+}
+
+/* Does the function a direct call entered at `target` stay away from pc?
+ * It does when its code, decoded from `target` on, leaves only by its
+ * returns (its jumps all land between `target` and a return or jump
+ * past which none reaches: a closed piece of code, as __x86.get_pc_thunk
+ * or a syscall wrapper is) and pc is not in it. A call to it then cannot
+ * have led to pc: whatever it calls returns to it, and it returns to its
+ * caller. A jump below `target` (GCC's .cold parts lie below their
+ * function), through a register or a GOT slot (a tail call, a switch), or
+ * code that cannot be decoded: not known, false. */
+static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
+{
+	uint64_t end;
+	return pc != target && decode_to_end(c, target, target + DECODE_BYTES, is64, true, &end) == END_FOUND &&
+	       (pc < target || pc >= end);
 }
 
 /* How far below its function a cold part may lie (GCC's .text.unlikely
@@ -831,62 +899,6 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 /* How far back from pc a function's start is sought without symbols. */
 enum { START_REACH = 4096 };
 
-/* Does a function's first instruction, as compilers emit it, begin at b:
- * endbr64/endbr32, a push of a callee-saved register (rbp, rbx, r12-r15;
- * on i386 also esi, edi), or a sub from rsp/esp? */
-static bool opens_function(const uint8_t *b, size_t n, bool is64)
-{
-	if (n < 4)
-		return false;
-	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
-		return true;
-	if (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)))
-		return true;
-	if (is64 && b[0] == 0x41 && b[1] >= 0x54 && b[1] <= 0x57)
-		return true;
-	const uint8_t *sub = is64 && b[0] == 0x48 ? b + 1 : b;
-	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
-}
-
-/* Does the code before `a` end a function, as it lies in before[0..n)
- * (the bytes right before a)? A return (c3), or the padding assemblers
- * put between functions: int3, nop, and the multi-byte nops GAS emits
- * (Intel SDM vol. 2 "NOP"; 66 90, 0f 1f /0 with zero displacements, and
- * i386's lea 0(%esi), %esi forms). A false match costs nothing where the
- * decode from a then fails to land on pc. */
-static bool ends_before_function(const uint8_t *before, size_t n)
-{
-	static const struct {
-		uint8_t len;
-		uint8_t bytes[8];
-	} tails[] = {
-		{ 2, { 0x66, 0x90 } },
-		{ 3, { 0x0f, 0x1f, 0x00 } },
-		{ 4, { 0x0f, 0x1f, 0x40, 0x00 } },
-		{ 5, { 0x0f, 0x1f, 0x44, 0x00, 0x00 } },
-		{ 7, { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 } },
-		{ 8, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 } },
-		{ 3, { 0x8d, 0x76, 0x00 } },
-		{ 4, { 0x8d, 0x74, 0x26, 0x00 } },
-		{ 7, { 0x8d, 0xb4, 0x26, 0x00, 0x00, 0x00, 0x00 } },
-		{ 7, { 0x8d, 0xbc, 0x27, 0x00, 0x00, 0x00, 0x00 } },
-		{ 6, { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 } },
-		{ 6, { 0x8d, 0xbf, 0x00, 0x00, 0x00, 0x00 } },
-		{ 3, { 0x8d, 0x7f, 0x00 } },
-		{ 2, { 0x89, 0xf6 } },
-	};
-	if (n == 0)
-		return false;
-	uint8_t last = before[n - 1];
-	if (last == 0xc3 || last == 0xcc || last == 0x90)
-		return true;
-	for (size_t k = 0; k < sizeof tails / sizeof tails[0]; k++)
-		if (tails[k].len <= n &&
-		    memcmp(before + n - tails[k].len, tails[k].bytes, tails[k].len) == 0)
-			return true;
-	return false;
-}
-
 /* Is the instruction at a an i386 PIC function's first: a call of a pc
  * thunk (__x86.get_pc_thunk.REG: mov (%esp), REG; ret)? */
 static bool calls_pc_thunk(const struct sw_walk *w, uint64_t a)
@@ -905,10 +917,7 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
                                   uint64_t *start)
 {
 	uint8_t code[START_REACH + X86_MAX_INSN];
-	uint64_t lo = pc > START_REACH ? pc - START_REACH : 0;
-	int32_t m = sw_module_at(w->snap, pc);
-	if (m >= 0 && w->snap->modules[m].base > lo)
-		lo = w->snap->modules[m].base;
+	uint64_t lo = sw_pro_search_floor(w, pc, START_REACH);
 	/* The code before pc, as much of the reach as is captured. */
 	while (pc - lo >= 16 && !sw_walk_read(w, lo, code, (size_t)(pc - lo)))
 		lo = pc - (pc - lo) / 2;
@@ -924,19 +933,9 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		    !ends_before_function(&code[off - k], k))
 			continue;
 		/* From a, every instruction up to pc, none of them ending the
-		 * function before pc (a return or jump past which no jump of
-		 * its own leads): pc is in a's function. */
-		uint64_t at = a, reach = a, to;
-		struct insn in;
-		bool ended = false;
-		while (at < pc && !ended) {
-			if (!next_insn(&c, &at, is64, &in, &to))
-				break;
-			if (in.branch && to > reach)
-				reach = to;
-			ended = ends_path(&c, &in, at) && at > reach && at < pc;
-		}
-		if (at == pc && !ended) {
+		 * function before pc: pc is in a's function. */
+		uint64_t at;
+		if (decode_to_end(&c, a, pc, is64, false, &at) == END_BEYOND && at == pc) {
 			*start = a;
 			return true;
 		}

@@ -385,8 +385,7 @@ static bool call_reaches_callee(const struct sw_walk *w, uint64_t ra,
  * ld-musl-*.so.1), by the file name its path ends in. */
 static bool is_dynamic_linker(const struct sw_module *m)
 {
-	const char *path = m->code_file ? m->code_file : "";
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *name = sw_basename(m->code_file ? m->code_file : "");
 	return strncmp(name, "ld-", 3) == 0 || strncmp(name, "ld.so", 5) == 0 ||
 	       strncmp(name, "ld64.so", 7) == 0;
 }
