@@ -437,10 +437,28 @@ static bool arm_reloads_lr_at(const struct sw_walk *w, uint64_t at, bool thumb)
 	       ((a == 0xe8bdu && (b & 0xc000u) == 0x4000u) || (a == 0xf85du && b == 0xeb04u));
 }
 
+/* A pop that does not return at `at` (Thumb pop {rlist} without pc,
+ * A8.8.131; pop.w and ARM pop {rlist}, without pc): the epilogue of a
+ * function that saved registers but not lr (it made no call of its own). */
+static bool arm_pops_at(const struct sw_walk *w, uint64_t at, bool thumb)
+{
+	uint32_t a, b;
+	if (!thumb)
+		return (at & 3) == 0 && arm_read_code(w, at, 4, &a) && (a & 0xffff8000u) == 0xe8bd0000u &&
+		       (a & 0x7fffu) != 0;
+	if (!arm_read_code(w, at, 2, &a))
+		return false;
+	if ((a & 0xff00u) == 0xbc00u && (a & 0xffu) != 0)
+		return true;
+	return a == 0xe8bdu && arm_read_code(w, at + 2, 2, &b) && (b & 0x8000u) == 0 && b != 0;
+}
+
 /* An indirect tail call at `at`: a branch through a register other than
  * lr (bx rM, A8.8.27) a few instructions after an epilogue's reload of lr,
- * which may lead anywhere (GCC's call through a function pointer in tail
- * position: pop {r4, lr}; ldr r3, [r3, #32]; bx r3). */
+ * or right after a pop that restores registers but not lr, which may lead
+ * anywhere (GCC's call through a function pointer in tail position:
+ * pop {r4, lr}; ldr r3, [r3, #32]; bx r3, or in a function that makes no
+ * call: pop {r4, r5, r7}; bx r3). */
 static bool arm_indirect_tail_at(const struct sw_walk *w, uint64_t at, bool thumb)
 {
 	uint32_t b;
@@ -456,7 +474,12 @@ static bool arm_indirect_tail_at(const struct sw_walk *w, uint64_t at, bool thum
 	}
 	if (rm == ARM_LR || rm == ARM_PC)
 		return false;
-	for (uint64_t back = thumb ? 2 : 4; back <= ARM_TAIL_EPILOGUE && back <= at; back += thumb ? 2 : 4)
+	const unsigned step = thumb ? 2 : 4;
+	if (at >= step && arm_pops_at(w, at - step, thumb))
+		return true;
+	if (thumb && at >= 4 && arm_pops_at(w, at - 4, thumb))
+		return true; /* pop.w */
+	for (uint64_t back = step; back <= ARM_TAIL_EPILOGUE && back <= at; back += step)
 		if (arm_reloads_lr_at(w, at - back, thumb))
 			return true;
 	return false;

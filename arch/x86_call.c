@@ -319,7 +319,11 @@ bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, i
 	uint8_t code[X86_TAIL_REACH];
 	uint64_t base;
 	uint32_t len;
-	if (to < 0 || !sw_walk_read_window(w, fn, 1, code, sizeof code, &base, &len))
+	if (to < 0)
+		return false;
+	if (sw_x86_tail_calls_through_pointer(w, fn, is64))
+		return true;
+	if (!sw_walk_read_window(w, fn, 1, code, sizeof code, &base, &len))
 		return false;
 	/* The window is centred on fn where it can be: its part from fn on. */
 	for (uint64_t at = fn; at + 6 <= base + len; at++)

@@ -50,9 +50,11 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
                                  bool is64);
 
 /* Does the code of the function at fn hold a jump into module `to`, a tail
- * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25)? The
- * first X86_TAIL_REACH bytes are looked at, byte by byte: a false match
- * needs a jump's bytes whose destination is a stub into `to`. */
+ * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25), or a tail
+ * call through a pointer (sw_x86_tail_calls_through_pointer), which may
+ * lead anywhere? For the first two the first X86_TAIL_REACH bytes are
+ * looked at, byte by byte: a false match needs a jump's bytes whose
+ * destination is a stub into `to`. */
 bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, int32_t to);
 
 #endif

@@ -758,7 +758,14 @@ enum sw_unwind_status sw_amd64_caller_by_prologue(const struct sw_step *s, struc
 	/* A caller's lookup pc is inside its call: the frame is as at the
 	 * call, whose own push is undone by the callee's return. */
 	uint64_t pc = sw_frame_code_pc(callee);
-	if (!start || start > pc || callee->function_is_public || !sw_reg_valid(&callee->regs, RSP))
+	if (!sw_reg_valid(&callee->regs, RSP))
+		return SW_UNWIND_NO_RULE;
+	/* Without symbols, the start the code shows (its search lands on an
+	 * instruction boundary: the return address for a caller). */
+	uint64_t boundary = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
+	if (!start && !sw_x86_start_without_symbols(s->walk, boundary, true, &start))
+		return SW_UNWIND_NO_RULE;
+	if (start > pc || callee->function_is_public)
 		return SW_UNWIND_NO_RULE;
 	struct sw_code c;
 	sw_code_init(&c, s->walk);
@@ -957,6 +964,87 @@ bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		*m = (struct sw_walk_memo){ .valid = true, .answer = found, .key = key,
 		                            .value = found ? *start : 0 };
 	return found;
+}
+
+/* Where the ModRM byte of the instruction in b[0..n) is: past its prefixes
+ * (segment, notrack 3e, operand size, REX) and its opcode byte. 0 when
+ * there is none to read. *notrack: the jump is a switch's (CET). */
+static size_t modrm_at(const uint8_t *b, size_t n, bool is64, uint8_t *rex, bool *notrack)
+{
+	size_t i = 0;
+	*rex = 0;
+	*notrack = false;
+	while (i < n && (b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x66 || b[i] == 0x65 || b[i] == 0x64)) {
+		*notrack |= b[i] == 0x3e;
+		i++;
+	}
+	if (is64 && i < n && (b[i] & 0xf0) == 0x40)
+		*rex = b[i++];
+	return i + 1 < n ? i + 1 : 0;
+}
+
+/* Is the instruction in b[0..n) a load of register `reg` (hardware number,
+ * REX included) from a slot a base register names, `mov disp(base), reg`
+ * without an index (as a function pointer is fetched from a structure)? */
+static bool loads_pointer_into(const uint8_t *b, size_t n, bool is64, unsigned reg)
+{
+	uint8_t rex;
+	bool notrack;
+	size_t m = modrm_at(b, n, is64, &rex, &notrack);
+	if (!m || b[m - 1] != 0x8b || (is64 && !(rex & 8)))
+		return false;
+	uint8_t modrm = b[m], mod = modrm >> 6, rm = modrm & 7;
+	unsigned r = (modrm >> 3 & 7) + (rex & 4 ? 8u : 0u);
+	return mod != 3 && rm != 4 && !(mod == 0 && rm == 5) && r == reg;
+}
+
+enum { X86_TAIL_DECODE = 4096 };
+
+bool sw_x86_tail_calls_through_pointer(const struct sw_walk *w, uint64_t fn, bool is64)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = fn, reach = fn;
+	uint8_t prev[X86_MAX_INSN];
+	size_t prev_len = 0;
+	enum event prev_ev = EV_NONE;
+	int64_t prev_imm = 0;
+	while (at - fn < X86_TAIL_DECODE) {
+		uint8_t b[X86_MAX_INSN];
+		size_t n = read_insn(&c, at, b);
+		struct insn in;
+		if (n == 0)
+			return false;
+		decode(b, n, is64, &in);
+		if (in.ev == EV_STOP || in.len == 0)
+			return false;
+		if (in.indirect) {
+			uint8_t rex;
+			bool notrack;
+			size_t m = modrm_at(b, in.len, is64, &rex, &notrack);
+			uint8_t mod = m ? b[m] >> 6 : 0, rm = m ? b[m] & 7 : 4;
+			bool pointer = m && !notrack && rm != 4;
+			if (pointer && mod != 3 && !(mod == 0 && rm == 5))
+				return true;
+			if (pointer && mod == 3 &&
+			    (prev_ev == EV_POP || prev_ev == EV_LEAVE || (prev_ev == EV_SP_ADD && prev_imm > 0) ||
+			     loads_pointer_into(prev, prev_len, is64, rm + (rex & 1 ? 8u : 0u))))
+				return true;
+		}
+		uint64_t next = at + in.len;
+		if (in.branch && next + (uint64_t)in.rel > reach)
+			reach = next + (uint64_t)in.rel;
+		if (!is64)
+			next &= 0xffffffffu;
+		if (ends_path(&c, &in, next) && next > reach)
+			return false;
+		memcpy(prev, b, in.len);
+		prev_len = in.len;
+		prev_ev = in.ev;
+		prev_imm = in.imm;
+		at = next;
+	}
+	return false;
 }
 
 bool sw_x86_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc, bool is64)

@@ -32,6 +32,15 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start);
 
+/* Does the function at fn end with a tail call through a pointer, which
+ * may lead into any module: `jmp *disp(reg)` (a slot of a structure, as a
+ * vtable's), or `jmp *reg` right after an epilogue (a pop, leave, an add
+ * to the stack pointer) or right after that register's load from such a
+ * slot? A switch's jump through a table (an index register, notrack) is
+ * none. Its code is decoded from fn to its end (a return or jump past
+ * which no jump of its own leads), at most X86_TAIL_DECODE bytes. */
+bool sw_x86_tail_calls_through_pointer(const struct sw_walk *w, uint64_t fn, bool is64);
+
 /* The call_reaches hook of amd64. */
 bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc);
 

@@ -199,6 +199,78 @@ START_TEST(test_amd64_prologue_finds_the_return_address_past_pushes_and_sub)
 }
 END_TEST
 
+/* The same frame in a stripped program (zoo x86_64 1011: f2's frame was
+ * found by a scan, whose next scan took a stale return address): the
+ * function's start is sought in the code (after padding, a push), and
+ * the prologue from there gives the return address's slot. */
+START_TEST(test_amd64_prologue_without_symbols_starts_where_the_code_shows)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.func_hi = 0; /* no function anywhere */
+	uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
+	memcpy(syn_code_at(&fx, fn, 5), "\x53\x48\x83\xec\x20", 5);
+	set_context(&fx, fn + 0x20, sp, 0);
+	put_call_before(&fx, CODE_BASE + 0x500);
+	put_call_before(&fx, CODE_BASE + 0x300);
+	put_u64(&fx, sp + 8, CODE_BASE + 0x500);  /* stale, in the frame */
+	put_u64(&fx, sp + 0x20, 0x1234);           /* the caller's rbx */
+	put_u64(&fx, sp + 0x28, CODE_BASE + 0x300);
+	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function that ends in a tail call through a pointer may lead into
+ * any module (zoo x86_64 142: a library's f6 tail-called the program's
+ * f7 through a table, and f5's return address, whose call went into the
+ * library, was refused). A switch's jump through a table is none. */
+START_TEST(test_tail_call_through_pointer_is_told_from_a_switch)
+{
+	static const struct {
+		const char *code;
+		size_t len;
+		bool tail;
+	} cases[] = {
+		/* push %rbp; mov %rsp,%rbp; pop %rbp; jmp *%rax */
+		{ "\x55\x48\x89\xe5\x5d\xff\xe0", 7, true },
+		/* mov 0x38(%rax),%rax; jmp *%rax */
+		{ "\x48\x8b\x40\x38\xff\xe0", 6, true },
+		/* jmp *0x10(%rdi) */
+		{ "\xff\x67\x10", 3, true },
+		/* add $8,%rsp; jmp *%r11 */
+		{ "\x48\x83\xc4\x08\x41\xff\xe3", 7, true },
+		/* add %rdx,%rax; jmp *%rax: a switch */
+		{ "\x48\x01\xd0\xff\xe0", 5, false },
+		/* pop %rbp; notrack jmp *%rax: a switch (CET) */
+		{ "\x5d\x3e\xff\xe0", 4, false },
+		/* jmp *(%rdx,%rax,8): a table */
+		{ "\xff\x24\xc2", 3, false },
+		/* mov 0x38(%rax),%rcx; jmp *%rax: another register's load */
+		{ "\x48\x8b\x48\x38\xff\xe0", 6, false },
+		/* ret; then pop %rbp; jmp *%rax in the next function */
+		{ "\xc3\x5d\xff\xe0", 4, false },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		memset(syn_code_at(&fx, CODE_BASE + 0x100, 0x20), 0xcc, 0x20);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x100, cases[k].len), cases[k].code, cases[k].len);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+		ck_assert_msg(sw_x86_tail_calls_through_pointer(&w, CODE_BASE + 0x100, true) == cases[k].tail,
+		              "case %zu", k);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A PLT entry (jmp *slot(%rip)) leads where its GOT slot says, to the
  * byte: x86 functions may start at odd addresses (bit 0 is ARM's Thumb
  * bit, not x86's). */
@@ -384,6 +456,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
+	tcase_add_test(tc, test_amd64_prologue_without_symbols_starts_where_the_code_shows);
+	tcase_add_test(tc, test_tail_call_through_pointer_is_told_from_a_switch);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);
 	tcase_add_test(tc, test_call_check_rejects_jumps_and_data);

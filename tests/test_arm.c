@@ -1231,6 +1231,28 @@ START_TEST(test_scan_refuses_a_call_into_another_module)
 }
 END_TEST
 
+/* A function that makes no call of its own and ends in a tail call through
+ * a pointer (pop {r4, r5, r7}; bx r3: zoo armhf 142, a library's f6
+ * tail-calling the program's f7 through a table) may lead into any
+ * module: a call to it is not refused as one into another module. */
+START_TEST(test_scan_takes_a_call_to_a_function_tail_calling_through_a_pointer)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_calls(&fx);
+	syn_put_code(&fx, 0x11010, 0xbcb0u, 2); /* pop {r4, r5, r7} */
+	syn_put_code(&fx, 0x11012, 0x4718u, 2); /* bx r3 */
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u32(&fx, sp, 0x1020f);              /* bl 11000 */
+	set_context(&fx, LIB_BASE + 0x120, sp, 0, true);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, 0x1020f);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Within one module a direct call may reach other functions than its
  * target (tail calls, GCC's .cold parts): scanning above the app's own
  * code, its calls of other functions of the app are callers. */
@@ -1853,6 +1875,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_validates_by_instruction_set);
 	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
 	tcase_add_test(tc, test_scan_takes_a_call_within_the_module);
+	tcase_add_test(tc, test_scan_takes_a_call_to_a_function_tail_calling_through_a_pointer);
 	tcase_add_test(tc, test_context_lr_taken_when_symbols_show_a_leaf);
 	tcase_add_test(tc, test_context_lr_into_own_function_is_left_over);
 	tcase_add_test(tc, test_context_lr_without_symbols);
