@@ -374,6 +374,24 @@ static inline void pf_machine_init(struct pf_machine *pm, const struct pro_fixtu
 	};
 }
 
+/* A machine for arch without any code: f is emptied and named `name`, the
+ * snapshot holds only the stack, and its one module (libc.so at lib_base,
+ * 64 KiB) has no bytes: the checks that read code cannot. */
+static inline void pf_machine_init_without_code(struct pf_machine *pm, struct pro_fixture *f,
+                                                const char *name, const struct sw_arch *arch,
+                                                uint64_t lib_base)
+{
+	memset(f, 0, sizeof *f);
+	f->name = name;
+	f->arch = arch;
+	f->reg_width = arch->word_size;
+	pf_machine_init(pm, f, false);
+	pm->module = (struct sw_module){ .base = lib_base, .size = 0x10000, .code_file = "libc.so" };
+	pm->regions[0] = pm->regions[1];
+	pm->snap.nmem = 1;
+	sw_snapshot_finish(&pm->snap);
+}
+
 static inline void pf_machine_free(struct pf_machine *pm)
 {
 	sw_arena_free(&pm->arena);
@@ -701,6 +719,51 @@ static inline struct pf_result pf_check_fixture(const struct pro_fixture *f, boo
 	}
 	pf_machine_free(&pm);
 	return res;
+}
+
+
+/* Whether x is a return address a call of the fixture leaves (objdump's
+ * reading). */
+static inline bool pf_is_return_address(const struct pro_fixture *f, uint64_t x)
+{
+	for (size_t i = 0; i < f->ncalls; i++)
+		if (f->calls[i] == x)
+			return true;
+	return false;
+}
+
+/* The call check at every step bytes from `from` to `to` (both included):
+ * it reads the code before each, says "a call ends here" exactly where
+ * objdump put a call's return address, and so accepts every call once. */
+static inline void pf_assert_call_check_matches(const struct pro_fixture *f,
+                                                struct pf_machine *pm, uint64_t from,
+                                                uint64_t to, unsigned step)
+{
+	size_t accepted = 0;
+	for (uint64_t x = from; x <= to; x += step) {
+		bool is_ra = pf_is_return_address(f, x);
+		bool known = false;
+		bool call = f->arch->call_precedes(&pm->walk, x, &known);
+		ck_assert_msg(known, "%s: code before 0x%" PRIx64 " not read", f->name, x);
+		ck_assert_msg(call == is_ra, "%s: 0x%" PRIx64 ": decoder %d, objdump %d", f->name, x,
+		              call, is_ra);
+		accepted += call;
+	}
+	ck_assert_uint_eq(accepted, f->ncalls);
+}
+
+/* Prologue analysis (the arch's caller_by_prologue) on fixture `name`,
+ * with or without symbols, agrees with the compiler's CFI wherever
+ * pf_check_fixture checks it. Returns how many places were checked. */
+static inline size_t pf_assert_prologue_matches_cfi(const char *name, bool with_symbols)
+{
+	struct pro_fixture f;
+	pro_fixture_load(name, &f);
+	struct pf_result r = pf_check_fixture(&f, with_symbols, f.arch->caller_by_prologue);
+	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
+	              r.checked, r.first_miss);
+	pro_fixture_free(&f);
+	return r.checked;
 }
 
 #endif

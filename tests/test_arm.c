@@ -160,13 +160,7 @@ static const char *const pro_fixtures[] = {
  * and VLAs through them, conditional returns in IT blocks, jump tables. */
 START_TEST(test_prologue_matches_cfi_with_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(pro_fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	ck_assert_uint_gt(r.checked, 100);
-	pro_fixture_free(&f);
+	ck_assert_uint_gt(pf_assert_prologue_matches_cfi(pro_fixtures[_i], true), 100);
 }
 END_TEST
 
@@ -176,12 +170,7 @@ END_TEST
  * pointer hook's). */
 START_TEST(test_prologue_matches_cfi_without_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(pro_fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	pro_fixture_free(&f);
+	pf_assert_prologue_matches_cfi(pro_fixtures[_i], false);
 }
 END_TEST
 

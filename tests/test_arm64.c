@@ -747,13 +747,7 @@ static const char *const fixtures[] = {
 
 START_TEST(test_prologue_matches_cfi_with_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	ck_assert_uint_gt(r.checked, 100);
-	pro_fixture_free(&f);
+	ck_assert_uint_gt(pf_assert_prologue_matches_cfi(fixtures[_i], true), 100);
 }
 END_TEST
 
@@ -761,13 +755,7 @@ END_TEST
  * after a return or a tail jump past padding, or at an allocation. */
 START_TEST(test_prologue_matches_cfi_without_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	ck_assert_uint_gt(r.checked, 100);
-	pro_fixture_free(&f);
+	ck_assert_uint_gt(pf_assert_prologue_matches_cfi(fixtures[_i], false), 100);
 }
 END_TEST
 

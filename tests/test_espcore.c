@@ -20,6 +20,7 @@
 #include "lib/walker.h"
 #include "symbols/store.h"
 #include "lib/sha256.h"
+#include "open_answer.h"
 #include "testutil.h"
 
 /* ---- Helpers --------------------------------------------------------- */
@@ -551,80 +552,8 @@ START_TEST(test_unknown_version_and_bad_lengths_refused)
 }
 END_TEST
 
-/* What sw_espcore_read may answer for a damaged image (espcore.h): one of
- * its documented codes; a refusal with a message and no thread; a verdict
- * that matches the problems (SW_OK: warnings only; SW_ERR_CORRUPT: a
- * "damaged" message and a problem that is not a warning), at most
- * SW_MAX_PROBLEMS of them and the line counting the rest; memory sorted
- * and non-overlapping; and threads that walk (with the firmware at
- * firmware, when not NULL) by the step contract (lib/walker.c,
- * caller_is_plausible): a caller's pc plausible for the CPU or in a
- * module; its sp above its callee's, or equal for the first caller and
- * around a restored context. */
-static void check_answer(enum sw_err_code rc, const struct sw_snapshot *s,
-                         const struct sw_err *err, const char *firmware)
-{
-	ck_assert_msg(rc == SW_OK || rc == SW_ERR_CORRUPT || rc == SW_ERR_FORMAT ||
-	              rc == SW_ERR_UNSUPPORTED || rc == SW_ERR_IO,
-	              "undocumented code %d: %s", rc, err->msg);
-	ck_assert_int_eq(err->code, rc);
-	bool damage = false;
-	for (uint32_t i = 0; i < s->nproblems; i++)
-		damage |= strncmp(s->problems[i], "warning: ", 9) != 0;
-	ck_assert_uint_le(s->nproblems, SW_MAX_PROBLEMS + 1);
-	if (rc == SW_OK)
-		ck_assert_msg(!damage, "SW_OK with damage: %s", s->problems[0]);
-	if (rc == SW_ERR_CORRUPT)
-		ck_assert(damage && strstr(err->msg, "damaged") != NULL);
-	if (rc != SW_OK && rc != SW_ERR_CORRUPT) {
-		ck_assert(err->msg[0] != '\0');
-		ck_assert_uint_eq(s->nthreads, 0);
-		return;
-	}
-	for (uint32_t i = 1; i < s->nmem; i++)
-		ck_assert_uint_le(s->mem[i - 1].base + s->mem[i - 1].size, s->mem[i].base);
-	const struct sw_arch *arch = sw_arch_for_cpu(s->sys.cpu);
-	if (!arch)
-		return;
-	struct sw_err store_err;
-	struct sw_sym_store *store = sw_sym_store_create(&firmware, firmware ? 1 : 0, s,
-	                                                 &store_err);
-	ck_assert_ptr_nonnull(store);
-	struct sw_arena arena;
-	sw_arena_init(&arena);
-	struct sw_walk_result result;
-	ck_assert(sw_walk_snapshot(s, arch, sw_sym_store_source(store), NULL, &arena, &result));
-	for (uint32_t t = 0; t < result.nstacks; t++) {
-		const struct sw_stack *st = &result.stacks[t];
-		const struct sw_stack_frame *callee = NULL;
-		bool first = true;
-		for (uint32_t f = 0; f < st->nframes; f++) {
-			const struct sw_stack_frame *fr = &st->frames[f];
-			if (fr->trust == SW_TRUST_INLINE)
-				continue; /* its physical frame's pc and sp follow it */
-			if (callee) {
-				ck_assert(arch->pc_is_plausible(fr->pc) || sw_module_at(s, fr->pc) >= 0);
-				uint64_t sp = sw_stack_frame_reg(fr, arch->sp);
-				uint64_t callee_sp = sw_stack_frame_reg(callee, arch->sp);
-				/* A signal frame may return to another stack. */
-				bool other_stack = fr->restored_context &&
-				                   sw_mem_find(s, sp) != sw_mem_find(s, callee_sp);
-				bool may_stay = first || fr->restored_context || callee->restored_context;
-				if (!other_stack)
-					ck_assert_msg(may_stay ? sp >= callee_sp : sp > callee_sp,
-					              "frame %u: sp 0x%llx below its callee's 0x%llx", f,
-					              (unsigned long long)sp, (unsigned long long)callee_sp);
-				first = false;
-			}
-			callee = fr;
-		}
-	}
-	sw_arena_free(&arena);
-	sw_sym_store_free(store);
-}
-
 /* Every cut of the image and bytes flipped all over it: an answer that
- * check_answer accepts, never a crash (the sanitizer build checks the
+ * check_open_answer accepts, never a crash (the sanitizer build checks the
  * reads). */
 START_TEST(test_cut_and_flipped_images_never_crash)
 {
@@ -641,7 +570,8 @@ START_TEST(test_cut_and_flipped_images_never_crash)
 			b.len = cut;
 			struct sw_snapshot s;
 			struct sw_err err;
-			check_answer(open_buf(&b, firmware[k], &s, &err), &s, &err, firmware[k]);
+			check_open_answer(open_buf(&b, firmware[k], &s, &err), &s, &err, b.len, "sw_esp_",
+			                  firmware[k]);
 			sw_snapshot_free(&s);
 		}
 		b.len = full;
@@ -652,7 +582,8 @@ START_TEST(test_cut_and_flipped_images_never_crash)
 			b.p[at] ^= (uint8_t)(1 + rand() % 255);
 			struct sw_snapshot s;
 			struct sw_err err;
-			check_answer(open_buf(&b, firmware[k], &s, &err), &s, &err, firmware[k]);
+			check_open_answer(open_buf(&b, firmware[k], &s, &err), &s, &err, b.len, "sw_esp_",
+			                  firmware[k]);
 			sw_snapshot_free(&s);
 			b.p[at] = old;
 		}

@@ -33,24 +33,12 @@ START_TEST(test_call_check_matches_objdump_everywhere)
 	pro_fixture_load(fixtures[_i], &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, false);
-	size_t accepted = 0;
 	/* Right after the first instruction the word at ra - 8 is not in the
 	 * snapshot: the usual call cannot be ruled out (Breakpad's rule). */
 	bool known = true;
 	ck_assert(f.arch->call_precedes(&pm.walk, f.text_addr + 4, &known));
 	ck_assert(!known);
-	for (uint64_t x = f.text_addr + 8; x <= f.text_addr + f.text_size + 4; x += 4) {
-		bool is_ra = false;
-		for (size_t i = 0; i < f.ncalls; i++)
-			is_ra |= f.calls[i] == x;
-		known = false;
-		bool call = f.arch->call_precedes(&pm.walk, x, &known);
-		ck_assert_msg(known, "%s: code before 0x%" PRIx64 " not read", f.name, x);
-		ck_assert_msg(call == is_ra, "%s: 0x%" PRIx64 ": decoder %d, objdump %d", f.name, x,
-		              call, is_ra);
-		accepted += call;
-	}
-	ck_assert_uint_eq(accepted, f.ncalls);
+	pf_assert_call_check_matches(&f, &pm, f.text_addr + 8, f.text_addr + f.text_size + 4, 4);
 	pf_machine_free(&pm);
 	pro_fixture_free(&f);
 }
@@ -79,25 +67,14 @@ END_TEST
  * names come out exactly as the CFI says. */
 START_TEST(test_prologue_matches_cfi_with_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	ck_assert_uint_gt(r.checked, 100);
-	pro_fixture_free(&f);
+	ck_assert_uint_gt(pf_assert_prologue_matches_cfi(fixtures[_i], true), 100);
 }
 END_TEST
 
 /* Without symbols the start is found by searching back from pc. */
 START_TEST(test_prologue_matches_cfi_without_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	pro_fixture_free(&f);
+	pf_assert_prologue_matches_cfi(fixtures[_i], false);
 }
 END_TEST
 
@@ -333,16 +310,7 @@ END_TEST
 
 static void scan_machine(struct pf_machine *pm, struct pro_fixture *f, bool mips64)
 {
-	memset(f, 0, sizeof *f);
-	f->name = "scan";
-	f->arch = mips64 ? &sw_arch_mips64 : &sw_arch_mips;
-	f->reg_width = f->arch->word_size;
-	pf_machine_init(pm, f, false);
-	/* A library whose code the snapshot does not hold. */
-	pm->module = (struct sw_module){ .base = LIB, .size = 0x10000, .code_file = "libc.so" };
-	pm->regions[0] = pm->regions[1];
-	pm->snap.nmem = 1;
-	sw_snapshot_finish(&pm->snap);
+	pf_machine_init_without_code(pm, f, "scan", mips64 ? &sw_arch_mips64 : &sw_arch_mips, LIB);
 }
 
 START_TEST(test_scan_follows_breakpad_mips_rule)

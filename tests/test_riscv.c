@@ -23,17 +23,9 @@ static const char *const fixtures[] = {
 
 /* ---- the call check against objdump ---- */
 
-static bool is_return_address(const struct pro_fixture *f, uint64_t x)
-{
-	for (size_t i = 0; i < f->ncalls; i++)
-		if (f->calls[i] == x)
-			return true;
-	return false;
-}
-
 static bool is_boundary(const struct pro_fixture *f, uint64_t x)
 {
-	if (x == f->text_addr || is_return_address(f, x))
+	if (x == f->text_addr || pf_is_return_address(f, x))
 		return true;
 	for (size_t i = 0; i < f->ninsns; i++)
 		if (f->insns[i] == x)
@@ -51,16 +43,7 @@ START_TEST(test_call_check_matches_objdump_with_symbols)
 	pro_fixture_load(fixtures[_i], &f);
 	struct pf_machine pm;
 	pf_machine_init(&pm, &f, true);
-	size_t accepted = 0;
-	for (uint64_t x = f.text_addr + 4; x <= f.text_addr + f.text_size; x += 2) {
-		bool known = false;
-		bool call = f.arch->call_precedes(&pm.walk, x, &known);
-		ck_assert_msg(known, "%s: code before 0x%" PRIx64 " not read", f.name, x);
-		ck_assert_msg(call == is_return_address(&f, x), "%s: 0x%" PRIx64 ": decoder %d",
-		              f.name, x, call);
-		accepted += call;
-	}
-	ck_assert_uint_eq(accepted, f.ncalls);
+	pf_assert_call_check_matches(&f, &pm, f.text_addr + 4, f.text_addr + f.text_size, 2);
 	pf_machine_free(&pm);
 	pro_fixture_free(&f);
 }
@@ -85,7 +68,7 @@ START_TEST(test_call_check_without_symbols)
 	size_t straddling = 0, boundaries = 0;
 	for (size_t i = 0; i < f.ninsns; i++) {
 		uint64_t x = f.insns[i];
-		if (x - f.text_addr < 4 || is_return_address(&f, x))
+		if (x - f.text_addr < 4 || pf_is_return_address(&f, x))
 			continue;
 		boundaries++;
 		bool known = false;
@@ -107,13 +90,7 @@ END_TEST
 
 START_TEST(test_prologue_matches_cfi_with_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, true, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	ck_assert_uint_gt(r.checked, 100);
-	pro_fixture_free(&f);
+	ck_assert_uint_gt(pf_assert_prologue_matches_cfi(fixtures[_i], true), 100);
 }
 END_TEST
 
@@ -121,12 +98,7 @@ END_TEST
  * each must land exactly on pc through 16- and 32-bit instructions. */
 START_TEST(test_prologue_matches_cfi_without_symbols)
 {
-	struct pro_fixture f;
-	pro_fixture_load(fixtures[_i], &f);
-	struct pf_result r = pf_check_fixture(&f, false, f.arch->caller_by_prologue);
-	ck_assert_msg(r.agreed == r.checked, "%s: %zu of %zu agree; first: %s", f.name, r.agreed,
-	              r.checked, r.first_miss);
-	pro_fixture_free(&f);
+	pf_assert_prologue_matches_cfi(fixtures[_i], false);
 }
 END_TEST
 
@@ -291,15 +263,7 @@ END_TEST
 
 static void lib_machine(struct pf_machine *pm, struct pro_fixture *f, bool rv64)
 {
-	memset(f, 0, sizeof *f);
-	f->name = "lib";
-	f->arch = rv64 ? &sw_arch_riscv64 : &sw_arch_riscv32;
-	f->reg_width = f->arch->word_size;
-	pf_machine_init(pm, f, false);
-	pm->module = (struct sw_module){ .base = LIB, .size = 0x10000, .code_file = "libc.so" };
-	pm->regions[0] = pm->regions[1];
-	pm->snap.nmem = 1;
-	sw_snapshot_finish(&pm->snap);
+	pf_machine_init_without_code(pm, f, "lib", rv64 ? &sw_arch_riscv64 : &sw_arch_riscv32, LIB);
 }
 
 START_TEST(test_frame_pointer_chain_without_code)

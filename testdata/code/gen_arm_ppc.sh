@@ -15,54 +15,12 @@
 set -eu
 
 out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$out/gen_common.sh"
 
-# The functions the fixtures hold: a leaf, a non-leaf, a large frame,
-# alloca, calls through a function pointer, and a call to a function that
-# does not return (its return address lies past the caller's end).
-cat >"$work/funcs.c" <<'EOF'
-extern int ext(int);
-extern void die(int) __attribute__((noreturn));
-int leaf(int a, int b) { return a * b + 3; }
-int nonleaf(int a) { return ext(a) + leaf(a, 2) + 1; }
-int bigframe(int a)
-{
-	volatile char buf[8192];
-	buf[a & 4095] = 1;
-	return ext(buf[(a + 1) & 4095]) + 1;
-}
-int use_alloca(int n)
-{
-	char *p = __builtin_alloca(n);
-	__builtin_memset(p, 0, n);
-	return ext(p[n / 2]) + 2;
-}
-int callptr(int (*fn)(int), int a) { return fn(a) + fn(a + 1); }
-void check(int a)
-{
-	if (a < 0)
-		die(a);
-}
-int entry(void)
-{
-	check(1);
-	return callptr(ext, 1) + nonleaf(2) + bigframe(3) + use_alloca(4);
-}
-EOF
-# What funcs.c calls; on ARM built in the other instruction set, so that
-# the linker turns the calls between them into BLX (interworking).
-cat >"$work/other.c" <<'EOF'
-int ext(int a) { return a + 7; }
-void die(int a) { for (;;) a = ext(a); }
-void *memset(void *p, int c, unsigned long n)
-{
-	char *q = p;
-	while (n--)
-		*q++ = (char)c;
-	return p;
-}
-EOF
+# gen_common.sh's functions but the 70000-byte frame, the variable-length
+# array and the jump table (write_sources).
+write_sources 'callptr(ext, 1) + nonleaf(2) + bigframe(3) + use_alloca(4)' \
+	leaf nonleaf bigframe use_alloca callptr check
 
 # variant NAME ARCH ENDIAN TRIPLE "FUNCS_FLAGS" "OTHER_FLAGS" "LINK_FLAGS"
 variant() {
@@ -70,29 +28,17 @@ variant() {
 	cc=$triple-gcc
 	dir=$work/$name
 	mkdir -p "$dir"
-	# shellcheck disable=SC2086
-	$cc $fflags -c "$work/funcs.c" -o "$dir/funcs.o"
-	# shellcheck disable=SC2086
-	$cc $oflags -fno-tree-loop-distribute-patterns -c "$work/other.c" -o "$dir/other.o"
-	# shellcheck disable=SC2086
-	$cc $lflags -nostdlib -static -Wl,-e,entry -Wl,--build-id=none \
-		"$dir/funcs.o" "$dir/other.o" -o "$dir/prog"
-	"$triple-objcopy" -O binary -j .text "$dir/prog" "$dir/text.bin"
-	text_addr=$("$triple-objdump" -h "$dir/prog" | awk '$2 == ".text" { print $4 }')
-	text_size=$(wc -c <"$dir/text.bin" | tr -d ' ')
+	build_prog "$cc" "$dir/prog" "$fflags" "$oflags" "$lflags"
+	text_section "$triple" "$dir/prog"
 	{
-		echo "# Code fixture made by testdata/code/gen_arm_ppc.sh (do not edit): see README.md."
-		echo "# $($cc --version | head -n 1)"
-		echo "# funcs.c: $fflags; other.c: $oflags"
+		fixture_header "$cc" "funcs.c: $fflags; other.c: $oflags"
 		echo "arch $arch"
 		echo "endian $endian"
-		echo "text 0x$text_addr $text_size"
-		od -An -v -tx1 "$dir/text.bin" | tr -d ' \n' | fold -w 64 | sed 's/^/bytes /'
-		echo
-		"$triple-objdump" -d "$dir/prog" >"$dir/disasm"
-		awk -v end="$(printf '%d' "0x$text_addr")" -v size="$text_size" \
-			-f "$work/functions.awk" "$dir/disasm"
-		awk -v arch="$arch" -f "$work/classify.awk" "$dir/disasm"
+		text_lines
+		"$triple-objdump" -d "$dir/prog" |
+			awk -v text_start="$(printf '%d' "0x$text_addr")" -v size="$text_size" \
+				-f "$work/common.awk" -f "$work/functions.awk"
+		classify_lines "$triple" "$dir/prog" "$arch"
 	} >"$out/$name.txt"
 }
 
@@ -101,27 +47,16 @@ variant() {
 # .text). objdump's, not nm's: ELFv1's symbols name function descriptors,
 # objdump names the code (".leaf").
 cat >"$work/functions.awk" <<'EOF'
-function hexval(s,    v, i, c) {
-	v = 0
-	s = tolower(s)
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", substr(s, i, 1))
-		if (c == 0)
-			break
-		v = v * 16 + c - 1
-	}
-	return v
-}
 BEGIN { n = 0 }
 /^[0-9a-f]+ <[^>]+>:$/ {
-	start[n] = hexval($1)
+	starts[n] = hexval($1)
 	name[n] = substr($2, 2, length($2) - 3)
 	n++
 }
 END {
 	for (i = 0; i < n; i++) {
-		stop = i + 1 < n ? start[i + 1] : end + size
-		printf "func 0x%08x 0x%x %s\n", start[i], stop - start[i], name[i]
+		stop = i + 1 < n ? starts[i + 1] : text_start + size
+		printf "func 0x%08x 0x%x %s\n", starts[i], stop - starts[i], name[i]
 	}
 }
 EOF
@@ -132,30 +67,12 @@ EOF
 # (.word, .long, ...) is skipped. The classification is objdump's, not the
 # walker's decoder: the test checks one against the other.
 cat >"$work/classify.awk" <<'EOF'
-function hexval(s,    v, i, c) {
-	v = 0
-	s = tolower(s)
-	sub(/^0x/, "", s)
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", substr(s, i, 1))
-		if (c == 0)
-			break
-		v = v * 16 + c - 1
-	}
-	return v
-}
 BEGIN {
 	FS = "\t"
 	conds = "^(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)$"
 }
 /^ *[0-9a-f]+:\t/ {
-	addr = $1
-	sub(/^ */, "", addr)
-	sub(/:$/, "", addr)
-	bytes = $2
-	gsub(/ +$/, "", bytes)
-	mnem = $3
-	ops = $4
+	insn_fields()
 	# PowerPC objdump separates the operands with spaces, not a tab.
 	if (ops == "" && match(mnem, / +/)) {
 		ops = substr(mnem, RSTART + RLENGTH)
@@ -163,11 +80,6 @@ BEGIN {
 	}
 	if (mnem == "" || mnem ~ /^\./)
 		next
-	hex = bytes
-	gsub(/ /, "", hex)
-	len = length(hex) / 2
-	start = hexval(addr)
-	end = start + len
 	thumb = arch == "arm" && length(bytes) > 0 && index(bytes " ", " ") == 5
 	m = mnem
 	sub(/\.[nw]$/, "", m)

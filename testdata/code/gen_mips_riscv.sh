@@ -28,67 +28,12 @@
 set -eu
 
 out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$out/gen_common.sh"
 
-# The functions the fixtures hold: a leaf, a non-leaf, an 8 KiB frame (past
-# RISC-V's 12-bit immediates), a 70000-byte frame (past MIPS's 16-bit ones),
-# alloca, a variable-length array, calls through a function pointer, and a
-# call to a function that does not return (its return address lies past the
-# caller's end).
-cat >"$work/funcs.c" <<'EOF'
-extern int ext(int);
-extern void die(int) __attribute__((noreturn));
-int leaf(int a, int b) { return a * b + 3; }
-int nonleaf(int a) { return ext(a) + leaf(a, 2) + 1; }
-int bigframe(int a)
-{
-	volatile char buf[8192];
-	buf[a & 4095] = 1;
-	return ext(buf[(a + 1) & 4095]) + 1;
-}
-int hugeframe(int a)
-{
-	volatile char buf[70000];
-	buf[a & 65535] = 1;
-	return ext(buf[(a + 1) & 65535]) + 1;
-}
-int use_alloca(int n)
-{
-	char *p = __builtin_alloca(n);
-	__builtin_memset(p, 0, n);
-	return ext(p[n / 2]) + 2;
-}
-int use_vla(int n)
-{
-	volatile char v[n];
-	v[0] = (char)n;
-	return ext(v[n - 1]) + 3;
-}
-int callptr(int (*fn)(int), int a) { return fn(a) + fn(a + 1); }
-void check(int a)
-{
-	if (a < 0)
-		die(a);
-}
-int entry(void)
-{
-	check(1);
-	return callptr(ext, 1) + nonleaf(2) + bigframe(3) + hugeframe(4) + use_alloca(5) +
-	       use_vla(6);
-}
-EOF
-cat >"$work/other.c" <<'EOF'
-int ext(int a) { return a + 7; }
-void die(int a) { for (;;) a = ext(a); }
-void *memset(void *p, int c, unsigned long n)
-{
-	char *q = p;
-	while (n--)
-		*q++ = (char)c;
-	return p;
-}
-EOF
+# gen_common.sh's functions but the jump table (write_sources).
+write_sources 'callptr(ext, 1) + nonleaf(2) + bigframe(3) + hugeframe(4) + use_alloca(5) +
+	       use_vla(6)' \
+	leaf nonleaf bigframe hugeframe use_alloca use_vla callptr check
 
 # Reads objdump -d and prints, for every instruction, "call RA MNEMONIC" if
 # it is a call (RA: the return address it leaves in the link register) or
@@ -103,42 +48,12 @@ EOF
 #   RISC-V: jal and jalr (and their compressed forms, which objdump prints
 #   alike) whose link register is ra; objdump omits rd when it is ra.
 cat >"$work/classify.awk" <<'EOF'
-function hexstr(v,    s, d) {
-	# printf's %x stops at 32 bits in mawk: convert by hand (exact below 2^53)
-	s = ""
-	do {
-		d = v % 16
-		s = substr("0123456789abcdef", d + 1, 1) s
-		v = (v - d) / 16
-	} while (v > 0)
-	return "0x" s
-}
-function hexval(s,    v, i, c) {
-	v = 0
-	s = tolower(s)
-	sub(/^0x/, "", s)
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", substr(s, i, 1))
-		if (c == 0)
-			break
-		v = v * 16 + c - 1
-	}
-	return v
-}
 BEGIN { FS = "\t" }
 /^ *[0-9a-f]+:\t/ {
-	addr = $1
-	sub(/^ */, "", addr)
-	sub(/:$/, "", addr)
-	bytes = $2
-	gsub(/ +$/, "", bytes)
-	m = $3
-	ops = $4
+	insn_fields()
+	m = mnem
 	if (m == "" || m ~ /^\./)
 		next
-	hex = bytes
-	gsub(/ /, "", hex)
-	end = hexval(addr) + length(hex) / 2
 	call = 0
 	ra = end
 	if (arch ~ /^mips/) {
@@ -168,100 +83,22 @@ BEGIN { FS = "\t" }
 			if (o[3] == "s8")
 				o[3] = "fp"
 		}
-		printf "store %s %s %s %d\n", hexstr(hexval(addr)), o[1], o[3], o[2]
+		printf "store %s %s %s %d\n", hexstr(start), o[1], o[3], o[2]
 	}
 }
 EOF
 
-# Reads readelf --debug-dump=frames-interp and prints, per FDE, "fde LO HI"
-# and its rows "cfi LOC CFAREG CFAOFF REG=OFF...": from LOC on, the CFA is
-# CFAREG + CFAOFF and each listed register is saved at CFA + OFF (registers
-# the compiler says nothing about are left out). An FDE without rows has the
-# CIE's initial row. MIPS registers get their ABI names.
-cat >"$work/cfi.awk" <<'EOF'
-function hexstr(v,    s, d) {
-	# printf's %x stops at 32 bits in mawk: convert by hand (exact below 2^53)
-	s = ""
-	do {
-		d = v % 16
-		s = substr("0123456789abcdef", d + 1, 1) s
-		v = (v - d) / 16
-	} while (v > 0)
-	return "0x" s
-}
-function hexval(s,    v, i, c) {
-	v = 0
-	s = tolower(s)
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", substr(s, i, 1))
-		if (c == 0)
-			break
-		v = v * 16 + c - 1
-	}
-	return v
-}
-function regname(r,    n) {
-	if (r ~ /^r[0-9]+$/) {
-		n = substr(r, 2) + 0
-		return mips[n + 1]
-	}
-	return r
-}
-function flush() {
-	if (infde && !rows)
-		printf "cfi %s %s\n", hexstr(fde_lo), cie_row
-	infde = 0
-}
+# The CFI's register names (cfi.awk): MIPS registers get their ABI names.
+cat >"$work/regs.awk" <<'EOF'
 BEGIN {
 	split("zero at v0 v1 a0 a1 a2 a3 t0 t1 t2 t3 t4 t5 t6 t7 s0 s1 s2 s3 s4 s5 s6 s7 t8 t9 k0 k1 gp sp fp ra", mips, " ")
 }
-/ CIE / { flush(); incie = 1; next }
-/ FDE / {
-	flush()
-	incie = 0
-	infde = 1
-	rows = 0
-	r = $0
-	sub(/.*pc=/, "", r)
-	split(r, lh, /\.\./)
-	fde_lo = hexval(lh[1])
-	printf "fde %s %s\n", hexstr(fde_lo), hexstr(hexval(lh[2]))
-	next
+function regname(r) {
+	if (r ~ /^r[0-9]+$/)
+		return mips[substr(r, 2) + 1]
+	return r
 }
-/^ +LOC +CFA/ {
-	ncols = NF
-	for (i = 1; i <= NF; i++)
-		col[i] = $i
-	next
-}
-/^[0-9a-f]+ / {
-	cfa = $2
-	split(cfa, cr, /[+]/)
-	if (cfa !~ /^[a-z0-9]+\+[0-9]+$/) {
-		row = "? 0"
-	} else {
-		row = regname(cr[1]) " " cr[2]
-	}
-	for (i = 3; i <= NF && i <= ncols; i++) {
-		if ($i == "u")
-			continue
-		v = $i
-		if (v ~ /^c[-+][0-9]+$/)
-			row = row " " regname(col[i]) "=" substr(v, 2) + 0
-		else
-			row = row " " regname(col[i]) "=?"
-	}
-	if (incie) {
-		cie_row = row
-		next
-	}
-	if (infde) {
-		printf "cfi %s %s\n", hexstr(hexval($1)), row
-		rows++
-	}
-	next
-}
-END { flush() }
+function kept(r) { return 1 }
 EOF
 
 # variant NAME ARCH ENDIAN ABI TRIPLE "CFLAGS" ["LINK"]
@@ -288,46 +125,25 @@ variant() {
 	*)
 		cfi_from=$dir/prog ;;
 	esac
-	"$triple-objcopy" -O binary -j .text "$dir/prog" "$dir/text.bin"
-	text_addr=$("$triple-objdump" -h "$dir/prog" | awk '$2 == ".text" { print $4 }')
-	text_size=$(wc -c <"$dir/text.bin" | tr -d ' ')
+	text_section "$triple" "$dir/prog"
 	{
-		echo "# Code fixture made by testdata/code/gen_mips_riscv.sh (do not edit): see README.md."
-		echo "# $($cc --version | head -n 1)"
-		echo "# funcs.c: $cflags; other.c: -O2 with the same target flags"
+		fixture_header "$cc" "funcs.c: $cflags; other.c: -O2 with the same target flags"
 		echo "arch $arch"
 		echo "endian $endian"
 		echo "abi $abi"
-		echo "text 0x$text_addr $text_size"
-		od -An -v -tx1 "$dir/text.bin" | tr -d ' \n' | fold -w 64 | sed 's/^/bytes /'
-		echo
-		"$triple-nm" -S --defined-only "$dir/prog" |
-			awk 'NF == 4 && ($3 == "T" || $3 == "t") { printf "func 0x%s 0x%s %s\n", $1, $2, $4 }' |
-			sort
-		"$triple-objdump" -d "$dir/prog" | awk -v arch="$arch" -f "$work/classify.awk"
-		"$triple-readelf" --debug-dump=frames-interp "$cfi_from" | awk -f "$work/cfi.awk"
+		text_lines
+		func_lines "$triple" "$dir/prog"
+		classify_lines "$triple" "$dir/prog" "$arch"
+		cfi_lines "$triple" "$cfi_from"
 	} >"$out/$name.txt"
 }
 
 # build OUTPUT "CFLAGS": funcs.c with CFLAGS, other.c at -O2 with the
-# target flags (those before the first -O), linked without libc.
+# target flags (those before the first -O), linked without libc (or by
+# variant's LINK).
 build() {
-	prog=$1 flags=$2
-	target=$(echo "$flags" | sed 's/ *-O.*//')
-	# shellcheck disable=SC2086
-	$cc $flags -c "$work/funcs.c" -o "$prog.funcs.o"
-	# shellcheck disable=SC2086
-	$cc $target -O2 -fasynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
-		-c "$work/other.c" -o "$prog.other.o"
-	case $link in
-	ld:*)
-		"$triple-ld" -m "${link#ld:}" -static -e entry --build-id=none \
-			"$prog.funcs.o" "$prog.other.o" -o "$prog" ;;
-	*)
-		# shellcheck disable=SC2086
-		$cc $target -nostdlib -static -Wl,-e,entry -Wl,--build-id=none \
-			"$prog.funcs.o" "$prog.other.o" -o "$prog" ;;
-	esac
+	target=$(echo "$2" | sed 's/ *-O.*//')
+	build_prog "$cc" "$1" "$2" "$target -O2 -fasynchronous-unwind-tables" "${link:-$target}"
 }
 
 # Both optimization levels, with and without the frame pointer; the CFI is
