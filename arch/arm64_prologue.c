@@ -516,7 +516,8 @@ static int64_t released(uint32_t i)
 /* Enough of the code from pc on to see whether the frame state found
  * for a candidate start fits it: an epilogue ahead that releases more
  * than the state has allocated, or returns with some of it still
- * allocated, shows the candidate started inside the function. */
+ * allocated, shows the candidate started inside the function. Code that
+ * allocates first is not an epilogue. */
 enum { PEEK = 8 };
 
 static bool fits_code_ahead(struct sw_code *c, const struct sw_prologue *p, uint64_t pc,
@@ -536,10 +537,17 @@ static bool fits_code_ahead(struct sw_code *c, const struct sw_prologue *p, uint
 			return false;
 		if (is_ret(i))
 			return q.cur.sp_off == 0;
+		int64_t before = q.cur.sp_off;
 		decode(&q, i, &ends);
 		if (q.failed)
 			return false;
 		if (ends || branch_destination(i, a, &(uint64_t){ 0 }))
+			return true;
+		/* An allocation is no epilogue's: the code ahead is another
+		 * function's (after a call that does not return, GCC puts the
+		 * next function right after the bl: zoo aarch64 1024, f3's
+		 * `bl abort` and _fini), nothing to judge by. */
+		if (q.cur.sp_known && q.cur.sp_off < before)
 			return true;
 	}
 	return true;

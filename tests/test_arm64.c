@@ -798,6 +798,55 @@ START_TEST(test_walk_stripped_code_without_cfi_by_prologue)
 }
 END_TEST
 
+/* bl from `at` to `target` (Arm ARM C6.2.33: imm26 words). */
+static uint32_t bl_to(uint64_t at, uint64_t target)
+{
+	return 0x94000000u | (uint32_t)((uint64_t)((int64_t)(target - at) >> 2) & 0x3ffffffu);
+}
+
+/* A function ending in a call that does not return (bl abort) is followed
+ * right away by the next function (zoo aarch64 1024: f3's `bl abort`, then
+ * _fini's nop; stp x29, x30, [sp, #-16]!). Code that allocates after pc
+ * is that function's, no epilogue of this frame's: the start found (sub
+ * sp, sp, #0x110; str x30, [sp]) stands, and the return address comes
+ * from its slot (it was refused, and the search went on to the caller's
+ * start, skipping a frame). */
+START_TEST(test_prologue_start_stands_before_a_noreturn_call_ending_the_function)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
+		.nmodules = 1 });
+	uint64_t fn = CODE_BASE + 0x104, leaf = CODE_BASE + 0x400, ra1 = fn + 0x20;
+	uint64_t ra2 = CODE_BASE + 0x604;
+	put_insn(&fx, fn - 4, INSN_RET);
+	put_insn(&fx, fn, 0xd10443ffu);     /* sub sp, sp, #0x110 */
+	put_insn(&fx, fn + 4, 0xf90003feu); /* str x30, [sp] */
+	put_insn(&fx, ra1 - 4, bl_to(ra1 - 4, leaf));
+	put_insn(&fx, ra1 + 4, INSN_STP_FP_LR_PRE); /* the next function */
+	put_insn(&fx, ra1 + 8, INSN_MOV_FP_SP);
+	put_insn(&fx, ra1 + 12, INSN_LDP_FP_LR_POST);
+	put_insn(&fx, ra1 + 16, INSN_RET);
+	put_insn(&fx, leaf - 4, INSN_RET);
+	put_insn(&fx, ra2 - 4, bl_to(ra2 - 4, fn));
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u64(&fx, sp, ra2);
+	set_context(&fx, leaf + 8, sp, 0x5000, ra1); /* x29: no record, any value */
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 0x110);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -826,6 +875,7 @@ Suite *test_suite(void)
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
 	tcase_add_test(pro, test_walk_stripped_code_without_cfi_by_prologue);
+	tcase_add_test(pro, test_prologue_start_stands_before_a_noreturn_call_ending_the_function);
 	suite_add_tcase(s, pro);
 	return s;
 }
