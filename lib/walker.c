@@ -918,6 +918,30 @@ static bool rules_anchored_on_record(const struct sw_step *st, struct sw_caller 
 
 enum step_result { STEP_CALLER, STEP_END };
 
+/* What one way of finding a caller concluded: a caller it vouches for
+ * (FOUND), nothing it can prove, so the next way is tried (NEXT), or a
+ * definite end of the walk for the reason in end (END). find_caller alone
+ * turns a result into the walk's end. */
+struct caller_result {
+	enum { CALLER_FOUND, CALLER_NEXT, CALLER_END } kind;
+	enum sw_walk_end end; /* CALLER_END only */
+};
+
+static struct caller_result caller_next(void)
+{
+	return (struct caller_result){ .kind = CALLER_NEXT };
+}
+
+static struct caller_result caller_found_if(bool found)
+{
+	return (struct caller_result){ .kind = found ? CALLER_FOUND : CALLER_NEXT };
+}
+
+static struct caller_result caller_ends(enum sw_walk_end why)
+{
+	return (struct caller_result){ .kind = CALLER_END, .end = why };
+}
+
 /* A caller whose pc a rule found to be an exception's return (Cortex-M's
  * EXC_RETURN in lr) is the context the exception interrupted, trusted as
  * a restored context; a frame of it that cannot be read leaves no caller
@@ -1004,11 +1028,179 @@ static bool registers_inferred(const struct sw_frame *callee)
 	        callee->trust == SW_TRUST_FRAME_POINTER);
 }
 
-/* Finds the caller of the last physical frame: each method in turn, the
- * first whose result passes caller_is_plausible wins. A method's SW_UNWIND_END
- * is a definite end (an undefined return address, an intact chain ending
- * in NULL) and ends the walk; so does reaching a known outermost function
- * whose rules yield nothing usable. */
+/* A sigreturn trampoline's caller is the interrupted context itself;
+ * when its code says so, no other rule is asked. Its pc is whatever
+ * the thread was executing, 0 included (a call through a NULL
+ * pointer), so only the stack is checked; a signal frame that is not
+ * above the callee falls through to the rules. A frame the hook knows
+ * to hold a saved context it cannot read (END: a firmware trap entry
+ * whose frame fails its checks) ends the walk: past it a scan would
+ * read a saved context's words as return addresses. */
+static struct caller_result caller_from_signal_frame(const struct sw_step *st,
+                                                     struct sw_caller *c, enum sw_trust *trust)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	if (!arch->caller_of_signal_frame)
+		return caller_next();
+	enum sw_unwind_status s = arch->caller_of_signal_frame(st, c);
+	if (s == SW_UNWIND_END)
+		return caller_ends(SW_END_NO_CALLER);
+	if (s != SW_UNWIND_OK || !restored_context_is_plausible(st, c))
+		return caller_next();
+	c->restored_context = true;
+	*trust = SW_TRUST_CONTEXT;
+	return caller_found_if(true);
+}
+
+/* A CFI rule giving a NULL return address with a sane stack is an
+ * intact chain's end (thread entries push 0; the first unwind may
+ * keep sp: a thread stopped at its entry with ra 0, as a FreeRTOS
+ * task that never ran is saved). */
+static bool rules_reach_null_return(const struct sw_step *st, const struct sw_caller *c,
+                                    bool first_unwind)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	/* Only for a frame the walk trusts: a scanned frame's pc may be a
+	 * stale return address, whose rules read the wrong slots, where a
+	 * zero proves nothing (a failed rule: the next methods go on). */
+	uint64_t csp = c->regs.v[arch->sp], sp0 = st->callee->regs.v[arch->sp];
+	bool scanned = st->callee->trust == SW_TRUST_SCAN || st->callee->trust == SW_TRUST_CFI_SCAN;
+	return sw_reg_valid(&c->regs, arch->pc) && sw_reg_valid(&c->regs, arch->sp) && !scanned &&
+	       c->regs.v[arch->pc] == 0 && (csp > sp0 || (first_unwind && csp == sp0));
+}
+
+/* An ordinary caller the rules gave (no restored context). A NULL return
+ * address ends the walk (rules_reach_null_return); an implausible caller
+ * is a failed rule for this step: the frame pointer, prologue and a
+ * validated scan still get their turn from the callee's frame (a rule
+ * computing a stack address past _start, JIT code, a wrong .sym), unless
+ * the callee is a known outermost function, where the walk ends. */
+static struct caller_result judge_rules_caller(const struct sw_step *st, bool first_unwind,
+                                               const struct sw_caller *c, enum sw_trust trust,
+                                               bool anchored)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	if (rules_reach_null_return(st, c, first_unwind))
+		return caller_ends(SW_END_NULL_RETURN);
+	bool found = caller_is_plausible(st, c, trust, first_unwind) &&
+	             (!registers_inferred(st->callee) ||
+	              sw_walk_is_return_address(w, c->regs.v[arch->pc]));
+	/* On CPUs with a link register the sp of a frame found by a scan
+	 * or a record is only a lower bound, and rules applied from it
+	 * read whatever lies at the offsets they name (glibc's
+	 * __libc_start_main, CFA = sp + 96, read main's address there):
+	 * where the callee's code is at hand, code bytes must show a
+	 * call right before the return address. */
+	uint8_t code;
+	if (found && sp_only_bounded(arch, st->callee) && !anchored)
+		found = (!sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
+		         sw_walk_follows_proven_call(w, c->regs.v[arch->pc])) &&
+		        !call_names_another_function(w, c->regs.v[arch->pc], st->callee);
+	if (found)
+		return caller_found_if(true);
+	/* Implausible: at a function nothing calls the walk ends (a scan
+	 * would read what lies above it); elsewhere the next methods try. */
+	return is_outermost_function(st->callee->function) ? caller_ends(SW_END_OUTERMOST)
+	                                                   : caller_next();
+}
+
+/* The caller by the callee's own rules (CFI, STACK WIN), anchored on its
+ * frame record where its sp is only a lower bound. */
+static struct caller_result caller_from_rules(const struct sw_step *st, bool first_unwind,
+                                              struct sw_caller *c, enum sw_trust *trust)
+{
+	enum sw_unwind_status s = caller_by_rules(st, c, trust);
+	/* Only rules that answered (a function without any has none to
+	 * anchor, and the search would cost a record step per frame). */
+	bool anchored = (s == SW_UNWIND_FAILED || (s == SW_UNWIND_OK && !c->restored_context)) &&
+	                sp_only_bounded(st->walk->arch, st->callee) &&
+	                rules_anchored_on_record(st, c, trust);
+	if (anchored)
+		s = SW_UNWIND_OK;
+	/* Rules that say "no caller" (an undefined return address): the
+	 * outermost frame. */
+	if (s == SW_UNWIND_END)
+		return caller_ends(SW_END_OUTERMOST);
+	if (s == SW_UNWIND_OK)
+		s = caller_of_exception(st, c, trust);
+	/* An exception frame that cannot be unstacked ends the
+	 * walk: past it a scan would take its stacked lr for a
+	 * caller of the handler. */
+	if (s == SW_UNWIND_END)
+		return caller_ends(SW_END_NO_CALLER);
+	if (s != SW_UNWIND_OK)
+		return caller_next();
+	/* Rules that describe a signal frame (CIE augmentation 'S')
+	 * restore an interrupted context, judged as the trampoline's. */
+	if (c->restored_context)
+		return caller_found_if(restored_context_is_plausible(st, c));
+	return judge_rules_caller(st, first_unwind, c, *trust, anchored);
+}
+
+/* A row of the table of methods that need no unwind rules. */
+struct caller_method_row {
+	caller_method method;
+	enum sw_trust trust;
+	bool context_only; /* only for a frame with a live context */
+};
+
+/* One method of the table. Its END is an intact chain ending in NULL;
+ * an exception return it leads to that cannot be unstacked ends the walk
+ * as after the rules; a caller that fails the checks leaves the next
+ * method its turn. */
+static struct caller_result caller_by_method(struct sw_step *st,
+                                             const struct caller_method_row *m,
+                                             bool first_unwind, struct sw_caller *c,
+                                             enum sw_trust *trust)
+{
+	memset(c, 0, sizeof *c);
+	enum sw_unwind_status s = m->method(st, c);
+	if (s == SW_UNWIND_END)
+		return caller_ends(SW_END_NULL_RETURN);
+	/* A frame record that is there but names no code is a broken
+	 * chain: a scan from it must prove its candidate by the code
+	 * bytes, not by Breakpad's rule alone, or it would walk on
+	 * through whatever the stack holds (microdumps hold no code). */
+	if (s == SW_UNWIND_FAILED && m->trust == SW_TRUST_FRAME_POINTER)
+		st->scan_needs_code = true;
+	*trust = m->trust;
+	if (s == SW_UNWIND_OK)
+		s = caller_of_exception(st, c, trust);
+	if (s == SW_UNWIND_END)
+		return caller_ends(SW_END_NO_CALLER);
+	/* A caller that fails the checks: the next method tries. */
+	return caller_found_if(s == SW_UNWIND_OK &&
+	                       (c->restored_context ? restored_context_is_plausible(st, c)
+	                                            : caller_is_plausible(st, c, *trust, first_unwind) &&
+	                                                      call_may_return_to(st, c, *trust)));
+}
+
+/* The methods that need no unwind rules, in the order they are tried;
+ * the first that vouches for a caller or ends the walk decides. */
+static struct caller_result caller_from_methods(struct sw_step *st, bool first_unwind,
+                                                struct sw_caller *c, enum sw_trust *trust)
+{
+	const struct sw_arch *arch = st->walk->arch;
+	const struct caller_method_row methods[] = {
+		{ caller_of_bad_pc, SW_TRUST_LEAF, true },
+		{ arch->caller_of_leaf, SW_TRUST_LEAF, true },
+		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false },
+		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false },
+		{ scan_method, SW_TRUST_SCAN, false },
+	};
+	struct caller_result r = caller_next();
+	for (size_t i = 0; r.kind == CALLER_NEXT && i < sizeof methods / sizeof methods[0]; i++)
+		if (methods[i].method &&
+		    (!methods[i].context_only || sw_frame_has_live_context(st->callee)))
+			r = caller_by_method(st, &methods[i], first_unwind, c, trust);
+	return r;
+}
+
+/* Finds the caller of the last physical frame: the signal frame, then the
+ * callee's rules, then the methods that need none; the first that vouches
+ * for a caller wins. Each one says itself when the walk ends there and
+ * why (caller_result); here, the one place, that becomes the walk's end. */
 static enum step_result find_caller(struct sw_step *st, bool first_unwind,
                                     struct sw_frame *caller, enum sw_walk_end *end)
 {
@@ -1016,142 +1208,25 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	const struct sw_arch *arch = w->arch;
 	struct sw_caller c;
 	enum sw_trust trust = SW_TRUST_NONE;
-	bool found = false;
+	struct caller_result r = caller_next();
 
 	memset(caller, 0, sizeof *caller);
-	if (is_program_entry(st->callee->function)) {
-		*end = SW_END_OUTERMOST;
-		return STEP_END;
-	}
-	bool anchored = false;
-	enum sw_unwind_status s = SW_UNWIND_NO_RULE;
-	/* A sigreturn trampoline's caller is the interrupted context itself;
-	 * when its code says so, no other rule is asked. Its pc is whatever
-	 * the thread was executing, 0 included (a call through a NULL
-	 * pointer), so only the stack is checked; a signal frame that is not
-	 * above the callee falls through to the rules. A frame the hook knows
-	 * to hold a saved context it cannot read (END: a firmware trap entry
-	 * whose frame fails its checks) ends the walk: past it a scan would
-	 * read a saved context's words as return addresses. */
-	enum sw_unwind_status sig = arch->caller_of_signal_frame
-	                                    ? arch->caller_of_signal_frame(st, &c)
-	                                    : SW_UNWIND_NO_RULE;
-	if (sig == SW_UNWIND_END) {
-		*end = SW_END_NO_CALLER;
-		return STEP_END;
-	}
-	if (sig == SW_UNWIND_OK && restored_context_is_plausible(st, &c)) {
-		c.restored_context = true;
-		trust = SW_TRUST_CONTEXT;
-		found = true;
-	} else {
-		s = caller_by_rules(st, &c, &trust);
-		/* Only rules that answered (a function without any has none to
-		 * anchor, and the search would cost a record step per frame). */
-		anchored = (s == SW_UNWIND_FAILED || (s == SW_UNWIND_OK && !c.restored_context)) &&
-		           sp_only_bounded(arch, st->callee) && rules_anchored_on_record(st, &c, &trust);
-		if (anchored)
-			s = SW_UNWIND_OK;
-		if (s == SW_UNWIND_OK) {
-			s = caller_of_exception(st, &c, &trust);
-			/* An exception frame that cannot be unstacked ends the
-			 * walk: past it a scan would take its stacked lr for a
-			 * caller of the handler. */
-			if (s == SW_UNWIND_END) {
-				*end = SW_END_NO_CALLER;
-				return STEP_END;
-			}
-		}
-	}
-	if (s == SW_UNWIND_END) {
-		*end = SW_END_OUTERMOST;
-		return STEP_END;
-	}
-	if (s == SW_UNWIND_OK && !found && c.restored_context) {
-		/* Rules that describe a signal frame (CIE augmentation 'S')
-		 * restore an interrupted context, judged as the trampoline's. */
-		found = restored_context_is_plausible(st, &c);
-	} else if (s == SW_UNWIND_OK && !found) {
-		/* A CFI rule giving a NULL return address with a sane stack is an
-		 * intact chain's end (thread entries push 0; the first unwind may
-		 * keep sp: a thread stopped at its entry with ra 0, as a FreeRTOS
-		 * task that never ran is saved); one that gives an
-		 * implausible caller is a failed rule for this step: the
-		 * frame pointer, prologue and a validated scan still get their
-		 * turn from the callee's frame (a rule computing a stack address
-		 * past _start, JIT code, a wrong .sym). */
-		/* Only for a frame the walk trusts: a scanned frame's pc may be a
-		 * stale return address, whose rules read the wrong slots, where a
-		 * zero proves nothing (a failed rule: the next methods go on). */
-		uint64_t csp = c.regs.v[arch->sp], sp0 = st->callee->regs.v[arch->sp];
-		bool scanned = st->callee->trust == SW_TRUST_SCAN || st->callee->trust == SW_TRUST_CFI_SCAN;
-		if (sw_reg_valid(&c.regs, arch->pc) && sw_reg_valid(&c.regs, arch->sp) && !scanned &&
-		    c.regs.v[arch->pc] == 0 && (csp > sp0 || (first_unwind && csp == sp0))) {
-			*end = SW_END_NULL_RETURN;
-			return STEP_END;
-		}
-		found = caller_is_plausible(st, &c, trust, first_unwind) &&
-		        (!registers_inferred(st->callee) ||
-		         sw_walk_is_return_address(w, c.regs.v[arch->pc]));
-		/* On CPUs with a link register the sp of a frame found by a scan
-		 * or a record is only a lower bound, and rules applied from it
-		 * read whatever lies at the offsets they name (glibc's
-		 * __libc_start_main, CFA = sp + 96, read main's address there):
-		 * where the callee's code is at hand, code bytes must show a
-		 * call right before the return address. */
-		uint8_t code;
-		if (found && sp_only_bounded(arch, st->callee) && !anchored)
-			found = (!sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
-			         sw_walk_follows_proven_call(w, c.regs.v[arch->pc])) &&
-			        !call_names_another_function(w, c.regs.v[arch->pc], st->callee);
-		if (!found && is_outermost_function(st->callee->function)) {
-			*end = SW_END_OUTERMOST;
-			return STEP_END;
-		}
-	}
-
-	const struct {
-		caller_method method;
-		enum sw_trust trust;
-		bool context_only;
-	} methods[] = {
-		{ caller_of_bad_pc, SW_TRUST_LEAF, true },
-		{ arch->caller_of_leaf, SW_TRUST_LEAF, true },
-		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false },
-		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false },
-		{ scan_method, SW_TRUST_SCAN, false },
-	};
-	for (size_t i = 0; !found && i < sizeof methods / sizeof methods[0]; i++) {
-		if (!methods[i].method ||
-		    (methods[i].context_only && !sw_frame_has_live_context(st->callee)))
-			continue;
-		memset(&c, 0, sizeof c);
-		s = methods[i].method(st, &c);
-		if (s == SW_UNWIND_END) {
-			*end = SW_END_NULL_RETURN;
-			return STEP_END;
-		}
-		/* A frame record that is there but names no code is a broken
-		 * chain: a scan from it must prove its candidate by the code
-		 * bytes, not by Breakpad's rule alone, or it would walk on
-		 * through whatever the stack holds (microdumps hold no code). */
-		if (s == SW_UNWIND_FAILED && methods[i].trust == SW_TRUST_FRAME_POINTER)
-			st->scan_needs_code = true;
-		trust = methods[i].trust;
-		if (s == SW_UNWIND_OK)
-			s = caller_of_exception(st, &c, &trust);
-		if (s == SW_UNWIND_END) {
-			*end = SW_END_NO_CALLER;
-			return STEP_END;
-		}
-		found = s == SW_UNWIND_OK &&
-		        (c.restored_context ? restored_context_is_plausible(st, &c)
-		                            : caller_is_plausible(st, &c, trust, first_unwind) &&
-		                                      call_may_return_to(st, &c, trust));
-	}
-	if (!found) {
-		/* Say so when the cap, not the evidence, stopped the walk. */
-		*end = !w->opt.no_scan && scan_limit_reached(w) ? SW_END_SCAN_LIMIT : SW_END_NO_CALLER;
+	/* Nothing calls a program's entry: the walk ends there. */
+	if (is_program_entry(st->callee->function))
+		r = caller_ends(SW_END_OUTERMOST);
+	if (r.kind == CALLER_NEXT)
+		r = caller_from_signal_frame(st, &c, &trust);
+	if (r.kind == CALLER_NEXT)
+		r = caller_from_rules(st, first_unwind, &c, &trust);
+	if (r.kind == CALLER_NEXT)
+		r = caller_from_methods(st, first_unwind, &c, &trust);
+	/* No method vouched for a caller: say so when the cap, not the
+	 * evidence, stopped the walk. */
+	if (r.kind == CALLER_NEXT)
+		r = caller_ends(!w->opt.no_scan && scan_limit_reached(w) ? SW_END_SCAN_LIMIT
+		                                                         : SW_END_NO_CALLER);
+	if (r.kind == CALLER_END) {
+		*end = r.end;
 		return STEP_END;
 	}
 
