@@ -101,6 +101,8 @@ static bool x86_drap_slot(const struct sw_walk *w, uint64_t fn, int64_t *slot)
 	return false;
 }
 
+static bool x86_is_signal_trampoline(const struct sw_walk *w, uint64_t addr);
+
 static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s,
                                                     struct sw_caller *out)
 {
@@ -119,8 +121,12 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	if (caller_eip < 0x1000)
 		return SW_UNWIND_END;
 	/* A record at a plausible frame pointer (aligned, above esp) whose
-	 * return address is no code: the chain is broken here. */
-	if (!sw_walk_is_return_address(w, caller_eip))
+	 * return address is no code: the chain is broken here. A signal
+	 * handler's record holds the restorer (no call precedes it), which
+	 * the walker takes only above a real signal frame (zoo i386 1027:
+	 * with symbols the handler's start is known, its record believed,
+	 * and the restorer in it ended the walk). */
+	if (!sw_walk_is_return_address(w, caller_eip) && !x86_is_signal_trampoline(w, caller_eip))
 		return ebp % 4 == 0 && sw_reg_valid(&callee->regs, X86_ESP) &&
 		       ebp >= callee->regs.v[X86_ESP] ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
 	if (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, false))

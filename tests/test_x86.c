@@ -219,6 +219,43 @@ START_TEST(test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry)
 }
 END_TEST
 
+/* A signal handler's record holds the restorer (pop %eax; mov $0x77,
+ * %eax; int $0x80), which no call precedes: it is the record's caller,
+ * not a broken chain (zoo i386 1027: with symbols the handler's record
+ * was believed, and the walk ended at it; the walker then takes the
+ * restorer only above a real signal frame). */
+START_TEST(test_i386_record_returning_to_the_restorer_is_no_broken_chain)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.func_lo = 0x500; /* the restorer starts a function; the byte before is in none */
+	uint64_t sp = STACK_BASE + 0x100, ebp = sp + 0x20, restorer = CODE_BASE + 0x500;
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000;
+	memcpy(syn_code_at(&fx, restorer, 8), "\x58\xb8\x77\x00\x00\x00\xcd\x80", 8);
+	put_u32(&fx, ebp, sp + 0x40);
+	put_u32(&fx, ebp + 4, restorer);
+	fixture_finish(&fx);
+	struct sw_frame f;
+	memset(&f, 0, sizeof f);
+	f.pc = f.lookup_pc = CODE_BASE + 0x10;
+	f.trust = SW_TRUST_CONTEXT;
+	sw_reg_set(&f.regs, X86_EIP, f.pc);
+	sw_reg_set(&f.regs, X86_ESP, sp);
+	sw_reg_set(&f.regs, X86_EBP, ebp);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86, .symbols = &fs.source };
+	struct sw_step step = { .walk = &w, .callee = &f };
+	struct sw_caller out;
+	ck_assert_int_eq(sw_arch_x86.caller_by_frame_pointer(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[X86_EIP], restorer);
+	ck_assert_uint_eq(out.regs.v[X86_ESP], ebp + 8);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -229,6 +266,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
 	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
+	tcase_add_test(tc, test_i386_record_returning_to_the_restorer_is_no_broken_chain);
 	suite_add_tcase(s, tc);
 	return s;
 }
