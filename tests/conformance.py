@@ -148,6 +148,10 @@ KNOWN_DIFFERENCES = {
         "0's function starts at the .sym's FUNC record, and its code from there to pc, captured in "
         "the dump, pushes and allocates 0x138 bytes, which puts the return address 0x140 bytes "
         "above rsp: the slot the scan also found",
+    ("macos/mini.dmp+nosym", 0, 1):
+        "the same frame, by prologue analysis as with the .sym: without symbols frame 0's start "
+        "is the one its captured code shows (sw_x86_start_without_symbols), and the pushes and the "
+        "0x138-byte allocation from there to pc give the slot the scan also found",
     ("linux_divide_by_zero.dmp", "modules", 0): MAIN_RECORD_MODULES,
     ("linux_executable_heap.dmp", "modules", 0): MAIN_RECORD_MODULES,
     ("linux_executable_stack.dmp", "modules", 0): MAIN_RECORD_MODULES,
