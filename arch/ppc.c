@@ -152,6 +152,44 @@ static bool ppc_read_insn(const struct sw_walk *w, uint64_t addr, uint32_t *insn
 /* How far past a call's target the code is followed to pc. */
 enum { PPC_MAX_ENTERED = 4096 };
 
+/* Does the code from `target` run on to pc, with nothing that may end a
+ * function between (ppc_call_entered_pc_function)? */
+static bool ppc_runs_on_to(const struct sw_walk *w, uint64_t target, uint64_t pc, uint64_t mask)
+{
+	for (uint64_t a = target; a < pc; a += 4) {
+		uint32_t i;
+		if (!ppc_read_insn(w, a, &i))
+			return false;
+		if (i == 0x4e800020u || i == 0x4e800420u || i == 0x7fe00008u) /* blr, bctr, trap */
+			return false;
+		if ((i & 0xfc000003u) == 0x48000000u) { /* b */
+			uint64_t to = (a + (uint64_t)sext_li(i)) & mask;
+			if (to < target || to > pc)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The function at `target` ends in a tail call below its start: the first
+ * `b` met that leaves it downwards (no blr, bctr or trap before it);
+ * *to is where it leads. A `b` forward may stay inside the function: no
+ * answer then. */
+static bool ppc_tail_branch_below(const struct sw_walk *w, uint64_t target, uint64_t mask,
+                                  uint64_t *to)
+{
+	for (uint64_t a = target; a - target < PPC_MAX_ENTERED; a += 4) {
+		uint32_t i;
+		if (!ppc_read_insn(w, a, &i) || i == 0x4e800020u || i == 0x4e800420u || i == 0x7fe00008u)
+			return false;
+		if ((i & 0xfc000003u) == 0x48000000u) {
+			*to = (a + (uint64_t)sext_li(i)) & mask;
+			return *to < target;
+		}
+	}
+	return false;
+}
+
 /* Did the call before lr enter the function pc is in, by the code alone?
  * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
  * Power ISA Book I §2.4), or a `bctrl` whose target the live ctr still
@@ -166,7 +204,8 @@ enum { PPC_MAX_ENTERED = 4096 };
  * function, which returned: laid out below pc its return, or its tail
  * call, lies between. The call site itself must lie outside [T, pc]: a
  * call from the frame's own function to its own entry (recursion) would
- * pass too. */
+ * pass too. A target above pc that ends in a tail branch below itself
+ * counts by where that branch leads. */
 static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
                                          uint64_t ctr)
 {
@@ -181,21 +220,15 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 		target = ctr & mask;
 	else
 		return false;
-	if (target > pc || pc - target > PPC_MAX_ENTERED || (site >= target && site <= pc))
-		return false;
-	for (uint64_t a = target; a < pc; a += 4) {
-		uint32_t i;
-		if (!ppc_read_insn(w, a, &i))
+	/* The target itself, or where its tail call below it leads (zoo
+	 * ppc64le 1034: main's bl f2, f2's b f3, the crash in f3). */
+	for (unsigned hop = 0; hop < 2; hop++) {
+		if (target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc))
+			return ppc_runs_on_to(w, target, pc, mask);
+		if (hop == 1 || !ppc_tail_branch_below(w, target, mask, &target))
 			return false;
-		if (i == 0x4e800020u || i == 0x4e800420u || i == 0x7fe00008u) /* blr, bctr, trap */
-			return false;
-		if ((i & 0xfc000003u) == 0x48000000u) { /* b */
-			uint64_t to = (a + (uint64_t)sext_li(i)) & mask;
-			if (to < target || to > pc)
-				return false;
-		}
 	}
-	return true;
+	return false;
 }
 
 /* The falls_through hook (lib/arch.h): nothing in [from, to) ends the

@@ -230,6 +230,25 @@ static bool riscv_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 	return true;
 }
 
+/* The J-immediate of jal (ISA manual, "Unconditional Jumps") and the
+ * CJ-immediate of c.j/c.jal (C extension, "Control Transfer
+ * Instructions"): byte offsets from the instruction. */
+static int64_t j_offset(uint32_t i)
+{
+	return sext((uint64_t)(i >> 31) << 20 | (uint64_t)(i >> 12 & 0xff) << 12 |
+	                    (uint64_t)(i >> 20 & 1) << 11 | (uint64_t)(i >> 21 & 0x3ff) << 1,
+	            21);
+}
+
+static int64_t cj_offset(uint16_t h)
+{
+	return sext((uint64_t)(h >> 12 & 1) << 11 | (uint64_t)(h >> 11 & 1) << 4 |
+	                    (uint64_t)(h >> 9 & 3) << 8 | (uint64_t)(h >> 8 & 1) << 10 |
+	                    (uint64_t)(h >> 7 & 1) << 6 | (uint64_t)(h >> 6 & 1) << 7 |
+	                    (uint64_t)(h >> 3 & 7) << 1 | (uint64_t)(h >> 2 & 1) << 5,
+	            12);
+}
+
 /* The target of a direct call ending at ra (ISA manual, "Unconditional
  * Jumps" and "Control Transfer Instructions" of the C extension):
  *   jal ra, off                 ra - 4 + off (J-immediate)
@@ -246,10 +265,7 @@ static bool riscv_direct_call(const struct sw_walk *w, struct sw_code *c, uint64
 	uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
 	if (ra >= 4 && read32(c, ra - 4, &i)) {
 		if ((i & 0xfff) == 0x0ef) { /* jal ra */
-			int64_t off = sext((uint64_t)(i >> 31) << 20 | (uint64_t)(i >> 12 & 0xff) << 12 |
-			                   (uint64_t)(i >> 20 & 1) << 11 | (uint64_t)(i >> 21 & 0x3ff) << 1,
-			                   21);
-			*target = (ra - 4 + (uint64_t)off) & mask;
+			*target = (ra - 4 + (uint64_t)j_offset(i)) & mask;
 			return true;
 		}
 		unsigned rs1 = i >> 15 & 31;
@@ -263,13 +279,144 @@ static bool riscv_direct_call(const struct sw_walk *w, struct sw_code *c, uint64
 			return false; /* jalr through a register: indirect */
 	}
 	if (w->arch->word_size == 4 && ra >= 2 && read16(c, ra - 2, &h) && (h & 0xe003) == 0x2001) {
-		int64_t off = sext((uint64_t)(h >> 12 & 1) << 11 | (uint64_t)(h >> 11 & 1) << 4 |
-		                   (uint64_t)(h >> 9 & 3) << 8 | (uint64_t)(h >> 8 & 1) << 10 |
-		                   (uint64_t)(h >> 7 & 1) << 6 | (uint64_t)(h >> 6 & 1) << 7 |
-		                   (uint64_t)(h >> 3 & 7) << 1 | (uint64_t)(h >> 2 & 1) << 5,
-		                   12);
-		*target = (ra - 2 + (uint64_t)off) & mask;
+		*target = (ra - 2 + (uint64_t)cj_offset(h)) & mask;
 		return true;
+	}
+	return false;
+}
+
+/* How far past a call's target the code is followed to pc. */
+enum { RV_MAX_ENTERED = 4096 };
+
+/* The instruction at a, as code followed towards pc sees it: its length,
+ * and whether no path falls through it (ret, jr, a jump through a
+ * register; j and c.j, whose destination is *to; UINT64_MAX for the
+ * indirect ones). False for code that cannot be read, or zeros. */
+static bool rv_flow_at(struct sw_code *c, uint64_t a, unsigned *len, bool *ends, uint64_t *to)
+{
+	uint16_t h;
+	uint32_t i;
+	if (!read16(c, a, &h) || h == 0)
+		return false;
+	*len = insn_length(h);
+	*ends = false;
+	*to = UINT64_MAX;
+	if (*len == 2) {
+		if ((h & 0xe003) == 0xa001) { /* c.j */
+			*ends = true;
+			*to = a + (uint64_t)cj_offset(h);
+		} else if ((h & 0xf07f) == 0x8002 && (h >> 7 & 31) != 0) { /* c.jr rs, ret */
+			*ends = true;
+		}
+		return true;
+	}
+	if (*len != 4 || !read32(c, a, &i))
+		return false;
+	if ((i & 0xfff) == 0x06f) { /* jal x0: j */
+		*ends = true;
+		*to = a + (uint64_t)j_offset(i);
+	} else if ((i & 0x7fff) == 0x0067) { /* jalr x0, rs: ret, jr */
+		*ends = true;
+	}
+	return true;
+}
+
+/* The destination of a direct branch or jump at a (B-type, j, c.j,
+ * c.beqz, c.bnez: ISA manual "Conditional Branches" and the C
+ * extension's "Control Transfer Instructions"); calls are not followed. */
+static bool rv_branch_destination(struct sw_code *c, uint64_t a, uint64_t *dest)
+{
+	uint16_t h;
+	uint32_t i;
+	if (!read16(c, a, &h))
+		return false;
+	if (insn_length(h) == 2) {
+		if ((h & 0xe003) == 0xa001) { /* c.j */
+			*dest = a + (uint64_t)cj_offset(h);
+			return true;
+		}
+		if ((h & 0xc003) == 0xc001) { /* c.beqz, c.bnez */
+			int64_t off = sext((uint64_t)(h >> 12 & 1) << 8 | (uint64_t)(h >> 10 & 3) << 3 |
+			                           (uint64_t)(h >> 5 & 3) << 6 | (uint64_t)(h >> 3 & 3) << 1 |
+			                           (uint64_t)(h >> 2 & 1) << 5,
+			                   9);
+			*dest = a + (uint64_t)off;
+			return true;
+		}
+		return false;
+	}
+	if (insn_length(h) != 4 || !read32(c, a, &i))
+		return false;
+	if ((i & 0xfff) == 0x06f) { /* jal x0: j (a call's target is another function's) */
+		*dest = a + (uint64_t)j_offset(i);
+		return true;
+	}
+	if ((i & 0x7f) == 0x63) { /* beq, bne, blt, bge, bltu, bgeu */
+		int64_t off = sext((uint64_t)(i >> 31) << 12 | (uint64_t)(i >> 7 & 1) << 11 |
+		                           (uint64_t)(i >> 25 & 0x3f) << 5 | (uint64_t)(i >> 8 & 0xf) << 1,
+		                   13);
+		*dest = a + (uint64_t)off;
+		return true;
+	}
+	return false;
+}
+
+/* Does the code from `target` run on to pc, landing on it, with nothing
+ * that may end a function between (no ret or jr; a jump only within
+ * [target, pc])? */
+static bool riscv_runs_on_to(struct sw_code *c, uint64_t target, uint64_t pc, uint64_t mask)
+{
+	uint64_t a = target;
+	while (a < pc) {
+		unsigned len;
+		bool ends;
+		uint64_t to;
+		if (!rv_flow_at(c, a, &len, &ends, &to))
+			return false;
+		if (ends && (to == UINT64_MAX || (to & mask) < target || (to & mask) > pc))
+			return false;
+		a += len;
+	}
+	return a == pc;
+}
+
+/* The function at `target` ends its first path in a jump below its own
+ * start (a tail call: GCC's `j f3`); *to is where it leads. */
+static bool riscv_tail_jump_below(struct sw_code *c, uint64_t target, uint64_t mask, uint64_t *to)
+{
+	for (uint64_t a = target; a - target < RV_MAX_ENTERED;) {
+		unsigned len;
+		bool ends;
+		if (!rv_flow_at(c, a, &len, &ends, to))
+			return false;
+		if (ends) {
+			*to &= mask;
+			return *to != (UINT64_MAX & mask) && *to < target;
+		}
+		a += len;
+	}
+	return false;
+}
+
+/* Did the direct call before ra enter the function pc is in, by the code
+ * alone (as arch/ppc.c's rule)? Its target T <= pc, the code from T runs
+ * on to pc, and the call itself lies outside [T, pc] (not recursion from
+ * the frame's own function); or T first jumps below itself (a tail call)
+ * to such a place (zoo riscv64 1034 stripped: main's call of f2, f2's
+ * `j f3`, the crash in the leaf f3: the scan skipped main). Functions are
+ * laid out contiguously, so pc lies in the function the call entered. */
+static bool riscv_call_entered_pc_function(const struct sw_walk *w, uint64_t ra, uint64_t pc)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t target, mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (ra < 2 || !riscv_direct_call(w, &c, ra, &target))
+		return false;
+	for (unsigned hop = 0; hop < 2; hop++) {
+		if (target <= pc && pc - target <= RV_MAX_ENTERED && !(ra - 1 >= target && ra - 1 <= pc))
+			return riscv_runs_on_to(&c, target, pc, mask);
+		if (hop == 1 || !riscv_tail_jump_below(&c, target, mask, &target))
+			return false;
 	}
 	return false;
 }
@@ -547,6 +694,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		stop = start + MAX_FORWARD;
 		truncated = true;
 	}
+	uint64_t reach = start, dest;
 	while (a < stop) {
 		uint16_t h;
 		uint32_t i;
@@ -566,7 +714,25 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		}
 		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
+		if (rv_branch_destination(c, a, &dest) && dest > reach)
+			reach = dest;
 		a += len;
+		/* A candidate's function ends at a return, or a jump below its
+		 * start (a tail call), past which no branch seen leads (the
+		 * tail jump ending frame_dummy, then f3: zoo riscv64 1034): pc
+		 * is in the next function, which begins right after it, with
+		 * nothing of the candidate's frame. (A jump to itself, an
+		 * endless loop, may end a noreturn function too; not counted.) */
+		uint64_t to;
+		bool flow_ends;
+		unsigned flow_len;
+		if (returns != SW_PRO_RETURNS_END_PATHS && a < pc && a > reach &&
+		    rv_flow_at(c, a - len, &flow_len, &flow_ends, &to) && flow_ends &&
+		    (to == UINT64_MAX || to < start)) {
+			sw_pro_init(p, c->w->arch);
+			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_REFUTE };
+			start = reach = a;
+		}
 	}
 	if (truncated) {
 		sw_pro_call(p, RV_RA);
@@ -701,6 +867,8 @@ static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,
  *    (Breakpad and rust-minidump take ra for the context frame always);
  *  - they put it in the frame's own function: left over, the record
  *    at s0 is the frame's own;
+ *  - no symbols tell, but the code does: the direct call before ra
+ *    entered the function pc is in (riscv_call_entered_pc_function);
  *  - nothing bounds the function (no symbols, no code): ra may be either,
  *    and so may the record (the frame's own, or, for a leaf that set up
  *    none, its caller's: taking it would skip the caller). Neither is
@@ -742,7 +910,9 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 		enum sw_function_relation rel =
 			sw_arch_same_function(w, callee->pc, riscv_call_site(lr));
 		if (!(record && saved_ra == lr)) {
-			if (rel == SW_FUNCTION_DIFFERENT &&
+			bool entered = rel == SW_FUNCTION_UNKNOWN &&
+			               riscv_call_entered_pc_function(w, lr, callee->pc);
+			if ((rel == SW_FUNCTION_DIFFERENT || entered) &&
 			    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK)
 				return SW_UNWIND_OK;
 			if (rel == SW_FUNCTION_UNKNOWN && sw_walk_is_return_address(w, lr))

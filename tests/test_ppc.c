@@ -530,6 +530,33 @@ START_TEST(test_context_lr_after_bctrl_into_pc_function_is_taken)
 }
 END_TEST
 
+/* The call may enter a function above pc that tail-branches below itself
+ * into pc's function (zoo ppc64le 1034 stripped: main's bl f2, f2's b f3,
+ * the crash in the leaf f3; the chain skipped main). A forward b out of
+ * the target proves nothing: it may stay inside its function. */
+START_TEST(test_context_lr_whose_call_tail_branches_into_pc_function_is_taken)
+{
+	for (int forward = 0; forward < 2; forward++) {
+		struct fixture fx;
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40, f2 = CODE_BASE + 0x300;
+		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
+		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
+		uint64_t to = forward ? CODE_BASE + 0x380 : leaf;
+		put_insn(&fx, f2 + 8, 0x48000000u | (uint32_t)((to - (f2 + 8)) & 0x03fffffcu));
+		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, f2));
+		put_word(&fx, s1, s2);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s1, ra1);
+		const struct sw_stack *st = walk(&fx, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, forward ? ra2 : ra1);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A broken back chain (pointing below r1) falls to the scan. It starts
  * above the frame's own header, whose LR slot holds a leftover of the
  * frame's calls, and puts the caller's sp at the slot minus the LR save
@@ -654,6 +681,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_left_over_is_not_taken);
 	tcase_add_test(tc, test_restorer_in_the_lr_slot_is_the_callers_return);
 	tcase_add_test(tc, test_context_lr_whose_call_entered_pc_function_is_taken);
+	tcase_add_test(tc, test_context_lr_whose_call_tail_branches_into_pc_function_is_taken);
 	tcase_add_test(tc, test_context_lr_after_bctrl_into_pc_function_is_taken);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);

@@ -624,8 +624,10 @@ static uint32_t jal_ra(uint64_t at, uint64_t to)
 	       (off >> 12 & 0xff) << 12 | RA << 7 | 0x6f;
 }
 
-/* GCC places a block after the epilogue (f5 of zoo riscv64 25, stripped:
- * a recursive call after `ret`). Without symbols the start nearest the
+/* GCC places a block after the epilogue, reached by a branch before it
+ * (f5 of zoo riscv64 25, stripped: a recursive call after `ret`; a ret
+ * that no branch seen leads past ends the function: riscv64 1034). Without
+ * symbols the start nearest the
  * call, right after that ret, is no function's: the call there would have
  * lost ra, which nothing saved. The prologue before it is, and its frame
  * holds on through the epilogue: ra from its slot, sp + 32. */
@@ -641,6 +643,7 @@ START_TEST(test_prologue_without_symbols_decodes_past_its_own_epilogue)
 	static const struct { uint64_t at; uint32_t insn; } code[] = {
 		{ 0x10100, 0xfe010113u },   /* addi sp, sp, -32 */
 		{ 0x10104, 0x00113c23u },   /* sd ra, 24(sp) */
+		{ 0x10108, 0x00050863u },   /* beqz a0, 0x10118: to the block after ret */
 		{ 0x1010c, 0x01813083u },   /* ld ra, 24(sp) */
 		{ 0x10110, 0x02010113u },   /* addi sp, sp, 32 */
 		{ 0x10114, 0x00008067u },   /* ret */
@@ -662,6 +665,52 @@ START_TEST(test_prologue_without_symbols_decodes_past_its_own_epilogue)
 	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_PROLOGUE);
 	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
 	fixture_free(&fx);
+}
+END_TEST
+
+/* Zoo riscv64 1034 stripped: main calls f2, which tail-jumps down to the
+ * leaf f3 (`j f3`), where the crash is. Before f3 lies frame_dummy, whose
+ * allocation decoded on past its tail jump made a wrong start for f3: a
+ * candidate's function ends at a jump below its start past which no
+ * branch leads, and pc's function begins right after it (prologue
+ * analysis: a leaf, ra live). With no candidate at all, the live ra is
+ * still the leaf's return address: its call entered pc's function
+ * through f2's tail jump. */
+START_TEST(test_live_ra_whose_call_tail_jumps_into_pc_function_is_taken)
+{
+	for (int dummy = 0; dummy < 2; dummy++) {
+		struct fixture fx;
+		syn_fixture_init(&fx, &(struct syn_config){
+			.name = "tail-jump", .cpu = SW_CPU_RISCV64, .os = SW_OS_LINUX, .word_size = 8,
+			.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x100 },
+			.fill = 0x00000013, .fill_size = 4, .thread_id = 1, .nmodules = 1,
+			.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "app" } },
+		});
+		static const struct { uint64_t at; uint32_t insn; } code[] = {
+			{ 0x100fc, 0x00008067u },   /* ret */
+			{ 0x10100, 0xff010113u },   /* frame_dummy: addi sp, sp, -16 */
+			{ 0x10104, 0x00113423u },   /* sd ra, 8(sp) */
+			{ 0x10108, 0x00813083u },   /* ld ra, 8(sp) */
+			{ 0x1010c, 0x01010113u },   /* addi sp, sp, 16 */
+			{ 0x10110, 0xef1ff06fu },   /* j 0x10000 (a tail call) */
+		};
+		for (size_t i = 0; dummy && i < sizeof code / sizeof code[0]; i++)
+			syn_put_code(&fx, code[i].at, code[i].insn, 4);
+		syn_put_code(&fx, 0x10200, 0xf15ff06fu, 4);               /* f2: j 0x10114 (f3) */
+		syn_put_code(&fx, 0x10300, jal_ra(0x10300, 0x10200), 4); /* main: call f2 */
+		uint64_t sp = 0x7ff00040;
+		sw_reg_set(&fx.thread.ctx, PC, 0x10124);
+		sw_reg_set(&fx.thread.ctx, SP, sp);
+		sw_reg_set(&fx.thread.ctx, RA, 0x10304);
+		sw_reg_set(&fx.thread.ctx, S0, 0x2);
+		struct sw_walk_options opt = { .no_scan = true };
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv64, NULL, &opt);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, 0x10304);
+		ck_assert_int_eq(st->frames[1].trust, dummy ? SW_TRUST_PROLOGUE : SW_TRUST_FRAME_POINTER);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+		fixture_free(&fx);
+	}
 }
 END_TEST
 
@@ -991,6 +1040,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_scan_from_rom_refuses_a_call_into_the_module);
 	tcase_add_test(walk, test_call_target_follows_plt_entries);
 	tcase_add_test(walk, test_prologue_without_symbols_decodes_past_its_own_epilogue);
+	tcase_add_test(walk, test_live_ra_whose_call_tail_jumps_into_pc_function_is_taken);
 	tcase_add_loop_test(walk, test_freertos_trap_frame_restores_the_interrupted_task, 0, 2);
 	tcase_add_test(walk, test_freertos_trap_frame_without_mepc_takes_the_saved_word);
 	tcase_add_test(walk, test_freertos_v10_4_trap_frame_is_told_by_its_code);
