@@ -288,49 +288,33 @@ static bool riscv_direct_call(const struct sw_walk *w, struct sw_code *c, uint64
 /* How far past a call's target the code is followed to pc. */
 enum { RV_MAX_ENTERED = 4096 };
 
-/* The instruction at a, as code followed towards pc sees it: its length,
- * and whether no path falls through it (ret, jr, a jump through a
- * register; j and c.j, whose destination is *to; UINT64_MAX for the
- * indirect ones). False for code that cannot be read, or zeros. */
-static bool rv_flow_at(struct sw_code *c, uint64_t a, unsigned *len, bool *ends, uint64_t *to)
+/* How an instruction (h, its first halfword; i, the whole of a 32-bit
+ * one) at a moves the flow: whether no path falls through it (ret, jr, a
+ * jump through a register; j and c.j, whose destination is *to; UINT64_MAX
+ * for the indirect ones). */
+static bool rv_flow_of(uint16_t h, uint32_t i, unsigned len, uint64_t a, uint64_t *to)
 {
-	uint16_t h;
-	uint32_t i;
-	if (!read16(c, a, &h) || h == 0)
-		return false;
-	*len = insn_length(h);
-	*ends = false;
 	*to = UINT64_MAX;
-	if (*len == 2) {
+	if (len == 2) {
 		if ((h & 0xe003) == 0xa001) { /* c.j */
-			*ends = true;
 			*to = a + (uint64_t)cj_offset(h);
-		} else if ((h & 0xf07f) == 0x8002 && (h >> 7 & 31) != 0) { /* c.jr rs, ret */
-			*ends = true;
+			return true;
 		}
+		return (h & 0xf07f) == 0x8002 && (h >> 7 & 31) != 0; /* c.jr rs, ret */
+	}
+	if ((i & 0xfff) == 0x06f) { /* jal x0: j */
+		*to = a + (uint64_t)j_offset(i);
 		return true;
 	}
-	if (*len != 4 || !read32(c, a, &i))
-		return false;
-	if ((i & 0xfff) == 0x06f) { /* jal x0: j */
-		*ends = true;
-		*to = a + (uint64_t)j_offset(i);
-	} else if ((i & 0x7fff) == 0x0067) { /* jalr x0, rs: ret, jr */
-		*ends = true;
-	}
-	return true;
+	return (i & 0x7fff) == 0x0067; /* jalr x0, rs: ret, jr */
 }
 
-/* The destination of a direct branch or jump at a (B-type, j, c.j,
- * c.beqz, c.bnez: ISA manual "Conditional Branches" and the C
- * extension's "Control Transfer Instructions"); calls are not followed. */
-static bool rv_branch_destination(struct sw_code *c, uint64_t a, uint64_t *dest)
+/* The destination of a direct branch or jump (B-type, j, c.j, c.beqz,
+ * c.bnez: ISA manual "Conditional Branches" and the C extension's
+ * "Control Transfer Instructions"); calls are not followed. */
+static bool rv_branch_of(uint16_t h, uint32_t i, unsigned len, uint64_t a, uint64_t *dest)
 {
-	uint16_t h;
-	uint32_t i;
-	if (!read16(c, a, &h))
-		return false;
-	if (insn_length(h) == 2) {
+	if (len == 2) {
 		if ((h & 0xe003) == 0xa001) { /* c.j */
 			*dest = a + (uint64_t)cj_offset(h);
 			return true;
@@ -345,8 +329,6 @@ static bool rv_branch_destination(struct sw_code *c, uint64_t a, uint64_t *dest)
 		}
 		return false;
 	}
-	if (insn_length(h) != 4 || !read32(c, a, &i))
-		return false;
 	if ((i & 0xfff) == 0x06f) { /* jal x0: j (a call's target is another function's) */
 		*dest = a + (uint64_t)j_offset(i);
 		return true;
@@ -359,6 +341,22 @@ static bool rv_branch_destination(struct sw_code *c, uint64_t a, uint64_t *dest)
 		return true;
 	}
 	return false;
+}
+
+/* The instruction at a, as code followed towards pc sees it: its length
+ * and its flow (rv_flow_of). False for code that cannot be read, or
+ * zeros. */
+static bool rv_flow_at(struct sw_code *c, uint64_t a, unsigned *len, bool *ends, uint64_t *to)
+{
+	uint16_t h;
+	uint32_t i = 0;
+	if (!read16(c, a, &h) || h == 0)
+		return false;
+	*len = insn_length(h);
+	if (*len != 2 && (*len != 4 || !read32(c, a, &i)))
+		return false;
+	*ends = rv_flow_of(h, i, *len, a, to);
+	return true;
 }
 
 /* Does the code from `target` run on to pc, landing on it, with nothing
@@ -704,6 +702,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		--*budget;
 		unsigned len = insn_length(h);
 		if (len == 2) {
+			i = 0;
 			decode16(p, h, ws, &ends);
 			ret = h == 0x8082; /* c.jr ra */
 		} else if (len == 4 && read32(c, a, &i)) {
@@ -714,8 +713,10 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		}
 		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
-		if (rv_branch_destination(c, a, &dest) && dest > reach)
+		if (rv_branch_of(h, i, len, a, &dest) && dest > reach)
 			reach = dest;
+		uint64_t to;
+		bool flow_ends = rv_flow_of(h, i, len, a, &to);
 		a += len;
 		/* A candidate's function ends at a return, or a jump below its
 		 * start (a tail call), past which no branch seen leads (the
@@ -723,11 +724,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		 * is in the next function, which begins right after it, with
 		 * nothing of the candidate's frame. (A jump to itself, an
 		 * endless loop, may end a noreturn function too; not counted.) */
-		uint64_t to;
-		bool flow_ends;
-		unsigned flow_len;
-		if (returns != SW_PRO_RETURNS_END_PATHS && a < pc && a > reach &&
-		    rv_flow_at(c, a - len, &flow_len, &flow_ends, &to) && flow_ends &&
+		if (returns != SW_PRO_RETURNS_END_PATHS && a < pc && a > reach && flow_ends &&
 		    (to == UINT64_MAX || to < start)) {
 			sw_pro_init(p, c->w->arch);
 			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_REFUTE };
