@@ -67,6 +67,7 @@ struct insn {
 	int64_t rel;
 	bool indirect;  /* jmp through a register or memory */
 	bool call;      /* a direct call (call rel32) */
+	bool call_indirect; /* call r/m */
 	uint32_t clobbers; /* further registers written (1 << DWARF number):
 	                      string instructions, cpuid, cmpxchg */
 };
@@ -538,7 +539,9 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 			in->ev = EV_PUSH;
 		else if (sub == 7)
 			in->ev = EV_STOP;
-		return; /* call r/m (2, 3): rsp as before */
+		else
+			in->call_indirect = true; /* call r/m (2, 3): rsp as before */
+		return;
 	}
 	if (op == 0x0f && left >= 1 && two_byte_special(m, left, rex, in)) {
 		in->len += (unsigned)i;
@@ -839,15 +842,17 @@ enum function_end {
  * a jump through a register (a tail call, a switch) or below `start` (a
  * .cold part) makes the end unknown. */
 static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64_t limit, bool is64,
-                                       bool strict, uint64_t *at)
+                                       bool strict, uint64_t *at, bool *called)
 {
 	uint64_t reach = start, to;
 	struct insn in;
 	*at = start;
+	*called = false;
 	/* Measured from start: i386 addresses wrap at 4 GiB. */
 	while (*at - start < limit - start) {
 		if (!next_insn(c, at, is64, &in, &to) || (strict && in.indirect))
 			return END_UNKNOWN;
+		*called |= in.call || in.call_indirect;
 		if (in.branch) {
 			if (strict && to < start)
 				return END_UNKNOWN;
@@ -872,7 +877,9 @@ static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64
 static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
 {
 	uint64_t end;
-	return pc != target && decode_to_end(c, target, target + DECODE_BYTES, is64, true, &end) == END_FOUND &&
+	bool called;
+	return pc != target &&
+	       decode_to_end(c, target, target + DECODE_BYTES, is64, true, &end, &called) == END_FOUND &&
 	       (pc < target || pc >= end);
 }
 
@@ -940,10 +947,24 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		    !ends_before_function(&code[off - k], k))
 			continue;
 		/* From a, every instruction up to pc, none of them ending the
-		 * function before pc: pc is in a's function. */
-		uint64_t at;
-		if (decode_to_end(&c, a, pc, is64, false, &at) == END_BEYOND && at == pc) {
+		 * function before pc: pc is in a's function. Where a's function
+		 * ends before pc (frame_dummy's `endbr64; jmp
+		 * register_tm_clones`, then a leaf with no prologue: zoo x86_64
+		 * 1041), pc's function begins right after that end, when its
+		 * code runs on to pc making no call: a function without an
+		 * opening instruction is a leaf (the psABIs align the stack
+		 * for a call, which takes a push or a sub first). */
+		uint64_t at, next;
+		bool called;
+		enum function_end e = decode_to_end(&c, a, pc, is64, false, &at, &called);
+		if (e == END_BEYOND && at == pc) {
 			*start = a;
+			return true;
+		}
+		if (e == END_FOUND &&
+		    decode_to_end(&c, at, pc, is64, false, &next, &called) == END_BEYOND &&
+		    next == pc && !called) {
+			*start = at;
 			return true;
 		}
 	}

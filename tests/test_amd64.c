@@ -174,56 +174,35 @@ END_TEST
 
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
- * return address a scan would take first; rbx comes back from its slot. */
+ * return address a scan would take first; rbx comes back from its slot.
+ * The same in a stripped program (zoo x86_64 1011: f2's frame was found
+ * by a scan, whose next scan took a stale return address): the function's
+ * start is sought in the code (after padding, a push). */
 START_TEST(test_amd64_prologue_finds_the_return_address_past_pushes_and_sub)
 {
-	struct fixture fx;
-	struct fake_symbols fs;
-	fixture_init(&fx, SW_OS_LINUX);
-	fake_init(&fs, RULE_NONE);
-	uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
-	memcpy(syn_code_at(&fx, fn, 5), "\x53\x48\x83\xec\x20", 5);
-	set_context(&fx, fn + 0x20, sp, 0);
-	put_call_before(&fx, CODE_BASE + 0x500);
-	put_call_before(&fx, CODE_BASE + 0x300);
-	put_u64(&fx, sp + 8, CODE_BASE + 0x500);  /* stale, in the frame */
-	put_u64(&fx, sp + 0x20, 0x1234);           /* the caller's rbx */
-	put_u64(&fx, sp + 0x28, CODE_BASE + 0x300);
-	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
-	ck_assert_uint_ge(st->nframes, 2);
-	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
-	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBX), 0x1234);
-	fixture_free(&fx);
-}
-END_TEST
-
-/* The same frame in a stripped program (zoo x86_64 1011: f2's frame was
- * found by a scan, whose next scan took a stale return address): the
- * function's start is sought in the code (after padding, a push), and
- * the prologue from there gives the return address's slot. */
-START_TEST(test_amd64_prologue_without_symbols_starts_where_the_code_shows)
-{
-	struct fixture fx;
-	struct fake_symbols fs;
-	fixture_init(&fx, SW_OS_LINUX);
-	fake_init(&fs, RULE_NONE);
-	fs.func_hi = 0; /* no function anywhere */
-	uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
-	memcpy(syn_code_at(&fx, fn, 5), "\x53\x48\x83\xec\x20", 5);
-	set_context(&fx, fn + 0x20, sp, 0);
-	put_call_before(&fx, CODE_BASE + 0x500);
-	put_call_before(&fx, CODE_BASE + 0x300);
-	put_u64(&fx, sp + 8, CODE_BASE + 0x500);  /* stale, in the frame */
-	put_u64(&fx, sp + 0x20, 0x1234);           /* the caller's rbx */
-	put_u64(&fx, sp + 0x28, CODE_BASE + 0x300);
-	const struct sw_stack *st = walk(&fx, &fs.source, NULL);
-	ck_assert_uint_ge(st->nframes, 2);
-	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
-	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
-	fixture_free(&fx);
+	for (int symbols = 0; symbols < 2; symbols++) {
+		struct fixture fx;
+		struct fake_symbols fs;
+		fixture_init(&fx, SW_OS_LINUX);
+		fake_init(&fs, RULE_NONE);
+		if (!symbols)
+			fs.func_hi = 0; /* no function anywhere */
+		uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
+		memcpy(syn_code_at(&fx, fn, 5), "\x53\x48\x83\xec\x20", 5);
+		set_context(&fx, fn + 0x20, sp, 0);
+		put_call_before(&fx, CODE_BASE + 0x500);
+		put_call_before(&fx, CODE_BASE + 0x300);
+		put_u64(&fx, sp + 8, CODE_BASE + 0x500);  /* stale, in the frame */
+		put_u64(&fx, sp + 0x20, 0x1234);           /* the caller's rbx */
+		put_u64(&fx, sp + 0x28, CODE_BASE + 0x300);
+		const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBX), 0x1234);
+		fixture_free(&fx);
+	}
 }
 END_TEST
 
@@ -445,6 +424,38 @@ START_TEST(test_x86_start_without_symbols_tells_whose_record_rbp_is)
 }
 END_TEST
 
+/* A function that ends in a tail jump (frame_dummy: endbr64; jmp
+ * register_tm_clones) followed right away by a leaf with no opening
+ * instruction (zoo x86_64 1041, static musl: f6 begins `mov %esi,%eax`):
+ * the leaf starts where the function before it ends. A function there
+ * that calls would have moved the stack pointer first (the psABI's
+ * alignment): no start then. */
+START_TEST(test_x86_start_without_symbols_follows_a_tail_jump)
+{
+	/* endbr64; jmp 0x400010 | mov %esi,%eax; mov %eax,%ecx (pc) */
+	static const char leaf[] = "\xf3\x0f\x1e\xfa\xe9\xf7\xfe\xff\xff\x89\xf0\x89\xc1\x89\xc2";
+	/* the same with call *%rax before pc */
+	static const char calls[] = "\xf3\x0f\x1e\xfa\xe9\xf7\xfe\xff\xff\x89\xf0\xff\xd0\x89\xc2";
+	const char *codes[] = { leaf, calls };
+	for (int k = 0; k < 2; k++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x110, sizeof leaf - 1), codes[k], sizeof leaf - 1);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+		uint64_t start = 0;
+		bool found = sw_x86_start_without_symbols(&w, CODE_BASE + 0x11d, true, &start);
+		if (k == 0) {
+			ck_assert(found);
+			ck_assert_uint_eq(start, CODE_BASE + 0x119);
+		} else {
+			ck_assert(!found || start != CODE_BASE + 0x119);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -456,7 +467,6 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
-	tcase_add_test(tc, test_amd64_prologue_without_symbols_starts_where_the_code_shows);
 	tcase_add_test(tc, test_tail_call_through_pointer_is_told_from_a_switch);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);
@@ -464,6 +474,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
 	tcase_add_test(tc, test_closed_function_decodes_string_atomic_and_system_instructions);
 	tcase_add_test(tc, test_x86_start_without_symbols_tells_whose_record_rbp_is);
+	tcase_add_test(tc, test_x86_start_without_symbols_follows_a_tail_jump);
 	suite_add_tcase(s, tc);
 	return s;
 }
