@@ -630,7 +630,8 @@ static size_t padding_len(const uint8_t *b, size_t n)
 }
 
 /* Does the code before an address end a function, as it lies in
- * before[0..n) (the bytes right before it)? A return (c3) or padding. A
+ * before[0..n) (the bytes right before it)? A return (c3), a jump to
+ * itself, or padding. A
  * false match costs nothing where the decode from the address then fails
  * to land on pc. */
 static bool ends_before_function(const uint8_t *before, size_t n)
@@ -638,6 +639,10 @@ static bool ends_before_function(const uint8_t *before, size_t n)
 	if (n == 0)
 		return false;
 	if (before[n - 1] == 0xc3)
+		return true;
+	/* jmp to itself: the endless loop a noreturn function ends in (zoo
+	 * x86_64 1045, musl static: f8's `jmp .`, then f7). */
+	if (n >= 2 && before[n - 2] == 0xeb && before[n - 1] == 0xfe)
 		return true;
 	for (size_t k = 0; k < GAS_PADDING_FORMS; k++)
 		if (gas_padding[k].len <= n &&

@@ -425,7 +425,8 @@ START_TEST(test_x86_start_without_symbols_tells_whose_record_rbp_is)
 END_TEST
 
 /* A function that ends in a tail jump (frame_dummy: endbr64; jmp
- * register_tm_clones) followed right away by a leaf with no opening
+ * register_tm_clones), or in an endless loop, followed right away by a
+ * function: a leaf with no opening
  * instruction (zoo x86_64 1041, static musl: f6 begins `mov %esi,%eax`):
  * the leaf starts where the function before it ends. A function there
  * that calls would have moved the stack pointer first (the psABI's
@@ -453,6 +454,17 @@ START_TEST(test_x86_start_without_symbols_follows_a_tail_jump)
 		}
 		fixture_free(&fx);
 	}
+	/* A noreturn function ending in `jmp .` (zoo x86_64 1045, musl
+	 * static: f8's endless loop, then f7's sub $0x10, %rsp). */
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x110, 10), "\xeb\xfe\x48\x83\xec\x10\x89\xf0\x89\xc1", 10);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	uint64_t start = 0;
+	ck_assert(sw_x86_start_without_symbols(&w, CODE_BASE + 0x118, true, &start));
+	ck_assert_uint_eq(start, CODE_BASE + 0x112);
+	fixture_free(&fx);
 }
 END_TEST
 
