@@ -1224,6 +1224,19 @@ END_TEST
  * a pointer (pop {r4, r5, r7}; bx r3: zoo armhf 142, a library's f6
  * tail-calling the program's f7 through a table) may lead into any
  * module: a call to it is not refused as one into another module. */
+/* A scan from a frame at pc, with the app's `bl 11000` (put_calls) in the
+ * first slot, takes that word as the caller. */
+static void assert_scan_takes_the_call_to_11000(struct fixture *fx, uint64_t pc)
+{
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u32(fx, sp, 0x1020f); /* bl 11000 */
+	set_context(fx, pc, sp, 0, true);
+	const struct sw_stack *st = walk(fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, 0x1020f);
+}
+
 START_TEST(test_scan_takes_a_call_to_a_function_tail_calling_through_a_pointer)
 {
 	struct fixture fx;
@@ -1231,13 +1244,7 @@ START_TEST(test_scan_takes_a_call_to_a_function_tail_calling_through_a_pointer)
 	put_calls(&fx);
 	syn_put_code(&fx, 0x11010, 0xbcb0u, 2); /* pop {r4, r5, r7} */
 	syn_put_code(&fx, 0x11012, 0x4718u, 2); /* bx r3 */
-	uint64_t sp = STACK_BASE + 0x100;
-	put_u32(&fx, sp, 0x1020f);              /* bl 11000 */
-	set_context(&fx, LIB_BASE + 0x120, sp, 0, true);
-	const struct sw_stack *st = walk(&fx, NULL);
-	ck_assert_uint_ge(st->nframes, 2);
-	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
-	ck_assert_uint_eq(st->frames[1].pc, 0x1020f);
+	assert_scan_takes_the_call_to_11000(&fx, LIB_BASE + 0x120);
 	fixture_free(&fx);
 }
 END_TEST
@@ -1250,13 +1257,7 @@ START_TEST(test_scan_takes_a_call_within_the_module)
 	struct fixture fx;
 	fixture_init(&fx, SW_OS_LINUX);
 	put_calls(&fx);
-	uint64_t sp = STACK_BASE + 0x100;
-	put_u32(&fx, sp, 0x1020f);       /* bl 11000 */
-	set_context(&fx, CODE_BASE + 0x1800, sp, 0, true);
-	const struct sw_stack *st = walk(&fx, NULL);
-	ck_assert_uint_ge(st->nframes, 2);
-	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
-	ck_assert_uint_eq(st->frames[1].pc, 0x1020f);
+	assert_scan_takes_the_call_to_11000(&fx, CODE_BASE + 0x1800);
 	fixture_free(&fx);
 }
 END_TEST
