@@ -469,34 +469,50 @@ static uint32_t bl_from_to(uint64_t from, uint64_t to)
 	return 0x48000001u | (uint32_t)((to - from) & 0x03fffffcu);
 }
 
+/* The layout these tests share: a leaf at CODE_BASE + 0x100 that made no
+ * frame, stopped at pc = leaf + 0x40 with lr = ra1 (CODE_BASE + 0x600,
+ * whose call each test writes); r1 is its caller's frame s1, whose back
+ * chain s2 ends the chain and names ra2 (after a call at CODE_BASE +
+ * 0x900), the caller's caller. */
+struct leaf_layout {
+	uint64_t leaf, pc, s1, s2, ra1, ra2;
+};
+
+static struct leaf_layout leaf_layout_init(struct fixture *fx)
+{
+	fixture_init(fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+	struct leaf_layout l = { .leaf = CODE_BASE + 0x100, .pc = CODE_BASE + 0x140,
+		                 .s1 = STACK_BASE + 0x100, .s2 = STACK_BASE + 0x180,
+		                 .ra1 = CODE_BASE + 0x600 };
+	l.ra2 = call_to(fx, CODE_BASE + 0x900);
+	put_word(fx, l.s1, l.s2);
+	put_word(fx, l.s2, 0);
+	put_word(fx, l.s2 + 16, l.ra2);
+	set_context(fx, l.pc, l.s1, l.ra1);
+	return l;
+}
+
 START_TEST(test_context_lr_whose_call_entered_pc_function_is_taken)
 {
 	for (int stale = 0; stale < 2; stale++) {
 		struct fixture fx;
-		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
-		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40;
-		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
-		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
+		struct leaf_layout l = leaf_layout_init(&fx);
 		if (stale) {
 			/* A function below pc's, called and returned from. */
-			put_insn(&fx, leaf + 0x20, PPC_BLR);
+			put_insn(&fx, l.leaf + 0x20, PPC_BLR);
 		}
-		put_insn(&fx, leaf + 0x10, 0x41820010u); /* beq .+0x10: no end */
-		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, leaf));
-		put_word(&fx, s1, s2);
-		put_word(&fx, s2, 0);
-		put_word(&fx, s2 + 16, ra2);
-		set_context(&fx, pc, s1, ra1);
+		put_insn(&fx, l.leaf + 0x10, 0x41820010u); /* beq .+0x10: no end */
+		put_insn(&fx, l.ra1 - 4, bl_from_to(l.ra1 - 4, l.leaf));
 		const struct sw_stack *st = walk(&fx, NULL);
 		ck_assert_uint_ge(st->nframes, 2);
 		if (stale) {
-			ck_assert_uint_eq(st->frames[1].pc, ra2);
+			ck_assert_uint_eq(st->frames[1].pc, l.ra2);
 		} else {
 			ck_assert_uint_eq(st->nframes, 3);
-			ck_assert_uint_eq(st->frames[1].pc, ra1);
-			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
-			ck_assert_uint_eq(st->frames[2].pc, ra2);
-			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
+			ck_assert_uint_eq(st->frames[1].pc, l.ra1);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), l.s1);
+			ck_assert_uint_eq(st->frames[2].pc, l.ra2);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), l.s2);
 		}
 		fixture_free(&fx);
 	}
@@ -511,20 +527,13 @@ START_TEST(test_context_lr_after_bctrl_into_pc_function_is_taken)
 {
 	for (int known = 0; known < 2; known++) {
 		struct fixture fx;
-		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
-		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40;
-		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
-		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
-		put_insn(&fx, ra1 - 4, PPC_BCTRL);
-		put_word(&fx, s1, s2);
-		put_word(&fx, s2, 0);
-		put_word(&fx, s2 + 16, ra2);
-		set_context(&fx, pc, s1, ra1);
+		struct leaf_layout l = leaf_layout_init(&fx);
+		put_insn(&fx, l.ra1 - 4, PPC_BCTRL);
 		if (known)
-			sw_reg_set(&fx.thread.ctx, 34, leaf); /* ctr */
+			sw_reg_set(&fx.thread.ctx, 34, l.leaf); /* ctr */
 		const struct sw_stack *st = walk(&fx, NULL);
 		ck_assert_uint_ge(st->nframes, 2);
-		ck_assert_uint_eq(st->frames[1].pc, known ? ra1 : ra2);
+		ck_assert_uint_eq(st->frames[1].pc, known ? l.ra1 : l.ra2);
 		fixture_free(&fx);
 	}
 }
@@ -538,20 +547,13 @@ START_TEST(test_context_lr_whose_call_tail_branches_into_pc_function_is_taken)
 {
 	for (int forward = 0; forward < 2; forward++) {
 		struct fixture fx;
-		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
-		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40, f2 = CODE_BASE + 0x300;
-		uint64_t s1 = STACK_BASE + 0x100, s2 = STACK_BASE + 0x180;
-		uint64_t ra1 = CODE_BASE + 0x600, ra2 = call_to(&fx, CODE_BASE + 0x900);
-		uint64_t to = forward ? CODE_BASE + 0x380 : leaf;
+		struct leaf_layout l = leaf_layout_init(&fx);
+		uint64_t f2 = CODE_BASE + 0x300, to = forward ? CODE_BASE + 0x380 : l.leaf;
 		put_insn(&fx, f2 + 8, 0x48000000u | (uint32_t)((to - (f2 + 8)) & 0x03fffffcu));
-		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, f2));
-		put_word(&fx, s1, s2);
-		put_word(&fx, s2, 0);
-		put_word(&fx, s2 + 16, ra2);
-		set_context(&fx, pc, s1, ra1);
+		put_insn(&fx, l.ra1 - 4, bl_from_to(l.ra1 - 4, f2));
 		const struct sw_stack *st = walk(&fx, NULL);
 		ck_assert_uint_ge(st->nframes, 2);
-		ck_assert_uint_eq(st->frames[1].pc, forward ? ra2 : ra1);
+		ck_assert_uint_eq(st->frames[1].pc, forward ? l.ra2 : l.ra1);
 		fixture_free(&fx);
 	}
 }
