@@ -7,12 +7,10 @@
  * before it. */
 #include "walker.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "thread.h"
+#include "walker_internal.h"
 
 enum {
 	/* Breakpad's kRASearchWords: how far a scan looks for a return address,
@@ -21,18 +19,6 @@ enum {
 	SCAN_WORDS_CONTEXT = 4 * SCAN_WORDS,
 	/* Breakpad's rule: addresses below one page are NULL-ish, no code. */
 	MIN_CODE_ADDRESS = 0x1000,
-	/* The frame budget across threads: this many physical frames, plus
-	 * one per 16 bytes of input (a frame needs stack bytes of its own, so
-	 * a real input cannot justify more; shared or hostile stacks can). */
-	BUDGET_BASE_FRAMES = 1 << 17,
-	BUDGET_BYTES_PER_FRAME = 16,
-	/* And this many reads of code (sw_code_read) per frame of that budget:
-	 * 4 Mi for a small input. Prologue analysis without symbols may try
-	 * every halfword of 4 KiB before pc, thousands of reads for one frame,
-	 * while a real walk's frames need a few hundred each. Without this
-	 * bound a small input could walk undecodable code for seconds: with
-	 * it, the reads a walk makes stay proportional to the input's size. */
-	BUDGET_CODE_READS_PER_FRAME = 32,
 };
 
 const char *sw_walk_end_name(enum sw_walk_end e)
@@ -65,173 +51,6 @@ const char *sw_walk_end_description(enum sw_walk_end e)
 	return "not walked";
 }
 
-static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module,
-                                                      bool record);
-static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr);
-
-/* Up to cap bytes of the range [base, base + size) around addr (which
- * lies in it): centred on addr where the range allows, else shifted to
- * stay inside it. *lo is the window's start; *after how many of its bytes
- * lie at and after addr (lengths, not ends: a hostile range may end at
- * 2^64). */
-static void clip_window(uint64_t addr, uint32_t cap, uint64_t base, uint64_t size,
-                        uint64_t *lo, uint32_t *len, uint32_t *after)
-{
-	uint64_t room_before = addr - base, room_after = size - room_before;
-	uint64_t b = cap / 2 < room_before ? cap / 2 : room_before;
-	uint64_t a = cap - b < room_after ? cap - b : room_after;
-	/* Near the range's end, the rest of the window goes before addr. */
-	if (a + b < cap)
-		b = cap - a < room_before ? cap - a : room_before;
-	*lo = addr - b;
-	*len = (uint32_t)(a + b);
-	*after = (uint32_t)a;
-}
-
-/* The symbols of the module whose file can give the n bytes at addr
- * (its provider reads code, and they lie inside the module), or NULL;
- * *m receives the module. */
-static const struct sw_module_symbols *code_file_at(const struct sw_walk *w, uint64_t addr,
-                                                     size_t n, int32_t *m)
-{
-	*m = sw_module_at(w->snap, addr);
-	if (*m < 0)
-		return NULL;
-	const struct sw_module *mod = &w->snap->modules[*m];
-	if (n > mod->size - (addr - mod->base))
-		return NULL;
-	const struct sw_module_symbols *syms = module_symbols(w, *m, false);
-	return syms && syms->ops->read_code ? syms : NULL;
-}
-
-/* Any captured memory: code bytes for the call check, mostly. Bytes the
- * snapshot did not capture come from the module's own file when its
- * provider has one (ELF code and read-only data, unchanged by running):
- * scans and prologue analysis on Linux and Android snapshots, which hold
- * stacks but no code, are then validated by decoding. */
-bool sw_walk_read(const struct sw_walk *w, uint64_t addr, void *out, size_t n)
-{
-	if (sw_mem_peek(w->snap, addr, out, n))
-		return true;
-	int32_t m;
-	const struct sw_module_symbols *syms = code_file_at(w, addr, n, &m);
-	return syms && syms->ops->read_code(syms->self, module_offset(w, m, addr), out, n);
-}
-
-/* The source of the bytes at addr is either one captured region or the
- * module's file: the window is clipped to it, so one read fills it (a
- * hostile input can make the decoders read at thousands of places, each
- * of which would otherwise try every window size in turn). */
-bool sw_walk_read_window(const struct sw_walk *w, uint64_t addr, unsigned n, uint8_t *buf,
-                         uint32_t cap, uint64_t *base, uint32_t *len)
-{
-	if (n == 0 || n > cap)
-		return false;
-	uint64_t lo;
-	uint32_t got, after;
-	const struct sw_mem_region *r = sw_mem_find(w->snap, addr);
-	if (r && r->data && n <= r->size - (addr - r->base)) {
-		clip_window(addr, cap, r->base, r->size, &lo, &got, &after);
-		if (!sw_mem_peek(w->snap, lo, buf, got))
-			return false;
-		*base = lo;
-		*len = got;
-		return true;
-	}
-	/* Not captured: from the module's file, when its provider reads code. */
-	int32_t m;
-	const struct sw_module_symbols *syms = code_file_at(w, addr, n, &m);
-	if (!syms)
-		return false;
-	const struct sw_module *mod = &w->snap->modules[m];
-	/* The file may lack part of a window (a section it does not hold):
-	 * smaller ones around addr, down to the n bytes themselves. */
-	for (uint32_t span = cap; span > n; span /= 2) {
-		clip_window(addr, span, mod->base, mod->size, &lo, &got, &after);
-		if (after >= n &&
-		    syms->ops->read_code(syms->self, module_offset(w, m, lo), buf, got)) {
-			*base = lo;
-			*len = got;
-			return true;
-		}
-	}
-	if (!syms->ops->read_code(syms->self, module_offset(w, m, addr), buf, n))
-		return false;
-	*base = addr;
-	*len = n;
-	return true;
-}
-
-/* Stack words come from the thread's own stack: a chain of frame pointers
- * or CFI addresses that leaves it has gone wrong, and a scan that ran past
- * its end would read whatever memory the snapshot holds next (Breakpad's
- * walkers read only the thread's stack region too). Threads whose stack
- * region is unknown may read any captured memory. */
-bool sw_walk_read_word(const struct sw_walk *w, uint64_t addr, uint64_t *out)
-{
-	if (w->stack_hi > w->stack_lo &&
-	    (addr < w->stack_lo || addr >= w->stack_hi || w->stack_hi - addr < w->arch->word_size))
-		return false;
-	return sw_mem_read_word(w->snap, addr, out);
-}
-
-/* The symbols of a module, loaded on first use. Only modules that hold a
- * frame get their status recorded (`record`): a scan or a frame-chain
- * check that merely probes an address in a module does not make it "a
- * module the walk needed", as in Breakpad's modules_without_symbols. */
-static const struct sw_module_symbols *module_symbols(const struct sw_walk *w, int32_t module,
-                                                      bool record)
-{
-	if (module < 0 || !w->symbols || !w->symbols->for_module)
-		return NULL;
-	enum sw_symbols_status status = SW_SYMS_MISSING;
-	const struct sw_module_symbols *syms =
-		w->symbols->for_module(w->symbols->self, (uint32_t)module, &status);
-	if (record && w->module_status)
-		w->module_status[module] = status;
-	return syms;
-}
-
-const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
-                                                   uint64_t addr, int32_t *module)
-{
-	int32_t m = sw_module_at(w->snap, addr);
-	if (module)
-		*module = m;
-	return module_symbols(w, m, false);
-}
-
-/* Module-relative offset of addr for the symbols of module m. */
-static uint64_t module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
-{
-	const struct sw_module *mod = &w->snap->modules[m];
-	return addr - mod->base - mod->load_bias;
-}
-
-/* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
- * module; inside a function when the module has symbols; and right after a
- * call instruction when the code bytes are in the snapshot. */
-bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start)
-{
-	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
-	if (!syms || !syms->ops->lookup)
-		return false;
-	/* The lookup's strings go to a scratch arena: call checks ask this for
-	 * every word a scan looks at, and the walk's arena keeps what it gets. */
-	struct sw_arena scratch;
-	sw_arena_init(&scratch);
-	struct sw_sym_info info;
-	memset(&info, 0, sizeof info);
-	bool found = syms->ops->lookup(syms->self, module_offset(w, m, addr), &scratch, &info) &&
-	             info.function;
-	sw_arena_free(&scratch);
-	if (!found)
-		return false;
-	const struct sw_module *mod = &w->snap->modules[m];
-	*start = mod->base + mod->load_bias + info.function_offset;
-	return *start <= addr;
-}
 
 static bool return_address_checked(const struct sw_walk *w, uint64_t raw, bool require_code);
 static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool require_code,
@@ -272,7 +91,7 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 	if (m < 0)
 		return false;
 	if (require_function && syms && syms->ops->has_function &&
-	    !syms->ops->has_function(syms->self, module_offset(w, m, call)))
+	    !syms->ops->has_function(syms->self, sw_walk_module_offset(w, m, call)))
 		return false;
 	bool known = false;
 	if (arch->call_precedes && !arch->call_precedes(w, raw, &known))
@@ -491,12 +310,7 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 /* The frames of the stack being walked: a heap array reused from thread
  * to thread (grown by doubling), copied into the arena at its final size
  * when the thread is done, so the arena holds no outgrown copies. */
-struct frame_list {
-	struct sw_frame *v;
-	uint32_t n, cap;
-};
-
-static struct sw_frame *push_frame(struct frame_list *l)
+static struct sw_frame *push_frame(struct sw_frame_list *l)
 {
 	if (l->n == l->cap) {
 		uint32_t cap = l->cap ? l->cap * 2 : 64;
@@ -519,7 +333,7 @@ static struct sw_frame *push_frame(struct frame_list *l)
  *   inline k (innermost) at the line record of the address,
  *   each outer inline at the call site recorded in the one inside it,
  *   the physical function at the call site of the outermost inline. */
-static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
+static bool append_symbolized(const struct sw_walk *w, struct sw_frame_list *l,
                               const struct sw_frame *phys)
 {
 	struct sw_frame f = *phys;
@@ -527,9 +341,9 @@ static bool append_symbolized(const struct sw_walk *w, struct frame_list *l,
 	f.unloaded_module = f.module < 0 ? sw_unloaded_module_at(w->snap, f.lookup_pc) : -1;
 	struct sw_sym_info info;
 	memset(&info, 0, sizeof info);
-	const struct sw_module_symbols *syms = module_symbols(w, f.module, true);
+	const struct sw_module_symbols *syms = sw_walk_module_symbols(w, f.module, true);
 	bool found = syms && syms->ops->lookup &&
-	             syms->ops->lookup(syms->self, module_offset(w, f.module, f.lookup_pc),
+	             syms->ops->lookup(syms->self, sw_walk_module_offset(w, f.module, f.lookup_pc),
 	                               w->arena, &info) &&
 	             info.function;
 	if (found) {
@@ -592,7 +406,7 @@ static enum sw_unwind_status caller_by_rules(const struct sw_step *st, struct sw
 	};
 	memset(out, 0, sizeof *out);
 	*trust = SW_TRUST_CFI;
-	return syms->ops->unwind(syms->self, module_offset(w, m, st->callee->lookup_pc), &env,
+	return syms->ops->unwind(syms->self, sw_walk_module_offset(w, m, st->callee->lookup_pc), &env,
 	                         out, trust);
 }
 
@@ -666,7 +480,7 @@ static bool pc_in_module_data(const struct sw_walk *w, uint64_t pc)
 {
 	int32_t m;
 	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, pc, &m);
-	return syms && syms->ops->in_code && !syms->ops->in_code(syms->self, module_offset(w, m, pc));
+	return syms && syms->ops->in_code && !syms->ops->in_code(syms->self, sw_walk_module_offset(w, m, pc));
 }
 
 /* A process's entry point: the kernel jumps there, nothing calls it, so
@@ -1278,7 +1092,7 @@ static void follow_stack_switch(struct sw_walk *w, uint64_t sp)
 	w->stack_hi = r->base + r->size;
 }
 
-static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct frame_list *l,
+bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_frame_list *l,
                         struct sw_stack *out)
 {
 	const struct sw_snapshot *s = w->snap;
@@ -1394,346 +1208,4 @@ static bool walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct 
 	}
 	out->nframes = l->n;
 	return true;
-}
-
-/* All ones up to the highest bit any module or captured region uses (at
- * least 32): what a code pointer can be once a pointer-authentication
- * signature is removed. The signature starts at the process's virtual
- * address size (39 bits on Android, 47 or 48 on desktop Linux, less on
- * Apple), which the snapshot does not record; but every pointer the walk
- * can use points into a module or a captured region, all below this mask,
- * so stripping down to it loses nothing usable. */
-static uint64_t address_mask(const struct sw_snapshot *s)
-{
-	uint64_t top = 0xffffffffu;
-	for (uint32_t i = 0; i < s->nmodules; i++) {
-		uint64_t end = s->modules[i].base + s->modules[i].size;
-		if (end > s->modules[i].base && end - 1 > top)
-			top = end - 1;
-	}
-	for (uint32_t i = 0; i < s->nmem; i++) {
-		uint64_t end = s->mem[i].base + s->mem[i].size;
-		if (end > s->mem[i].base && end - 1 > top)
-			top = end - 1;
-	}
-	uint64_t mask = top;
-	for (unsigned shift = 1; shift < 64; shift <<= 1)
-		mask |= mask >> shift;
-	return mask;
-}
-
-/* Breakpad's rules (MinidumpProcessor::Process): the exception names the
- * crashing thread, else the Breakpad info stream the thread that requested
- * the dump. */
-static bool requesting_thread_id(const struct sw_snapshot *s, uint32_t *id)
-{
-	*id = s->crash.present ? s->crash.thread_id : s->requesting_thread_id;
-	return s->crash.present || s->has_requesting_thread_id;
-}
-
-int32_t sw_walk_chosen_thread(const struct sw_snapshot *snap)
-{
-	uint32_t req;
-	if (requesting_thread_id(snap, &req))
-		for (uint32_t i = 0; i < snap->nthreads; i++)
-			if (snap->threads[i].id == req)
-				return (int32_t)i;
-	for (uint32_t i = 0; i < snap->nthreads; i++)
-		if (!(snap->has_dump_thread_id && snap->threads[i].id == snap->dump_thread_id))
-			return (int32_t)i;
-	return -1;
-}
-
-/* One thread's part of a walk, fixed before any is walked. */
-struct thread_plan {
-	uint32_t index;
-	bool crashed;                 /* walked from the crash context */
-	const struct sw_arch *arch;
-};
-
-static bool walk_serial(struct sw_walk *w, const struct thread_plan *plan, uint32_t n,
-                        struct sw_walk_result *out)
-{
-	struct frame_list scratch = { 0 };
-	bool ok = true;
-	for (uint32_t k = 0; k < n && ok; k++) {
-		w->arch = plan[k].arch;
-		ok = walk_thread(w, plan[k].index, plan[k].crashed, &scratch,
-		                 &out->stacks[plan[k].index]);
-	}
-	free(scratch.v);
-	return ok;
-}
-
-/* ---- walking threads in parallel ----------------------------------------
- *
- * The threads of a snapshot are independent walks over read-only memory;
- * what they share is the symbol source (concurrent: it loads each module
- * once, under its own lock, and its providers take concurrent lookups).
- * Each worker has its own struct sw_walk, arena (adopted by the caller's
- * afterwards), scratch frames and module status, and takes the planned
- * threads one by one. The result is the one walk_serial gives: each
- * thread's frames depend only on its own walk, a module's status is the
- * same whoever asks, and the one thing threads share in a serial walk,
- * the budget, is checked after: when the threads used more than it
- * (an input with hundreds of thousands of frames, where a serial walk cuts
- * a late thread short), the snapshot is walked again one thread after the
- * other. */
-struct walk_shared {
-	const struct thread_plan *plan;
-	uint32_t n;
-	const struct sw_symbol_source *symbols;
-	const uint32_t *prefetch;     /* modules to load before walking */
-	uint32_t nprefetch;
-	atomic_uint next_prefetch;
-	atomic_uint next;
-	atomic_bool failed;
-	struct sw_walk_result *out;
-};
-
-struct walk_worker {
-	pthread_t thread;
-	bool started;
-	struct walk_shared *sh;
-	struct sw_walk w;
-	struct sw_arena arena;
-	struct sw_walk_budget budget; /* the walk's whole budget, for this worker */
-	struct sw_walk_memo memo;
-};
-
-static void *walk_worker_main(void *arg)
-{
-	struct walk_worker *k = arg;
-	struct walk_shared *sh = k->sh;
-	struct frame_list scratch = { 0 };
-	for (;;) {
-		uint32_t j = atomic_fetch_add(&sh->next_prefetch, 1);
-		if (j >= sh->nprefetch)
-			break;
-		sh->symbols->prefetch(sh->symbols->self, sh->prefetch[j]);
-	}
-	for (;;) {
-		uint32_t j = atomic_fetch_add(&sh->next, 1);
-		if (j >= sh->n || atomic_load(&sh->failed))
-			break;
-		const struct thread_plan *p = &sh->plan[j];
-		k->w.arch = p->arch;
-		if (!walk_thread(&k->w, p->index, p->crashed, &scratch, &sh->out->stacks[p->index]))
-			atomic_store(&sh->failed, true);
-	}
-	free(scratch.v);
-	return NULL;
-}
-
-/* The modules the walks will most likely need, in the order they will
- * need them: each thread's context pc, then the words of the first
- * PREFETCH_STACK_BYTES of its stack that point into a module (return
- * addresses, mostly). Loading these first, one per worker, keeps every
- * worker busy: walked as they come, the threads of a snapshot tend to
- * need the same module at the same moment, and all but one worker would
- * wait while it loads (gen48k_depth500 with an empty symbol cache: three
- * 9 MB symbol files loaded one after the other). A module named here that
- * no walk needs costs its load and nothing else: the walks' results, the
- * modules' statuses and the store's warnings are those of the modules the
- * walks asked for. NULL (and *n 0) when nothing is worth loading early. */
-enum { PREFETCH_STACK_BYTES = 4096 };
-
-/* Whether a module of list has m's symbol file (the same debug file and
- * id: one library mapped twice, as a BOLTed one is). Two workers loading
- * it at once would both wait for the one parse. */
-static bool same_symbols_listed(const struct sw_snapshot *snap, const uint32_t *list,
-                                uint32_t n, uint32_t m)
-{
-	const struct sw_module *a = &snap->modules[m];
-	for (uint32_t i = 0; i < n; i++) {
-		const struct sw_module *b = &snap->modules[list[i]];
-		if (a->debug_id && b->debug_id && a->debug_file && b->debug_file &&
-		    strcmp(a->debug_id, b->debug_id) == 0 && strcmp(a->debug_file, b->debug_file) == 0)
-			return true;
-	}
-	return false;
-}
-
-static uint32_t *modules_to_prefetch(const struct sw_snapshot *snap,
-                                     const struct thread_plan *plan, uint32_t n, uint32_t *count)
-{
-	*count = 0;
-	uint8_t *seen = snap->nmodules ? calloc(snap->nmodules, 1) : NULL;
-	uint32_t *list = seen ? malloc(snap->nmodules * sizeof *list) : NULL;
-	if (!list) {
-		free(seen);
-		return NULL;
-	}
-	for (uint32_t j = 0; j < n && *count < snap->nmodules; j++) {
-		const struct sw_regs *ctx = &snap->threads[plan[j].index].ctx;
-		if (plan[j].crashed && snap->crash.ctx.valid)
-			ctx = &snap->crash.ctx;
-		const struct sw_arch *arch = plan[j].arch;
-		if (!arch || !sw_reg_valid(ctx, arch->pc))
-			continue;
-		uint64_t sp = sw_reg_valid(ctx, arch->sp) ? sw_reg_get(ctx, arch->sp) : 0;
-		uint64_t addr = ctx->v[arch->pc];
-		for (uint64_t off = 0; off <= PREFETCH_STACK_BYTES; off += arch->word_size) {
-			if (off > 0 && (!sp || !sw_mem_read_word(snap, sp + off - arch->word_size, &addr)))
-				break;
-			int32_t m = sw_module_at(snap, addr);
-			if (m >= 0 && !seen[m]) {
-				seen[m] = 1;
-				if (!same_symbols_listed(snap, list, *count, (uint32_t)m))
-					list[(*count)++] = (uint32_t)m;
-			}
-		}
-	}
-	free(seen);
-	return list;
-}
-
-/* Walks plan on up to nworkers threads (this one included). False: out
- * of memory during a walk; *serial: walk again one thread after the
- * other (the frame budget ran out, or there was no memory for workers). */
-static bool walk_parallel(const struct sw_walk *proto, const struct thread_plan *plan,
-                          uint32_t n, uint32_t nworkers, struct sw_walk_result *out,
-                          bool *serial)
-{
-	const struct sw_snapshot *snap = proto->snap;
-	struct walk_shared sh = {.plan = plan, .n = n, .out = out, .symbols = proto->symbols};
-	if (proto->symbols->prefetch)
-		sh.prefetch = modules_to_prefetch(snap, plan, n, &sh.nprefetch);
-	atomic_init(&sh.next_prefetch, 0);
-	atomic_init(&sh.next, 0);
-	atomic_init(&sh.failed, false);
-	struct walk_worker *k = calloc(nworkers, sizeof *k);
-	*serial = true;
-	if (!k) {
-		free((void *)sh.prefetch);
-		return true;
-	}
-	bool ok = true;
-	for (uint32_t i = 0; i < nworkers; i++) {
-		k[i].sh = &sh;
-		k[i].w = *proto;
-		k[i].budget = *proto->budget;
-		k[i].w.budget = &k[i].budget;
-		k[i].w.memo = &k[i].memo;
-		sw_arena_init(&k[i].arena);
-		k[i].w.arena = &k[i].arena;
-		k[i].w.module_status = NULL;
-		if (snap->nmodules &&
-		    !(k[i].w.module_status = calloc(snap->nmodules, sizeof *k[i].w.module_status)))
-			ok = false;
-	}
-	for (uint32_t i = 1; ok && i < nworkers; i++)
-		k[i].started = sw_thread_create(&k[i].thread, walk_worker_main, &k[i]);
-	if (ok)
-		walk_worker_main(&k[0]);
-	/* What the workers spent: each started from the whole budget. */
-	uint64_t used_frames = 0, used_reads = 0;
-	for (uint32_t i = 0; i < nworkers; i++) {
-		if (k[i].started)
-			pthread_join(k[i].thread, NULL);
-		used_frames += proto->budget->frames - k[i].budget.frames;
-		used_reads += proto->budget->code_reads - k[i].budget.code_reads;
-	}
-	bool walked = ok;
-	ok = !atomic_load(&sh.failed);
-	bool cut = used_frames > proto->budget->frames || used_reads > proto->budget->code_reads;
-	for (uint32_t j = 0; walked && ok && j < n; j++)
-		cut |= out->stacks[plan[j].index].end == SW_END_FRAME_BUDGET;
-	for (uint32_t i = 0; i < nworkers; i++) {
-		for (uint32_t m = 0; walked && k[i].w.module_status && m < snap->nmodules; m++)
-			if (k[i].w.module_status[m] != SW_SYMS_NOT_LOOKED)
-				proto->module_status[m] = k[i].w.module_status[m];
-		free(k[i].w.module_status);
-		sw_arena_adopt(proto->arena, &k[i].arena);
-	}
-	free(k);
-	free((void *)sh.prefetch);
-	*serial = ok && (!walked || cut);
-	return ok;
-}
-
-bool sw_walk_snapshot(const struct sw_snapshot *snap, const struct sw_arch *arch,
-                      const struct sw_symbol_source *symbols,
-                      const struct sw_walk_options *opt, struct sw_arena *arena,
-                      struct sw_walk_result *out)
-{
-	memset(out, 0, sizeof *out);
-	out->crashing = -1;
-	struct sw_walk w = {
-		.snap = snap,
-		.arch = arch,
-		.symbols = symbols,
-		.arena = arena,
-		.address_mask = address_mask(snap),
-	};
-	if (opt)
-		w.opt = *opt;
-	struct sw_walk_budget budget = {
-		.frames = w.opt.frame_budget ? w.opt.frame_budget
-		                             : BUDGET_BASE_FRAMES + snap->file.size / BUDGET_BYTES_PER_FRAME,
-	};
-	budget.code_reads = budget.frames > UINT64_MAX / BUDGET_CODE_READS_PER_FRAME
-	                            ? UINT64_MAX
-	                            : budget.frames * BUDGET_CODE_READS_PER_FRAME;
-	w.budget = &budget;
-	struct sw_walk_memo memo = { 0 };
-	w.memo = &memo;
-	if (snap->nmodules) {
-		w.module_status = sw_arena_array(arena, snap->nmodules, sizeof *w.module_status);
-		if (!w.module_status)
-			return false;
-	}
-	out->module_status = w.module_status;
-	if (snap->nthreads) {
-		out->stacks = sw_arena_array(arena, snap->nthreads, sizeof *out->stacks);
-		if (!out->stacks)
-			return false;
-	}
-	out->nstacks = snap->nthreads;
-	struct thread_plan *plan = snap->nthreads ? malloc(snap->nthreads * sizeof *plan) : NULL;
-	if (snap->nthreads && !plan)
-		return false;
-	uint32_t n = 0;
-	/* The thread that wrote the dump is not walked (unless it is the
-	 * crashing one). */
-	uint32_t requesting;
-	bool has_requesting = requesting_thread_id(snap, &requesting);
-	int32_t chosen = w.opt.crashing_only ? sw_walk_chosen_thread(snap) : -1;
-	for (uint32_t i = 0; i < snap->nthreads; i++) {
-		const struct sw_thread *t = &snap->threads[i];
-		out->stacks[i].thread = i;
-		if (snap->has_dump_thread_id && t->id == snap->dump_thread_id &&
-		    !(has_requesting && t->id == requesting)) {
-			out->stacks[i].dump_thread = true;
-			continue;
-		}
-		bool is_requesting = has_requesting && t->id == requesting && out->crashing < 0;
-		if (is_requesting)
-			out->crashing = (int32_t)i;
-		if (w.opt.crashing_only && (int32_t)i != chosen)
-			continue;
-		/* Breakpad picks the walker by the context's CPU, not the system
-		 * info's: a 32-bit process on a 64-bit kernel, a mixed dump. */
-		const struct sw_arch *a = arch;
-		if (t->cpu != SW_CPU_UNKNOWN && w.opt.arch_for_cpu && (!arch || t->cpu != arch->cpu))
-			a = w.opt.arch_for_cpu(t->cpu);
-		plan[n++] = (struct thread_plan){i, is_requesting && snap->crash.present, a};
-	}
-	bool ok = true, serial = true;
-	uint32_t workers = w.opt.threads < n ? w.opt.threads : n;
-	if (workers > 1 && symbols && symbols->concurrent) {
-		ok = walk_parallel(&w, plan, n, workers, out, &serial);
-		if (ok && serial) {
-			for (uint32_t j = 0; j < n; j++) {
-				memset(&out->stacks[plan[j].index], 0, sizeof out->stacks[0]);
-				out->stacks[plan[j].index].thread = plan[j].index;
-			}
-			if (w.module_status)
-				memset(w.module_status, 0, snap->nmodules * sizeof *w.module_status);
-		}
-	}
-	if (serial)
-		ok = walk_serial(&w, plan, n, out);
-	free(plan);
-	return ok;
 }

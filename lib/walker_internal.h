@@ -1,0 +1,28 @@
+/* What the three parts of the walker share: lib/walker.c walks one thread,
+ * lib/walk_memory.c reads memory, code and symbols for it, and
+ * lib/walk_schedule.c decides which threads are walked, how and on how
+ * many workers. Nothing outside lib/walk*.c includes this. */
+#ifndef SW_WALKER_INTERNAL_H
+#define SW_WALKER_INTERNAL_H
+
+#include "walker.h"
+
+/* The frames of the thread being walked (reused from thread to thread). */
+struct sw_frame_list {
+	struct sw_frame *v;
+	uint32_t n, cap;
+};
+
+/* The symbols of module m, loaded on first use; `record`: the module holds
+ * a frame, so its status goes into the walk's module_status. */
+const struct sw_module_symbols *sw_walk_module_symbols(const struct sw_walk *w, int32_t module,
+                                                       bool record);
+/* addr relative to module m, as its symbols count. */
+uint64_t sw_walk_module_offset(const struct sw_walk *w, int32_t m, uint64_t addr);
+
+/* Walks thread `index` of w->snap with w->arch (from the crash context
+ * when `crashed`) into out, using l as scratch. False: out of memory. */
+bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_frame_list *l,
+                    struct sw_stack *out);
+
+#endif
