@@ -63,6 +63,9 @@ static void usage(FILE *f)
 	      "                    'irrelevant GLOB', 'prefix GLOB', 'keep GLOB', 'reset'\n"
 	      "  --max-frames=N    stop each thread's walk after N frames (default 1048576)\n"
 	      "  --no-scan         never guess frames by stack scanning\n"
+	      "  --explain         say under each frame why it is there: the method\n"
+	      "                    that found it, what it read, the methods refused\n"
+	      "                    before it (text: Evidence lines; JSON: evidence)\n"
 	      "  --local-modules   also read each module's ELF file at its own path on\n"
 	      "                    this machine (when the same build is installed here);\n"
 	      "                    the default for an ELF core\n"
@@ -314,7 +317,7 @@ int sw_cli_parse_args(int argc, char **argv, struct cli_options *o)
 		OPT_OUTPUT_FILE, OPT_CYBORG, OPT_REQUIRE_SYMBOLS, OPT_SIGNATURE_SKIP,
 		OPT_SYMBOLS_CACHE, OPT_NO_CACHE, OPT_SYMBOLS_URL, OPT_SYMBOLS_TIMEOUT, OPT_DEBUGINFOD,
 		OPT_BATCH, OPT_JOBS, OPT_SYMBOLS_PATH, OPT_SYMBOLS_HEADER, OPT_MAX_DECOMPRESSED,
-		OPT_REGISTERS, OPT_SYMBOLS_CACHE_MAX, OPT_SYMBOLS_MISS_TTL,
+		OPT_REGISTERS, OPT_SYMBOLS_CACHE_MAX, OPT_SYMBOLS_MISS_TTL, OPT_EXPLAIN,
 	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -328,6 +331,7 @@ int sw_cli_parse_args(int argc, char **argv, struct cli_options *o)
 		{ "signature-skip", required_argument, NULL, OPT_SIGNATURE_SKIP },
 		{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 		{ "no-scan", no_argument, NULL, OPT_NO_SCAN },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "local-modules", no_argument, NULL, OPT_LOCAL_MODULES },
 		{ "no-local-modules", no_argument, NULL, OPT_NO_LOCAL_MODULES },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -388,6 +392,7 @@ int sw_cli_parse_args(int argc, char **argv, struct cli_options *o)
 		case OPT_REQUIRE_SYMBOLS: o->require_symbols = true; break;
 		case OPT_SIGNATURE_SKIP: o->skip_files[o->nskip_files++] = optarg; break;
 		case OPT_NO_SCAN: o->walk.no_scan = true; break;
+		case OPT_EXPLAIN: o->walk.explain = true; break;
 		case OPT_LOCAL_MODULES: o->local_modules = 1; break;
 		case OPT_NO_LOCAL_MODULES: o->local_modules = 0; break;
 		case OPT_DEBUG_DIR:

@@ -222,7 +222,12 @@ STACKWALK_API enum stackwalk_status stackwalk_options_set_threads(stackwalk_opti
  * one stackwalk cannot walk (threads listed, not walked), with *out set;
  * or an error with *out NULL. Symbol files refused and symbol paths
  * skipped are not errors: see stackwalk_result_warning. */
-enum { STACKWALK_WALK_CRASHING_ONLY = 1u << 0 };
+enum {
+	STACKWALK_WALK_CRASHING_ONLY = 1u << 0,
+	/* Keep each frame's evidence (stackwalk_frame_evidence): stackwalk(1)'s
+	 * --explain. Added in 0.6. */
+	STACKWALK_WALK_EXPLAIN = 1u << 1,
+};
 STACKWALK_API enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap,
                                                    const stackwalk_options *opt,
                                                    unsigned flags, stackwalk_result **out);
@@ -286,6 +291,16 @@ STACKWALK_API uint64_t stackwalk_frame_function_offset(const stackwalk_frame *f)
 /* The source file (NULL: unknown) and line (0: unknown). */
 STACKWALK_API const char *stackwalk_frame_file(const stackwalk_frame *f);
 STACKWALK_API uint32_t stackwalk_frame_line(const stackwalk_frame *f);
+
+/* Added in 0.6 (version node STACKWALK_0.6). With STACKWALK_WALK_EXPLAIN:
+ * why a frame is there, as one line of JSON, the object the JSON output's
+ * frames carry as "evidence" (docs/json.md): the method that found it,
+ * what it read, the methods refused before it. The thread's: what each
+ * method answered at the step that ended the walk ("walk_end_evidence").
+ * NULL without STACKWALK_WALK_EXPLAIN, for NULL and for a thread without
+ * frames. */
+STACKWALK_API const char *stackwalk_frame_evidence(const stackwalk_frame *f);
+STACKWALK_API const char *stackwalk_thread_end_evidence(const stackwalk_thread *t);
 
 /* Added in 0.5 (version node STACKWALK_0.5): what the reports say about
  * the crash and the modules, without rendering and parsing them. Every

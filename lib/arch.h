@@ -13,6 +13,7 @@
 #include "symbols.h"
 
 struct sw_walk;
+struct sw_explain;
 
 /* What a caller hook sees of the step in progress (Breakpad's frames
  * vector, rust-minidump's GetCallerFrameArgs): the walk, the frame whose
@@ -24,6 +25,9 @@ struct sw_step {
 	/* Set by the walker once this step met a broken frame chain: a scan
 	 * must then prove its candidate by code bytes. */
 	bool scan_needs_code;
+	/* Where the walker records what each method answered (--explain);
+	 * NULL when nobody asked. Hooks leave it alone. */
+	struct sw_explain *explain;
 };
 
 

@@ -54,4 +54,10 @@ void sw_output_machine(FILE *f, const struct sw_snapshot *s, const struct sw_arc
 void sw_output_json(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                     const struct sw_walk_result *w, bool pretty);
 
+/* --explain: the evidence object of frame `frame` of st (-1: the walk's
+ * end, walk_end_evidence), as the JSON output writes it, on one line;
+ * "null" when st was walked without evidence. */
+void sw_output_evidence_json(FILE *f, const struct sw_snapshot *s, const struct sw_stack *st,
+                             int64_t frame);
+
 #endif

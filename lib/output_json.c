@@ -484,6 +484,116 @@ static void write_frame_unloaded(struct jw *j, const struct sw_snapshot *s, uint
 /* One physical frame with the inline frames before it (frames[first ..
  * phys-1]). `registers`: write the frame's registers (crashing thread,
  * frame 0). */
+/* The attempts [first, first + n) of st as [{"method", "reason"}]. */
+static void write_attempts(struct jw *j, const struct sw_stack *st, uint32_t first, uint32_t n)
+{
+	arr(j);
+	for (uint32_t i = first; i < first + n && i < st->nattempts; i++) {
+		obj(j);
+		k_str(j, "method", sw_method_name((enum sw_method)st->attempts[i].method));
+		k_str(j, "reason", sw_refusal_name((enum sw_refusal)st->attempts[i].refusal));
+		end_obj(j);
+	}
+	end_arr(j);
+}
+
+/* --explain: why frame i is there (docs/json.md, "evidence"). Keys in
+ * the order the method reads them; only those that apply. */
+static void write_evidence(struct jw *j, const struct sw_snapshot *s, const struct sw_stack *st,
+                           uint32_t i)
+{
+	const struct sw_evidence *e = &st->evidence[i];
+	obj(j);
+	k_str(j, "method", sw_method_name(e->method));
+	switch (e->method) {
+	case SW_METHOD_FRAME_POINTER:
+		if (e->where)
+			k_hex(j, "frame_record", e->where);
+		break;
+	case SW_METHOD_SIGNAL_FRAME:
+		k_hex(j, "signal_frame", e->where);
+		break;
+	case SW_METHOD_EXCEPTION_FRAME:
+		k_hex(j, "exception_frame", e->where);
+		k_hex(j, "exc_return", e->exc_return);
+		break;
+	case SW_METHOD_PROLOGUE:
+		if (e->function_start)
+			k_hex(j, "function_start", e->function_start);
+		break;
+	case SW_METHOD_CFI:
+		if (e->anchored)
+			k_bool(j, "anchored_on_frame_record", true);
+		if (e->cfi_scan)
+			k_bool(j, "return_address_scanned", true);
+		if (e->restores_context)
+			k_bool(j, "restores_context", true);
+		if (e->rule) {
+			k_str(j, "rule", e->rule);
+			k_str(j, "rule_module", module_valid(s, e->rule_module)
+			                                ? sw_basename(s->modules[e->rule_module].code_file)
+			                                : NULL);
+		}
+		break;
+	default:
+		break;
+	}
+	if (e->ra_in_register)
+		k_str(j, "return_address_from", "link_register");
+	else if (e->ra_slot)
+		k_hex(j, "return_address_slot", e->ra_slot);
+	switch (e->method) {
+	case SW_METHOD_FRAME_POINTER:
+	case SW_METHOD_BAD_PC:
+	case SW_METHOD_LEAF:
+	case SW_METHOD_PROLOGUE:
+	case SW_METHOD_SCAN:
+		key(j, "call");
+		obj(j);
+		key(j, "decoded");
+		if (e->call_known)
+			v_bool(j, e->call_decoded);
+		else
+			v_null(j);
+		key(j, "target");
+		if (e->call_direct)
+			v_hex(j, e->call_target);
+		else
+			v_null(j);
+		end_obj(j);
+		break;
+	default:
+		break;
+	}
+	if (e->method != SW_METHOD_INLINE) {
+		key(j, "refused");
+		write_attempts(j, st, e->first_attempt, e->nattempts);
+	}
+	end_obj(j);
+}
+
+/* --explain: what each method answered at the step that ended the walk. */
+static void write_end_evidence(struct jw *j, const struct sw_stack *st)
+{
+	obj(j);
+	key(j, "tried");
+	write_attempts(j, st, st->end_first_attempt, st->end_nattempts);
+	end_obj(j);
+}
+
+void sw_output_evidence_json(FILE *f, const struct sw_snapshot *s, const struct sw_stack *st,
+                             int64_t frame)
+{
+	struct jw jw = { .out.f = f, .word = sw_out_word_size(s, st->arch) };
+	if (!st->evidence)
+		jw_puts(&jw, "null");
+	else if (frame < 0)
+		write_end_evidence(&jw, st);
+	else if ((uint64_t)frame < st->nframes)
+		write_evidence(&jw, s, st, (uint32_t)frame);
+	sw_out_flush(&jw.out);
+}
+
 static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct sw_arch *arch,
                         const struct sw_stack *st, uint32_t first, uint32_t phys,
                         uint32_t index, bool registers)
@@ -494,6 +604,10 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 	uint64_t addr = fr->lookup_pc;
 
 	obj(j);
+	if (st->evidence) {
+		key(j, "evidence");
+		write_evidence(j, s, st, phys);
+	}
 	k_str(j, "file", fr->file);
 	k_u64(j, "frame", index);
 	k_str(j, "function", fr->function);
@@ -508,6 +622,10 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 		for (uint32_t i = first; i < phys; i++) {
 			const struct sw_stack_frame *in = &st->frames[i];
 			obj(j);
+			if (st->evidence) {
+				key(j, "evidence");
+				write_evidence(j, s, st, i);
+			}
 			k_str(j, "file", in->file);
 			k_str(j, "function", in->function);
 			key(j, "line");
@@ -593,6 +711,11 @@ static void write_thread(struct jw *j, const struct sw_snapshot *s, const struct
 	 * cut it. */
 	k_bool(j, "truncated", st && st->truncated);
 	k_str(j, "walk_end", sw_walk_end_name(st ? st->end : SW_END_NOT_WALKED));
+	/* --explain: what each method answered at the step that ended it. */
+	if (st && st->evidence) {
+		key(j, "walk_end_evidence");
+		write_end_evidence(j, st);
+	}
 	end_obj(j);
 }
 

@@ -66,6 +66,11 @@ struct sw_unwind_env {
 	/* For x86 STACK WIN: the callee of `callee` (NULL for frame 0) and
 	 * whether `callee` is the context frame. */
 	const struct sw_frame *callee_callee;
+	/* --explain: where the provider writes the rules it applied, as text
+	 * (NUL-terminated, cut to rule_cap), when it finds a caller; NULL:
+	 * nobody asked (the walk's usual case: no text is made). */
+	char *rule;
+	size_t rule_cap;
 };
 
 struct sw_symbols_ops {

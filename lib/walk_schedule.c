@@ -89,7 +89,7 @@ static bool walk_serial(struct sw_walk *w, const struct thread_plan *plan, uint3
 		ok = sw_walk_thread(w, plan[k].index, plan[k].crashed, &scratch,
 		                 &out->stacks[plan[k].index]);
 	}
-	free(scratch.v);
+	sw_frame_list_free(&scratch);
 	return ok;
 }
 
@@ -149,7 +149,7 @@ static void *walk_worker_main(void *arg)
 		if (!sw_walk_thread(&k->w, p->index, p->crashed, &scratch, &sh->out->stacks[p->index]))
 			atomic_store(&sh->failed, true);
 	}
-	free(scratch.v);
+	sw_frame_list_free(&scratch);
 	return NULL;
 }
 

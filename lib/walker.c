@@ -404,6 +404,11 @@ static enum sw_unwind_status caller_by_rules(const struct sw_step *st, struct sw
 		.module_base = w->snap->modules[m].base + w->snap->modules[m].load_bias,
 		.callee_callee = st->callee_callee,
 	};
+	if (st->explain) {
+		st->explain->rule[0] = 0;
+		env.rule = st->explain->rule;
+		env.rule_cap = sizeof st->explain->rule;
+	}
 	memset(out, 0, sizeof *out);
 	*trust = SW_TRUST_CFI;
 	return syms->ops->unwind(syms->self, sw_walk_module_offset(w, m, st->callee->lookup_pc), &env,
@@ -563,35 +568,36 @@ bool sw_walk_is_signal_trampoline(const struct sw_step *st, const struct sw_call
 }
 
 /* The step contract: what the walker checks of every method's result
- * before it believes it. A failed check sends the walk to the next method;
- * it never ends the walk by itself. */
-static bool caller_is_plausible(const struct sw_step *st, const struct sw_caller *c,
-                                enum sw_trust trust, bool first_unwind)
+ * before it believes it (SW_REFUSED_NONE), else the first check it fails.
+ * A failed check sends the walk to the next method; it never ends the
+ * walk by itself. */
+static enum sw_refusal implausibility(const struct sw_step *st, const struct sw_caller *c,
+                                      enum sw_trust trust, bool first_unwind)
 {
 	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
 	if (!sw_reg_valid(&c->regs, arch->pc) || !sw_reg_valid(&c->regs, arch->sp))
-		return false; /* rules that lose pc or sp are no rules */
+		return SW_REFUSED_LOST_PC_SP; /* rules that lose pc or sp are no rules */
 	uint64_t pc = arch->strip_code_pointer(w, c->regs.v[arch->pc]);
 	uint64_t sp = c->regs.v[arch->sp];
 	uint64_t callee_sp = st->callee->regs.v[arch->sp];
 	/* The CPU's rule (no code in the first page, ...) is for addresses
 	 * no module vouches for: firmware runs from address 0. */
 	if (!arch->pc_is_plausible(pc) && sw_module_at(w->snap, pc) < 0)
-		return false;
+		return SW_REFUSED_PC_NOT_CODE;
 	/* The stack grows down on every CPU we walk: a caller's frame lies
 	 * above its callee's. The first unwind may keep the same sp (a leaf
 	 * that has not touched the stack), and so may a context restored from
 	 * a signal frame; later ones must progress, or the walk could loop. */
 	bool may_stay = first_unwind || c->restored_context || st->callee->restored_context;
 	if ((may_stay ? sp < callee_sp : sp <= callee_sp) && !returns_to_another_stack(st, c))
-		return false;
+		return SW_REFUSED_SP_NOT_GROWING;
 	/* A return address on the stack itself: not code anything vouches for. */
 	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
-		return false;
+		return SW_REFUSED_PC_ON_STACK;
 	/* Nor one in a module's data, whatever found it (CFI read from a
 	 * misplaced stack pointer, a stale word). */
-	return !pc_in_module_data(w, pc);
+	return pc_in_module_data(w, pc) ? SW_REFUSED_PC_IN_DATA : SW_REFUSED_NONE;
 }
 
 
@@ -711,8 +717,11 @@ static bool rules_anchored_on_record(const struct sw_step *st, struct sw_caller 
 		return false;
 	uint64_t want_pc = arch->strip_code_pointer(w, rec.regs.v[arch->pc]);
 	struct sw_frame probe = *callee;
+	/* The probes leave --explain's rule text alone: the one that
+	 * anchors gives it again. */
 	struct sw_step at = *st;
 	at.callee = &probe;
+	at.explain = NULL;
 	for (uint64_t sp = fp;; sp -= step) {
 		struct sw_caller t;
 		enum sw_trust tt;
@@ -723,6 +732,9 @@ static bool rules_anchored_on_record(const struct sw_step *st, struct sw_caller 
 		    t.regs.v[arch->fp] == rec.regs.v[arch->fp]) {
 			*c = t;
 			*trust = tt;
+			at.explain = st->explain;
+			if (at.explain)
+				caller_by_rules(&at, &t, &tt);
 			return true;
 		}
 		if (sp < bound + step)
@@ -739,6 +751,11 @@ enum step_result { STEP_CALLER, STEP_END };
 struct caller_result {
 	enum { CALLER_FOUND, CALLER_NEXT, CALLER_END } kind;
 	enum sw_walk_end end; /* CALLER_END only */
+	/* The method that found the caller or ended the walk (--explain). */
+	enum sw_method method;
+	/* An exception frame: the EXC_RETURN value and the frame's address. */
+	uint64_t exc_return, exc_frame;
+	bool anchored;        /* CFI: rules_anchored_on_record chose the sp */
 };
 
 static struct caller_result caller_next(void)
@@ -746,33 +763,85 @@ static struct caller_result caller_next(void)
 	return (struct caller_result){ .kind = CALLER_NEXT };
 }
 
-static struct caller_result caller_found_if(bool found)
+static struct caller_result caller_found(enum sw_method m)
 {
-	return (struct caller_result){ .kind = found ? CALLER_FOUND : CALLER_NEXT };
+	return (struct caller_result){ .kind = CALLER_FOUND, .method = m };
 }
 
-static struct caller_result caller_ends(enum sw_walk_end why)
+static struct caller_result caller_ends(enum sw_walk_end why, enum sw_method m)
 {
-	return (struct caller_result){ .kind = CALLER_END, .end = why };
+	return (struct caller_result){ .kind = CALLER_END, .end = why, .method = m };
+}
+
+/* --explain: method m answered `why` for this step. */
+static void tried(const struct sw_step *st, enum sw_method m, enum sw_refusal why)
+{
+	struct sw_explain *x = st->explain;
+	if (!x)
+		return;
+	if (x->natt == x->att_cap) {
+		uint32_t cap = x->att_cap ? x->att_cap * 2 : 64;
+		struct sw_attempt *v = realloc(x->att, (size_t)cap * sizeof *v);
+		if (!v) {
+			x->failed = true;
+			return;
+		}
+		x->att = v;
+		x->att_cap = cap;
+	}
+	x->att[x->natt++] = (struct sw_attempt){ (uint8_t)m, (uint8_t)why };
+}
+
+/* A method whose answer was no caller the walk believes: the next tries. */
+static struct caller_result refused(const struct sw_step *st, enum sw_method m,
+                                    enum sw_refusal why)
+{
+	tried(st, m, why);
+	return caller_next();
+}
+
+/* A method that says the walk ends here, for reason `why`. */
+static struct caller_result ended_by(const struct sw_step *st, enum sw_method m,
+                                     enum sw_walk_end why)
+{
+	tried(st, m, SW_REFUSED_ENDS_WALK);
+	return caller_ends(why, m);
+}
+
+/* What a hook's status says when it gave no caller. */
+static enum sw_refusal refusal_of(enum sw_unwind_status s)
+{
+	return s == SW_UNWIND_FAILED ? SW_REFUSED_FAILED : SW_REFUSED_NO_RULE;
 }
 
 /* A caller whose pc a rule found to be an exception's return (Cortex-M's
  * EXC_RETURN in lr) is the context the exception interrupted, trusted as
- * a restored context; a frame of it that cannot be read leaves no caller
- * from that rule (FAILED), or ends the walk (END: the hook knows the frame
- * is there but not where, or that it fails its checks). */
-static enum sw_unwind_status caller_of_exception(const struct sw_step *st, struct sw_caller *c,
-                                                 enum sw_trust *trust)
+ * a restored context (FOUND by SW_METHOD_EXCEPTION_FRAME); a frame of it
+ * that cannot be read leaves no caller from that rule (NEXT), or ends the
+ * walk (END: the hook knows the frame is there but not where, or that it
+ * fails its checks). An ordinary caller is FOUND with SW_METHOD_NONE: the
+ * rule's own method vouches for it. */
+static struct caller_result caller_of_exception(const struct sw_step *st, struct sw_caller *c,
+                                                enum sw_trust *trust)
 {
 	const struct sw_arch *arch = st->walk->arch;
 	if (!arch->caller_of_exception)
-		return SW_UNWIND_OK;
+		return caller_found(SW_METHOD_NONE);
+	uint64_t exc_return = c->regs.v[arch->pc], frame = c->regs.v[arch->sp];
 	enum sw_unwind_status s = arch->caller_of_exception(st, c);
 	if (s == SW_UNWIND_NO_RULE)
-		return SW_UNWIND_OK;
-	if (s == SW_UNWIND_OK)
-		*trust = SW_TRUST_CONTEXT;
-	return s == SW_UNWIND_OK || s == SW_UNWIND_END ? s : SW_UNWIND_FAILED;
+		return caller_found(SW_METHOD_NONE);
+	/* An exception frame that cannot be unstacked ends the walk: past
+	 * it a scan would take its stacked lr for a caller of the handler. */
+	if (s == SW_UNWIND_END)
+		return ended_by(st, SW_METHOD_EXCEPTION_FRAME, SW_END_NO_CALLER);
+	if (s != SW_UNWIND_OK)
+		return refused(st, SW_METHOD_EXCEPTION_FRAME, SW_REFUSED_FAILED);
+	*trust = SW_TRUST_CONTEXT;
+	struct caller_result r = caller_found(SW_METHOD_EXCEPTION_FRAME);
+	r.exc_return = exc_return;
+	r.exc_frame = frame;
+	return r;
 }
 
 static bool scan_limit_reached(const struct sw_walk *w)
@@ -783,11 +852,15 @@ static bool scan_limit_reached(const struct sw_walk *w)
 
 typedef enum sw_unwind_status (*caller_method)(const struct sw_step *s, struct sw_caller *out);
 
+/* --no-scan, or the thread had its share of scanned frames. */
+static bool scan_disabled(const struct sw_step *st)
+{
+	return st->walk->opt.no_scan || scan_limit_reached(st->walk);
+}
+
 static enum sw_unwind_status scan_method(const struct sw_step *st, struct sw_caller *out)
 {
 	const struct sw_walk *w = st->walk;
-	if (w->opt.no_scan || scan_limit_reached(w))
-		return SW_UNWIND_NO_RULE;
 	if (w->arch->caller_by_scan)
 		return w->arch->caller_by_scan(st, out);
 	return sw_walk_caller_by_scan(st, NULL, out);
@@ -858,12 +931,18 @@ static struct caller_result caller_from_signal_frame(const struct sw_step *st,
 		return caller_next();
 	enum sw_unwind_status s = arch->caller_of_signal_frame(st, c);
 	if (s == SW_UNWIND_END)
-		return caller_ends(SW_END_NO_CALLER);
-	if (s != SW_UNWIND_OK || !restored_context_is_plausible(st, c))
+		return ended_by(st, SW_METHOD_SIGNAL_FRAME, SW_END_NO_CALLER);
+	/* Every frame is asked whether it is a trampoline: a "no" is no
+	 * evidence worth listing. */
+	if (s == SW_UNWIND_NO_RULE)
 		return caller_next();
+	if (s != SW_UNWIND_OK)
+		return refused(st, SW_METHOD_SIGNAL_FRAME, SW_REFUSED_FAILED);
+	if (!restored_context_is_plausible(st, c))
+		return refused(st, SW_METHOD_SIGNAL_FRAME, SW_REFUSED_CONTEXT_IMPLAUSIBLE);
 	c->restored_context = true;
 	*trust = SW_TRUST_CONTEXT;
-	return caller_found_if(true);
+	return caller_found(SW_METHOD_SIGNAL_FRAME);
 }
 
 /* A CFI rule giving a NULL return address with a sane stack is an
@@ -896,10 +975,11 @@ static struct caller_result judge_rules_caller(const struct sw_step *st, bool fi
 	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
 	if (rules_reach_null_return(st, c, first_unwind))
-		return caller_ends(SW_END_NULL_RETURN);
-	bool found = caller_is_plausible(st, c, trust, first_unwind) &&
-	             (!registers_inferred(st->callee) ||
-	              sw_walk_is_return_address(w, c->regs.v[arch->pc]));
+		return ended_by(st, SW_METHOD_CFI, SW_END_NULL_RETURN);
+	enum sw_refusal why = implausibility(st, c, trust, first_unwind);
+	if (!why && registers_inferred(st->callee) &&
+	    !sw_walk_is_return_address(w, c->regs.v[arch->pc]))
+		why = SW_REFUSED_NOT_RETURN_ADDRESS;
 	/* On CPUs with a link register the sp of a frame found by a scan
 	 * or a record is only a lower bound, and rules applied from it
 	 * read whatever lies at the offsets they name (glibc's
@@ -907,16 +987,24 @@ static struct caller_result judge_rules_caller(const struct sw_step *st, bool fi
 	 * where the callee's code is at hand, code bytes must show a
 	 * call right before the return address. */
 	uint8_t code;
-	if (found && sp_only_bounded(arch, st->callee) && !anchored)
-		found = (!sw_walk_read(w, st->callee->lookup_pc, &code, 1) ||
-		         sw_walk_follows_proven_call(w, c->regs.v[arch->pc])) &&
-		        !call_names_another_function(w, c->regs.v[arch->pc], st->callee);
-	if (found)
-		return caller_found_if(true);
+	if (!why && sp_only_bounded(arch, st->callee) && !anchored) {
+		if (sw_walk_read(w, st->callee->lookup_pc, &code, 1) &&
+		    !sw_walk_follows_proven_call(w, c->regs.v[arch->pc]))
+			why = SW_REFUSED_NO_CALL_BEFORE;
+		else if (call_names_another_function(w, c->regs.v[arch->pc], st->callee))
+			why = SW_REFUSED_CALL_ELSEWHERE;
+	}
+	if (!why) {
+		struct caller_result r = caller_found(SW_METHOD_CFI);
+		r.anchored = anchored;
+		return r;
+	}
 	/* Implausible: at a function nothing calls the walk ends (a scan
 	 * would read what lies above it); elsewhere the next methods try. */
-	return is_outermost_function(st->callee->function) ? caller_ends(SW_END_OUTERMOST)
-	                                                   : caller_next();
+	tried(st, SW_METHOD_CFI, why);
+	return is_outermost_function(st->callee->function)
+	               ? caller_ends(SW_END_OUTERMOST, SW_METHOD_PROGRAM_ENTRY)
+	               : caller_next();
 }
 
 /* The caller by the callee's own rules (CFI, STACK WIN), anchored on its
@@ -935,20 +1023,18 @@ static struct caller_result caller_from_rules(const struct sw_step *st, bool fir
 	/* Rules that say "no caller" (an undefined return address): the
 	 * outermost frame. */
 	if (s == SW_UNWIND_END)
-		return caller_ends(SW_END_OUTERMOST);
-	if (s == SW_UNWIND_OK)
-		s = caller_of_exception(st, c, trust);
-	/* An exception frame that cannot be unstacked ends the
-	 * walk: past it a scan would take its stacked lr for a
-	 * caller of the handler. */
-	if (s == SW_UNWIND_END)
-		return caller_ends(SW_END_NO_CALLER);
+		return ended_by(st, SW_METHOD_CFI, SW_END_OUTERMOST);
 	if (s != SW_UNWIND_OK)
-		return caller_next();
+		return refused(st, SW_METHOD_CFI, refusal_of(s));
+	struct caller_result r = caller_of_exception(st, c, trust);
+	if (r.kind != CALLER_FOUND || r.method == SW_METHOD_EXCEPTION_FRAME)
+		return r;
 	/* Rules that describe a signal frame (CIE augmentation 'S')
 	 * restore an interrupted context, judged as the trampoline's. */
 	if (c->restored_context)
-		return caller_found_if(restored_context_is_plausible(st, c));
+		return restored_context_is_plausible(st, c)
+		               ? caller_found(SW_METHOD_CFI)
+		               : refused(st, SW_METHOD_CFI, SW_REFUSED_CONTEXT_IMPLAUSIBLE);
 	return judge_rules_caller(st, first_unwind, c, *trust, anchored);
 }
 
@@ -957,6 +1043,8 @@ struct caller_method_row {
 	caller_method method;
 	enum sw_trust trust;
 	bool context_only; /* only for a frame with a live context */
+	enum sw_method name;
+	bool (*disabled)(const struct sw_step *st); /* NULL: never */
 };
 
 /* One method of the table. Its END is an intact chain ending in NULL;
@@ -969,25 +1057,32 @@ static struct caller_result caller_by_method(struct sw_step *st,
                                              enum sw_trust *trust)
 {
 	memset(c, 0, sizeof *c);
+	if (m->disabled && m->disabled(st))
+		return refused(st, m->name, SW_REFUSED_DISABLED);
 	enum sw_unwind_status s = m->method(st, c);
 	if (s == SW_UNWIND_END)
-		return caller_ends(SW_END_NULL_RETURN);
+		return ended_by(st, m->name, SW_END_NULL_RETURN);
 	/* A frame record that is there but names no code is a broken
 	 * chain: a scan from it must prove its candidate by the code
 	 * bytes, not by Breakpad's rule alone, or it would walk on
 	 * through whatever the stack holds (microdumps hold no code). */
 	if (s == SW_UNWIND_FAILED && m->trust == SW_TRUST_FRAME_POINTER)
 		st->scan_needs_code = true;
+	if (s != SW_UNWIND_OK)
+		return refused(st, m->name, refusal_of(s));
 	*trust = m->trust;
-	if (s == SW_UNWIND_OK)
-		s = caller_of_exception(st, c, trust);
-	if (s == SW_UNWIND_END)
-		return caller_ends(SW_END_NO_CALLER);
+	struct caller_result r = caller_of_exception(st, c, trust);
+	if (r.kind != CALLER_FOUND || r.method == SW_METHOD_EXCEPTION_FRAME)
+		return r;
 	/* A caller that fails the checks: the next method tries. */
-	return caller_found_if(s == SW_UNWIND_OK &&
-	                       (c->restored_context ? restored_context_is_plausible(st, c)
-	                                            : caller_is_plausible(st, c, *trust, first_unwind) &&
-	                                                      call_may_return_to(st, c, *trust)));
+	enum sw_refusal why = c->restored_context
+	                              ? (restored_context_is_plausible(st, c)
+	                                         ? SW_REFUSED_NONE
+	                                         : SW_REFUSED_CONTEXT_IMPLAUSIBLE)
+	                              : implausibility(st, c, *trust, first_unwind);
+	if (!why && !c->restored_context && !call_may_return_to(st, c, *trust))
+		why = SW_REFUSED_CALL_ELSEWHERE;
+	return why ? refused(st, m->name, why) : caller_found(m->name);
 }
 
 /* The methods that need no unwind rules, in the order they are tried;
@@ -997,11 +1092,12 @@ static struct caller_result caller_from_methods(struct sw_step *st, bool first_u
 {
 	const struct sw_arch *arch = st->walk->arch;
 	const struct caller_method_row methods[] = {
-		{ caller_of_bad_pc, SW_TRUST_LEAF, true },
-		{ arch->caller_of_leaf, SW_TRUST_LEAF, true },
-		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false },
-		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false },
-		{ scan_method, SW_TRUST_SCAN, false },
+		{ caller_of_bad_pc, SW_TRUST_LEAF, true, SW_METHOD_BAD_PC, NULL },
+		{ arch->caller_of_leaf, SW_TRUST_LEAF, true, SW_METHOD_LEAF, NULL },
+		{ arch->caller_by_frame_pointer, SW_TRUST_FRAME_POINTER, false,
+		  SW_METHOD_FRAME_POINTER, NULL },
+		{ arch->caller_by_prologue, SW_TRUST_PROLOGUE, false, SW_METHOD_PROLOGUE, NULL },
+		{ scan_method, SW_TRUST_SCAN, false, SW_METHOD_SCAN, scan_disabled },
 	};
 	struct caller_result r = caller_next();
 	for (size_t i = 0; r.kind == CALLER_NEXT && i < sizeof methods / sizeof methods[0]; i++)
@@ -1009,6 +1105,132 @@ static struct caller_result caller_from_methods(struct sw_step *st, bool first_u
 		    (!methods[i].context_only || sw_frame_has_live_context(st->callee)))
 			r = caller_by_method(st, &methods[i], first_unwind, c, trust);
 	return r;
+}
+
+/* How far below a caller's sp --explain looks for the slot its return
+ * address was read from. */
+enum { EXPLAIN_SLOT_REACH = 64 * 1024 };
+
+/* --explain: where the caller's return address came from, the link
+ * register or a stack slot of the callee's frame (the highest holding
+ * it, below the caller's sp), for the methods that read one. */
+static void locate_return_address(const struct sw_step *st, const struct sw_caller *c,
+                                  struct sw_evidence *e)
+{
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	uint64_t raw = c->regs.v[arch->pc], word;
+	if (arch->ra >= 0 && sw_frame_has_live_context(callee) &&
+	    sw_reg_valid(&callee->regs, (unsigned)arch->ra) && callee->regs.v[arch->ra] == raw) {
+		e->ra_in_register = true;
+		return;
+	}
+	if (!sw_reg_valid(&callee->regs, arch->sp))
+		return;
+	uint64_t top = c->regs.v[arch->sp], bottom = callee->regs.v[arch->sp];
+	for (uint64_t off = arch->word_size; off <= EXPLAIN_SLOT_REACH && off <= top - bottom &&
+	                                     top >= bottom;
+	     off += arch->word_size)
+		if (sw_walk_read_word(w, top - off, &word) && word == raw) {
+			e->ra_slot = top - off;
+			return;
+		}
+}
+
+/* --explain: the call before the caller's return address, as decoded. */
+static void describe_call(const struct sw_walk *w, uint64_t raw, struct sw_evidence *e)
+{
+	const struct sw_arch *arch = w->arch;
+	bool known = false;
+	if (arch->call_precedes) {
+		bool decoded = arch->call_precedes(w, raw, &known);
+		e->call_known = known;
+		e->call_decoded = known && decoded;
+	}
+	uint64_t target;
+	if (arch->call_target && arch->call_target(w, raw, &target)) {
+		e->call_direct = true;
+		e->call_target = target;
+	}
+}
+
+/* --explain: what the method that found caller c read, and the methods
+ * refused before it, kept as the caller's evidence. Describing reads code
+ * and asks symbols: it must leave the walk as it found it (the budget of
+ * code reads, the hooks' memo), or explaining would change what it
+ * explains. */
+static void describe_caller(const struct sw_step *st, const struct sw_caller *c,
+                            const struct caller_result *r, enum sw_trust trust)
+{
+	struct sw_explain *x = st->explain;
+	const struct sw_walk *w = st->walk;
+	const struct sw_arch *arch = w->arch;
+	const struct sw_frame *callee = st->callee;
+	struct sw_evidence e = {
+		.method = r->method,
+		.exc_return = r->exc_return,
+		.anchored = r->anchored,
+		.cfi_scan = trust == SW_TRUST_CFI_SCAN,
+		.restores_context = c && c->restored_context,
+		.first_attempt = x->step_first,
+		.nattempts = x->natt - x->step_first,
+	};
+	struct sw_walk_budget budget = { 0 };
+	struct sw_walk_memo memo = { 0 };
+	if (w->budget)
+		budget = *w->budget;
+	if (w->memo)
+		memo = *w->memo;
+	switch (r->method) {
+	case SW_METHOD_EXCEPTION_FRAME:
+		e.where = r->exc_frame;
+		break;
+	case SW_METHOD_SIGNAL_FRAME:
+		e.where = callee->regs.v[arch->sp];
+		break;
+	case SW_METHOD_FRAME_POINTER:
+	case SW_METHOD_BAD_PC:
+	case SW_METHOD_LEAF:
+	case SW_METHOD_PROLOGUE:
+	case SW_METHOD_SCAN:
+		locate_return_address(st, c, &e);
+		describe_call(w, c->regs.v[arch->pc], &e);
+		if (r->method == SW_METHOD_FRAME_POINTER && sw_reg_valid(&callee->regs, arch->fp) &&
+		    !e.ra_in_register)
+			e.where = callee->regs.v[arch->fp];
+		if (r->method == SW_METHOD_SCAN)
+			e.where = e.ra_slot;
+		if (r->method == SW_METHOD_PROLOGUE &&
+		    !sw_walk_function_start(w, sw_frame_code_pc(callee), &e.function_start))
+			e.function_start = 0;
+		break;
+	case SW_METHOD_CFI:
+		if (!c->restored_context)
+			locate_return_address(st, c, &e);
+		if (x->rule[0]) {
+			e.rule = sw_arena_strdup(w->arena, x->rule);
+			e.rule_module = sw_module_at(w->snap, callee->lookup_pc);
+		}
+		break;
+	default:
+		break;
+	}
+	if (w->budget)
+		*w->budget = budget;
+	if (w->memo)
+		*w->memo = memo;
+	if (x->nev == x->ev_cap) {
+		uint32_t cap = x->ev_cap ? x->ev_cap * 2 : 64;
+		struct sw_evidence *v = realloc(x->ev, (size_t)cap * sizeof *v);
+		if (!v) {
+			x->failed = true;
+			return;
+		}
+		x->ev = v;
+		x->ev_cap = cap;
+	}
+	x->ev[x->nev++] = e;
 }
 
 /* Finds the caller of the last physical frame: the signal frame, then the
@@ -1027,7 +1249,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	memset(caller, 0, sizeof *caller);
 	/* Nothing calls a program's entry: the walk ends there. */
 	if (is_program_entry(st->callee->function))
-		r = caller_ends(SW_END_OUTERMOST);
+		r = ended_by(st, SW_METHOD_PROGRAM_ENTRY, SW_END_OUTERMOST);
 	if (r.kind == CALLER_NEXT)
 		r = caller_from_signal_frame(st, &c, &trust);
 	if (r.kind == CALLER_NEXT)
@@ -1038,11 +1260,14 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	 * evidence, stopped the walk. */
 	if (r.kind == CALLER_NEXT)
 		r = caller_ends(!w->opt.no_scan && scan_limit_reached(w) ? SW_END_SCAN_LIMIT
-		                                                         : SW_END_NO_CALLER);
+		                                                         : SW_END_NO_CALLER,
+		                SW_METHOD_NONE);
 	if (r.kind == CALLER_END) {
 		*end = r.end;
 		return STEP_END;
 	}
+	if (st->explain)
+		describe_caller(st, &c, &r, trust);
 
 	uint64_t pc = arch->strip_code_pointer(w, c.regs.v[arch->pc]);
 	c.regs.v[arch->pc] = pc;
@@ -1092,6 +1317,42 @@ static void follow_stack_switch(struct sw_walk *w, uint64_t sp)
 	w->stack_hi = r->base + r->size;
 }
 
+void sw_frame_list_free(struct sw_frame_list *l)
+{
+	free(l->v);
+	free(l->x.ev);
+	free(l->x.att);
+}
+
+/* --explain: the evidence kept during the walk, one per frame of out
+ * (inline frames: SW_METHOD_INLINE), and the attempts, into the arena. */
+static bool store_evidence(struct sw_walk *w, const struct sw_frame_list *l,
+                           struct sw_stack *out)
+{
+	const struct sw_explain *x = &l->x;
+	if (x->failed)
+		return false;
+	struct sw_evidence *ev = l->n ? sw_arena_array(w->arena, l->n, sizeof *ev) : NULL;
+	struct sw_attempt *att = x->natt ? sw_arena_array(w->arena, x->natt, sizeof *att) : NULL;
+	if ((l->n && !ev) || (x->natt && !att))
+		return false;
+	if (x->natt)
+		memcpy(att, x->att, x->natt * sizeof *att);
+	for (uint32_t i = 0, p = 0; i < l->n; i++) {
+		memset(&ev[i], 0, sizeof ev[i]);
+		if (l->v[i].trust == SW_TRUST_INLINE)
+			ev[i].method = SW_METHOD_INLINE;
+		else if (p < x->nev)
+			ev[i] = x->ev[p++];
+	}
+	out->evidence = ev;
+	out->attempts = att;
+	out->nattempts = x->natt;
+	out->end_first_attempt = x->step_first;
+	out->end_nattempts = x->natt - x->step_first;
+	return true;
+}
+
 bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_frame_list *l,
                         struct sw_stack *out)
 {
@@ -1101,6 +1362,9 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 	w->thread = t;
 	l->n = 0;
 	w->scanned = 0;
+	struct sw_explain *explain = w->opt.explain ? &l->x : NULL;
+	l->x.nev = l->x.natt = l->x.step_first = 0;
+	l->x.failed = false;
 
 	memset(out, 0, sizeof *out);
 	out->thread = index;
@@ -1128,6 +1392,11 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 	frame.regs = *ctx;
 	frame.trust = SW_TRUST_CONTEXT;
 	stack_bounds(w, t, sw_reg_get(ctx, arch->sp));
+	if (explain) {
+		struct sw_step first = { .walk = w, .callee = &frame, .explain = explain };
+		struct caller_result context = caller_found(SW_METHOD_CONTEXT);
+		describe_caller(&first, NULL, &context, SW_TRUST_CONTEXT);
+	}
 
 	uint32_t max = w->opt.max_frames ? w->opt.max_frames : SW_DEFAULT_MAX_FRAMES;
 	uint32_t physical = 0;
@@ -1159,7 +1428,10 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 			.walk = w,
 			.callee = &l->v[cur_index],
 			.callee_callee = prev_index >= 0 ? &l->v[prev_index] : NULL,
+			.explain = explain,
 		};
+		if (explain)
+			explain->step_first = explain->natt;
 		w->budget->code_ran_out = false;
 		enum step_result found = find_caller(&step, physical == 1, &caller, &out->end);
 		if (w->budget->code_ran_out) {
@@ -1189,6 +1461,8 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 		}
 		prev_index = cur_index;
 		frame = caller;
+		if (explain)
+			explain->step_first = explain->natt;
 		if (caller.restored_context)
 			follow_stack_switch(w, caller.regs.v[arch->sp]);
 	}
@@ -1207,5 +1481,9 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 		}
 	}
 	out->nframes = l->n;
+	if (explain && !store_evidence(w, l, out)) {
+		out->end = SW_END_ERROR;
+		return false;
+	}
 	return true;
 }

@@ -9,6 +9,7 @@
 
 #include "arch.h"
 #include "arena.h"
+#include "evidence.h"
 #include "frame.h"
 #include "snapshot.h"
 #include "symbols.h"
@@ -33,6 +34,8 @@ struct sw_walk_options {
 	 * plus one per 16 bytes of input). The decoders' reads of code are
 	 * bounded in proportion (struct sw_walk_budget). */
 	uint64_t frame_budget;
+	/* Keep each frame's evidence (struct sw_stack.evidence): --explain. */
+	bool explain;
 };
 
 /* Breakpad's limits (Stackwalker::max_frames_, max_frames_scanned_): a
@@ -77,6 +80,13 @@ struct sw_stack {
 	bool used_crash_context;   /* frame 0 came from the exception context */
 	bool dump_thread;          /* wrote the dump: not walked (its context and
 	                              stack were in flux), no frames */
+	/* With sw_walk_options.explain (else NULL and 0): one evidence per
+	 * frame, the attempts they name, and the attempts of the step that
+	 * found no caller (why the walk ended where it did). */
+	const struct sw_evidence *evidence;
+	const struct sw_attempt *attempts;
+	uint32_t nattempts;
+	uint32_t end_first_attempt, end_nattempts;
 };
 
 struct sw_walk_result {

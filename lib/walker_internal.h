@@ -7,11 +7,28 @@
 
 #include "walker.h"
 
-/* The frames of the thread being walked (reused from thread to thread). */
+/* The evidence of the thread being walked (--explain): one per physical
+ * frame, and every method's answer, in the order asked. */
+struct sw_explain {
+	struct sw_evidence *ev;
+	uint32_t nev, ev_cap;
+	struct sw_attempt *att;
+	uint32_t natt, att_cap;
+	uint32_t step_first;          /* the first attempt of the step in progress */
+	char rule[256];               /* the CFI rules the last unwind applied */
+	bool failed;                  /* out of memory while recording */
+};
+
+/* The frames of the thread being walked (reused from thread to thread),
+ * and their evidence when explain is set. */
 struct sw_frame_list {
 	struct sw_frame *v;
 	uint32_t n, cap;
+	struct sw_explain x;
 };
+
+/* Frees what l holds (not l). */
+void sw_frame_list_free(struct sw_frame_list *l);
 
 /* The symbols of module m, loaded on first use; `record`: the module holds
  * a frame, so its status goes into the walk's module_status. */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,7 @@ struct stackwalk_options {
 struct stackwalk_frame {
 	const struct sw_stack_frame *f;
 	const struct stackwalk_thread *thread;
+	const char *evidence;             /* STACKWALK_WALK_EXPLAIN: JSON */
 };
 
 struct stackwalk_thread {
@@ -72,6 +74,7 @@ struct stackwalk_thread {
 	const struct sw_stack *stack;
 	const struct sw_thread *thread;
 	struct stackwalk_frame *frames;
+	const char *end_evidence;         /* STACKWALK_WALK_EXPLAIN: JSON */
 };
 
 struct stackwalk_module {
@@ -589,6 +592,23 @@ static bool make_crash_reasons(struct stackwalk_result *res)
 }
 
 /* The handles of modules, threads and frames over the finished walk. */
+/* Frame `frame`'s evidence (-1: the walk's end) as the JSON output
+ * writes it, in the result's arena; NULL: out of memory. */
+static const char *evidence_json(struct stackwalk_result *res, const struct sw_stack *st,
+                                 int64_t frame)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	sw_output_evidence_json(f, &res->snap->snap, st, frame);
+	bool ok = fclose(f) == 0;
+	const char *copy = ok && buf ? sw_arena_strndup(&res->pl.arena, buf, len) : NULL;
+	free(buf);
+	return copy;
+}
+
 static bool make_views(struct stackwalk_result *res)
 {
 	const struct sw_snapshot *s = &res->snap->snap;
@@ -616,7 +636,14 @@ static bool make_views(struct stackwalk_result *res)
 		if (!t->frames)
 			return false;
 		for (uint32_t j = 0; j < t->stack->nframes; j++)
-			t->frames[j] = (struct stackwalk_frame){ &t->stack->frames[j], t };
+			t->frames[j] = (struct stackwalk_frame){ &t->stack->frames[j], t, NULL };
+		if (t->stack->evidence) {
+			for (uint32_t j = 0; j < t->stack->nframes; j++)
+				if (!(t->frames[j].evidence = evidence_json(res, t->stack, j)))
+					return false;
+			if (!(t->end_evidence = evidence_json(res, t->stack, -1)))
+				return false;
+		}
 	}
 	return true;
 }
@@ -631,7 +658,7 @@ enum stackwalk_status stackwalk_walk(const stackwalk_snapshot *snap, const stack
 	if (!snap || !out)
 		return fail(STACKWALK_EINVAL, "stackwalk_walk: no %s", snap ? "result pointer" : "snapshot");
 	*out = NULL;
-	if (flags & ~(unsigned)STACKWALK_WALK_CRASHING_ONLY)
+	if (flags & ~(unsigned)(STACKWALK_WALK_CRASHING_ONLY | STACKWALK_WALK_EXPLAIN))
 		return fail(STACKWALK_EINVAL, "stackwalk_walk: unknown flags 0x%x", flags);
 	if (opt)
 		return walk_with(snap, opt, flags, out);
@@ -667,6 +694,7 @@ static enum stackwalk_status walk_with(const stackwalk_snapshot *snap,
 		.rules = &opt->rules,
 	};
 	po.walk.crashing_only = (flags & STACKWALK_WALK_CRASHING_ONLY) != 0;
+	po.walk.explain = (flags & STACKWALK_WALK_EXPLAIN) != 0;
 	struct sw_err err = { 0 };
 	enum sw_err_code rc = sw_pipeline_walk(&snap->snap, &po, &res->pl, &err);
 	if (rc == SW_OK && (!collect_warnings(res, opt) || !make_views(res) ||
@@ -761,6 +789,16 @@ const stackwalk_frame *stackwalk_thread_frame(const stackwalk_thread *t, size_t 
 }
 
 /* ---- frames ---- */
+
+const char *stackwalk_frame_evidence(const stackwalk_frame *f)
+{
+	return f ? f->evidence : NULL;
+}
+
+const char *stackwalk_thread_end_evidence(const stackwalk_thread *t)
+{
+	return t ? t->end_evidence : NULL;
+}
 
 enum stackwalk_trust stackwalk_frame_trust(const stackwalk_frame *f)
 {

@@ -7,6 +7,9 @@
  * callee's registers; a register rule that fails to evaluate is ignored. */
 #include "breakpad_sym_internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "lib/arch.h"
 #include "lib/walker.h"
 #include "postfix.h"
@@ -569,6 +572,50 @@ static enum sw_unwind_status eval_rules(const struct sw_bsym *b, const struct sw
                                         const struct sw_unwind_env *env,
                                         struct sw_regs *caller, enum sw_trust *trust);
 
+/* --explain: expression x as the .sym file spells it. */
+static size_t describe_expr(const struct sw_bsym *b, const struct cfi_expr *x, char *out,
+                            size_t cap)
+{
+	const struct bsym_cfi_name *nm = x->kind == EXPR_TEXT || x->kind == EXPR_NONE
+	                                         ? NULL
+	                                         : &b->cfi_names[x->name];
+	int n = 0;
+	switch (x->kind) {
+	case EXPR_TEXT:
+		n = snprintf(out, cap, "%.*s", (int)x->len, x->e);
+		break;
+	case EXPR_ADD:
+		n = snprintf(out, cap, "%.*s %" PRId64 " +", (int)nm->len, nm->s, (int64_t)x->n);
+		break;
+	case EXPR_DEREF:
+		n = snprintf(out, cap, "%.*s %" PRId64 " + ^", (int)nm->len, nm->s, (int64_t)x->n);
+		break;
+	case EXPR_NAME:
+		n = snprintf(out, cap, "%.*s", (int)nm->len, nm->s);
+		break;
+	default:
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+
+/* --explain: the rules that gave the caller, ".cfa: EXPR .ra: EXPR" as a
+ * STACK CFI line spells them (a decoded index's rules in the text they
+ * were decoded from). */
+static void describe_rules(const struct sw_bsym *b, const struct cfi_rules *r, char *out,
+                           size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "STACK CFI .cfa: ");
+	if (n >= cap)
+		return;
+	n += describe_expr(b, &r->cfa, out + n, cap - n);
+	int k = snprintf(out + n, cap - n, " .ra: ");
+	if (k < 0 || (size_t)k >= cap - n)
+		return;
+	n += (size_t)k;
+	describe_expr(b, &r->ra, out + n, cap - n);
+}
+
 enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
                                       const struct sw_unwind_env *env,
                                       struct sw_regs *caller, enum sw_trust *trust)
@@ -593,6 +640,8 @@ enum sw_unwind_status bsym_cfi_unwind(const struct sw_bsym *b, uint64_t offset,
 		        : collect_rules(arch, init, offset, sp.p, sp.p + sp.n, &rules);
 	if (st == SW_UNWIND_OK)
 		st = eval_rules(b, arch, &rules, env, caller, trust); /* text expressions are in sp */
+	if (st == SW_UNWIND_OK && env->rule)
+		describe_rules(b, &rules, env->rule, env->rule_cap);
 	bsym_span_free(&sp);
 	return st;
 }

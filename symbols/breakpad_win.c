@@ -13,6 +13,8 @@
  * fails or yields an eip outside every module. */
 #include "breakpad_sym_internal.h"
 
+#include <stdio.h>
+
 #include "lib/arch.h"
 #include "lib/walker.h"
 #include "postfix.h"
@@ -133,6 +135,13 @@ enum sw_unwind_status bsym_win_unwind(const struct sw_bsym *b,
 		return SW_UNWIND_FAILED;
 	/* the program is in sp */
 	enum sw_unwind_status st = win_unwind(sp.p, sp.p + sp.n, env, caller, trust);
+	/* --explain: the record as the .sym file has it (its first line). */
+	if (st == SW_UNWIND_OK && env->rule) {
+		size_t n = 0;
+		while (n < sp.n && sp.p[n] != '\n' && sp.p[n] != '\r')
+			n++;
+		snprintf(env->rule, env->rule_cap, "%.*s", (int)n, sp.p);
+	}
 	bsym_span_free(&sp);
 	return st;
 }

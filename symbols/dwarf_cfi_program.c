@@ -418,6 +418,46 @@ static bool eval_rule(const struct sw_cfi *c, const struct sw_cfi_rule *r, uint6
 	}
 }
 
+/* The row's CFA and return-address rules in out->row (--explain). */
+static void describe_row(const struct sw_cfi_rules *rules, struct sw_unwind_result *out)
+{
+	const struct sw_cfi_row *row = &rules->row;
+	out->row.cfa = row->cfa.kind == SW_CFA_REG_OFFSET   ? SW_ROW_CFA_REG
+	               : row->cfa.kind == SW_CFA_EXPRESSION ? SW_ROW_CFA_EXPR
+	                                                    : SW_ROW_CFA_NONE;
+	out->row.cfa_reg = row->cfa.reg;
+	out->row.cfa_offset = row->cfa.offset;
+	out->row.pc_begin = rules->fde.pc_begin;
+	out->row.pc_end = rules->fde.pc_end;
+	if (rules->ra_column >= SW_CFI_MAX_COLUMNS)
+		return;
+	const struct sw_cfi_rule *ra = &row->col[rules->ra_column];
+	switch (ra->kind) {
+	case SW_RULE_OFFSET:
+		out->row.ra = SW_ROW_RA_AT_CFA;
+		out->row.ra_value = ra->u.offset;
+		break;
+	case SW_RULE_VAL_OFFSET:
+		out->row.ra = SW_ROW_RA_CFA_PLUS;
+		out->row.ra_value = ra->u.offset;
+		break;
+	case SW_RULE_REGISTER:
+		out->row.ra = SW_ROW_RA_REGISTER;
+		out->row.ra_value = (int64_t)ra->u.reg;
+		break;
+	case SW_RULE_SAME_VALUE:
+		out->row.ra = SW_ROW_RA_SAME;
+		break;
+	case SW_RULE_EXPRESSION:
+	case SW_RULE_VAL_EXPRESSION:
+		out->row.ra = SW_ROW_RA_EXPR;
+		break;
+	default:
+		out->row.ra = SW_ROW_RA_DEFAULT;
+		break;
+	}
+}
+
 enum sw_cfi_status sw_cfi_unwind(const struct sw_cfi *c, uint64_t vaddr,
                                  const struct sw_unwind_io *io,
                                  struct sw_unwind_result *out)
@@ -433,6 +473,7 @@ enum sw_cfi_status sw_cfi_unwind(const struct sw_cfi *c, uint64_t vaddr,
 	out->ra_column = (uint32_t)(rules->ra_column > UINT32_MAX ? UINT32_MAX : rules->ra_column);
 	out->signal_frame = rules->signal_frame;
 	out->ra_signed = row->ra_signed;
+	describe_row(rules, out);
 	/* DWARF 5 §6.4.4: an undefined return address marks the outermost
 	 * frame. */
 	if (rules->ra_column < SW_CFI_MAX_COLUMNS &&

@@ -4,6 +4,8 @@
 #include "elf_symbols.h"
 
 #include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,7 @@ struct sw_elf_symbols {
 
 	bool cfi_built;
 	struct sw_cfi *cfi[MAX_CFI_TABLES];
+	const char *cfi_source[MAX_CFI_TABLES]; /* "eh_frame", ... for --explain */
 	unsigned ncfi;
 	bool has_exidx;
 	struct sw_exidx_sections exidx;
@@ -114,7 +117,8 @@ uint64_t sw_elf_symbols_sym_base(const struct sw_elf_symbols *s)
 	return s->first_load_vaddr - s->file_vaddr;
 }
 
-static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name)
+static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name,
+                    const char *source)
 {
 	struct sw_elf_section sec, hdr;
 	if (!e || s->ncfi == MAX_CFI_TABLES || !sw_elf_section(e, name, &sec) ||
@@ -133,8 +137,10 @@ static void add_cfi(struct sw_elf_symbols *s, struct sw_elf *e, const char *name
 		.file = sw_elf_mapped_file(e),
 	};
 	struct sw_cfi *c = sw_cfi_create(&frame, eh, has_hdr ? &table : NULL, &p);
-	if (c)
+	if (c) {
+		s->cfi_source[s->ncfi] = source;
 		s->cfi[s->ncfi++] = c;
+	}
 }
 
 /* In libunwindstack's order: .debug_frame (complete, where a build keeps
@@ -146,11 +152,11 @@ static void build_cfi(struct sw_elf_symbols *s)
 		return;
 	s->cfi_built = true;
 	struct sw_elf *mini = s->image ? sw_elf_debugdata(s->image) : NULL;
-	add_cfi(s, s->image, ".debug_frame");
-	add_cfi(s, s->image, ".eh_frame");
-	add_cfi(s, s->debug, ".debug_frame");
-	add_cfi(s, mini, ".debug_frame");
-	add_cfi(s, mini, ".eh_frame");
+	add_cfi(s, s->image, ".debug_frame", ".debug_frame");
+	add_cfi(s, s->image, ".eh_frame", ".eh_frame");
+	add_cfi(s, s->debug, ".debug_frame", ".debug_frame of the debug file");
+	add_cfi(s, mini, ".debug_frame", ".debug_frame of .gnu_debugdata");
+	add_cfi(s, mini, ".eh_frame", ".eh_frame of .gnu_debugdata");
 	struct sw_elf_section idx, tab;
 	if (s->machine == EM_ARM && s->image && sw_elf_section(s->image, ".ARM.exidx", &idx) &&
 	    idx.type != SHT_NOBITS) {
@@ -501,6 +507,56 @@ static enum sw_cfi_status exidx_unwind(struct sw_elf_symbols *s, uint64_t vaddr,
 	return st;
 }
 
+/* --explain: DWARF register n by the CPU's name for it, else its number. */
+static void dwarf_reg_name(const struct sw_arch *arch, uint64_t n, char *buf, size_t cap)
+{
+	int r = n < 4096 ? sw_arch_dwarf_reg(arch, (unsigned)n) : -1;
+	if (r >= 0 && arch->reg_names && arch->reg_names[r])
+		snprintf(buf, cap, "%s", arch->reg_names[r]);
+	else
+		snprintf(buf, cap, "DWARF register %" PRIu64, n);
+}
+
+/* --explain: the rules that gave the caller, from `source`: the FDE's
+ * range (file addresses), the CFA rule and the return address's rule, as
+ * readelf --debug-dump=frames spells such a row. */
+static void describe_row(const struct sw_unwind_env *env, const char *source,
+                         const struct sw_unwind_result *r)
+{
+	char cfa[64] = "an expression", ra[64] = "the ABI's default";
+	char reg[40];
+	if (r->row.cfa == SW_ROW_CFA_REG) {
+		dwarf_reg_name(env->arch, r->row.cfa_reg, reg, sizeof reg);
+		snprintf(cfa, sizeof cfa, "%s%+" PRId64, reg, r->row.cfa_offset);
+	}
+	switch (r->row.ra) {
+	case SW_ROW_RA_AT_CFA:
+		snprintf(ra, sizeof ra, "[CFA%+" PRId64 "]", r->row.ra_value);
+		break;
+	case SW_ROW_RA_CFA_PLUS:
+		snprintf(ra, sizeof ra, "CFA%+" PRId64, r->row.ra_value);
+		break;
+	case SW_ROW_RA_REGISTER:
+		dwarf_reg_name(env->arch, (uint64_t)r->row.ra_value, ra, sizeof ra);
+		break;
+	case SW_ROW_RA_SAME:
+		snprintf(ra, sizeof ra, "unchanged");
+		break;
+	case SW_ROW_RA_EXPR:
+		snprintf(ra, sizeof ra, "an expression");
+		break;
+	case SW_ROW_RA_DEFAULT:
+		break;
+	}
+	if (r->row.cfa == SW_ROW_CFA_NONE)
+		snprintf(env->rule, env->rule_cap, "%s", source);
+	else
+		snprintf(env->rule, env->rule_cap,
+		         "%s, FDE [0x%" PRIx64 ", 0x%" PRIx64 "): CFA=%s ra=%s%s", source,
+		         r->row.pc_begin, r->row.pc_end, cfa, ra,
+		         r->signal_frame ? " (signal frame)" : "");
+}
+
 static enum sw_unwind_status elf_unwind(void *self, uint64_t offset,
                                         const struct sw_unwind_env *env,
                                         struct sw_caller *caller, enum sw_trust *trust)
@@ -533,6 +589,8 @@ static enum sw_unwind_status elf_unwind(void *self, uint64_t offset,
 			continue;
 		if (to_caller(env, &r, exidx, caller) == SW_UNWIND_OK) {
 			*trust = SW_TRUST_CFI;
+			if (env->rule)
+				describe_row(env, exidx ? ".ARM.exidx" : s->cfi_source[i], &r);
 			return SW_UNWIND_OK;
 		}
 		failed = SW_UNWIND_FAILED;

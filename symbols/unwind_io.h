@@ -42,6 +42,25 @@ struct sw_unwind_result {
 	bool ra_signed;               /* arm64: the return address carries a
 	                                 pointer-authentication signature
 	                                 (DW_CFA_AARCH64_negate_ra_state) */
+	/* The row that gave the result, as --explain prints it (DWARF CFI
+	 * only; cfa NONE: not known): the CFA rule, the return address's
+	 * rule (ra_value: the offset or DWARF register it names) and the
+	 * FDE's range in file addresses. */
+	struct {
+		enum sw_row_cfa { SW_ROW_CFA_NONE, SW_ROW_CFA_REG, SW_ROW_CFA_EXPR } cfa;
+		enum sw_row_ra {
+			SW_ROW_RA_DEFAULT,   /* no rule: the ABI's */
+			SW_ROW_RA_AT_CFA,    /* saved at CFA + ra_value */
+			SW_ROW_RA_CFA_PLUS,  /* the value CFA + ra_value */
+			SW_ROW_RA_REGISTER,  /* in DWARF register ra_value */
+			SW_ROW_RA_SAME,      /* unchanged */
+			SW_ROW_RA_EXPR,      /* an expression's */
+		} ra;
+		uint64_t cfa_reg;
+		int64_t cfa_offset;
+		int64_t ra_value;
+		uint64_t pc_begin, pc_end;
+	} row;
 };
 
 static inline bool sw_unwind_known(const struct sw_unwind_result *r, uint32_t col)

@@ -236,9 +236,10 @@ def main():
         if any("@@" in n for n in api):
             check("stackwalk_result_signature@@STACKWALK_0.2" in api
                   and "stackwalk_walk@@STACKWALK_0" in api
-                  and "stackwalk_result_module@@STACKWALK_0.5" in api,
+                  and "stackwalk_result_module@@STACKWALK_0.5" in api
+                  and "stackwalk_frame_evidence@@STACKWALK_0.6" in api,
                   "the 0.2 functions are in version node STACKWALK_0.2, the 0.5 ones in "
-                  "STACKWALK_0.5, the others in STACKWALK_0")
+                  "STACKWALK_0.5, the 0.6 ones in STACKWALK_0.6, the others in STACKWALK_0")
     r = run(["readelf", "-d", so]) if shutil.which("readelf") else None
     if r:
         check("Library soname: [libstackwalk.so.0]" in r.stdout, "SONAME libstackwalk.so.0")

@@ -81,6 +81,41 @@ START_TEST(test_api_names_the_crashing_frames_of_the_example)
 }
 END_TEST
 
+/* STACKWALK_WALK_EXPLAIN: each frame's evidence is the JSON output's
+ * object; without the flag there is none, and the walk is the same. */
+START_TEST(test_api_explain_gives_each_frame_its_evidence)
+{
+	stackwalk_snapshot *snap, *snap2;
+	stackwalk_result *plain = walk_example(&snap, 0);
+	stackwalk_result *res = walk_example(&snap2, STACKWALK_WALK_EXPLAIN);
+	const stackwalk_thread *t = stackwalk_result_crashing_thread(res);
+	const stackwalk_thread *tp = stackwalk_result_crashing_thread(plain);
+	ck_assert_uint_eq(stackwalk_thread_frame_count(t), stackwalk_thread_frame_count(tp));
+	ck_assert_ptr_null(stackwalk_frame_evidence(stackwalk_thread_frame(tp, 1)));
+	ck_assert_ptr_null(stackwalk_thread_end_evidence(tp));
+	ck_assert_str_eq(stackwalk_frame_evidence(stackwalk_thread_frame(t, 0)),
+	                 "{\"method\":\"context\",\"refused\":[]}");
+	/* main, by CrashFunction's STACK WIN record, its return address at
+	 * the slot the record's $T0 4 + names. */
+	const char *e1 = stackwalk_frame_evidence(stackwalk_thread_frame(t, 1));
+	ck_assert_ptr_nonnull(e1);
+	ck_assert_ptr_nonnull(strstr(e1, "\"method\":\"cfi\",\"rule\":\"STACK WIN 4 4290 18 "));
+	ck_assert_ptr_nonnull(strstr(e1, "\"rule_module\":\"test_app.exe\""));
+	ck_assert_ptr_nonnull(strstr(e1, "\"return_address_slot\":\"0x0012fe8c\""));
+	const char *end = stackwalk_thread_end_evidence(t);
+	ck_assert_ptr_nonnull(end);
+	ck_assert_ptr_nonnull(strstr(end, "{\"method\":\"frame_pointer\",\"reason\":\"ends_walk\"}"));
+	ck_assert_ptr_null(stackwalk_frame_evidence(NULL));
+	ck_assert_ptr_null(stackwalk_thread_end_evidence(NULL));
+	stackwalk_result *bad;
+	ck_assert_int_eq(stackwalk_walk(snap, NULL, 1u << 7, &bad), STACKWALK_EINVAL);
+	stackwalk_result_free(res);
+	stackwalk_result_free(plain);
+	stackwalk_snapshot_close(snap);
+	stackwalk_snapshot_close(snap2);
+}
+END_TEST
+
 /* testdata/snap/cortex_m.snap: a crashed thread of 4 frames (func_c,
  * func_b by the live lr: its call went to func_c, whose code from there to
  * pc is a leaf; func_a, main) and a second thread of 1, walked without
@@ -1129,6 +1164,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_a_dump_without_threads_or_modules);
 	tcase_add_test(tc, test_api_new_accessors_take_null_and_bad_values);
 	tcase_add_test(tc, test_api_the_version_macros_are_the_project_s);
+	tcase_add_test(tc, test_api_explain_gives_each_frame_its_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }
