@@ -86,4 +86,10 @@ static inline void sw_out_put(struct sw_out_buf *o, const void *s, size_t n)
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
 
+/* --explain in the text output (lib/output_explain.c): the Evidence
+ * lines of frame i of st, and the Walk ended lines after its last frame. */
+void sw_output_text_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
+                             const struct sw_stack *st, uint32_t i);
+void sw_output_text_walk_end(struct sw_out_buf *t, const struct sw_stack *st);
+
 #endif

@@ -197,97 +197,6 @@ static void print_frame_header(struct sw_out_buf *t, const struct sw_snapshot *s
 	}
 }
 
-/* --explain: the attempts [first, first + n) of st, one line each. */
-static void print_attempts(struct sw_out_buf *t, const struct sw_stack *st, uint32_t first,
-                           uint32_t n)
-{
-	for (uint32_t i = first; i < first + n && i < st->nattempts; i++) {
-		tb_str(t, "    Evidence: ");
-		tb_str(t, sw_method_name((enum sw_method)st->attempts[i].method));
-		tb_str(t, st->attempts[i].refusal == SW_REFUSED_ENDS_WALK ? ": " : " refused: ");
-		tb_str(t, sw_refusal_description((enum sw_refusal)st->attempts[i].refusal));
-		sw_out_put(t, "\n", 1);
-	}
-}
-
-/* --explain: what found frame i (docs/cli.md, --explain), then the
- * methods refused before it. */
-static void print_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
-                           const struct sw_stack *st, uint32_t i)
-{
-	const struct sw_evidence *e = &st->evidence[i];
-	tb_str(t, "    Evidence: ");
-	tb_str(t, sw_method_name(e->method));
-	switch (e->method) {
-	case SW_METHOD_FRAME_POINTER:
-		if (e->where) {
-			tb_str(t, ", frame record at ");
-			tb_hex(t, e->where);
-		}
-		break;
-	case SW_METHOD_SIGNAL_FRAME:
-		tb_str(t, ", saved context above sp ");
-		tb_hex(t, e->where);
-		break;
-	case SW_METHOD_EXCEPTION_FRAME:
-		tb_str(t, ", exception frame at ");
-		tb_hex(t, e->where);
-		tb_str(t, ", EXC_RETURN ");
-		tb_hex(t, e->exc_return);
-		break;
-	case SW_METHOD_PROLOGUE:
-		if (e->function_start) {
-			tb_str(t, ", function starts at ");
-			tb_hex(t, e->function_start);
-		}
-		break;
-	case SW_METHOD_CFI:
-		if (e->anchored)
-			tb_str(t, ", from the sp its frame record anchors");
-		if (e->cfi_scan)
-			tb_str(t, ", return address scanned");
-		if (e->restores_context)
-			tb_str(t, ", restoring the interrupted context");
-		if (e->rule) {
-			tb_str(t, ", by the callee's rules in ");
-			tb_str(t, e->rule_module >= 0 && (uint32_t)e->rule_module < s->nmodules
-			                  ? sw_basename(s->modules[e->rule_module].code_file)
-			                  : "?");
-			tb_str(t, ": ");
-			tb_str(t, e->rule);
-		}
-		break;
-	default:
-		break;
-	}
-	if (e->ra_in_register) {
-		tb_str(t, ", return address from the link register");
-	} else if (e->ra_slot) {
-		tb_str(t, ", return address at ");
-		tb_hex(t, e->ra_slot);
-	}
-	switch (e->method) {
-	case SW_METHOD_FRAME_POINTER:
-	case SW_METHOD_BAD_PC:
-	case SW_METHOD_LEAF:
-	case SW_METHOD_PROLOGUE:
-	case SW_METHOD_SCAN:
-		tb_str(t, !e->call_known    ? ", no code bytes before it"
-		          : e->call_decoded ? ", after a call"
-		                            : ", after no call");
-		if (e->call_direct) {
-			tb_str(t, " to ");
-			tb_hex(t, e->call_target);
-		}
-		break;
-	default:
-		break;
-	}
-	sw_out_put(t, "\n", 1);
-	if (e->method != SW_METHOD_INLINE)
-		print_attempts(t, st, e->first_attempt, e->nattempts);
-}
-
 /* registers: print each frame's register lines (--registers). */
 static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arch,
                         const struct sw_stack *st, bool registers)
@@ -313,14 +222,10 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, const struct sw_ar
 		tb_str(&t, sw_trust_description(fr->trust));
 		sw_out_put(&t, "\n", 1);
 		if (st->evidence)
-			print_evidence(&t, s, st, i);
+			sw_output_text_evidence(&t, s, st, i);
 	}
-	if (st->evidence) {
-		tb_str(&t, "    Walk ended: ");
-		tb_str(&t, sw_walk_end_description(st->end));
-		sw_out_put(&t, "\n", 1);
-		print_attempts(&t, st, st->end_first_attempt, st->end_nattempts);
-	}
+	if (st->evidence)
+		sw_output_text_walk_end(&t, st);
 	sw_out_flush(&t);
 	/* Breakpad cuts long walks without a word; a reader must know. */
 	if (st->truncated)

@@ -137,13 +137,6 @@ const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
 	return sw_walk_module_symbols(w, m, false);
 }
 
-/* Module-relative offset of addr for the symbols of module m. */
-uint64_t sw_walk_module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
-{
-	const struct sw_module *mod = &w->snap->modules[m];
-	return addr - mod->base - mod->load_bias;
-}
-
 /* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
  * module; inside a function when the module has symbols; and right after a
  * call instruction when the code bytes are in the snapshot. */

@@ -87,7 +87,7 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 	 * last instruction of its caller. */
 	uint64_t call = arch->call_site(addr);
 	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, call, &m);
+	const struct sw_module_symbols *syms = sw_walk_symbols_in(w, call, &m);
 	if (m < 0)
 		return false;
 	if (require_function && syms && syms->ops->has_function &&
@@ -394,7 +394,7 @@ static enum sw_unwind_status caller_by_rules(const struct sw_step *st, struct sw
 {
 	const struct sw_walk *w = st->walk;
 	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, st->callee->lookup_pc, &m);
+	const struct sw_module_symbols *syms = sw_walk_symbols_in(w, st->callee->lookup_pc, &m);
 	if (!syms || !syms->ops->unwind)
 		return SW_UNWIND_NO_RULE;
 	struct sw_unwind_env env = {
@@ -484,7 +484,7 @@ static bool pc_in_stack(const struct sw_walk *w, uint64_t pc)
 static bool pc_in_module_data(const struct sw_walk *w, uint64_t pc)
 {
 	int32_t m;
-	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, pc, &m);
+	const struct sw_module_symbols *syms = sw_walk_symbols_in(w, pc, &m);
 	return syms && syms->ops->in_code && !syms->ops->in_code(syms->self, sw_walk_module_offset(w, m, pc));
 }
 
@@ -753,9 +753,6 @@ struct caller_result {
 	enum sw_walk_end end; /* CALLER_END only */
 	/* The method that found the caller or ended the walk (--explain). */
 	enum sw_method method;
-	/* An exception frame: the EXC_RETURN value and the frame's address. */
-	uint64_t exc_return, exc_frame;
-	bool anchored;        /* CFI: rules_anchored_on_record chose the sp */
 };
 
 static struct caller_result caller_next(void)
@@ -773,12 +770,11 @@ static struct caller_result caller_ends(enum sw_walk_end why, enum sw_method m)
 	return (struct caller_result){ .kind = CALLER_END, .end = why, .method = m };
 }
 
-/* --explain: method m answered `why` for this step. */
-static void tried(const struct sw_step *st, enum sw_method m, enum sw_refusal why)
+/* --explain: method m answered `why` for this step. Out of the walk's
+ * way (cold): a walk without --explain only tests the pointer. */
+__attribute__((cold)) static void record_attempt(struct sw_explain *x, enum sw_method m,
+                                                 enum sw_refusal why)
 {
-	struct sw_explain *x = st->explain;
-	if (!x)
-		return;
 	if (x->natt == x->att_cap) {
 		uint32_t cap = x->att_cap ? x->att_cap * 2 : 64;
 		struct sw_attempt *v = realloc(x->att, (size_t)cap * sizeof *v);
@@ -790,6 +786,12 @@ static void tried(const struct sw_step *st, enum sw_method m, enum sw_refusal wh
 		x->att_cap = cap;
 	}
 	x->att[x->natt++] = (struct sw_attempt){ (uint8_t)m, (uint8_t)why };
+}
+
+static inline void tried(const struct sw_step *st, enum sw_method m, enum sw_refusal why)
+{
+	if (st->explain)
+		record_attempt(st->explain, m, why);
 }
 
 /* A method whose answer was no caller the walk believes: the next tries. */
@@ -821,12 +823,20 @@ static enum sw_refusal refusal_of(enum sw_unwind_status s)
  * walk (END: the hook knows the frame is there but not where, or that it
  * fails its checks). An ordinary caller is FOUND with SW_METHOD_NONE: the
  * rule's own method vouches for it. */
-static struct caller_result caller_of_exception(const struct sw_step *st, struct sw_caller *c,
-                                                enum sw_trust *trust)
+static struct caller_result unstack_exception(const struct sw_step *st, struct sw_caller *c,
+                                             enum sw_trust *trust);
+
+static inline struct caller_result caller_of_exception(const struct sw_step *st,
+                                                       struct sw_caller *c, enum sw_trust *trust)
+{
+	return st->walk->arch->caller_of_exception ? unstack_exception(st, c, trust)
+	                                           : caller_found(SW_METHOD_NONE);
+}
+
+static struct caller_result unstack_exception(const struct sw_step *st, struct sw_caller *c,
+                                             enum sw_trust *trust)
 {
 	const struct sw_arch *arch = st->walk->arch;
-	if (!arch->caller_of_exception)
-		return caller_found(SW_METHOD_NONE);
 	uint64_t exc_return = c->regs.v[arch->pc], frame = c->regs.v[arch->sp];
 	enum sw_unwind_status s = arch->caller_of_exception(st, c);
 	if (s == SW_UNWIND_NO_RULE)
@@ -838,10 +848,11 @@ static struct caller_result caller_of_exception(const struct sw_step *st, struct
 	if (s != SW_UNWIND_OK)
 		return refused(st, SW_METHOD_EXCEPTION_FRAME, SW_REFUSED_FAILED);
 	*trust = SW_TRUST_CONTEXT;
-	struct caller_result r = caller_found(SW_METHOD_EXCEPTION_FRAME);
-	r.exc_return = exc_return;
-	r.exc_frame = frame;
-	return r;
+	if (st->explain) {
+		st->explain->exc_return = exc_return;
+		st->explain->exc_frame = frame;
+	}
+	return caller_found(SW_METHOD_EXCEPTION_FRAME);
 }
 
 static bool scan_limit_reached(const struct sw_walk *w)
@@ -995,9 +1006,9 @@ static struct caller_result judge_rules_caller(const struct sw_step *st, bool fi
 			why = SW_REFUSED_CALL_ELSEWHERE;
 	}
 	if (!why) {
-		struct caller_result r = caller_found(SW_METHOD_CFI);
-		r.anchored = anchored;
-		return r;
+		if (st->explain)
+			st->explain->anchored = anchored;
+		return caller_found(SW_METHOD_CFI);
 	}
 	/* Implausible: at a function nothing calls the walk ends (a scan
 	 * would read what lies above it); elsewhere the next methods try. */
@@ -1160,8 +1171,10 @@ static void describe_call(const struct sw_walk *w, uint64_t raw, struct sw_evide
  * and asks symbols: it must leave the walk as it found it (the budget of
  * code reads, the hooks' memo), or explaining would change what it
  * explains. */
-static void describe_caller(const struct sw_step *st, const struct sw_caller *c,
-                            const struct caller_result *r, enum sw_trust trust)
+__attribute__((cold)) static void describe_caller(const struct sw_step *st,
+                                                  const struct sw_caller *c,
+                                                  const struct caller_result *r,
+                                                  enum sw_trust trust)
 {
 	struct sw_explain *x = st->explain;
 	const struct sw_walk *w = st->walk;
@@ -1169,8 +1182,7 @@ static void describe_caller(const struct sw_step *st, const struct sw_caller *c,
 	const struct sw_frame *callee = st->callee;
 	struct sw_evidence e = {
 		.method = r->method,
-		.exc_return = r->exc_return,
-		.anchored = r->anchored,
+		.anchored = r->method == SW_METHOD_CFI && x->anchored,
 		.cfi_scan = trust == SW_TRUST_CFI_SCAN,
 		.restores_context = c && c->restored_context,
 		.first_attempt = x->step_first,
@@ -1184,7 +1196,8 @@ static void describe_caller(const struct sw_step *st, const struct sw_caller *c,
 		memo = *w->memo;
 	switch (r->method) {
 	case SW_METHOD_EXCEPTION_FRAME:
-		e.where = r->exc_frame;
+		e.where = x->exc_frame;
+		e.exc_return = x->exc_return;
 		break;
 	case SW_METHOD_SIGNAL_FRAME:
 		e.where = callee->regs.v[arch->sp];
@@ -1430,8 +1443,10 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 			.callee_callee = prev_index >= 0 ? &l->v[prev_index] : NULL,
 			.explain = explain,
 		};
-		if (explain)
+		if (explain) {
 			explain->step_first = explain->natt;
+			explain->anchored = false;
+		}
 		w->budget->code_ran_out = false;
 		enum step_result found = find_caller(&step, physical == 1, &caller, &out->end);
 		if (w->budget->code_ran_out) {
@@ -1461,8 +1476,10 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 		}
 		prev_index = cur_index;
 		frame = caller;
-		if (explain)
+		if (explain) {
 			explain->step_first = explain->natt;
+			explain->anchored = false;
+		}
 		if (caller.restored_context)
 			follow_stack_switch(w, caller.regs.v[arch->sp]);
 	}

@@ -16,6 +16,8 @@ struct sw_explain {
 	uint32_t natt, att_cap;
 	uint32_t step_first;          /* the first attempt of the step in progress */
 	char rule[256];               /* the CFI rules the last unwind applied */
+	bool anchored;                /* rules_anchored_on_record chose the sp */
+	uint64_t exc_return, exc_frame; /* the exception frame unstacked */
 	bool failed;                  /* out of memory while recording */
 };
 
@@ -35,7 +37,20 @@ void sw_frame_list_free(struct sw_frame_list *l);
 const struct sw_module_symbols *sw_walk_module_symbols(const struct sw_walk *w, int32_t module,
                                                        bool record);
 /* addr relative to module m, as its symbols count. */
-uint64_t sw_walk_module_offset(const struct sw_walk *w, int32_t m, uint64_t addr);
+static inline uint64_t sw_walk_module_offset(const struct sw_walk *w, int32_t m, uint64_t addr)
+{
+	const struct sw_module *mod = &w->snap->modules[m];
+	return addr - mod->base - mod->load_bias;
+}
+
+/* The symbols of the module covering addr (sw_walk_symbols_at), inline
+ * for the walker's own questions. */
+static inline const struct sw_module_symbols *sw_walk_symbols_in(const struct sw_walk *w,
+                                                                 uint64_t addr, int32_t *m)
+{
+	*m = sw_module_at(w->snap, addr);
+	return sw_walk_module_symbols(w, *m, false);
+}
 
 /* Walks thread `index` of w->snap with w->arch (from the crash context
  * when `crashed`) into out, using l as scratch. False: out of memory. */
