@@ -61,3 +61,9 @@ const char *sw_refusal_description(enum sw_refusal r)
 	}
 	return "found the caller";
 }
+
+bool sw_method_reads_call(enum sw_method m)
+{
+	return m == SW_METHOD_FRAME_POINTER || m == SW_METHOD_BAD_PC || m == SW_METHOD_LEAF ||
+	       m == SW_METHOD_PROLOGUE || m == SW_METHOD_SCAN;
+}

@@ -90,5 +90,8 @@ struct sw_evidence {
 const char *sw_method_name(enum sw_method m);
 const char *sw_refusal_name(enum sw_refusal r);
 const char *sw_refusal_description(enum sw_refusal r);
+/* Does method m read a return address whose call it checks (frame
+ * pointer, bad pc, leaf, prologue, scan): the evidence's call fields? */
+bool sw_method_reads_call(enum sw_method m);
 
 #endif

@@ -83,12 +83,7 @@ void sw_output_text_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
 		tb_str(t, ", return address at ");
 		tb_hex(t, e->ra_slot);
 	}
-	switch (e->method) {
-	case SW_METHOD_FRAME_POINTER:
-	case SW_METHOD_BAD_PC:
-	case SW_METHOD_LEAF:
-	case SW_METHOD_PROLOGUE:
-	case SW_METHOD_SCAN:
+	if (sw_method_reads_call(e->method)) {
 		tb_str(t, !e->call_known    ? ", no code bytes before it"
 		          : e->call_decoded ? ", after a call"
 		                            : ", after no call");
@@ -96,9 +91,6 @@ void sw_output_text_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
 			tb_str(t, " to ");
 			tb_hex(t, e->call_target);
 		}
-		break;
-	default:
-		break;
 	}
 	sw_out_put(t, "\n", 1);
 	if (e->method != SW_METHOD_INLINE)

@@ -542,12 +542,7 @@ static void write_evidence(struct jw *j, const struct sw_snapshot *s, const stru
 		k_str(j, "return_address_from", "link_register");
 	else if (e->ra_slot)
 		k_hex(j, "return_address_slot", e->ra_slot);
-	switch (e->method) {
-	case SW_METHOD_FRAME_POINTER:
-	case SW_METHOD_BAD_PC:
-	case SW_METHOD_LEAF:
-	case SW_METHOD_PROLOGUE:
-	case SW_METHOD_SCAN:
+	if (sw_method_reads_call(e->method)) {
 		key(j, "call");
 		obj(j);
 		key(j, "decoded");
@@ -561,9 +556,6 @@ static void write_evidence(struct jw *j, const struct sw_snapshot *s, const stru
 		else
 			v_null(j);
 		end_obj(j);
-		break;
-	default:
-		break;
 	}
 	if (e->method != SW_METHOD_INLINE) {
 		key(j, "refused");

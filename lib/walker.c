@@ -772,20 +772,30 @@ static struct caller_result caller_ends(enum sw_walk_end why, enum sw_method m)
 
 /* --explain: method m answered `why` for this step. Out of the walk's
  * way (cold): a walk without --explain only tests the pointer. */
+/* v (n used of *cap elements of `size`) with room for one more, doubled
+ * when full; NULL (x->failed set, v left as it was) without memory. */
+static void *explain_room(struct sw_explain *x, void *v, uint32_t n, uint32_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	uint32_t want = *cap ? *cap * 2 : 64;
+	void *grown = realloc(v, (size_t)want * size);
+	if (!grown) {
+		x->failed = true;
+		return NULL;
+	}
+	*cap = want;
+	return grown;
+}
+
 __attribute__((cold)) static void record_attempt(struct sw_explain *x, enum sw_method m,
                                                  enum sw_refusal why)
 {
-	if (x->natt == x->att_cap) {
-		uint32_t cap = x->att_cap ? x->att_cap * 2 : 64;
-		struct sw_attempt *v = realloc(x->att, (size_t)cap * sizeof *v);
-		if (!v) {
-			x->failed = true;
-			return;
-		}
-		x->att = v;
-		x->att_cap = cap;
+	struct sw_attempt *att = explain_room(x, x->att, x->natt, &x->att_cap, sizeof *att);
+	if (att) {
+		x->att = att;
+		att[x->natt++] = (struct sw_attempt){ (uint8_t)m, (uint8_t)why };
 	}
-	x->att[x->natt++] = (struct sw_attempt){ (uint8_t)m, (uint8_t)why };
 }
 
 static inline void tried(const struct sw_step *st, enum sw_method m, enum sw_refusal why)
@@ -1194,19 +1204,7 @@ __attribute__((cold)) static void describe_caller(const struct sw_step *st,
 		budget = *w->budget;
 	if (w->memo)
 		memo = *w->memo;
-	switch (r->method) {
-	case SW_METHOD_EXCEPTION_FRAME:
-		e.where = x->exc_frame;
-		e.exc_return = x->exc_return;
-		break;
-	case SW_METHOD_SIGNAL_FRAME:
-		e.where = callee->regs.v[arch->sp];
-		break;
-	case SW_METHOD_FRAME_POINTER:
-	case SW_METHOD_BAD_PC:
-	case SW_METHOD_LEAF:
-	case SW_METHOD_PROLOGUE:
-	case SW_METHOD_SCAN:
+	if (sw_method_reads_call(r->method)) {
 		locate_return_address(st, c, &e);
 		describe_call(w, c->regs.v[arch->pc], &e);
 		if (r->method == SW_METHOD_FRAME_POINTER && sw_reg_valid(&callee->regs, arch->fp) &&
@@ -1217,33 +1215,28 @@ __attribute__((cold)) static void describe_caller(const struct sw_step *st,
 		if (r->method == SW_METHOD_PROLOGUE &&
 		    !sw_walk_function_start(w, sw_frame_code_pc(callee), &e.function_start))
 			e.function_start = 0;
-		break;
-	case SW_METHOD_CFI:
+	} else if (r->method == SW_METHOD_EXCEPTION_FRAME) {
+		e.where = x->exc_frame;
+		e.exc_return = x->exc_return;
+	} else if (r->method == SW_METHOD_SIGNAL_FRAME) {
+		e.where = callee->regs.v[arch->sp];
+	} else if (r->method == SW_METHOD_CFI) {
 		if (!c->restored_context)
 			locate_return_address(st, c, &e);
 		if (x->rule[0]) {
 			e.rule = sw_arena_strdup(w->arena, x->rule);
 			e.rule_module = sw_module_at(w->snap, callee->lookup_pc);
 		}
-		break;
-	default:
-		break;
 	}
 	if (w->budget)
 		*w->budget = budget;
 	if (w->memo)
 		*w->memo = memo;
-	if (x->nev == x->ev_cap) {
-		uint32_t cap = x->ev_cap ? x->ev_cap * 2 : 64;
-		struct sw_evidence *v = realloc(x->ev, (size_t)cap * sizeof *v);
-		if (!v) {
-			x->failed = true;
-			return;
-		}
-		x->ev = v;
-		x->ev_cap = cap;
+	struct sw_evidence *ev = explain_room(x, x->ev, x->nev, &x->ev_cap, sizeof *ev);
+	if (ev) {
+		x->ev = ev;
+		ev[x->nev++] = e;
 	}
-	x->ev[x->nev++] = e;
 }
 
 /* Finds the caller of the last physical frame: the signal frame, then the

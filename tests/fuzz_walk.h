@@ -63,6 +63,10 @@ static inline void fuzz_walk_and_print(const struct sw_snapshot *snap,
 		.max_frames = how->max_frames,
 		.arch_for_cpu = sw_arch_for_cpu,
 		.frame_budget = FUZZ_FRAME_BUDGET_BASE + input_size / FUZZ_BYTES_PER_FRAME,
+		/* --explain for half the inputs (by the size's second bit, not
+		 * the JSON layout's first): its recording and its output lines
+		 * see every walk's paths, at the cost of half the walks. */
+		.explain = (input_size >> 1) & 1,
 	};
 	struct sw_arena arena;
 	sw_arena_init(&arena);
