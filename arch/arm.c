@@ -1729,6 +1729,7 @@ static bool pro_decode(struct arm_pro *d, uint64_t start, uint64_t pc, bool sear
 {
 	uint64_t a = start, stop = pc;
 	d->start = start;
+	d->p.decoded_from = start;
 	d->search = search;
 	d->lookahead = false;
 	d->after_end = false;

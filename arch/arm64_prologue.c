@@ -414,6 +414,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 	uint64_t a = start, stop = pc, reach = 0, to;
 	bool truncated = false, after_call = false;
 	struct sw_pro_candidate k = { .returns = returns };
+	p->decoded_from = start;
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
 		 * code that has made calls. */

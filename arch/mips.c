@@ -387,6 +387,7 @@ static void decode(struct sw_prologue *p, uint32_t i, int *end_after)
 static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc)
 {
 	int end_after = -1;
+	p->decoded_from = start;
 	uint64_t stop = pc;
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: its prologue is at its start; what lies

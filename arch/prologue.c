@@ -399,6 +399,7 @@ enum sw_unwind_status sw_pro_caller(const struct sw_prologue *p, const struct sw
 	    !(ra_from_slot && sw_walk_follows_proven_call(w, ra)) &&
 	    !sw_walk_is_signal_trampoline(s, out))
 		return SW_UNWIND_NO_RULE;
+	out->decoded_from = p->decoded_from;
 	return SW_UNWIND_OK;
 }
 

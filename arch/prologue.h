@@ -46,6 +46,9 @@ struct sw_prologue {
 	uint32_t const_known;
 	int64_t const_val[SW_PRO_NREGS];
 	bool failed;               /* an instruction the frame cannot survive */
+	/* Where decoding began: the function start the analysis settled on
+	 * (--explain's evidence, through sw_pro_caller). */
+	uint64_t decoded_from;
 };
 
 void sw_pro_init(struct sw_prologue *p, const struct sw_arch *arch);

@@ -686,6 +686,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 	uint64_t a = start, stop = pc;
 	bool truncated = false;
 	struct sw_pro_candidate k = { .returns = returns };
+	p->decoded_from = start;
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
 		 * code that has made calls (pc cannot be checked to land). */
@@ -729,6 +730,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 			sw_pro_init(p, c->w->arch);
 			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_REFUTE };
 			start = reach = a;
+			p->decoded_from = start;
 		}
 	}
 	if (truncated) {

@@ -690,6 +690,7 @@ static enum decoded analyze(struct sw_code *c, struct sw_prologue *p, uint64_t s
                             bool find_end)
 {
 	/* At the entry the return address is at [rsp] = CFA - 8. */
+	p->decoded_from = start;
 	sw_pro_sp_add(p, -8);
 	sw_pro_store(p, RIP, RSP, 0, 8);
 	uint64_t at = start, reach = start;

@@ -69,8 +69,10 @@ struct sw_evidence {
 	bool call_known, call_decoded, call_direct;
 	uint64_t call_target;
 	uint64_t exc_return;         /* EXCEPTION_FRAME: the EXC_RETURN value */
-	uint64_t function_start;     /* PROLOGUE: where the decoded function starts,
-	                                when the module's symbols say */
+	/* PROLOGUE: where the decoded function starts: the first instruction
+	 * the analysis decoded (it read [function_start, the callee's pc)),
+	 * else the module's symbols' start. */
+	uint64_t function_start;
 	bool anchored;               /* CFI from the sp the callee's frame record
 	                                anchors (lib/walker.c rules_anchored_on_record) */
 	bool cfi_scan;               /* CFI gave the sp, a scan the return address */

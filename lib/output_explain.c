@@ -54,8 +54,9 @@ void sw_output_text_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
 		break;
 	case SW_METHOD_PROLOGUE:
 		if (e->function_start) {
-			tb_str(t, ", function starts at ");
+			tb_str(t, ", decoded from the function's start ");
 			tb_hex(t, e->function_start);
+			tb_str(t, " to pc");
 		}
 		break;
 	case SW_METHOD_CFI:

@@ -22,6 +22,9 @@ struct sw_walk;
 struct sw_caller {
 	struct sw_regs regs;
 	bool restored_context;
+	/* Prologue analysis: the first instruction decoded, pc's function's
+	 * start as the analysis found it (--explain); 0: not said. */
+	uint64_t decoded_from;
 };
 
 /* One level of inlining at an address: `function` was inlined, called from

@@ -1212,7 +1212,8 @@ __attribute__((cold)) static void describe_caller(const struct sw_step *st,
 			e.where = callee->regs.v[arch->fp];
 		if (r->method == SW_METHOD_SCAN)
 			e.where = e.ra_slot;
-		if (r->method == SW_METHOD_PROLOGUE &&
+		e.function_start = c->decoded_from;
+		if (r->method == SW_METHOD_PROLOGUE && !e.function_start &&
 		    !sw_walk_function_start(w, sw_frame_code_pc(callee), &e.function_start))
 			e.function_start = 0;
 	} else if (r->method == SW_METHOD_EXCEPTION_FRAME) {
