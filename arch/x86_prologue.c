@@ -933,8 +933,9 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 	return false;
 }
 
-/* How far back from pc a function's start is sought without symbols. */
-enum { START_REACH = 4096 };
+/* How far back from pc a function's start is sought without symbols, and
+ * how far into a function its opening is read. */
+enum { START_REACH = 4096, X86_PROLOGUE_DECODE = 256 };
 
 /* Is the instruction at a an i386 PIC function's first: a call of a pc
  * thunk (__x86.get_pc_thunk.REG: mov (%esp), REG; ret)? */
@@ -1056,6 +1057,37 @@ bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		*m = (struct sw_walk_memo){ .valid = true, .answer = found, .key = key,
 		                            .value = found ? *start : 0 };
 	return found;
+}
+
+uint64_t sw_x86_opening_size(const struct sw_walk *w, uint64_t start, uint64_t pc, bool is64)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = start, next, to, bytes = 0;
+	/* The callee-saved registers (SysV psABIs): a push of one that the
+	 * code has not written saves the caller's value. */
+	uint32_t saved = 1u << RBX | 1u << RBP |
+	                 (is64 ? 1u << R12 | 1u << R13 | 1u << R14 | 1u << R15 : 1u << RSI | 1u << RDI);
+	bool allocated = false;
+	struct insn in;
+	while (at - start < pc - start && at - start < X86_PROLOGUE_DECODE) {
+		next = at;
+		if (!next_insn(&c, &next, is64, &in, &to))
+			break;
+		bool plain = (in.ev == EV_NONE || in.ev == EV_WRITE || in.ev == EV_FP_FROM_SP) &&
+		             !in.branch && !in.call && !in.call_indirect && !in.indirect;
+		if (in.ev == EV_PUSH && in.reg >= 0 && (saved & 1u << in.reg) && !allocated)
+			bytes += is64 ? 8 : 4;
+		else if (in.ev == EV_SP_ADD && in.imm < 0 && !allocated)
+			bytes += (uint64_t)-in.imm, allocated = true;
+		else if (!plain && !(!is64 && in.call && calls_pc_thunk(w, at)))
+			break;
+		if (in.ev == EV_WRITE && in.reg >= 0)
+			saved &= ~(1u << in.reg);
+		saved &= ~in.clobbers;
+		at = next;
+	}
+	return bytes;
 }
 
 /* Where the ModRM byte of the instruction in b[0..n) is: past its prefixes
