@@ -186,19 +186,29 @@ static bool x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t 
  * stripped and alone: a stale libc return in f4's 0xd0 bytes of locals,
  * whose call reaches an ld.so function ending in a tail call through a
  * pointer, skipped f3's recursion). The opening is read from the
- * function's start, its symbol's or the one its code shows; 4 bytes
+ * function's start, its symbol's (not a PUBLIC one's) or the one its
+ * code shows; 4 bytes
  * less are skipped, for a callee that popped its hidden struct-return
- * pointer (`ret $4`) and left esp that much higher after its call. */
+ * pointer (`ret $4`) and left esp that much higher after its call. Only
+ * on Linux: a Windows stdcall callee pops its arguments, which code that
+ * stores them in its allocation (GCC's -maccumulate-outgoing-args)
+ * takes back with a sub after the call. */
 static enum sw_unwind_status x86_caller_by_scan(const struct sw_step *s, struct sw_caller *out)
 {
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	if (!sw_reg_valid(&callee->regs, X86_ESP))
 		return SW_UNWIND_NO_RULE;
-	uint64_t from = callee->regs.v[X86_ESP], fn;
+	uint64_t from = callee->regs.v[X86_ESP], fn = 0;
 	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
-	if (sw_walk_function_start(w, callee->lookup_pc, &fn) ||
-	    sw_x86_start_without_symbols(w, pc, false, &fn)) {
+	enum sw_os os = w->snap->sys.os;
+	/* A PUBLIC symbol (no size) may lie far below the function. */
+	bool named = callee->function && callee->function_base <= callee->lookup_pc;
+	if (named && !callee->function_is_public)
+		fn = callee->function_base;
+	else if (!named && !sw_x86_start_without_symbols(w, pc, false, &fn))
+		fn = 0;
+	if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
 		uint64_t opening = sw_x86_opening_size(w, fn, pc, false);
 		if (opening > 4)
 			from += opening - 4;
