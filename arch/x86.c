@@ -185,12 +185,13 @@ static bool x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t 
  * return address among them is a leftover local (zoo i386 1018 nofp,
  * stripped and alone: a stale libc return in f4's 0xd0 bytes of locals,
  * whose call reaches an ld.so function ending in a tail call through a
- * pointer, skipped f3's recursion). The opening is read from the
- * function's start, its symbol's (not a PUBLIC one's) or the one its
- * code shows; 4 bytes
- * less are skipped, for a callee that popped its hidden struct-return
- * pointer (`ret $4`) and left esp that much higher after its call. Only
- * on Linux: a Windows stdcall callee pops its arguments, which code that
+ * pointer, skipped f3's recursion; programs without unwind tables
+ * whose frames put the return address past the scan's reach ended
+ * short). The opening is read from the function's start, its symbol's
+ * (not a PUBLIC one's) or the one its code shows; 4 bytes less are
+ * skipped, for a callee that popped its hidden struct-return pointer
+ * (`ret $4`) and left esp that much higher after its call. Only on
+ * Linux: a Windows stdcall callee pops its arguments, which code that
  * stores them in its allocation (GCC's -maccumulate-outgoing-args)
  * takes back with a sub after the call. */
 static enum sw_unwind_status x86_caller_by_scan(const struct sw_step *s, struct sw_caller *out)
