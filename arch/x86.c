@@ -179,6 +179,44 @@ static bool x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t 
 	return sw_x86_jumps_into_module(w, fn, false, to);
 }
 
+/* The scan starts above what the frame's opening allocated: the pushes
+ * of callee-saved registers and the sub from esp its function's code
+ * begins with stay below its return address until its epilogue, so a
+ * return address among them is a leftover local (zoo i386 1018 nofp,
+ * stripped and alone: a stale libc return in f4's 0xd0 bytes of locals,
+ * whose call reaches an ld.so function ending in a tail call through a
+ * pointer, skipped f3's recursion; programs without unwind tables
+ * whose frames put the return address past the scan's reach ended
+ * short). The opening is read from the function's start, its symbol's
+ * (not a PUBLIC one's) or the one its code shows; 4 bytes less are
+ * skipped, for a callee that popped its hidden struct-return pointer
+ * (`ret $4`) and left esp that much higher after its call. Only on
+ * Linux: a Windows stdcall callee pops its arguments, which code that
+ * stores them in its allocation (GCC's -maccumulate-outgoing-args)
+ * takes back with a sub after the call. */
+static enum sw_unwind_status x86_caller_by_scan(const struct sw_step *s, struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	if (!sw_reg_valid(&callee->regs, X86_ESP))
+		return SW_UNWIND_NO_RULE;
+	uint64_t from = callee->regs.v[X86_ESP], fn = 0;
+	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
+	enum sw_os os = w->snap->sys.os;
+	/* A PUBLIC symbol (no size) may lie far below the function. */
+	bool named = callee->function && callee->function_base <= callee->lookup_pc;
+	if (named && !callee->function_is_public)
+		fn = callee->function_base;
+	else if (!named && !sw_x86_start_without_symbols(w, pc, false, &fn))
+		fn = 0;
+	if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
+		uint64_t opening = sw_x86_opening_size(w, fn, pc, false);
+		if (opening > 4)
+			from += opening - 4;
+	}
+	return sw_walk_caller_by_scan(s, &from, out);
+}
+
 /* After a scan found the return address in `slot`: a callee that set up a
  * standard frame stored the caller's ebp just below it, at slot - 4. That
  * word is the caller's ebp if it points above where it is stored, by no
@@ -314,4 +352,5 @@ const struct sw_arch sw_arch_x86 = {
 	.call_reaches = x86_call_reaches,
 	.indirect_call_reaches = sw_x86_syscall_call_reaches,
 	.after_scan = x86_after_scan,
+	.caller_by_scan = x86_caller_by_scan,
 };

@@ -64,7 +64,7 @@ struct insn {
 	int reg;        /* DWARF number, or -1 */
 	int64_t imm;
 	bool branch;    /* a direct jmp or jcc, to the next instruction + rel */
-	int64_t rel;
+	int64_t rel;    /* a branch's or a direct call's displacement */
 	bool indirect;  /* jmp through a register or memory */
 	bool call;      /* a direct call (call rel32) */
 	bool call_indirect; /* call r/m */
@@ -339,6 +339,7 @@ static void decode(const uint8_t *c, size_t avail, bool is64, struct insn *in)
 		in->len = (unsigned)i + 4;
 		in->ev = EV_NONE;
 		in->call = true;
+		in->rel = rel32_at(m);
 		return;
 	}
 	if (op == 0x0f && left >= 5 && m[0] >= 0x80 && m[0] <= 0x8f) { /* jcc rel32 */
@@ -841,24 +842,40 @@ enum function_end {
 	END_BEYOND,  /* no end before the limit */
 };
 
+/* Is the instruction at `at` a pop of a register (the i386 idiom `call 1f;
+ * 1: pop %ebx` reads its own address with a call to the next byte)? */
+static bool pops_at(struct sw_code *c, uint64_t at)
+{
+	uint8_t b[2];
+	if (!sw_code_read(c, at, b, 2))
+		return false;
+	return (b[0] >= 0x58 && b[0] <= 0x5f) || (b[0] == 0x41 && b[1] >= 0x58 && b[1] <= 0x5f);
+}
+
 /* Decodes the code from `start` until the function ends: a return, jump or
  * noreturn call past which no jump of its own leads (a jump to the very
  * next byte continues the function). *at is where decoding stopped: the
  * end, or the first instruction boundary at or past `limit`. With strict,
  * a jump through a register (a tail call, a switch) or below `start` (a
- * .cold part) makes the end unknown. */
+ * .cold part) makes the end unknown. *enters: a direct call decoded names
+ * an address past `start` and before `limit` (not a pop's: the i386 `call
+ * 1f; 1: pop` idiom), the entry of another function, which the code
+ * decoded thus ran into. */
 static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64_t limit, bool is64,
-                                       bool strict, uint64_t *at, bool *called)
+                                       bool strict, uint64_t *at, bool *called, bool *enters)
 {
 	uint64_t reach = start, to;
 	struct insn in;
 	*at = start;
 	*called = false;
+	*enters = false;
 	/* Measured from start: i386 addresses wrap at 4 GiB. */
 	while (*at - start < limit - start) {
 		if (!next_insn(c, at, is64, &in, &to) || (strict && in.indirect))
 			return END_UNKNOWN;
 		*called |= in.call || in.call_indirect;
+		if (in.call && to != start && to - start < limit - start && !pops_at(c, to))
+			*enters = true;
 		if (in.branch) {
 			if (strict && to < start)
 				return END_UNKNOWN;
@@ -883,9 +900,10 @@ static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64
 static bool closed_function_excludes(struct sw_code *c, uint64_t target, uint64_t pc, bool is64)
 {
 	uint64_t end;
-	bool called;
+	bool called, enters;
 	return pc != target &&
-	       decode_to_end(c, target, target + DECODE_BYTES, is64, true, &end, &called) == END_FOUND &&
+	       decode_to_end(c, target, target + DECODE_BYTES, is64, true, &end, &called, &enters) ==
+	               END_FOUND &&
 	       (pc < target || pc >= end);
 }
 
@@ -916,8 +934,9 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
 	return false;
 }
 
-/* How far back from pc a function's start is sought without symbols. */
-enum { START_REACH = 4096 };
+/* How far back from pc a function's start is sought without symbols, and
+ * how far into a function its opening is read. */
+enum { START_REACH = 4096, X86_PROLOGUE_DECODE = 256 };
 
 /* Is the instruction at a an i386 PIC function's first: a call of a pc
  * thunk (__x86.get_pc_thunk.REG: mov (%esp), REG; ret)? */
@@ -933,6 +952,61 @@ static bool calls_pc_thunk(const struct sw_walk *w, uint64_t a)
 	       (thunk[1] & 0xc7) == 0x04 && thunk[2] == 0x24 && thunk[3] == 0xc3;
 }
 
+/* Does a candidate at code[off] (address a) begin pc's function, and
+ * where: *start. */
+static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const uint8_t *code,
+                            size_t off, size_t have, uint64_t a, uint64_t pc, bool is64,
+                            uint64_t *start)
+{
+	size_t n = have - off < 4 ? have - off : 4;
+	size_t k = off < 8 ? off : 8;
+	if (!(opens_function(&code[off], n, is64) || (!is64 && calls_pc_thunk(w, a))) ||
+	    !ends_before_function(&code[off - k], k))
+		return false;
+	/* From a, every instruction up to pc, none of them ending the
+	 * function before pc: pc is in a's function. Where a's function
+	 * ends before pc (frame_dummy's `endbr64; jmp
+	 * register_tm_clones`, then a leaf with no prologue: zoo x86_64
+	 * 1041), pc's function begins right after that end, when its
+	 * code runs on to pc making no call: a function without an
+	 * opening instruction is a leaf (the psABIs align the stack
+	 * for a call, which takes a push or a sub first). A direct call
+	 * on the way to pc that names an address between a and pc shows
+	 * another function's entry there: a's function ended before it,
+	 * its last instruction maybe a call that does not return (zoo
+	 * x86_64 195, -O0 static musl: f6 ends `call f7`, f7 `call
+	 * abort`, f4 follows, none with padding; f6's start was taken,
+	 * and with it f7's record). */
+	uint64_t at, next;
+	bool called, enters;
+	enum function_end e = decode_to_end(c, a, pc, is64, false, &at, &called, &enters);
+	if (enters)
+		return false;
+	if (e == END_BEYOND && at == pc) {
+		*start = a;
+		return true;
+	}
+	if (e == END_FOUND &&
+	    decode_to_end(c, at, pc, is64, false, &next, &called, &enters) == END_BEYOND &&
+	    next == pc && !called) {
+		*start = at;
+		return true;
+	}
+	return false;
+}
+
+/* Does the code from `from` up to `to` make a conditional jump to an
+ * address in [to, pc]? */
+static bool branches_into(struct sw_code *c, uint64_t from, uint64_t to, uint64_t pc, bool is64)
+{
+	uint64_t at = from, dest;
+	struct insn in;
+	while (at - from < to - from && next_insn(c, &at, is64, &in, &dest))
+		if (in.branch && in.ev == EV_NONE && dest - to <= pc - to)
+			return true;
+	return false;
+}
+
 static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start)
 {
@@ -946,35 +1020,28 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 	size_t have = (size_t)(pc - lo);
 	struct sw_code c;
 	sw_code_init(&c, w);
-	for (uint64_t a = pc - 1; a > lo; a--) {
-		size_t off = (size_t)(a - lo), n = have - off < 4 ? have - off : 4;
-		size_t k = off < 8 ? off : 8;
-		if (!(opens_function(&code[off], n, is64) || (!is64 && calls_pc_thunk(w, a))) ||
-		    !ends_before_function(&code[off - k], k))
-			continue;
-		/* From a, every instruction up to pc, none of them ending the
-		 * function before pc: pc is in a's function. Where a's function
-		 * ends before pc (frame_dummy's `endbr64; jmp
-		 * register_tm_clones`, then a leaf with no prologue: zoo x86_64
-		 * 1041), pc's function begins right after that end, when its
-		 * code runs on to pc making no call: a function without an
-		 * opening instruction is a leaf (the psABIs align the stack
-		 * for a call, which takes a push or a sub first). */
-		uint64_t at, next;
-		bool called;
-		enum function_end e = decode_to_end(&c, a, pc, is64, false, &at, &called);
-		if (e == END_BEYOND && at == pc) {
-			*start = a;
-			return true;
-		}
-		if (e == END_FOUND &&
-		    decode_to_end(&c, at, pc, is64, false, &next, &called) == END_BEYOND &&
-		    next == pc && !called) {
-			*start = at;
-			return true;
-		}
+	uint64_t a = pc - 1, s;
+	for (; a > lo; a--)
+		if (candidate_start(w, &c, code, (size_t)(a - lo), have, a, pc, is64, &s))
+			break;
+	if (a <= lo)
+		return false;
+	/* The nearest start, unless an earlier one's code runs on to pc
+	 * and jumps into the nearer one's code on a condition: then the
+	 * nearer is a block of the earlier function that a return and
+	 * padding precede (zoo i386 210: f3 returns early, and its
+	 * recursive call's block, aligned after the padding, begins with
+	 * a sub from esp; taken for a start, it made f3 frameless, its
+	 * record was not followed, and a scan took a stale return).
+	 * Compilers make conditional jumps within a function. */
+	*start = s;
+	for (a--; a > lo; a--) {
+		uint64_t earlier;
+		if (candidate_start(w, &c, code, (size_t)(a - lo), have, a, pc, is64, &earlier) &&
+		    earlier < *start && branches_into(&c, earlier, *start, pc, is64))
+			*start = earlier;
 	}
-	return false;
+	return true;
 }
 
 bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
@@ -991,6 +1058,37 @@ bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		*m = (struct sw_walk_memo){ .valid = true, .answer = found, .key = key,
 		                            .value = found ? *start : 0 };
 	return found;
+}
+
+uint64_t sw_x86_opening_size(const struct sw_walk *w, uint64_t start, uint64_t pc, bool is64)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = start, next, to, bytes = 0;
+	/* The callee-saved registers (SysV psABIs): a push of one that the
+	 * code has not written saves the caller's value. */
+	uint32_t saved = 1u << RBX | 1u << RBP |
+	                 (is64 ? 1u << R12 | 1u << R13 | 1u << R14 | 1u << R15 : 1u << RSI | 1u << RDI);
+	bool allocated = false;
+	struct insn in;
+	while (at - start < pc - start && at - start < X86_PROLOGUE_DECODE) {
+		next = at;
+		if (!next_insn(&c, &next, is64, &in, &to))
+			break;
+		bool plain = (in.ev == EV_NONE || in.ev == EV_WRITE || in.ev == EV_FP_FROM_SP) &&
+		             !in.branch && !in.call && !in.call_indirect && !in.indirect;
+		if (in.ev == EV_PUSH && in.reg >= 0 && (saved & 1u << in.reg) && !allocated)
+			bytes += is64 ? 8 : 4;
+		else if (in.ev == EV_SP_ADD && in.imm < 0 && !allocated)
+			bytes += (uint64_t)-in.imm, allocated = true;
+		else if (!plain && !(!is64 && in.call && calls_pc_thunk(w, at)))
+			break;
+		if (in.ev == EV_WRITE && in.reg >= 0)
+			saved &= ~(1u << in.reg);
+		saved &= ~in.clobbers;
+		at = next;
+	}
+	return bytes;
 }
 
 /* Where the ModRM byte of the instruction in b[0..n) is: past its prefixes

@@ -27,10 +27,20 @@ bool sw_x86_cold_part_holds(const struct sw_walk *w, uint64_t target, uint64_t p
  * from pc: the nearest address after a return or padding where a
  * function's first instruction begins (endbr, a push of a callee-saved
  * register, a sub from the stack pointer) from which the code decodes to
- * pc without ending first. False when none is found within reach or the
- * code cannot be read. */
+ * pc without ending first, nor making a direct call to an address between
+ * it and pc (another function's entry); an earlier such start whose code
+ * jumps into the nearer one's on a condition is taken instead. False
+ * when none is found within reach or the code cannot be read. */
 bool sw_x86_start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start);
+
+/* How many bytes below its return address the opening of the function at
+ * `start` allocates before pc: the pushes of registers and the first sub
+ * from the stack pointer its straight-line code begins with (an i386
+ * PIC function's pc-thunk call and GOT add may come first or between),
+ * before any jump, call or other move of the stack pointer; no later
+ * push (a call's argument, which the caller releases after it). */
+uint64_t sw_x86_opening_size(const struct sw_walk *w, uint64_t start, uint64_t pc, bool is64);
 
 /* Does the function at fn end with a tail call through a pointer, which
  * may lead into any module: `jmp *disp(reg)` (a slot of a structure, as a

@@ -468,6 +468,92 @@ START_TEST(test_x86_start_without_symbols_follows_a_tail_jump)
 }
 END_TEST
 
+/* A direct call names a function's entry: code that runs into an address
+ * a call between the candidate and pc names has left the candidate's
+ * function, whose last instruction was a call that does not return (zoo
+ * x86_64 195, -O0 static musl: f6 ends `call f7` and f7 `call abort`,
+ * each followed right away by the next function; f6's start was taken
+ * for f4's, and f7's push %rbp; mov %rsp,%rbp with it, so the thread
+ * start's record skipped f3). The i386 idiom `call 1f; 1: pop %ebx`
+ * names the next byte inside its own function. */
+START_TEST(test_x86_start_without_symbols_stops_at_a_called_entry)
+{
+	/* ret; nop x15 | 110 sub $8,%rsp; call 119 | 119 push %rbp;
+	 * mov %rsp,%rbp; call CODE_BASE + 0x10 | 122 sub $8,%rsp;
+	 * call *%rax | 128 mov %eax,%edx */
+	static const char chain[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                            "\x48\x83\xec\x08\xe8\x00\x00\x00\x00"
+	                            "\x55\x48\x89\xe5\xe8\xee\xfe\xff\xff"
+	                            "\x48\x83\xec\x08\xff\xd0\x89\xc2";
+	/* ret; nop x15 | 310 push %ebp; mov %esp,%ebp; call 318 | 318 pop %ebx;
+	 * call *%eax | 31b mov %eax,%edx (at 0x300) */
+	static const char thunk[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                            "\x55\x89\xe5\xe8\x00\x00\x00\x00\x5b\xff\xd0\x89\xc2";
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof chain - 1), chain, sizeof chain - 1);
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x300, sizeof thunk - 1), thunk, sizeof thunk - 1);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+	uint64_t start = 0, ra = CODE_BASE + 0x128;
+	ck_assert(!sw_x86_start_without_symbols(&w, ra, true, &start) || start >= CODE_BASE + 0x122);
+	struct sw_frame f;
+	memset(&f, 0, sizeof f);
+	f.pc = ra;
+	f.lookup_pc = ra - 1;
+	f.trust = SW_TRUST_SCAN;
+	ck_assert_int_ne(sw_x86_frame_of(&w, &f, true), SW_X86_FRAME_SET_UP);
+	/* The idiom's pop keeps its function's start. */
+	start = 0;
+	ck_assert(sw_x86_start_without_symbols(&w, CODE_BASE + 0x31b, false, &start));
+	ck_assert_uint_eq(start, CODE_BASE + 0x310);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A block after an early return and padding that begins with a sub from
+ * esp looks like a function's start; an earlier start whose code jumps
+ * into it on a condition owns it (zoo i386 210, the core alone: f3's
+ * recursive call's block was taken for a frameless function, f3's record
+ * was not followed, and a scan took a stale return address). An
+ * unconditional jump may be a tail call to the next function: the nearer
+ * start stays. */
+START_TEST(test_x86_start_without_symbols_keeps_a_block_in_its_function)
+{
+	/* 300 ret; nop x15 | 310 push %ebp; mov %esp,%ebp; test %esi,%esi;
+	 * jg 320 (or jmp 320); call *%edx; pop %ebp; ret; lea 0(%esi,%eiz),
+	 * %esi; nop | 320 sub $8,%esp; call 310 | 328 mov (%ebx),%edx */
+	static const char jcc[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                          "\x55\x89\xe5\x85\xf6\x7f\x09\xff\xd2\x5d\xc3"
+	                          "\x8d\x74\x26\x00\x90"
+	                          "\x83\xec\x08\xe8\xe8\xff\xff\xff\x8b\x13";
+	static const char jmp[] = "\xc3\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90\x90"
+	                          "\x55\x89\xe5\x85\xf6\xeb\x09\xff\xd2\x5d\xc3"
+	                          "\x8d\x74\x26\x00\x90"
+	                          "\x83\xec\x08\xe8\xe8\xff\xff\xff\x8b\x13";
+	const char *codes[] = { jcc, jmp };
+	const uint64_t want[] = { CODE_BASE + 0x310, CODE_BASE + 0x320 };
+	const enum sw_x86_frame shape[] = { SW_X86_FRAME_SET_UP, SW_X86_FRAME_NONE };
+	for (int k = 0; k < 2; k++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x300, sizeof jcc - 1), codes[k], sizeof jcc - 1);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+		uint64_t start = 0, ra = CODE_BASE + 0x328;
+		ck_assert(sw_x86_start_without_symbols(&w, ra, false, &start));
+		ck_assert_uint_eq(start, want[k]);
+		struct sw_frame f;
+		memset(&f, 0, sizeof f);
+		f.pc = ra;
+		f.lookup_pc = ra - 1;
+		f.trust = SW_TRUST_SCAN;
+		ck_assert_int_eq(sw_x86_frame_of(&w, &f, false), shape[k]);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -487,6 +573,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_closed_function_decodes_string_atomic_and_system_instructions);
 	tcase_add_test(tc, test_x86_start_without_symbols_tells_whose_record_rbp_is);
 	tcase_add_test(tc, test_x86_start_without_symbols_follows_a_tail_jump);
+	tcase_add_test(tc, test_x86_start_without_symbols_stops_at_a_called_entry);
+	tcase_add_test(tc, test_x86_start_without_symbols_keeps_a_block_in_its_function);
 	suite_add_tcase(s, tc);
 	return s;
 }

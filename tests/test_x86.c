@@ -125,6 +125,47 @@ START_TEST(test_scan_after_broken_chain_needs_code_bytes)
 }
 END_TEST
 
+/* The scan starts above what the function's opening allocated: its
+ * pushes of callee-saved registers and its sub from esp hold locals, and
+ * a return address among them is a leftover (zoo i386 1018 nofp,
+ * stripped and alone: a stale libc return in f4's 0xd0 bytes of locals
+ * skipped f3's recursion). The function's start is the one its code
+ * shows (no symbols). */
+START_TEST(test_i386_scan_starts_above_the_opening)
+{
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000;
+	static const uint8_t code[] = {
+		0xc3, 0x8d, 0x74, 0x26, 0x00,       /* ret; lea 0(%esi,%eiz),%esi */
+		0x57, 0x56, 0x53,                   /* push %edi, %esi, %ebx */
+		0x81, 0xec, 0xd0, 0x00, 0x00, 0x00, /* sub $0xd0,%esp */
+		0x85, 0xc0,                         /* test %eax,%eax */
+		0xff, 0xd0,                         /* call *%eax */
+		0x89, 0xc2,                         /* mov %eax,%edx (pc) */
+	};
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x200, sizeof code), code, sizeof code);
+	uint64_t esp = STACK_BASE + 0x100, pc = CODE_BASE + 0x212;
+	sw_reg_set(&fx.thread.ctx, X86_EIP, pc);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	/* Calls to code that runs on to the end of the module: not closed. */
+	put_call_to(&fx, CODE_BASE + 0x500, CODE_BASE + 0x1000);
+	put_call_to(&fx, CODE_BASE + 0x600, CODE_BASE + 0x1000);
+	put_u32(&fx, esp + 0x40, CODE_BASE + 0x500);   /* a stale local */
+	put_u32(&fx, esp + 0xdc, CODE_BASE + 0x600);   /* the return address */
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, NULL, NULL, &fx.arena, &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x600);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], X86_ESP), esp + 0xe0);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* i386 PIC code: a function whose prologue puts the GOT base in ebx (call
  * to a pc thunk, add $GOT-., %ebx) and, at ra, has called a PLT entry
  * jmp *12(%ebx) whose GOT slot holds `slot_value`. */
@@ -264,6 +305,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_frame_pointer_then_scan);
 	tcase_add_test(tc, test_x86_realigned_main_gives_its_caller_the_saved_cfa);
 	tcase_add_test(tc, test_scan_after_broken_chain_needs_code_bytes);
+	tcase_add_test(tc, test_i386_scan_starts_above_the_opening);
 	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
 	tcase_add_test(tc, test_i386_record_returning_to_the_restorer_is_no_broken_chain);
