@@ -90,8 +90,12 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 	const struct sw_module_symbols *syms = sw_walk_symbols_in(w, call, &m);
 	if (m < 0)
 		return false;
+	/* A sigreturn trampoline's address follows no call, and the byte
+	 * before it may lie in no function (glibc i386's __restore_rt has no
+	 * size): it is judged as a trampoline below. */
 	if (require_function && syms && syms->ops->has_function &&
-	    !syms->ops->has_function(syms->self, sw_walk_module_offset(w, m, call)))
+	    !syms->ops->has_function(syms->self, sw_walk_module_offset(w, m, call)) &&
+	    !(arch->is_signal_trampoline && arch->is_signal_trampoline(w, addr)))
 		return false;
 	bool known = false;
 	if (arch->call_precedes && !arch->call_precedes(w, raw, &known))
@@ -244,13 +248,16 @@ bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct s
  * (a callback, a vtable entry copied to the stack), unless a direct call
  * ends right before it: a call to a function that never returns, the last
  * instruction of its caller, returns (in the stack's eyes) to the next
- * function's entry. */
+ * function's entry. A sigreturn trampoline is a handler's return address
+ * at its first instruction (glibc i386's __restore, a symbol of its own):
+ * restorer_without_frame judges it. */
 static bool function_pointer(const struct sw_walk *w, uint64_t word)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t addr = arch->strip_code_pointer(w, word) & ~(uint64_t)1, start, target;
 	return sw_walk_function_start(w, addr, &start) && start == addr &&
-	       !(arch->call_target && arch->call_target(w, word, &target));
+	       !(arch->call_target && arch->call_target(w, word, &target)) &&
+	       !(arch->is_signal_trampoline && arch->is_signal_trampoline(w, word));
 }
 
 /* Does the frame layout of the function the call before ra went to put
@@ -998,8 +1005,14 @@ static struct caller_result judge_rules_caller(const struct sw_step *st, bool fi
 	if (rules_reach_null_return(st, c, first_unwind))
 		return ended_by(st, SW_METHOD_CFI, SW_END_NULL_RETURN);
 	enum sw_refusal why = implausibility(st, c, trust, first_unwind);
+	/* From a guessed sp the rules may read any word: one naming a
+	 * sigreturn trampoline counts only above a real signal frame, as a
+	 * scanned one does (sigaction leaves the restorer on the stack). */
+	uint64_t pc = c->regs.v[arch->pc];
 	if (!why && registers_inferred(st->callee) &&
-	    !sw_walk_is_return_address(w, c->regs.v[arch->pc]))
+	    (!sw_walk_is_return_address(w, pc) ||
+	     (arch->is_signal_trampoline && arch->is_signal_trampoline(w, pc) &&
+	      !sw_walk_is_signal_trampoline(st, c))))
 		why = SW_REFUSED_NOT_RETURN_ADDRESS;
 	/* On CPUs with a link register the sp of a frame found by a scan
 	 * or a record is only a lower bound, and rules applied from it

@@ -297,6 +297,49 @@ START_TEST(test_i386_record_returning_to_the_restorer_is_no_broken_chain)
 }
 END_TEST
 
+/* A handler's return address on its stack is glibc's __restore, a
+ * symbol of its own right after __restore_rt, which has no size: the byte
+ * before it lies in no function, and the word equals a function's start.
+ * Neither makes it a stale pointer: the scan takes it where a real signal
+ * frame lies above it, and the next step restores the interrupted context
+ * (zoo i386 218 with every file: both checks refused it, and the walk
+ * ended short in the handler). */
+START_TEST(test_i386_scan_takes_a_restorer_in_no_sized_function)
+{
+	struct fixture fx;
+	struct fake_symbols fs;
+	fixture_init(&fx, SW_OS_LINUX);
+	fake_init(&fs, RULE_NONE);
+	fs.func_lo = 0x500; /* the restorer starts a function; the byte before is in none */
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	fx.modules[1].base = 0x7c800000;
+	uint64_t restorer = CODE_BASE + 0x500, handler = CODE_BASE + 0x610;
+	uint64_t interrupted = CODE_BASE + 0x720, esp = STACK_BASE + 0x100;
+	memcpy(syn_code_at(&fx, restorer, 8), "\x58\xb8\x77\x00\x00\x00\xcd\x80", 8);
+	memcpy(syn_code_at(&fx, handler - 2, 3), "\x89\x10\xc3", 3); /* mov %edx,(%eax); ret */
+	sw_reg_set(&fx.thread.ctx, X86_EIP, handler);
+	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+	uint64_t slot = esp + 0x10, sc = slot + 8; /* pretcode, sig, sigcontext */
+	put_u32(&fx, slot, restorer);
+	put_u32(&fx, slot + 4, 11);                /* SIGSEGV */
+	put_u32(&fx, sc + 28, STACK_BASE + 0x400); /* esp */
+	put_u32(&fx, sc + 56, interrupted);        /* eip */
+	put_u32(&fx, sc + 60, 0x73);               /* cs */
+	put_u32(&fx, sc + 72, 0x7b);               /* ss */
+	fixture_finish(&fx);
+	ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, &fs.source, NULL, &fx.arena,
+	                           &fx.result));
+	const struct sw_stack *st = &fx.result.stacks[0];
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, restorer);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, interrupted);
+	ck_assert(st->frames[2].restored_context);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -309,6 +352,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got);
 	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
 	tcase_add_test(tc, test_i386_record_returning_to_the_restorer_is_no_broken_chain);
+	tcase_add_test(tc, test_i386_scan_takes_a_restorer_in_no_sized_function);
 	suite_add_tcase(s, tc);
 	return s;
 }
