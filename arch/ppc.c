@@ -207,7 +207,7 @@ static bool ppc_tail_branch_below(const struct sw_walk *w, uint64_t target, uint
  * pass too. A target above pc that ends in a tail branch below itself
  * counts by where that branch leads. */
 static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
-                                         uint64_t ctr)
+                                         uint64_t ctr, uint64_t *entry)
 {
 	uint32_t call;
 	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
@@ -223,8 +223,10 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 	/* The target itself, or where its tail call below it leads (zoo
 	 * ppc64le 1034: main's bl f2, f2's b f3, the crash in f3). */
 	for (unsigned hop = 0; hop < 2; hop++) {
-		if (target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc))
+		if (target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc)) {
+			*entry = target;
 			return ppc_runs_on_to(w, target, pc, mask);
+		}
 		if (hop == 1 || !ppc_tail_branch_below(w, target, mask, &target))
 			return false;
 	}
@@ -279,7 +281,98 @@ static bool ppc_lr_may_return(const struct sw_step *s, uint64_t lr, bool slot_is
 	}
 	const struct sw_regs *r = &s->callee->regs;
 	uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(s->walk, r->v[PPC_CTR]) : 0;
-	return ppc_call_entered_pc_function(s->walk, lr, s->callee->pc, ctr) || !slot_is_return;
+	uint64_t entry;
+	return ppc_call_entered_pc_function(s->walk, lr, s->callee->pc, ctr, &entry) ||
+	       !slot_is_return;
+}
+
+/* May the instruction write r1 (Power ISA v3.1 Book I: the target field
+ * of each form)? True when it does or may, and for anything not known:
+ *   RT (bits 6-10) is the target of the D- and DS-form arithmetic and
+ *   loads, of mfspr and most X-forms; RA (bits 11-15) of the D-form and
+ *   X-form logical ops, the rotates and shifts, and of every update form
+ *   (lwzu, stwu, ldu, stdu, lfdu, ...). Comparisons, branches, traps,
+ *   stores without update, mtspr and FP/vector arithmetic write no GPR. */
+static bool ppc_may_write_r1(uint32_t i)
+{
+	unsigned op = i >> 26, rt = (i >> 21) & 31, ra = (i >> 16) & 31, xo = (i >> 1) & 0x3ff;
+	switch (op) {
+	case 7: case 8: case 12: case 13: case 14: case 15:   /* mulli subfic addic(.) addi(s) */
+	case 32: case 34: case 40: case 42:                   /* lwz lbz lhz lha */
+		return rt == 1;
+	case 46:                                              /* lmw: rt..r31 */
+		return rt <= 1;
+	case 33: case 35: case 41: case 43:                   /* lwzu lbzu lhzu lhau */
+		return rt == 1 || ra == 1;
+	case 37: case 39: case 45: case 49: case 51: case 53: case 55: /* store/FP load with update */
+		return ra == 1;
+	case 36: case 38: case 44: case 47: case 48: case 50: case 52: case 54: /* stores, FP loads */
+	case 2: case 3: case 10: case 11: case 16: case 17: case 18: case 19: /* traps, cmp, branches, sc, CR */
+	case 59: case 63:                                     /* FP arithmetic */
+		return false;
+	case 20: case 21: case 23: case 24: case 25: case 26: case 27: case 28: case 29: case 30:
+		return ra == 1;                                   /* rotates, D-form logical */
+	case 58:                                              /* ld, ldu, lwa */
+		return rt == 1 || ((i & 3) == 1 && ra == 1);
+	case 62:                                              /* std, stdu, stq */
+		return (i & 3) == 1 && ra == 1;
+	case 31:
+		switch (xo) {
+		case 28: case 60: case 124: case 284: case 316: case 412: case 444: case 476: /* logical */
+		case 24: case 27: case 536: case 539: case 792: case 794: case 824: /* shifts */
+		case 26: case 58: case 922: case 954: case 986:   /* cntlz, extend */
+			return ra == 1;
+		case 0: case 32: case 4: case 68:                 /* cmp, cmpl, tw, td */
+		case 149: case 151: case 215: case 407: case 663: case 727: /* stores indexed */
+		case 150: case 214: case 467: case 144:           /* stwcx. stdcx. mtspr mtcrf */
+			return false;
+		default:
+			return rt == 1 || ra == 1;
+		}
+	default:
+		return true;
+	}
+}
+
+/* Did the function entered at `entry` make its own frame before pc and
+ * keep it to pc? Its code from entry runs straight (no branch) to the
+ * allocation `stdu r1, -N(r1)` (`stwu` on ppc32), so every run that
+ * reached pc past it made the frame; nothing from there to pc may write
+ * r1; and the word at sp is the back chain the allocation stored, sp + N.
+ * *caller_sp is that word. False when the code does not show all of it. */
+static bool ppc_own_frame_at(const struct sw_walk *w, uint64_t entry, uint64_t pc, uint64_t sp,
+                             uint64_t *caller_sp)
+{
+	const bool wide = w->arch->word_size == 8;
+	uint64_t size = 0;
+	if (entry > pc || pc - entry > PPC_MAX_ENTERED || (entry & 3) || (pc & 3))
+		return false;
+	for (uint64_t a = entry; a < pc; a += 4) {
+		uint32_t i;
+		if (!ppc_read_insn(w, a, &i))
+			return false;
+		unsigned op = i >> 26;
+		bool alloc = ((i & 0xffff0003u) == 0xf8210001u && wide) ||  /* stdu r1, d(r1) */
+		             ((i & 0xffff0000u) == 0x94210000u && !wide);   /* stwu r1, d(r1) */
+		if (size == 0 && alloc) {
+			int64_t d = (int16_t)(i & (wide ? 0xfffcu : 0xffffu));
+			if (d >= 0)
+				return false;
+			size = (uint64_t)-d;
+			continue;
+		}
+		if (size == 0 && (op == 16 || op == 18 || (op == 19 && (((i >> 1) & 0x3ff) == 16 ||
+		                                                         ((i >> 1) & 0x3ff) == 528 ||
+		                                                         ((i >> 1) & 0x3ff) == 560))))
+			return false; /* a branch before the allocation: another path may skip it */
+		if (ppc_may_write_r1(i))
+			return false;
+	}
+	uint64_t bc;
+	if (size == 0 || sp > UINT64_MAX - size || !sw_walk_read_word(w, sp, &bc) || bc != sp + size)
+		return false;
+	*caller_sp = bc;
+	return true;
 }
 
 /* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is
@@ -316,11 +409,22 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 		if (!own_slot && ppc_lr_may_return(s, lr, slot_is_return) &&
 		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
 			/* A restorer in the slot is a handler's return: the
-			 * slot of a frame above a leaf that made none. */
-			if (chain && bc != 0 && !ppc_is_signal_trampoline(w, ra) &&
-			    (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
-			                                              ppc_call_site(lr)) ==
-			                            SW_FUNCTION_SAME))
+			 * slot of a frame above a leaf that made none. Where no
+			 * symbols tell, the code may: the call before lr entered
+			 * pc's function, whose code from there made a frame of
+			 * its own (zoo ppc64le 1065 stripped: the leaf f8's
+			 * `stdu r1, -64(r1)`; r1 kept as the caller's sp read
+			 * f7's slot, where side5 had saved its return, and f7
+			 * came twice). */
+			uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(w, r->v[PPC_CTR]) : 0;
+			uint64_t entry, own_bc;
+			if (chain && bc != 0 &&
+			    ((!ppc_is_signal_trampoline(w, ra) &&
+			      (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
+			                                                ppc_call_site(lr)) ==
+			                              SW_FUNCTION_SAME)) ||
+			     (ppc_call_entered_pc_function(w, lr, ppc_strip(w, callee->pc), ctr, &entry) &&
+			      ppc_own_frame_at(w, entry, ppc_strip(w, callee->pc), sp, &own_bc))))
 				sw_reg_set(&out->regs, PPC_SP, bc);
 			return SW_UNWIND_OK;
 		}

@@ -838,6 +838,25 @@ static enum sw_unwind_status riscv_caller_by_prologue(const struct sw_step *s,
 	return st;
 }
 
+/* How much of a frame may_hold_return_address reads. */
+enum { MAX_FRAME_BODY = 64 * 1024 };
+
+/* Might a word in [lo, hi) be a return address (sw_walk_is_return_address:
+ * a call site in a module, and the call before it where the code shows
+ * it)? True too when any of it cannot be read or it is too large. */
+static bool may_hold_return_address(const struct sw_walk *w, uint64_t lo, uint64_t hi)
+{
+	const unsigned ws = w->arch->word_size;
+	if (hi < lo || hi - lo > MAX_FRAME_BODY)
+		return true;
+	for (uint64_t a = lo; a + ws <= hi; a += ws) {
+		uint64_t v;
+		if (!sw_walk_read_word(w, a, &v) || (v != 0 && sw_walk_is_return_address(w, v)))
+			return true;
+	}
+	return false;
+}
+
 /* ---- the frame-pointer chain ----
  *
  * psABI "Frame Pointer Convention": with a frame pointer, s0 holds the
@@ -930,6 +949,29 @@ static enum sw_unwind_status riscv_caller_by_frame_pointer(const struct sw_step 
 	 * code before it (FAILED). Unvouched, s0 may be any saved value. */
 	if (!sw_walk_is_return_address(w, saved_ra))
 		return vouched ? SW_UNWIND_FAILED : SW_UNWIND_NO_RULE;
+	/* Unvouched, the record may be an outer frame's, the frame keeping
+	 * none (zoo riscv64 1021, the capture alone: f6 and f5, built without
+	 * frame pointers, between f7's records and f4's; f6's s0 was f4's,
+	 * whose record skipped f5 five times and f4). A frame that made a
+	 * call saved its return address in its own frame, which lies between
+	 * its sp and the outer frame's record: where no word there may be a
+	 * return address, the frame's return address can only be the
+	 * record's, and the record is its own. A live frame's record holding
+	 * the live ra is its own already, and so is the record of a frame
+	 * stopped at the same return address as the frame below it, whose
+	 * record found it: one function at one call site, whose code kept a
+	 * record there (a recursion's frames). Not told apart: a frame that
+	 * keeps no record and saved no ra, its call never to return (GCC may
+	 * drop the save before a noreturn call). */
+	const struct sw_frame *below = s->callee_callee;
+	bool same_site = below && callee->trust == SW_TRUST_FRAME_POINTER &&
+	                 !sw_frame_has_live_context(below) && below->pc == callee->pc &&
+	                 sw_reg_valid(&below->regs, RV_S0) && below->regs.v[RV_S0] == sp;
+	if (!vouched && !same_site &&
+	    !(sw_frame_has_live_context(callee) && sw_reg_valid(r, RV_RA) &&
+	      saved_ra == r->v[RV_RA]) &&
+	    may_hold_return_address(w, sp, fp - 2 * ws))
+		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	/* The other callee-saved registers: from their slots when the code
 	 * showed them, else as the callee left them. */

@@ -599,8 +599,12 @@ static enum sw_refusal implausibility(const struct sw_step *st, const struct sw_
 	bool may_stay = first_unwind || c->restored_context || st->callee->restored_context;
 	if ((may_stay ? sp < callee_sp : sp <= callee_sp) && !returns_to_another_stack(st, c))
 		return SW_REFUSED_SP_NOT_GROWING;
-	/* A return address on the stack itself: not code anything vouches for. */
-	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc))
+	/* A return address on the stack itself: not code anything vouches for,
+	 * unless its bytes are a sigreturn restorer's with a real signal frame
+	 * at the caller's sp (qemu-user maps its restorer page right above a
+	 * static program's stack, and a capture read from sp up holds it as
+	 * stack; kernels without SA_RESTORER wrote the restorer on the stack). */
+	if (trust != SW_TRUST_SCAN && pc_in_stack(w, pc) && !sw_walk_is_signal_trampoline(st, c))
 		return SW_REFUSED_PC_ON_STACK;
 	/* Nor one in a module's data, whatever found it (CFI read from a
 	 * misplaced stack pointer, a stale word). */

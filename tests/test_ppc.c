@@ -559,6 +559,55 @@ START_TEST(test_context_lr_whose_call_tail_branches_into_pc_function_is_taken)
 }
 END_TEST
 
+/* Zoo ppc64le 1065 stripped: the leaf f8, called through ctr (bctrl),
+ * made a frame of its own (`stdu r1, -64(r1)` at its entry) and saved no
+ * return address: its caller's slot holds a stale return from side5,
+ * which the caller called before. Nothing names the functions; the code
+ * does: the call entered pc's function, whose code from there runs
+ * straight to the allocation and writes r1 no more before pc, and the
+ * word at r1 is r1 + 64. The caller's sp is then the back chain, and the
+ * stale slot is no frame. A branch before the allocation (a path may skip
+ * it), or r1 written again before pc (`addi r1, r1, 64`), proves nothing:
+ * r1 stays the caller's sp, as before. */
+START_TEST(test_context_lr_of_leaf_whose_code_made_a_frame)
+{
+	for (int variant = 0; variant < 3; variant++) {
+		struct fixture fx;
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t leaf = CODE_BASE + 0x100, pc = leaf + 0x40;
+		uint64_t s0 = STACK_BASE + 0x100, s1 = s0 + 64, s2 = STACK_BASE + 0x1c0;
+		uint64_t ra1 = CODE_BASE + 0x600, stale = CODE_BASE + 0x5e0;
+		uint64_t ra2 = call_to(&fx, CODE_BASE + 0x900);
+		put_insn(&fx, leaf + 4, 0xf821ffc1u);              /* stdu r1, -64(r1) */
+		if (variant == 1)
+			put_insn(&fx, leaf, 0x41820010u);          /* beq .+0x10 */
+		if (variant == 2)
+			put_insn(&fx, leaf + 0x20, 0x38210040u);   /* addi r1, r1, 64 */
+		put_insn(&fx, ra1 - 4, PPC_BCTRL);
+		put_insn(&fx, stale - 4, bl_from_to(stale - 4, CODE_BASE + 0x800));
+		put_insn(&fx, CODE_BASE + 0x810, PPC_BLR);         /* side5 returns */
+		put_word(&fx, s0, s1);
+		put_word(&fx, s1, s2);
+		put_word(&fx, s1 + 16, stale);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s0, ra1);
+		sw_reg_set(&fx.thread.ctx, 34, leaf); /* ctr */
+		const struct sw_stack *st = walk(&fx, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, ra1);
+		if (variant == 0) {
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
+			ck_assert_uint_eq(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[2].pc, ra2);
+		} else {
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s0);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A broken back chain (pointing below r1) falls to the scan. It starts
  * above the frame's own header, whose LR slot holds a leftover of the
  * frame's calls, and puts the caller's sp at the slot minus the LR save
@@ -684,6 +733,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_restorer_in_the_lr_slot_is_the_callers_return);
 	tcase_add_test(tc, test_context_lr_whose_call_entered_pc_function_is_taken);
 	tcase_add_test(tc, test_context_lr_whose_call_tail_branches_into_pc_function_is_taken);
+	tcase_add_test(tc, test_context_lr_of_leaf_whose_code_made_a_frame);
 	tcase_add_test(tc, test_context_lr_after_bctrl_into_pc_function_is_taken);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);

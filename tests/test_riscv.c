@@ -292,6 +292,89 @@ START_TEST(test_frame_pointer_chain_without_code)
 }
 END_TEST
 
+/* Zoo riscv64 1021, the capture alone: f6 and f5, built without frame
+ * pointers, lie between f7's records and f4's, so f6's s0 is f4's and
+ * its record skipped f5 and f4. Frame 1 (found by a record, no code) made
+ * a call, so it saved its return address in its own frame, between its sp
+ * and the record at its s0: where a word there may be a return address,
+ * the record is not proven the frame's own (no rule; here the scan takes
+ * that word). Where none may be, the record is believed. */
+START_TEST(test_record_above_a_frame_holding_a_return_address_is_not_its_own)
+{
+	for (int saved = 0; saved < 2; saved++) {
+		struct pro_fixture f;
+		struct pf_machine pm;
+		lib_machine(&pm, &f, true);
+		const unsigned ws = f.arch->word_size;
+		uint64_t sp0 = PF_CFA - 0x1000, fp1 = sp0 + 0x40, fp2 = fp1 + 0x80, fp3 = fp2 + 0x40;
+		pf_put(&pm, fp1 - ws, LIB + 0x100, ws);
+		pf_put(&pm, fp1 - 2 * ws, fp2, ws);
+		pf_put(&pm, fp1 + 0x18, saved ? LIB + 0x180 : 0x1234, ws);
+		pf_put(&pm, fp2 - ws, LIB + 0x200, ws);
+		pf_put(&pm, fp2 - 2 * ws, fp3, ws);
+		pf_put(&pm, fp3 - ws, 0, ws);
+		pf_put(&pm, fp3 - 2 * ws, 0, ws);
+		sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+		sw_reg_set(&pm.thread.ctx, SP, sp0);
+		sw_reg_set(&pm.thread.ctx, S0, fp1);
+		sw_reg_set(&pm.thread.ctx, RA, LIB + 0x100);
+		const struct sw_stack *st = pf_walk(&pm, NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, LIB + 0x100);
+		if (!saved) {
+			ck_assert_uint_eq(st->nframes, 3);
+			ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+			ck_assert_uint_eq(st->frames[2].pc, LIB + 0x200);
+		} else {
+			/* Not the record's caller right above frame 1: the
+			 * scan's word first, if anything. */
+			if (st->nframes > 2)
+				ck_assert_uint_eq(st->frames[2].pc, LIB + 0x180);
+		}
+		pf_machine_free(&pm);
+	}
+}
+END_TEST
+
+/* A recursion's frames: frame 2 stopped at the same return address as
+ * frame 1, whose record found it, is the same function at the same call
+ * site, which kept a record there: its record is its own, whatever its
+ * body holds (a word that may be a return address: stale, or a saved
+ * register holding a function's address). Zoo riscv64 178, the capture
+ * alone: without it the walk ended after 3,446 of its 7,827 frames, at
+ * the first recursive frame whose body held such a word. */
+START_TEST(test_record_of_a_recursion_at_one_call_site_is_its_own)
+{
+	struct pro_fixture f;
+	struct pf_machine pm;
+	lib_machine(&pm, &f, true);
+	const unsigned ws = f.arch->word_size;
+	uint64_t sp0 = PF_CFA - 0x1000, fp1 = sp0 + 0x40, fp2 = fp1 + 0x80, fp3 = fp2 + 0x80;
+	uint64_t fp4 = fp3 + 0x40;
+	pf_put(&pm, fp1 - ws, LIB + 0x100, ws);
+	pf_put(&pm, fp1 - 2 * ws, fp2, ws);
+	pf_put(&pm, fp2 - ws, LIB + 0x100, ws);
+	pf_put(&pm, fp2 - 2 * ws, fp3, ws);
+	pf_put(&pm, fp2 + 0x18, LIB + 0x180, ws);   /* in frame 2's body */
+	pf_put(&pm, fp3 - ws, LIB + 0x200, ws);
+	pf_put(&pm, fp3 - 2 * ws, fp4, ws);
+	pf_put(&pm, fp4 - ws, 0, ws);
+	pf_put(&pm, fp4 - 2 * ws, 0, ws);
+	sw_reg_set(&pm.thread.ctx, PC, LIB + 0x10);
+	sw_reg_set(&pm.thread.ctx, SP, sp0);
+	sw_reg_set(&pm.thread.ctx, S0, fp1);
+	sw_reg_set(&pm.thread.ctx, RA, LIB + 0x100);
+	const struct sw_stack *st = pf_walk(&pm, NULL);
+	ck_assert_uint_eq(st->nframes, 4);
+	ck_assert_uint_eq(st->frames[1].pc, LIB + 0x100);
+	ck_assert_uint_eq(st->frames[2].pc, LIB + 0x100);
+	ck_assert_int_eq(st->frames[3].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(st->frames[3].pc, LIB + 0x200);
+	ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+	pf_machine_free(&pm);
+}
+END_TEST
+
 START_TEST(test_misaligned_or_low_frame_pointer_falls_through_to_scan)
 {
 	struct pro_fixture f;
@@ -1029,6 +1112,8 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_walk_frame_pointer_chain_on_real_code);
 	tcase_add_loop_test(walk, test_walk_prologue_on_real_code, 0, 2);
 	tcase_add_loop_test(walk, test_frame_pointer_chain_without_code, 0, 2);
+	tcase_add_test(walk, test_record_above_a_frame_holding_a_return_address_is_not_its_own);
+	tcase_add_test(walk, test_record_of_a_recursion_at_one_call_site_is_its_own);
 	tcase_add_test(walk, test_misaligned_or_low_frame_pointer_falls_through_to_scan);
 	tcase_add_test(walk, test_context_leaf_without_code_returns_through_ra);
 	tcase_add_test(walk, test_context_ra_without_code_or_bounds_proves_no_caller);

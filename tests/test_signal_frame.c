@@ -780,6 +780,64 @@ START_TEST(test_riscv32_rt_sigreturn_restores_the_interrupted_context)
 }
 END_TEST
 
+/* A restorer whose page the snapshot holds as part of the stack: qemu-user
+ * maps its sigreturn page right above a static program's stack, and an
+ * offline capture read from sp up takes it in (zoo riscv64 1027, 1032,
+ * 1056, static, the crash in a handler). The handler's saved ra names
+ * that page: an address in the stack is no return address a rule may
+ * give, unless its bytes are the restorer's and a signal frame lies at
+ * the handler's caller's sp. Other bytes there: no frame at that address.
+ * The handler (pc after `addi sp, sp, -32; sd ra, 24(sp)`) is told by
+ * prologue analysis; the kernel's rt_sigframe begins at its caller's sp. */
+START_TEST(test_riscv64_restorer_in_the_stack_region_is_taken_by_its_code)
+{
+	const uint64_t handler = CODE_BASE + 0x200, tramp = STACK_BASE + 0x1000;
+	const uint64_t sp = STACK_BASE + 0x100, frame = sp + 32;
+	for (int restorer = 0; restorer < 2; restorer++) {
+		struct fixture fx;
+		syn_fixture_init(&fx, &(struct syn_config){
+			.name = "restorer-in-stack", .cpu = SW_CPU_RISCV64, .os = SW_OS_LINUX,
+			.word_size = 8, .code = { CODE_BASE, CODE_SIZE },
+			.stack = { STACK_BASE, 0x1100 }, .fill = 0x00000013, .fill_size = 4,
+			.thread_id = 1, .nmodules = 1,
+			.modules = { { .base = CODE_BASE, .size = CODE_SIZE,
+			               .code_file = "prog" } } });
+		syn_put_code(&fx, handler - 4, 0x00008067u, 4);    /* ret */
+		syn_put_code(&fx, handler, 0xfe010113u, 4);        /* addi sp, sp, -32 */
+		syn_put_code(&fx, handler + 4, 0x00113c23u, 4);    /* sd ra, 24(sp) */
+		put_u32(&fx, tramp, 0x08b00893u);                  /* li a7, 139 */
+		put_u32(&fx, tramp + 4, restorer ? 0x00000073u : 0x00100073u); /* ecall/ebreak */
+		put_u64(&fx, sp + 24, tramp);
+		uint64_t sc = frame + 128 + 176;
+		put_u64(&fx, sc, INTERRUPTED_PC);
+		for (unsigned i = 1; i < 32; i++)
+			put_u64(&fx, sc + 8 * i, 0x5000 + i);
+		put_u64(&fx, sc + 8 * RV_RA, INTERRUPTED_LR);
+		put_u64(&fx, sc + 8 * RV_SP, INTERRUPTED_SP);
+		put_u64(&fx, sc + 8 * RV_S0, INTERRUPTED_FP);
+		sw_reg_set(&fx.thread.ctx, RV_PC, handler + 0x10);
+		sw_reg_set(&fx.thread.ctx, RV_SP, sp);
+		sw_reg_set(&fx.thread.ctx, RV_RA, INTERRUPTED_LR);
+		sw_reg_set(&fx.thread.ctx, RV_S0, 0x2);
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv64, NULL, NULL);
+		if (restorer) {
+			ck_assert_uint_ge(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[1].pc, tramp);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RV_SP), frame);
+			ck_assert_int_eq(st->frames[2].trust, SW_TRUST_CONTEXT);
+			ck_assert_uint_eq(st->frames[2].pc, INTERRUPTED_PC);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], RV_SP), INTERRUPTED_SP);
+		} else {
+			for (uint32_t i = 1; i < st->nframes; i++) {
+				ck_assert_uint_ne(st->frames[i].pc, tramp);
+				ck_assert(!st->frames[i].restored_context);
+			}
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* DWARF register 4096 + 0xc22 is the CSR vlenb (psABI), a register of its
  * own that no output prints and every frame keeps. */
 START_TEST(test_riscv_dwarf_csr_vlenb_has_a_register)
@@ -833,6 +891,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_ppc64_frame_without_its_regs_pointer_is_no_signal_frame);
 	tcase_add_test(tc, test_riscv64_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_riscv32_rt_sigreturn_restores_the_interrupted_context);
+	tcase_add_test(tc, test_riscv64_restorer_in_the_stack_region_is_taken_by_its_code);
 	tcase_add_test(tc, test_riscv_dwarf_csr_vlenb_has_a_register);
 	suite_add_tcase(s, tc);
 	return s;
