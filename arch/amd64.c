@@ -97,17 +97,13 @@ static enum sw_unwind_status amd64_caller_by_frame_pointer(const struct sw_step 
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_reg_valid(&callee->regs, AMD64_RBP))
+	struct sw_x86_record rec;
+	if (w->snap->sys.os == SW_OS_WINDOWS || !sw_x86_record_of(w, callee, true, &rec) ||
+	    (rec.own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, true)) ||
+	    rec.fp % 8 != 0)
 		return SW_UNWIND_NO_RULE;
-	enum sw_x86_frame own = sw_x86_frame_of(w, callee, true);
-	if (own == SW_X86_FRAME_NONE ||
-	    (own == SW_X86_FRAME_UNKNOWN && sw_x86_live_record_unproven(w, callee, true)))
-		return SW_UNWIND_NO_RULE;
-	uint64_t rbp = callee->regs.v[AMD64_RBP];
-	uint64_t caller_rip, caller_rbp, unused;
-	if (rbp % 8 != 0 || !sw_walk_read_word(w, rbp, &caller_rbp) ||
-	    !sw_walk_read_word(w, rbp + 8, &caller_rip))
-		return SW_UNWIND_NO_RULE;
+	enum sw_x86_frame own = rec.own;
+	uint64_t rbp = rec.fp, caller_rip = rec.ra, caller_rbp = rec.saved_fp, unused;
 	uint64_t caller_rsp = rbp + 16;
 	if (!amd64_pc_plausible(caller_rip) && caller_rip >= 0x1000)
 		return SW_UNWIND_NO_RULE; /* non-canonical */

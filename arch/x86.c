@@ -109,15 +109,11 @@ static enum sw_unwind_status x86_caller_by_frame_pointer(const struct sw_step *s
 	const struct sw_walk *w = s->walk;
 	const struct sw_frame *callee = s->callee;
 	struct sw_regs *caller = &out->regs;
-	if (!sw_reg_valid(&callee->regs, X86_EBP))
+	struct sw_x86_record rec;
+	if (!sw_x86_record_of(w, callee, false, &rec))
 		return SW_UNWIND_NO_RULE;
-	enum sw_x86_frame own = sw_x86_frame_of(w, callee, false);
-	if (own == SW_X86_FRAME_NONE)
-		return SW_UNWIND_NO_RULE;
-	uint64_t ebp = callee->regs.v[X86_EBP];
-	uint64_t caller_eip, caller_ebp;
-	if (!sw_walk_read_word(w, ebp + 4, &caller_eip) || !sw_walk_read_word(w, ebp, &caller_ebp))
-		return SW_UNWIND_NO_RULE;
+	enum sw_x86_frame own = rec.own;
+	uint64_t ebp = rec.fp, caller_eip = rec.ra, caller_ebp = rec.saved_fp;
 	if (caller_eip < 0x1000)
 		return SW_UNWIND_END;
 	/* A record at a plausible frame pointer (aligned, above esp) whose

@@ -348,6 +348,18 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 	return !known ? SW_X86_FRAME_UNKNOWN : set_up ? SW_X86_FRAME_SET_UP : SW_X86_FRAME_NONE;
 }
 
+bool sw_x86_record_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64,
+                      struct sw_x86_record *r)
+{
+	unsigned fp = w->arch->fp, size = is64 ? 8 : 4;
+	if (!sw_reg_valid(&callee->regs, fp))
+		return false;
+	r->own = sw_x86_frame_of(w, callee, is64);
+	r->fp = callee->regs.v[fp];
+	return r->own != SW_X86_FRAME_NONE && sw_walk_read_word(w, r->fp, &r->saved_fp) &&
+	       sw_walk_read_word(w, r->fp + size, &r->ra);
+}
+
 /* A live context's rbp (the crash's, or one a signal frame restored) in
  * a function whose code cannot tell (the snapshot lacks it, or no symbol
  * or CFI says where the function starts), on Linux: the SysV psABIs make

@@ -42,12 +42,25 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 /* For a frame whose code cannot tell (sw_x86_frame_of: UNKNOWN):
  * is its rbp (ebp), live from the crash's or a signal's context, not
  * shown by the stack to be its own record? See x86_call.c. */
+bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
+                                 bool is64);
+
+/* The frame record the callee's rbp (ebp) points at, as both frame-
+ * pointer steps read it: the saved frame pointer at [fp], the return
+ * address at [fp + word]. False when the callee has no frame pointer,
+ * when its code shows it keeps no record (sw_x86_frame_of: NONE), or when
+ * the two words are not on the stack. *own: what the code says. */
+struct sw_x86_record {
+	uint64_t fp, saved_fp, ra;
+	enum sw_x86_frame own;
+};
+bool sw_x86_record_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64,
+                      struct sw_x86_record *r);
+
 /* Signal frames known by what the kernel wrote at sp (arch/x86.c,
  * arch/amd64.c): i386's where the sigcontext lies from sp, or 0. */
 uint64_t sw_x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp);
 bool sw_amd64_sigframe_written_at(const struct sw_walk *w, uint64_t rsp);
-bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
-                                 bool is64);
 
 /* Does the code of the function at fn hold a jump into module `to`, a tail
  * call through a PLT entry (e9 to a stub) or a GOT slot (ff 25), or a tail
