@@ -662,6 +662,48 @@ static bool sp_is_exact(const struct sw_step *s)
 	return sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP];
 }
 
+/* A scan found the callee's return address in `slot`. Where the callee's
+ * code shows x30 stored at CFA + k (k < 0) by pc, the slot is that store's
+ * and the CFA, the caller's sp, is slot - k: not slot + 8, which lies
+ * inside the callee's frame (AArch64 keeps x30 at a frame's bottom; zoo
+ * aarch64 1034 stripped: main's x30 at sp + 16 of its 32 bytes, and
+ * __libc_start_call_main's CFI, CFA = sp + 272, read from 8 bytes too
+ * low, gave nothing, and the next scan took a stale word in main's
+ * frame). The sp the code then had, CFA + its offset, must be at or above
+ * the callee's (exactly it where that is exact); the registers the code
+ * saved are read from their slots, the others it left alone passed on,
+ * as the prologue rule does from that sp. */
+bool sw_arm64_scanned_caller(const struct sw_step *s, uint64_t slot, uint64_t ra,
+                             struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	if (!sw_reg_valid(&callee->regs, A64_SP) || (callee->pc & 3) != 0)
+		return false;
+	struct sw_code c;
+	sw_code_init(&c, w);
+	struct sw_prologue p;
+	if (!analyze(s, &c, &p) || p.failed || !p.cur.sp_known ||
+	    !(p.cur.saved & 1u << A64_LR) || p.cur.width[A64_LR] != 8 ||
+	    p.cur.slot[A64_LR] >= 0 || p.cur.slot[A64_LR] < p.cur.sp_off)
+		return false;
+	uint64_t cfa = slot - (uint64_t)p.cur.slot[A64_LR];
+	uint64_t sp = cfa + (uint64_t)p.cur.sp_off, bound = callee->regs.v[A64_SP];
+	if (cfa <= slot || sp < bound || (sp_is_exact(s) && sp != bound))
+		return false;
+	struct sw_frame probe = *callee;
+	probe.regs.v[A64_SP] = sp;
+	struct sw_step t = *s;
+	t.callee = &probe;
+	p.cur.cfa_from_fp = false;
+	struct sw_caller got;
+	if (sw_pro_caller(&p, &t, &got) != SW_UNWIND_OK || !sw_reg_valid(&got.regs, w->arch->pc) ||
+	    got.regs.v[w->arch->pc] != ra || got.regs.v[A64_SP] != cfa)
+		return false;
+	*out = got;
+	return true;
+}
+
 enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)
 {
 	if (!sw_reg_valid(&s->callee->regs, A64_SP) || (s->callee->pc & 3) != 0)
