@@ -412,7 +412,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
                          enum sw_pro_returns returns, unsigned *budget)
 {
 	uint64_t a = start, stop = pc, reach = 0, to;
-	bool truncated = false, after_call = false;
+	bool truncated = false, after_call = false, restarted = false;
 	struct sw_pro_candidate k = { .returns = returns };
 	if (pc - start > MAX_FORWARD) {
 		/* A huge function: decode its prologue, take the rest for body
@@ -432,12 +432,31 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		if (after_call && is_filler(i) && a > reach && returns != SW_PRO_RETURNS_END_PATHS)
 			return false;
 		after_call = is_call(i);
-		if (branch_destination(i, a, &to) && to > reach)
+		bool branch = branch_destination(i, a, &to);
+		if (branch && to > reach)
 			reach = to;
 		decode(p, i, &ends);
 		bool ret = is_ret(i);
 		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
+		/* A candidate's function ends at a return, or a B below its
+		 * start (a tail call), past which no branch seen leads (the
+		 * tail jumps ending frame_dummy, then f3: zoo aarch64 183
+		 * stripped, where f3 ends `b .` after the crash and no return
+		 * refuted the candidate): pc is in the next function, which
+		 * begins right after it with nothing of the candidate's frame;
+		 * the decode starts afresh there (as arch/riscv.c does), from
+		 * a start now known, whose own returns end paths (f2's early
+		 * return before the code its b.gt reaches: zoo aarch64 186). A
+		 * jump through a register (a switch's table) may lead on. */
+		bool tail = (i & 0xfc000000u) == 0x14000000u && branch && to < start;
+		if ((returns != SW_PRO_RETURNS_END_PATHS || restarted) && (ret || tail) &&
+		    a + 4 < pc && a + 4 > reach) {
+			sw_pro_init(p, c->w->arch);
+			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_END_PATHS };
+			start = reach = a + 4;
+			restarted = true;
+		}
 	}
 	if (truncated) {
 		sw_pro_call(p, A64_LR);

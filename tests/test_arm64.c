@@ -894,6 +894,55 @@ START_TEST(test_scan_caller_sp_from_the_callees_save_of_x30)
 }
 END_TEST
 
+/* b from `at` to `target` (Arm ARM C6.2.26). */
+static uint32_t b_to(uint64_t at, uint64_t target)
+{
+	return 0x14000000u | (uint32_t)((uint64_t)((int64_t)(target - at) >> 2) & 0x3ffffffu);
+}
+
+/* crtstuff's frame_dummy (cbz x0, 1f; stp x29, x30, [sp, #-16]!; ...;
+ * ldp x29, x30, [sp], #16; b register_tm_clones; 1: b register_tm_clones)
+ * right before a leaf that ends `b .` after the crash: the candidate start
+ * at frame_dummy's stp decodes down to pc, no return refuting it, but its
+ * function ends at the tail jumps, past which no branch it made leads:
+ * the leaf begins there with no frame, and its caller through x30 has
+ * the leaf's sp (zoo aarch64 183 stripped: sp + 16, so the scan from f2
+ * began above f2's saved x30, and main was skipped). */
+START_TEST(test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
+		.nmodules = 1 });
+	uint64_t fd = CODE_BASE + 0x200, tm_clones = CODE_BASE + 0x100, leaf = fd + 0x20;
+	put_insn(&fx, fd - 8, INSN_RET);
+	put_insn(&fx, fd, 0xaa0103e0u);      /* mov x0, x1 */
+	put_insn(&fx, fd + 4, 0xb40000c0u);  /* cbz x0, fd + 0x1c */
+	put_insn(&fx, fd + 8, INSN_STP_FP_LR_PRE);
+	put_insn(&fx, fd + 12, INSN_MOV_FP_SP);
+	put_insn(&fx, fd + 16, bl_to(fd + 16, CODE_BASE + 0x600));
+	put_insn(&fx, fd + 20, INSN_LDP_FP_LR_POST);
+	put_insn(&fx, fd + 24, b_to(fd + 24, tm_clones));
+	put_insn(&fx, fd + 28, b_to(fd + 28, tm_clones));
+	put_insn(&fx, leaf, 0xaa0103e0u);     /* mov x0, x1 */
+	put_insn(&fx, leaf + 4, 0xb9000001u); /* str w1, [x0]: pc */
+	put_insn(&fx, leaf + 8, b_to(leaf + 8, leaf + 8));
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x804);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, leaf + 4, sp, 0x5000, ra1); /* x29: no record */
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -924,6 +973,7 @@ Suite *test_suite(void)
 	tcase_add_test(pro, test_walk_stripped_code_without_cfi_by_prologue);
 	tcase_add_test(pro, test_prologue_start_stands_before_a_noreturn_call_ending_the_function);
 	tcase_add_test(pro, test_scan_caller_sp_from_the_callees_save_of_x30);
+	tcase_add_test(pro, test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes);
 	suite_add_tcase(s, pro);
 	return s;
 }
