@@ -632,6 +632,7 @@ struct arm_pro {
 	uint64_t pending[PRO_PENDING];
 	unsigned npending;
 	bool branch_table;        /* ARM: in a table of B instructions */
+	unsigned branches;        /* direct branches and tables met (pro_target) */
 	uint8_t reach[PRO_REACH / 16 + 1];
 };
 
@@ -747,6 +748,7 @@ static void pro_add_reg(struct arm_pro *d, unsigned rd, unsigned rn, unsigned rm
  * which is a tail call to another function. */
 static void pro_target(struct arm_pro *d, uint64_t to)
 {
+	d->branches++;
 	to &= ~(uint64_t)1;
 	if (d->search && !d->p.in_epilogue && to >= d->start && to - d->start < PRO_REACH)
 		d->reach[(to - d->start) / 16] |= (uint8_t)(1u << ((to - d->start) / 2 % 8));
@@ -1950,6 +1952,119 @@ static enum sw_unwind_status arm_caller_by_prologue(const struct sw_step *s,
 	return st;
 }
 
+/* ---- a leaf's return, read ahead ------------------------------------------ */
+
+/* How many instructions from pc the leaf rule reads. */
+enum { ARM_LEAF_REACH = 32 };
+
+/* Does the instruction at a leave the straight path, or trap: any branch
+ * (direct, through a register, a write of pc: a return too), a call, SVC,
+ * BKPT, UDF? Decoded as if it ran (its condition aside) on a copy. *len:
+ * its size; *ret: it is `bx lr` (ARM `bx<c> lr`; Thumb `bx lr`, which may
+ * sit in an IT block). */
+static bool arm_leaf_leaves_path(const struct arm_pro *d, uint64_t a, unsigned *len, bool *ret)
+{
+	struct arm_pro t = *d;
+	uint32_t i, hw2 = 0;
+	bool ends = false;
+	*ret = false;
+	t.cond = false;
+	t.run_cc = -1;
+	if (!d->thumb) {
+		*len = 4;
+		if (!pro_read(&t, a, 4, &i) || i >> 28 == 15)
+			return true; /* unconditional space: BLX <imm>, ... */
+		if ((i & 0x0fffffffu) == 0x012fff1eu) {
+			*ret = true;
+			return true;
+		}
+		if ((i & 0x0f000000u) == 0x0f000000u || (i & 0x0ff000f0u) == 0x01200070u)
+			return true; /* SVC, BKPT */
+		arm_decode(&t, (i & 0x0fffffffu) | 0xe0000000u, a, &ends);
+	} else {
+		if (!pro_read(&t, a, 2, &i))
+			return true;
+		bool wide = (i & 0xe000u) == 0xe000u && (i & 0x1800u) != 0;
+		*len = wide ? 4 : 2;
+		if (wide && !pro_read(&t, a + 2, 2, &hw2))
+			return true;
+		if (i == 0x4770u) {
+			*ret = true;
+			return true;
+		}
+		if ((i & 0xff00u) == 0xdf00u || (i & 0xff00u) == 0xbe00u ||
+		    (wide && (i & 0xfff0u) == 0xf7f0u && (hw2 & 0xf000u) == 0xa000u))
+			return true; /* SVC, BKPT, UDF.W */
+		t.itstate = 0;
+		if (wide)
+			thumb_decode32(&t, i, hw2, a, &ends);
+		else
+			thumb_decode16(&t, i, a, &ends);
+	}
+	return ends || t.branches != d->branches || t.p.cur.ra_clobbered != d->p.cur.ra_clobbered ||
+	       t.p.failed;
+}
+
+/* The caller_of_leaf hook: a live frame whose code from pc on runs
+ * straight to `bx lr`, never moving sp (by what it decodes to: pushes,
+ * pops, sp arithmetic) nor writing lr, and calling nothing, returns to lr
+ * with sp as it is: lr is its return address, sp its caller's. No start,
+ * no symbol needed: a leaf reached through a pointer (zoo armhf 1041 and
+ * 1052 stripped: f6 and f4, `blx r3` in their callers, no symbols; the
+ * scan took a return address two or three frames up) is what the code
+ * ahead of pc shows it to be. A conditional `bx lr` on the way must see
+ * the same. Any branch, call, trap or a path that runs out of reach or
+ * readable code: nothing proven. The registers the code writes before
+ * its return are not passed on. */
+static enum sw_unwind_status arm_caller_of_leaf(const struct sw_step *s, struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	if (!sw_reg_valid(&callee->regs, ARM_SP) || !sw_reg_valid(&callee->regs, ARM_LR))
+		return SW_UNWIND_NO_RULE;
+	bool thumb = arm_frame_is_thumb(callee);
+	uint64_t a = callee->pc & 0xfffffffeu;
+	if (!thumb && (a & 3))
+		return SW_UNWIND_NO_RULE;
+	struct sw_code c;
+	struct arm_pro d;
+	sw_code_init(&c, w);
+	pro_init(&d, w, &c, thumb);
+	unsigned budget = ARM_LEAF_REACH;
+	for (unsigned k = 0; k < ARM_LEAF_REACH; k++) {
+		unsigned len;
+		bool ret;
+		if (!arm_leaf_leaves_path(&d, a, &len, &ret)) {
+			uint64_t next = a;
+			if (!pro_run(&d, &next, a + 1, &budget) || next != a + len || d.after_end)
+				return SW_UNWIND_NO_RULE;
+			a = next;
+			continue;
+		}
+		const struct sw_pro_frame *f = &d.p.cur;
+		if (!ret || !f->sp_known || f->sp_off != 0 || f->ra_clobbered ||
+		    (f->written & rbit(ARM_LR)))
+			return SW_UNWIND_NO_RULE;
+		uint32_t i = 0;
+		bool conditional = thumb ? (d.itstate & 15u) != 0
+		                         : !pro_read(&d, a, 4, &i) || i >> 28 != 14;
+		if (!conditional) {
+			if (sw_walk_caller_by_link_register(s, out) != SW_UNWIND_OK)
+				return SW_UNWIND_NO_RULE;
+			for (unsigned r = 0; r < ARM_NCORE; r++)
+				if ((f->written | f->saved) & rbit(r))
+					sw_reg_clear(&out->regs, r);
+			return SW_UNWIND_OK;
+		}
+		/* Not taken, it changes nothing: the path goes on. */
+		uint64_t next = a;
+		if (!pro_run(&d, &next, a + 1, &budget) || next != a + len)
+			return SW_UNWIND_NO_RULE;
+		a = next;
+	}
+	return SW_UNWIND_NO_RULE;
+}
+
 /* ---- frame-pointer chains ---------------------------------------------- */
 
 /* The register that holds the frame's frame pointer, or -1:
@@ -2372,6 +2487,7 @@ const struct sw_arch sw_arch_arm = {
 	.pc_is_plausible = arm_pc_plausible,
 	.caller_of_signal_frame = arm_caller_of_signal_frame,
 	.caller_of_exception = sw_cortex_m_caller_of_exception,
+	.caller_of_leaf = arm_caller_of_leaf,
 	.caller_by_frame_pointer = arm_caller_by_frame_pointer,
 	.caller_by_prologue = arm_caller_by_prologue,
 	.caller_by_scan = arm_caller_by_scan,

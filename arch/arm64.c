@@ -446,6 +446,16 @@ static bool arm64_slot_fits_call(const struct sw_walk *w, const struct sw_frame 
 	return a64_may_lead_to(w, target, pc, ARM64_TAIL_HOPS, &budget);
 }
 
+/* A scan's caller: where the callee's code shows where it keeps x30, the
+ * slot found gives the caller's sp and saved registers
+ * (sw_arm64_scanned_caller); else the walker's slot + 8, a lower bound. */
+static void arm64_after_scan(const struct sw_step *s, uint64_t slot, struct sw_caller *out)
+{
+	struct sw_caller c;
+	if (sw_arm64_scanned_caller(s, slot, out->regs.v[ARM64_PC], &c))
+		*out = c;
+}
+
 /* ---- whose frame record x29 points at ---- */
 
 /* AAPCS64 §6.4.6 lets code keep no frame record: GCC and Clang without
@@ -736,6 +746,7 @@ const struct sw_arch sw_arch_arm64 = {
 	.caller_by_frame_pointer = arm64_caller_by_frame_pointer,
 	.caller_by_prologue = sw_arm64_caller_by_prologue,
 	.call_precedes = arm64_call_precedes,
+	.after_scan = arm64_after_scan,
 	.call_target = arm64_call_target,
 	.slot_fits_call = arm64_slot_fits_call,
 	.falls_through = arm64_falls_through,

@@ -412,7 +412,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
                          enum sw_pro_returns returns, unsigned *budget)
 {
 	uint64_t a = start, stop = pc, reach = 0, to;
-	bool truncated = false, after_call = false;
+	bool truncated = false, after_call = false, restarted = false;
 	struct sw_pro_candidate k = { .returns = returns };
 	p->decoded_from = start;
 	if (pc - start > MAX_FORWARD) {
@@ -433,12 +433,31 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 		if (after_call && is_filler(i) && a > reach && returns != SW_PRO_RETURNS_END_PATHS)
 			return false;
 		after_call = is_call(i);
-		if (branch_destination(i, a, &to) && to > reach)
+		bool branch = branch_destination(i, a, &to);
+		if (branch && to > reach)
 			reach = to;
 		decode(p, i, &ends);
 		bool ret = is_ret(i);
 		if (!sw_pro_candidate_step(p, &k, ret, ends))
 			return false;
+		/* A candidate's function ends at a return, or a B below its
+		 * start (a tail call), past which no branch seen leads (the
+		 * tail jumps ending frame_dummy, then f3: zoo aarch64 183
+		 * stripped, where f3 ends `b .` after the crash and no return
+		 * refuted the candidate): pc is in the next function, which
+		 * begins right after it with nothing of the candidate's frame;
+		 * the decode starts afresh there (as arch/riscv.c does), from
+		 * a start now known, whose own returns end paths (f2's early
+		 * return before the code its b.gt reaches: zoo aarch64 186). A
+		 * jump through a register (a switch's table) may lead on. */
+		bool tail = (i & 0xfc000000u) == 0x14000000u && branch && to < start;
+		if ((returns != SW_PRO_RETURNS_END_PATHS || restarted) && (ret || tail) &&
+		    a + 4 < pc && a + 4 > reach) {
+			sw_pro_init(p, c->w->arch);
+			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_END_PATHS };
+			start = reach = a + 4;
+			restarted = true;
+		}
 	}
 	if (truncated) {
 		sw_pro_call(p, A64_LR);
@@ -661,6 +680,48 @@ static bool sp_is_exact(const struct sw_step *s)
 	struct sw_step t = { .walk = s->walk, .callee = below, .callee_callee = NULL };
 	uint64_t cfa;
 	return sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP];
+}
+
+/* A scan found the callee's return address in `slot`. Where the callee's
+ * code shows x30 stored at CFA + k (k < 0) by pc, the slot is that store's
+ * and the CFA, the caller's sp, is slot - k: not slot + 8, which lies
+ * inside the callee's frame (AArch64 keeps x30 at a frame's bottom; zoo
+ * aarch64 1034 stripped: main's x30 at sp + 16 of its 32 bytes, and
+ * __libc_start_call_main's CFI, CFA = sp + 272, read from 8 bytes too
+ * low, gave nothing, and the next scan took a stale word in main's
+ * frame). The sp the code then had, CFA + its offset, must be at or above
+ * the callee's (exactly it where that is exact); the registers the code
+ * saved are read from their slots, the others it left alone passed on,
+ * as the prologue rule does from that sp. */
+bool sw_arm64_scanned_caller(const struct sw_step *s, uint64_t slot, uint64_t ra,
+                             struct sw_caller *out)
+{
+	const struct sw_walk *w = s->walk;
+	const struct sw_frame *callee = s->callee;
+	if (!sw_reg_valid(&callee->regs, A64_SP) || (callee->pc & 3) != 0)
+		return false;
+	struct sw_code c;
+	sw_code_init(&c, w);
+	struct sw_prologue p;
+	if (!analyze(s, &c, &p) || p.failed || !p.cur.sp_known ||
+	    !(p.cur.saved & 1u << A64_LR) || p.cur.width[A64_LR] != 8 ||
+	    p.cur.slot[A64_LR] >= 0 || p.cur.slot[A64_LR] < p.cur.sp_off)
+		return false;
+	uint64_t cfa = slot - (uint64_t)p.cur.slot[A64_LR];
+	uint64_t sp = cfa + (uint64_t)p.cur.sp_off, bound = callee->regs.v[A64_SP];
+	if (cfa <= slot || sp < bound || (sp_is_exact(s) && sp != bound))
+		return false;
+	struct sw_frame probe = *callee;
+	probe.regs.v[A64_SP] = sp;
+	struct sw_step t = *s;
+	t.callee = &probe;
+	p.cur.cfa_from_fp = false;
+	struct sw_caller got;
+	if (sw_pro_caller(&p, &t, &got) != SW_UNWIND_OK || !sw_reg_valid(&got.regs, w->arch->pc) ||
+	    got.regs.v[w->arch->pc] != ra || got.regs.v[A64_SP] != cfa)
+		return false;
+	*out = got;
+	return true;
 }
 
 enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struct sw_caller *out)

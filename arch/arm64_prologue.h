@@ -18,4 +18,12 @@ enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struc
  * moved sp, has sp below it). False when the code does not tell. */
 bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa);
 
+/* The caller of a frame whose return address ra a scan found in `slot`,
+ * where the frame's code shows x30 saved at a known place in its frame:
+ * the CFA (the caller's sp) is then known from the slot, and the
+ * registers the code saved from their slots. False when the code does
+ * not tell, or disagrees with the frame's sp. */
+bool sw_arm64_scanned_caller(const struct sw_step *s, uint64_t slot, uint64_t ra,
+                             struct sw_caller *out);
+
 #endif

@@ -1060,6 +1060,90 @@ START_TEST(test_prologue_conditional_return_keeps_the_frame)
 }
 END_TEST
 
+/* A live ARM leaf without symbols whose code from pc runs straight to
+ * `bx lr`, never moving sp nor writing lr, returns to lr with sp as it is
+ * (zoo armhf 1052 stripped: f4, reached by `blx r3` after f3's literal
+ * pool, no start to be found; the scan took __libc_start_call_main's
+ * return, three frames up). The leaf at 0x56c, pc at 0x574: */
+static const uint32_t straight_leaf[] = {
+	0xe8bd8070u, /* 0x558 pop {r4, r5, r6, pc}: the function before */
+	0x00058afcu, /* 0x55c its literal pool */
+	0x000001c8u,
+	0x00000098u,
+	0x000000e0u,
+	0xe1a00001u, /* 0x56c mov r0, r1 */
+	0xe08f3003u, /* 0x570 add r3, pc, r3 */
+	0xe5c31000u, /* 0x574 strb r1, [r3]: pc */
+	0xe5923000u, /* 0x578 ldr r3, [r2] */
+	0xe2433001u, /* 0x57c sub r3, r3, #1 */
+	0xe5823000u, /* 0x580 str r3, [r2] */
+	0xe12fff1eu, /* 0x584 bx lr */
+};
+
+static void put_straight_leaf(struct fixture *fx, uint64_t sp, uint64_t *lr)
+{
+	for (size_t i = 0; i < sizeof straight_leaf / sizeof straight_leaf[0]; i++)
+		syn_put_code(fx, CODE_BASE + 0x558 + 4 * i, straight_leaf[i], 4);
+	syn_put_code(fx, CODE_BASE + 0x1544, ARM_BLX_R3, 4); /* lr's call */
+	syn_put_code(fx, CODE_BASE + 0x1900, ARM_BLX_R3, 4); /* an older frame's */
+	put_u32(fx, sp, 0x1234);
+	put_u32(fx, sp + 4, (uint32_t)(CODE_BASE + 0x1904));
+	*lr = CODE_BASE + 0x1548;
+	set_context(fx, CODE_BASE + 0x574, sp, *lr, false);
+}
+
+START_TEST(test_leaf_returning_straight_through_lr)
+{
+	struct fixture fx;
+	uint64_t sp = STACK_BASE + 0x100, lr;
+	fixture_init(&fx, SW_OS_LINUX);
+	put_straight_leaf(&fx, sp, &lr);
+	const struct sw_stack *st = walk(&fx, NULL);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_int_eq(st->frames[1].trust, SW_TRUST_LEAF);
+	ck_assert_uint_eq(st->frames[1].pc, lr);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	fixture_free(&fx);
+
+	/* A conditional return on the way sees the same frame: still a leaf. */
+	fixture_init(&fx, SW_OS_LINUX);
+	put_straight_leaf(&fx, sp, &lr);
+	syn_put_code(&fx, CODE_BASE + 0x57c, 0x012fff1eu, 4); /* bxeq lr */
+	struct sw_walk w = hook_walk(&fx);
+	struct sw_frame callee;
+	struct sw_step step = context_step(&w, &callee, &fx, CODE_BASE + 0x574);
+	struct sw_caller out;
+	memset(&out, 0, sizeof out);
+	ck_assert_int_eq(sw_arch_arm.caller_of_leaf(&step, &out), SW_UNWIND_OK);
+	ck_assert_uint_eq(out.regs.v[PC], lr);
+	fixture_free(&fx);
+
+	/* Before the return: a call, a push, a branch, a write of lr, a
+	 * trap; or a return by pop: nothing proven. */
+	static const struct {
+		uint64_t at;
+		uint32_t insn;
+	} breaks[] = {
+		{ 0x578, ARM_BL },
+		{ 0x578, 0xe92d0010u }, /* push {r4} */
+		{ 0x578, 0x1a000000u }, /* bne .+8 */
+		{ 0x578, 0xe1a0e000u }, /* mov lr, r0 */
+		{ 0x578, 0xef000000u }, /* svc 0 */
+		{ 0x584, 0xe8bd8010u }, /* pop {r4, pc} */
+	};
+	for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+		fixture_init(&fx, SW_OS_LINUX);
+		put_straight_leaf(&fx, sp, &lr);
+		syn_put_code(&fx, CODE_BASE + breaks[i].at, breaks[i].insn, 4);
+		w = hook_walk(&fx);
+		step = context_step(&w, &callee, &fx, CODE_BASE + 0x574);
+		memset(&out, 0, sizeof out);
+		ck_assert_int_eq(sw_arch_arm.caller_of_leaf(&step, &out), SW_UNWIND_NO_RULE);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* In ARM code whose prologue sets up no frame pointer (push {r4, lr}),
  * r11 is an ordinary register: a record it points at (an ancestor's,
  * which would skip frames) is not followed; the prologue gives the
@@ -1880,6 +1964,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_prologue_live_leaf_that_pushed_registers_returns_through_lr);
 	tcase_add_test(tc, test_prologue_conditional_return_keeps_the_frame);
 	tcase_add_test(tc, test_r11_record_refused_where_the_code_sets_up_none);
+	tcase_add_test(tc, test_leaf_returning_straight_through_lr);
 	tcase_add_test(tc, test_cfi_register_names_resolve);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cortex-m");

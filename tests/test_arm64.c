@@ -847,6 +847,102 @@ START_TEST(test_prologue_start_stands_before_a_noreturn_call_ending_the_function
 }
 END_TEST
 
+/* A scan found a frame's return address in the slot its code stores x30
+ * in (main: stp x19, x20, [sp, #-32]!; str x30, [sp, #16]): the CFA, the
+ * caller's sp, is that slot + 16, not the slot + 8 a pushed return
+ * address would give, and x19 comes from its slot. Frame 1 (main, found
+ * through the leaf's live x30) has only a bound for its sp: the leaf
+ * after two jumps has no start to prove its CFA (zoo aarch64 1034
+ * stripped: __libc_start_call_main's CFI, CFA = sp + 272, read from 8
+ * bytes low, and the next scan took a stale word in main's frame). */
+START_TEST(test_scan_caller_sp_from_the_callees_save_of_x30)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
+		.nmodules = 1 });
+	uint64_t fn = CODE_BASE + 0x104, leaf = CODE_BASE + 0x400, ra1 = fn + 0x20;
+	put_insn(&fx, fn - 4, INSN_RET);
+	put_insn(&fx, fn, 0xa9be53f3u);     /* stp x19, x20, [sp, #-32]! */
+	put_insn(&fx, fn + 4, 0xf9000bfeu); /* str x30, [sp, #16] */
+	put_insn(&fx, ra1 - 4, bl_to(ra1 - 4, leaf));
+	put_insn(&fx, ra1, 0xf9400bfeu);     /* ldr x30, [sp, #16] */
+	put_insn(&fx, ra1 + 4, 0xa8c253f3u); /* ldp x19, x20, [sp], #32 */
+	put_insn(&fx, ra1 + 8, INSN_RET);
+	put_insn(&fx, leaf - 12, INSN_LDP_FP_LR_POST); /* frame_dummy's end */
+	put_insn(&fx, leaf - 8, INSN_B);
+	put_insn(&fx, leaf - 4, INSN_B);
+	put_insn(&fx, leaf + 12, INSN_RET);
+	uint64_t ra2 = call_returning_to(&fx, CODE_BASE + 0x604);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u64(&fx, sp, 0x1919);       /* main's x19, x20, x30 */
+	put_u64(&fx, sp + 8, 0x2020);
+	put_u64(&fx, sp + 16, ra2);
+	set_context(&fx, leaf + 8, sp, 0x5000, ra1); /* x29: no record */
+	const struct sw_stack *st = walk(&fx);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+	ck_assert_uint_eq(st->frames[2].pc, ra2);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], 19), 0x1919);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* b from `at` to `target` (Arm ARM C6.2.26). */
+static uint32_t b_to(uint64_t at, uint64_t target)
+{
+	return 0x14000000u | (uint32_t)((uint64_t)((int64_t)(target - at) >> 2) & 0x3ffffffu);
+}
+
+/* crtstuff's frame_dummy (cbz x0, 1f; stp x29, x30, [sp, #-16]!; ...;
+ * ldp x29, x30, [sp], #16; b register_tm_clones; 1: b register_tm_clones)
+ * right before a leaf that ends `b .` after the crash: the candidate start
+ * at frame_dummy's stp decodes down to pc, no return refuting it, but its
+ * function ends at the tail jumps, past which no branch it made leads:
+ * the leaf begins there with no frame, and its caller through x30 has
+ * the leaf's sp (zoo aarch64 183 stripped: sp + 16, so the scan from f2
+ * began above f2's saved x30, and main was skipped). */
+START_TEST(test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
+		.fill = INSN_NOP, .fill_size = 4,
+		.thread_id = 1,
+		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
+		.nmodules = 1 });
+	uint64_t fd = CODE_BASE + 0x200, tm_clones = CODE_BASE + 0x100, leaf = fd + 0x20;
+	put_insn(&fx, fd - 8, INSN_RET);
+	put_insn(&fx, fd, 0xaa0103e0u);      /* mov x0, x1 */
+	put_insn(&fx, fd + 4, 0xb40000c0u);  /* cbz x0, fd + 0x1c */
+	put_insn(&fx, fd + 8, INSN_STP_FP_LR_PRE);
+	put_insn(&fx, fd + 12, INSN_MOV_FP_SP);
+	put_insn(&fx, fd + 16, bl_to(fd + 16, CODE_BASE + 0x600));
+	put_insn(&fx, fd + 20, INSN_LDP_FP_LR_POST);
+	put_insn(&fx, fd + 24, b_to(fd + 24, tm_clones));
+	put_insn(&fx, fd + 28, b_to(fd + 28, tm_clones));
+	put_insn(&fx, leaf, 0xaa0103e0u);     /* mov x0, x1 */
+	put_insn(&fx, leaf + 4, 0xb9000001u); /* str w1, [x0]: pc */
+	put_insn(&fx, leaf + 8, b_to(leaf + 8, leaf + 8));
+	uint64_t ra1 = call_returning_to(&fx, CODE_BASE + 0x804);
+	uint64_t sp = STACK_BASE + 0x100;
+	set_context(&fx, leaf + 4, sp, 0x5000, ra1); /* x29: no record */
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_ge(st->nframes, 2);
+	ck_assert_uint_eq(st->frames[1].pc, ra1);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -876,6 +972,8 @@ Suite *test_suite(void)
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
 	tcase_add_test(pro, test_walk_stripped_code_without_cfi_by_prologue);
 	tcase_add_test(pro, test_prologue_start_stands_before_a_noreturn_call_ending_the_function);
+	tcase_add_test(pro, test_scan_caller_sp_from_the_callees_save_of_x30);
+	tcase_add_test(pro, test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes);
 	suite_add_tcase(s, pro);
 	return s;
 }
