@@ -35,15 +35,21 @@ enum {
 	INSN_MOV_FP_SP = 0x910003fdu,      /* mov x29, sp */
 };
 
-static void fixture_init(struct fixture *fx)
+/* One module of NOPs (/bin/app) and a stack, on `os`. */
+static void fixture_init_os(struct fixture *fx, enum sw_os os)
 {
 	syn_fixture_init(fx, &(struct syn_config){
-		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_MACOS, .word_size = 8,
+		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = os, .word_size = 8,
 		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
 		.fill = INSN_NOP, .fill_size = 4,
 		.thread_id = 1,
 		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
 		.nmodules = 1 });
+}
+
+static void fixture_init(struct fixture *fx)
+{
+	fixture_init_os(fx, SW_OS_MACOS);
 }
 
 static void put_insn(struct fixture *fx, uint64_t addr, uint32_t insn)
@@ -814,13 +820,7 @@ static uint32_t bl_to(uint64_t at, uint64_t target)
 START_TEST(test_prologue_start_stands_before_a_noreturn_call_ending_the_function)
 {
 	struct fixture fx;
-	syn_fixture_init(&fx, &(struct syn_config){
-		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
-		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
-		.fill = INSN_NOP, .fill_size = 4,
-		.thread_id = 1,
-		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
-		.nmodules = 1 });
+	fixture_init_os(&fx, SW_OS_LINUX);
 	uint64_t fn = CODE_BASE + 0x104, leaf = CODE_BASE + 0x400, ra1 = fn + 0x20;
 	uint64_t ra2 = CODE_BASE + 0x604;
 	put_insn(&fx, fn - 4, INSN_RET);
@@ -858,13 +858,7 @@ END_TEST
 START_TEST(test_scan_caller_sp_from_the_callees_save_of_x30)
 {
 	struct fixture fx;
-	syn_fixture_init(&fx, &(struct syn_config){
-		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
-		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
-		.fill = INSN_NOP, .fill_size = 4,
-		.thread_id = 1,
-		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
-		.nmodules = 1 });
+	fixture_init_os(&fx, SW_OS_LINUX);
 	uint64_t fn = CODE_BASE + 0x104, leaf = CODE_BASE + 0x400, ra1 = fn + 0x20;
 	put_insn(&fx, fn - 4, INSN_RET);
 	put_insn(&fx, fn, 0xa9be53f3u);     /* stp x19, x20, [sp, #-32]! */
@@ -911,13 +905,7 @@ static uint32_t b_to(uint64_t at, uint64_t target)
 START_TEST(test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes)
 {
 	struct fixture fx;
-	syn_fixture_init(&fx, &(struct syn_config){
-		.name = "synthetic-arm64", .cpu = SW_CPU_ARM64, .os = SW_OS_LINUX, .word_size = 8,
-		.code = { CODE_BASE, CODE_SIZE }, .stack = { STACK_BASE, STACK_SIZE },
-		.fill = INSN_NOP, .fill_size = 4,
-		.thread_id = 1,
-		.modules = { { .base = CODE_BASE, .size = CODE_SIZE, .code_file = "/bin/app" } },
-		.nmodules = 1 });
+	fixture_init_os(&fx, SW_OS_LINUX);
 	uint64_t fd = CODE_BASE + 0x200, tm_clones = CODE_BASE + 0x100, leaf = fd + 0x20;
 	put_insn(&fx, fd - 8, INSN_RET);
 	put_insn(&fx, fd, 0xaa0103e0u);      /* mov x0, x1 */
