@@ -411,7 +411,7 @@ static bool branch_destination(uint32_t i, uint64_t at, uint64_t *to)
 static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t start, uint64_t pc,
                          enum sw_pro_returns returns, unsigned *budget)
 {
-	uint64_t a = start, stop = pc, reach = 0, to;
+	uint64_t a = start, stop = pc, reach = 0, to = 0;
 	bool truncated = false, after_call = false, restarted = false;
 	struct sw_pro_candidate k = { .returns = returns };
 	p->decoded_from = start;
@@ -456,6 +456,7 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 			sw_pro_init(p, c->w->arch);
 			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_END_PATHS };
 			start = reach = a + 4;
+			p->decoded_from = start;
 			restarted = true;
 		}
 	}
