@@ -496,12 +496,14 @@ static bool a64_pops_record(uint32_t insn)
 }
 
 /* The first instruction a function runs when it makes a frame: sub sp,
- * sp, #imm; or a pre-indexed store to sp (stp x29, x30, [sp, #-N]!, str
- * x30, [sp, #-N]!), 64-bit (C6.2.273, C6.2.277, C6.2.308). */
+ * sp, #imm; sub sp, sp, xM (extended register, UXTX: a frame past 4 KiB
+ * whose size a mov put in x12 first: zoo aarch64 1110); or a pre-indexed
+ * store to sp (stp x29, x30, [sp, #-N]!, str x30, [sp, #-N]!), 64-bit
+ * (C6.2.273, C6.2.277, C6.2.308, C6.2.356). */
 static bool a64_allocates_frame(uint32_t insn)
 {
-	return (insn & 0xff8003ffu) == 0xd10003ffu || (insn & 0xffc003e0u) == 0xa98003e0u ||
-	       (insn & 0xffe00fe0u) == 0xf8000fe0u;
+	return (insn & 0xff8003ffu) == 0xd10003ffu || (insn & 0xffe0e3ffu) == 0xcb2063ffu ||
+	       (insn & 0xffc003e0u) == 0xa98003e0u || (insn & 0xffe00fe0u) == 0xf8000fe0u;
 }
 
 /* Padding and landing pads before a function's first instruction: NOP,

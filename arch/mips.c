@@ -647,6 +647,17 @@ static uint64_t find_start_from(struct sw_code *c, uint64_t pc, int64_t *release
 		}
 		if (end)
 			return end;
+		/* A call to an address past its own delay slot, up to pc,
+		 * enters another function there: a function never calls into
+		 * its own body past the call. The function before ended with a
+		 * call that does not return (zoo mips64el 1100: f2 ends `jal
+		 * f3` and its delay slot, f3 follows at once). */
+		uint64_t entered;
+		if (!own_return &&
+		    ((is_delay_slot_call(i) && mips_direct_call(c, a + 8, &entered) && entered >= a + 8) ||
+		     (op_of(i) == OP_BALC && mips_direct_call(c, a + 4, &entered) && entered >= a + 4)) &&
+		    entered <= pc)
+			return entered;
 		if (is_cpload(c, a, i))
 			return a;
 		if (alloc && is_transfer(i, &slot))

@@ -12,6 +12,7 @@
  * by decoding bl/bctrl/blrl. */
 #include "registry.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/walker.h"
@@ -334,45 +335,172 @@ static bool ppc_may_write_r1(uint32_t i)
 	}
 }
 
-/* Did the function entered at `entry` make its own frame before pc and
- * keep it to pc? Its code from entry runs straight (no branch) to the
- * allocation `stdu r1, -N(r1)` (`stwu` on ppc32), so every run that
- * reached pc past it made the frame; nothing from there to pc may write
- * r1; and the word at sp is the back chain the allocation stored, sp + N.
- * *caller_sp is that word. False when the code does not show all of it. */
-static bool ppc_own_frame_at(const struct sw_walk *w, uint64_t entry, uint64_t pc, uint64_t sp,
-                             uint64_t *caller_sp)
+/* What the function entered at `entry` did to r1 by pc, on every path
+ * from its entry to pc (ppc_frame_at_pc). */
+enum ppc_frame_kind {
+	PPC_FRAME_UNKNOWN, /* the paths disagree, or the code does not show */
+	PPC_FRAME_NONE,    /* r1 untouched: it is the caller's sp */
+	PPC_FRAME_FIXED,   /* one allocation `stdu r1, -N(r1)`: [r1] = r1 + N */
+	PPC_FRAME_DYNAMIC, /* that, then more with update (alloca's `stdux`) */
+};
+
+/* The phases of a path through the code (ppc_frame_at_pc). */
+enum { PPC_PATH_NONE, PPC_PATH_FIXED, PPC_PATH_DYNAMIC, PPC_PATH_LOST };
+
+/* How much code ppc_frame_at_pc follows, in instructions, from the entry. */
+enum { PPC_FRAME_WINDOW = (PPC_MAX_ENTERED + 1024) / 4 };
+
+struct ppc_paths {
+	const struct sw_walk *w;
+	uint64_t entry, mask;
+	uint32_t insn[PPC_FRAME_WINDOW];
+	uint8_t seen[PPC_FRAME_WINDOW];   /* phases pushed (bits 0-3); bit 7: insn read */
+	uint16_t todo[PPC_FRAME_WINDOW * 4];
+	unsigned ntodo;
+	uint8_t at_pc;                    /* the phases that may reach pc */
+};
+
+static void ppc_paths_push(struct ppc_paths *p, uint64_t addr, unsigned phase)
+{
+	uint64_t i = (addr - p->entry) / 4;
+	if (!(p->seen[i] & (1u << phase))) {
+		p->seen[i] |= (uint8_t)(1u << phase);
+		p->todo[p->ntodo++] = (uint16_t)(i << 2 | phase);
+	}
+}
+
+/* Every path from `entry` (the start the symbols give, or the target of
+ * the call that entered pc's function), followed through both ways of each
+ * conditional branch (Power ISA v3.1 Book I §2.4: I-form b, B-form bc with
+ * BO "branch always" when (BO & 0x14) == 0x14, XL-form bclr/bcctr/bctar;
+ * a branch that links returns to the next instruction), is tracked in one
+ * of four phases: no frame yet; one allocation with update of r1 (`stdu
+ * r1, -N(r1)`, `stwu` on ppc32: the ABI's frame, whose back chain [r1] is
+ * the caller's sp); more allocations with update after it (alloca's `stdux
+ * rS, r1, rB`, which store the back chain again: zoo ppc64le 1073, where
+ * the leaf f5's alloca came just before the crash); or r1 written any
+ * other way (an epilogue's `addi r1, r1, N`: lost). The answer is the phase
+ * every path reaching pc is in, when they agree on one other than lost.
+ * An indirect jump (bctr) may lead anywhere: from a path holding a frame
+ * (a switch), to pc too in that phase; from a lost one it is a tail call.
+ * A return, a trap or a tail jump out of the code (with no frame held)
+ * ends a path, and so does the end of the code followed (a function
+ * that does not return runs on into the next one); a path leaving with
+ * a frame held (a cold part, which may jump back) makes the answer
+ * unknown. Epilogues that r1 passes through before pc in the address
+ * order (zoo ppc64le 1077: f8's early return above the crash's block)
+ * matter only where a path goes on from them to pc. */
+static enum ppc_frame_kind ppc_frame_at_pc(struct ppc_paths *p, const struct sw_walk *w,
+                                           uint64_t entry, uint64_t pc, uint64_t *fixed)
 {
 	const bool wide = w->arch->word_size == 8;
-	uint64_t size = 0;
-	if (entry > pc || pc - entry > PPC_MAX_ENTERED || (entry & 3) || (pc & 3))
-		return false;
-	for (uint64_t a = entry; a < pc; a += 4) {
-		uint32_t i;
-		if (!ppc_read_insn(w, a, &i))
-			return false;
-		unsigned op = i >> 26;
-		bool alloc = ((i & 0xffff0003u) == 0xf8210001u && wide) ||  /* stdu r1, d(r1) */
-		             ((i & 0xffff0000u) == 0x94210000u && !wide);   /* stwu r1, d(r1) */
-		if (size == 0 && alloc) {
-			int64_t d = (int16_t)(i & (wide ? 0xfffcu : 0xffffu));
-			if (d >= 0)
-				return false;
-			size = (uint64_t)-d;
-			continue;
+	if (entry > pc || pc - entry >= PPC_MAX_ENTERED || (entry & 3) || (pc & 3))
+		return PPC_FRAME_UNKNOWN;
+	p->w = w;
+	p->entry = entry;
+	p->mask = wide ? UINT64_MAX : 0xffffffffu;
+	p->ntodo = 0;
+	p->at_pc = 0;
+	memset(p->seen, 0, sizeof p->seen);
+	*fixed = 0;
+	ppc_paths_push(p, entry, PPC_PATH_NONE);
+	while (p->ntodo > 0) {
+		unsigned item = p->todo[--p->ntodo], idx = item >> 2, phase = item & 3;
+		uint64_t a = entry + 4u * idx;
+		if (a == pc)
+			p->at_pc |= (uint8_t)(1u << phase);
+		if (!(p->seen[idx] & 0x80)) {
+			if (!ppc_read_insn(w, a, &p->insn[idx])) {
+				if (a < pc)
+					return PPC_FRAME_UNKNOWN;
+				continue; /* the code captured ends past pc */
+			}
+			p->seen[idx] |= 0x80;
 		}
-		if (size == 0 && (op == 16 || op == 18 || (op == 19 && (((i >> 1) & 0x3ff) == 16 ||
-		                                                         ((i >> 1) & 0x3ff) == 528 ||
-		                                                         ((i >> 1) & 0x3ff) == 560))))
-			return false; /* a branch before the allocation: another path may skip it */
-		if (ppc_may_write_r1(i))
-			return false;
+		uint32_t i = p->insn[idx];
+		unsigned op = i >> 26, xo = (i >> 1) & 0x3ff, bo = (i >> 21) & 31;
+		bool update_r1 = ((i & 0xffff0003u) == 0xf8210001u && wide) ||  /* stdu r1, d(r1) */
+		                 ((i & 0xffff0000u) == 0x94210000u && !wide) ||  /* stwu r1, d(r1) */
+		                 (op == 31 && ((i >> 16) & 31) == 1 &&
+		                  ((xo == 181 && wide) || (xo == 183 && !wide))); /* stdux, stwux */
+		if (update_r1 && phase == PPC_PATH_NONE && op != 31) {
+			int64_t d = (int16_t)(i & (wide ? 0xfffcu : 0xffffu));
+			if (d >= 0 || (*fixed != 0 && *fixed != (uint64_t)-d))
+				return PPC_FRAME_UNKNOWN;
+			*fixed = (uint64_t)-d;
+			phase = PPC_PATH_FIXED;
+		} else if (update_r1 && (phase == PPC_PATH_FIXED || phase == PPC_PATH_DYNAMIC)) {
+			phase = PPC_PATH_DYNAMIC;
+		} else if (ppc_may_write_r1(i)) {
+			phase = PPC_PATH_LOST;
+		}
+		bool link = i & 1, always = (bo & 0x14) == 0x14, next = true;
+		uint64_t to = 0;
+		bool direct = false;
+		if (op == 18 || op == 16) {
+			if (i & 2)
+				return PPC_FRAME_UNKNOWN; /* absolute: not in this code */
+			to = (a + (uint64_t)(op == 18 ? sext_li(i)
+			                              : (int64_t)(int16_t)(i & 0xfffcu))) & p->mask;
+			direct = !link;
+			next = link || (op == 16 && !always);
+		} else if (op == 19 && xo == 16 && !link) {         /* bclr: a return */
+			next = !always;
+		} else if (op == 19 && (xo == 528 || xo == 560) && !link) { /* bcctr, bctar */
+			if (phase != PPC_PATH_LOST)
+				p->at_pc |= (uint8_t)(1u << phase);
+			next = !always;
+		} else if (i == 0x7fe00008u) {                     /* trap */
+			next = false;
+		}
+		if (direct) {
+			if (to >= entry && to < entry + 4u * PPC_FRAME_WINDOW)
+				ppc_paths_push(p, to, phase);
+			else if (phase == PPC_PATH_FIXED || phase == PPC_PATH_DYNAMIC)
+				return PPC_FRAME_UNKNOWN; /* leaves with its frame: may come back */
+		}
+		if (next && idx + 1 < PPC_FRAME_WINDOW)
+			ppc_paths_push(p, a + 4, phase);
 	}
-	uint64_t bc;
-	if (size == 0 || sp > UINT64_MAX - size || !sw_walk_read_word(w, sp, &bc) || bc != sp + size)
+	switch (p->at_pc) {
+	case 1u << PPC_PATH_NONE: return PPC_FRAME_NONE;
+	case 1u << PPC_PATH_FIXED: return PPC_FRAME_FIXED;
+	case 1u << PPC_PATH_DYNAMIC:
+	case 1u << PPC_PATH_FIXED | 1u << PPC_PATH_DYNAMIC: return PPC_FRAME_DYNAMIC;
+	default: return PPC_FRAME_UNKNOWN;
+	}
+}
+
+/* The caller's sp of a live frame that returns to lr, when the code of
+ * the function entered at `entry` shows it: r1 itself for a function that
+ * made no frame by pc; the back chain for one that made its own, checked
+ * against the allocation (sp + N for a fixed frame; above the fixed part
+ * after an alloca). False when the code does not tell. */
+static bool ppc_caller_sp_by_code(const struct sw_walk *w, uint64_t entry, uint64_t pc,
+                                  uint64_t sp, uint64_t *caller_sp)
+{
+	struct ppc_paths *p = malloc(sizeof *p);
+	if (p == NULL)
 		return false;
-	*caller_sp = bc;
-	return true;
+	uint64_t fixed, bc;
+	enum ppc_frame_kind kind = ppc_frame_at_pc(p, w, entry, pc, &fixed);
+	free(p);
+	switch (kind) {
+	case PPC_FRAME_NONE:
+		*caller_sp = sp;
+		return true;
+	case PPC_FRAME_FIXED:
+	case PPC_FRAME_DYNAMIC:
+		if (sp > UINT64_MAX - fixed || !sw_walk_read_word(w, sp, &bc) ||
+		    (kind == PPC_FRAME_FIXED ? bc != sp + fixed : bc < sp + fixed) ||
+		    bc % w->arch->word_size != 0)
+			return false;
+		*caller_sp = bc;
+		return true;
+	case PPC_FRAME_UNKNOWN:
+		break;
+	}
+	return false;
 }
 
 /* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is
@@ -408,23 +536,31 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 		bool own_slot = chain && bc != 0 && ra == lr;
 		if (!own_slot && ppc_lr_may_return(s, lr, slot_is_return) &&
 		    sw_walk_caller_by_link_register(s, out) == SW_UNWIND_OK) {
-			/* A restorer in the slot is a handler's return: the
-			 * slot of a frame above a leaf that made none. Where no
-			 * symbols tell, the code may: the call before lr entered
-			 * pc's function, whose code from there made a frame of
-			 * its own (zoo ppc64le 1065 stripped: the leaf f8's
-			 * `stdu r1, -64(r1)`; r1 kept as the caller's sp read
-			 * f7's slot, where side5 had saved its return, and f7
-			 * came twice). */
+			/* Which sp goes with lr: where the function pc is in
+			 * is known (its symbol, or the call before lr entered
+			 * it), its code says whether it made a frame by pc
+			 * (ppc_caller_sp_by_code). Zoo ppc64le 1065 stripped:
+			 * the leaf f8's `stdu r1, -64(r1)`; r1 kept as the
+			 * caller's sp read f7's slot, where side5 had saved its
+			 * return, and f7 came twice. Zoo ppc64le 1099: the
+			 * frameless leaf f6 under a recursion of f5, whose
+			 * slot holds a return into f5 as f6's own would.
+			 * Otherwise the slot decides: a restorer there is a
+			 * handler's return (the slot of a frame above a leaf
+			 * that made none); a return into another function than
+			 * lr's is the caller's own return, so r1 is its sp. */
 			uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(w, r->v[PPC_CTR]) : 0;
-			uint64_t entry, own_bc;
-			if (chain && bc != 0 &&
-			    ((!ppc_is_signal_trampoline(w, ra) &&
-			      (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
-			                                                ppc_call_site(lr)) ==
-			                              SW_FUNCTION_SAME)) ||
-			     (ppc_call_entered_pc_function(w, lr, ppc_strip(w, callee->pc), ctr, &entry) &&
-			      ppc_own_frame_at(w, entry, ppc_strip(w, callee->pc), sp, &own_bc))))
+			uint64_t pc = ppc_strip(w, callee->pc), entry, caller_sp;
+			if ((sw_walk_function_start(w, pc, &entry) ||
+			     ppc_call_entered_pc_function(w, lr, pc, ctr, &entry)) &&
+			    ppc_caller_sp_by_code(w, entry, pc, sp, &caller_sp)) {
+				sw_reg_set(&out->regs, PPC_SP, caller_sp);
+				return SW_UNWIND_OK;
+			}
+			if (chain && bc != 0 && !ppc_is_signal_trampoline(w, ra) &&
+			    (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
+			                                              ppc_call_site(lr)) ==
+			                            SW_FUNCTION_SAME))
 				sw_reg_set(&out->regs, PPC_SP, bc);
 			return SW_UNWIND_OK;
 		}

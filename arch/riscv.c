@@ -732,6 +732,21 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 			start = reach = a;
 			p->decoded_from = start;
 		}
+		/* A call (jal ra) to an address from its own return up to pc
+		 * enters another function there: a function never calls into
+		 * its own body past the call. The candidate's function ended
+		 * with a call that does not return (zoo riscv64 1100: f2 ends
+		 * `jal f3`, f3 follows at once), and pc's begins at the
+		 * target. */
+		if (returns != SW_PRO_RETURNS_END_PATHS && len == 4 && (i & 0xfff) == 0x0ef &&
+		    a - len + (uint64_t)j_offset(i) >= a && a - len + (uint64_t)j_offset(i) <= pc &&
+		    a - len + (uint64_t)j_offset(i) < stop) {
+			a = a - len + (uint64_t)j_offset(i);
+			sw_pro_init(p, c->w->arch);
+			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_REFUTE };
+			start = reach = a;
+			p->decoded_from = start;
+		}
 	}
 	if (truncated) {
 		sw_pro_call(p, RV_RA);

@@ -970,7 +970,9 @@ static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const ui
 	 * 1041), pc's function begins right after that end, when its
 	 * code runs on to pc making no call: a function without an
 	 * opening instruction is a leaf (the psABIs align the stack
-	 * for a call, which takes a push or a sub first). A direct call
+	 * for a call, which takes a push or a sub first); one that opens
+	 * (zoo x86_64 1077, musl -Os: f6's `push %rbx` right after
+	 * frame_dummy's jmp) may have called. A direct call
 	 * on the way to pc that names an address between a and pc shows
 	 * another function's entry there: a's function ended before it,
 	 * its last instruction maybe a call that does not return (zoo
@@ -986,9 +988,12 @@ static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const ui
 		*start = a;
 		return true;
 	}
+	uint8_t first[4];
 	if (e == END_FOUND &&
 	    decode_to_end(c, at, pc, is64, false, &next, &called, &enters) == END_BEYOND &&
-	    next == pc && !called) {
+	    next == pc && !enters &&
+	    (!called || (sw_walk_read(w, at, first, sizeof first) &&
+	                 opens_function(first, sizeof first, is64)))) {
 		*start = at;
 		return true;
 	}

@@ -138,10 +138,19 @@ static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct 
 	 * whose function may hold the call (arch hook call_reaches; else code
 	 * running straight from the start to the call). The callee's own pc
 	 * again is judged below. */
-	if (arch->falls_through && addr != callee->pc && arch->falls_through(w, addr, callee->pc))
-		return !(arch->call_target && arch->call_target(w, addr, &target) && target <= call &&
+	if (arch->falls_through && addr != callee->pc && arch->falls_through(w, addr, callee->pc)) {
+		bool direct = arch->call_target && arch->call_target(w, addr, &target);
+		/* A call to code between its own return and pc entered that
+		 * code: a noreturn call to the function laid out right after
+		 * the caller (zoo aarch64 206 and 1100, mips64el and riscv64
+		 * 1100: f2 ends `bl f3`, f3 follows). A function never calls
+		 * into its own body past the call. */
+		if (direct && target >= addr && target <= callee->pc)
+			return false;
+		return !(direct && target <= call &&
 		         (arch->call_reaches ? arch->call_reaches(w, target, call)
 		                             : arch->falls_through(w, target, call)));
+	}
 	/* No symbols: the callee's own return address again, above a frame
 	 * whose place on the stack was found, not computed (a scanned slot; a
 	 * frame record, which i386 main's realigned stack keeps apart from

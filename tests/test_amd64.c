@@ -430,7 +430,7 @@ END_TEST
  * instruction (zoo x86_64 1041, static musl: f6 begins `mov %esi,%eax`):
  * the leaf starts where the function before it ends. A function there
  * that calls would have moved the stack pointer first (the psABI's
- * alignment): no start then. */
+ * alignment): no start then, unless its first instruction opens it. */
 START_TEST(test_x86_start_without_symbols_follows_a_tail_jump)
 {
 	/* endbr64; jmp 0x400010 | mov %esi,%eax; mov %eax,%ecx (pc) */
@@ -453,6 +453,22 @@ START_TEST(test_x86_start_without_symbols_follows_a_tail_jump)
 			ck_assert(!found || start != CODE_BASE + 0x119);
 		}
 		fixture_free(&fx);
+	}
+	/* A function that opens (push %rbx) may have called on the way to
+	 * pc (zoo x86_64 1077, musl -Os: f6 right after frame_dummy's
+	 * jmp; with no start, a record two frames up skipped f5 and f4):
+	 * endbr64; jmp | push %rbx; call *%rax | mov %eax,%edx. */
+	{
+		struct fixture fo;
+		fixture_init(&fo, SW_OS_LINUX);
+		memcpy(syn_code_at(&fo, CODE_BASE + 0x110, 14),
+		       "\xf3\x0f\x1e\xfa\xe9\xf7\xfe\xff\xff\x53\xff\xd0\x89\xc2", 14);
+		fixture_finish(&fo);
+		struct sw_walk wo = { .snap = &fo.snap, .arch = &sw_arch_amd64 };
+		uint64_t so = 0;
+		ck_assert(sw_x86_start_without_symbols(&wo, CODE_BASE + 0x11c, true, &so));
+		ck_assert_uint_eq(so, CODE_BASE + 0x119);
+		fixture_free(&fo);
 	}
 	/* A noreturn function ending in `jmp .` (zoo x86_64 1045, musl
 	 * static: f8's endless loop, then f7's sub $0x10, %rsp). */

@@ -184,17 +184,24 @@ END_TEST
  * a return before the bl: no recursion. The record gives the caller (zoo
  * aarch64 fp 25, stripped: a duplicate frame before). A return between
  * the two, with x30's bl going to the function that holds the pc: x30 is
- * the caller. */
+ * the caller. So is it where the bl goes to the code right after it, on
+ * the way to pc: a noreturn call to the function laid out next (zoo
+ * aarch64 206 and 1100 stripped: f2 ends `bl f3`, f3 follows after a
+ * nop, and the record skipped f2); a function never calls into its own
+ * body past the call. */
 START_TEST(test_link_register_into_straight_code_before_the_pc_is_left_over)
 {
-	for (unsigned returns_between = 0; returns_between < 2; returns_between++) {
+	enum { LEFT_OVER, RETURNS_BETWEEN, CALLS_NEXT_FUNCTION };
+	for (unsigned v = LEFT_OVER; v <= CALLS_NEXT_FUNCTION; v++) {
 		struct fixture fx;
 		fixture_init(&fx);
 		uint64_t lr = CODE_BASE + 0xd0;
 		put_insn(&fx, CODE_BASE + 0x90, INSN_RET); /* a function ends */
-		if (returns_between) {
+		if (v == RETURNS_BETWEEN) {
 			put_insn(&fx, lr - 4, 0x94000004u); /* bl .+0x10: to 0xdc */
 			put_insn(&fx, lr + 8, INSN_RET);    /* the bl's function ends */
+		} else if (v == CALLS_NEXT_FUNCTION) {
+			put_insn(&fx, lr - 4, 0x94000002u); /* bl .+8: to 0xd4, past a nop */
 		} else {
 			put_insn(&fx, lr - 4, 0x97fffff0u); /* bl .-0x40: to 0x8c, before the ret */
 		}
@@ -205,7 +212,7 @@ START_TEST(test_link_register_into_straight_code_before_the_pc_is_left_over)
 		set_context(&fx, CODE_BASE + 0x100, sp, fp, lr);
 		const struct sw_stack *st = walk(&fx);
 		ck_assert_uint_ge(st->nframes, 2);
-		ck_assert_uint_eq(st->frames[1].pc, returns_between ? lr : ra);
+		ck_assert_uint_eq(st->frames[1].pc, v == LEFT_OVER ? ra : lr);
 		fixture_free(&fx);
 	}
 }
@@ -221,8 +228,11 @@ END_TEST
 /* fn (sub sp, sp, #0x430; str x30, [sp]; a recursive bl) after a tail
  * jump that follows a popped record (tail_jump), or at the start of the
  * readable code: a frame in fn, stopped after the prologue with x29 a far
- * caller's record, must not take that record. */
-static void no_record_after(uint64_t fn, bool tail_jump)
+ * caller's record, must not take that record. A frame past 4 KiB opens
+ * `mov x12, #N; sub sp, sp, x12` (big; zoo aarch64 1110 stripped:
+ * f4 after frame_dummy's `b register_tm_clones`, whose x29 was f3's
+ * record: f3 was skipped). */
+static void no_record_after(uint64_t fn, bool tail_jump, bool big)
 {
 	struct fixture fx;
 	fixture_init(&fx);
@@ -231,18 +241,36 @@ static void no_record_after(uint64_t fn, bool tail_jump)
 		put_insn(&fx, fn - 0xc, INSN_RET);
 		put_insn(&fx, fn - 0x8, INSN_B);
 	}
-	put_insn(&fx, fn, 0xd110c3ffu);
-	put_insn(&fx, fn + 4, 0xf90003feu);
+	if (big) {
+		put_insn(&fx, fn, 0xd280460cu);         /* mov x12, #0x230 */
+		put_insn(&fx, fn + 4, 0xcb2c63ffu);     /* sub sp, sp, x12 */
+		put_insn(&fx, fn + 8, 0xf9000bfeu);     /* str x30, [sp, #16] */
+	} else {
+		put_insn(&fx, fn, 0xd110c3ffu);
+		put_insn(&fx, fn + 4, 0xf90003feu);
+	}
 	put_insn(&fx, fn + 0x38, 0x97fffff2u);
-	uint64_t ra_far = call_returning_to(&fx, CODE_BASE + 0x800);
+	/* The far caller called through a pointer (blr x2): its call
+	 * names no target to check against fn. */
+	uint64_t ra_far = CODE_BASE + 0x800;
+	put_insn(&fx, ra_far - 4, 0xd63f0040u);
 	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0xf00;
 	put_u64(&fx, fp, 0);
 	put_u64(&fx, fp + 8, ra_far);
 	set_context(&fx, fn + 0x20, sp, fp, fn + 0x3c);
+	/* The recursion's frame (frame 1, through x30) has its caller in
+	 * the slot fn's prologue saved x30 to, above its own allocation. */
+	uint64_t ra_up = call_returning_to(&fx, CODE_BASE + 0x900);
+	if (big)
+		put_u64(&fx, sp + 0x230 + 16, ra_up);
 	struct sw_walk_options opt = { .no_scan = true };
 	const struct sw_stack *st = walk_with(&fx, &opt);
 	for (size_t i = 1; i < st->nframes; i++)
 		ck_assert_uint_ne(st->frames[i].pc, ra_far);
+	if (big) {
+		ck_assert_uint_ge(st->nframes, 3);
+		ck_assert_uint_eq(st->frames[2].pc, ra_up);
+	}
 	fixture_free(&fx);
 }
 
@@ -281,12 +309,13 @@ START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
 	/* The previous function ends in a tail jump (b, as crtstuff's
 	 * frame_dummy does) after an epilogue that popped a record: fn,
 	 * which makes no record, follows it, so x29 is a caller's. */
-	no_record_after(CODE_BASE + 0x108, true);
+	no_record_after(CODE_BASE + 0x108, true, false);
+	no_record_after(CODE_BASE + 0x108, true, true);
 	/* fn right after code that cannot be read (the start of the code
 	 * area here; the zeros between a static program's .plt and .text
 	 * read as unknown): fn is the frame's function (zoo aarch64 nofp 24,
 	 * stripped: the record skipped five frames). */
-	no_record_after(CODE_BASE, false);
+	no_record_after(CODE_BASE, false, false);
 }
 END_TEST
 

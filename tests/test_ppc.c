@@ -608,6 +608,73 @@ START_TEST(test_context_lr_of_leaf_whose_code_made_a_frame)
 }
 END_TEST
 
+/* Which sp goes with a live lr, where the symbols give the function's
+ * entry: its code, every path from the entry to pc, says whether it made a
+ * frame. The chain: r1 -> s1 (lr's caller, "caller") -> s2 -> s3, where
+ * s2's slot returns into "caller" again (a recursion), s3's into main,
+ * and s1's slot holds a stale return into main.
+ *  - a leaf that made no frame (zoo ppc64le 1099: f6 under three f5
+ *    frames): r1 is the caller's sp. The slot above a frame of its own
+ *    would have held a return into the caller's function too, and that
+ *    was taken for proof of one: the recursion was skipped;
+ *  - the allocation, then an early return (`addi r1, r1, 64; blr`) that
+ *    the path to pc branches past (zoo ppc64le 1077: f8): its own frame;
+ *  - the allocation, then an alloca's `stdux r6, r1, r9` (zoo ppc64le
+ *    1073: f5), whose back chain lies above the fixed frame: its own;
+ *  - a branch that skips the allocation: the paths disagree, nothing
+ *    proven, r1 stays the caller's sp (the stale slot then decides). */
+START_TEST(test_context_lr_sp_from_every_path_to_pc)
+{
+	enum { FRAMELESS, EARLY_RETURN, ALLOCA, SKIPPED };
+	for (int v = FRAMELESS; v <= SKIPPED; v++) {
+		struct fixture fx;
+		struct fake_symbols fs;
+		fake_init(&fs);
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t entry = CODE_BASE, pc = entry + 0x40, ra1 = CODE_BASE + 0x600;
+		uint64_t ra_rec = CODE_BASE + 0x640, ra2 = CODE_BASE + 0x900, stale = CODE_BASE + 0x980;
+		uint64_t s1 = STACK_BASE + 0x200, s2 = s1 + 0x100, s3 = s2 + 0x100;
+		uint64_t s0 = v == FRAMELESS ? s1 : v == ALLOCA ? s1 - 0x90 : s1 - 64;
+		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, entry));
+		put_insn(&fx, ra_rec - 4, bl_from_to(ra_rec - 4, CODE_BASE + 0x400));
+		put_insn(&fx, ra2 - 4, bl_from_to(ra2 - 4, CODE_BASE + 0x400));
+		put_insn(&fx, stale - 4, bl_from_to(stale - 4, CODE_BASE + 0xa00));
+		if (v != FRAMELESS)
+			put_insn(&fx, entry + 4, 0xf821ffc1u);      /* stdu r1, -64(r1) */
+		if (v == EARLY_RETURN) {
+			put_insn(&fx, entry + 0x10, 0x41820020u);   /* beq .+0x20 */
+			put_insn(&fx, entry + 0x20, 0x38210040u);   /* addi r1, r1, 64 */
+			put_insn(&fx, entry + 0x24, PPC_BLR);
+		}
+		if (v == ALLOCA)
+			put_insn(&fx, entry + 0x30, 0x7cc1496au);   /* stdux r6, r1, r9 */
+		if (v == SKIPPED)
+			put_insn(&fx, entry, 0x41820010u);          /* beq .+0x10 */
+		if (s0 != s1)
+			put_word(&fx, s0, s1);
+		put_word(&fx, s1, s2);
+		put_word(&fx, s1 + 16, stale);
+		put_word(&fx, s2, s3);
+		put_word(&fx, s2 + 16, ra_rec);
+		put_word(&fx, s3, 0);
+		put_word(&fx, s3 + 16, ra2);
+		set_context(&fx, pc, s0, ra1);
+		const struct sw_stack *st = walk(&fx, &fs.source);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, ra1);
+		if (v == SKIPPED) {
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s0);
+		} else {
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
+			ck_assert_uint_eq(st->nframes, 4);
+			ck_assert_uint_eq(st->frames[2].pc, ra_rec);
+			ck_assert_uint_eq(st->frames[3].pc, ra2);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A broken back chain (pointing below r1) falls to the scan. It starts
  * above the frame's own header, whose LR slot holds a leftover of the
  * frame's calls, and puts the caller's sp at the slot minus the LR save
@@ -735,6 +802,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_whose_call_tail_branches_into_pc_function_is_taken);
 	tcase_add_test(tc, test_context_lr_of_leaf_whose_code_made_a_frame);
 	tcase_add_test(tc, test_context_lr_after_bctrl_into_pc_function_is_taken);
+	tcase_add_test(tc, test_context_lr_sp_from_every_path_to_pc);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
 	tcase_add_test(tc, test_back_chain_checks);
