@@ -458,6 +458,25 @@ static bool decode_range(struct sw_code *c, struct sw_prologue *p, uint64_t star
 			start = reach = a + 4;
 			p->decoded_from = start;
 			restarted = true;
+			continue;
+		}
+		/* A BL to an address from its own return up to pc enters
+		 * another function there: a function never calls into its own
+		 * body past the call. The candidate's function ended with a
+		 * call that does not return (zoo aarch64 206 stripped: f2 ends
+		 * `bl f3`, f3 right after it; f2's 48-byte frame was taken for
+		 * f3's, and its sp came out 48 high). */
+		uint64_t entered = a + (uint64_t)sext((uint64_t)(i & 0x3ffffffu) << 2, 28);
+		if ((returns != SW_PRO_RETURNS_END_PATHS || restarted) &&
+		    (i & 0xfc000000u) == 0x94000000u && entered >= a + 4 && entered <= pc &&
+		    entered < stop && entered % 4 == 0) {
+			sw_pro_init(p, c->w->arch);
+			k = (struct sw_pro_candidate){ .returns = SW_PRO_RETURNS_END_PATHS };
+			start = reach = entered;
+			p->decoded_from = start;
+			restarted = true;
+			after_call = false;
+			a = entered - 4;
 		}
 	}
 	if (truncated) {

@@ -883,7 +883,9 @@ END_TEST
  * through the leaf's live x30) has only a bound for its sp: the leaf
  * after two jumps has no start to prove its CFA (zoo aarch64 1034
  * stripped: __libc_start_call_main's CFI, CFA = sp + 272, read from 8
- * bytes low, and the next scan took a stale word in main's frame). */
+ * bytes low, and the next scan took a stale word in main's frame). main
+ * calls through a register: a bl naming the leaf would prove the leaf's
+ * start (test_prologue_candidate_ends_at_a_call_into_the_next_function). */
 START_TEST(test_scan_caller_sp_from_the_callees_save_of_x30)
 {
 	struct fixture fx;
@@ -892,7 +894,7 @@ START_TEST(test_scan_caller_sp_from_the_callees_save_of_x30)
 	put_insn(&fx, fn - 4, INSN_RET);
 	put_insn(&fx, fn, 0xa9be53f3u);     /* stp x19, x20, [sp, #-32]! */
 	put_insn(&fx, fn + 4, 0xf9000bfeu); /* str x30, [sp, #16] */
-	put_insn(&fx, ra1 - 4, bl_to(ra1 - 4, leaf));
+	put_insn(&fx, ra1 - 4, 0xd63f0020u); /* blr x1: no call names the leaf's start */
 	put_insn(&fx, ra1, 0xf9400bfeu);     /* ldr x30, [sp, #16] */
 	put_insn(&fx, ra1 + 4, 0xa8c253f3u); /* ldp x19, x20, [sp], #32 */
 	put_insn(&fx, ra1 + 8, INSN_RET);
@@ -960,6 +962,39 @@ START_TEST(test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes)
 }
 END_TEST
 
+/* f2 makes a record and ends `bl f3` (f3 does not return), the leaf f3
+ * right after it with no padding: x30 is f3's own entry. Decoded from
+ * f2's stp, the code runs on to pc, and f3's CFA came out 16 high with
+ * f2's allocation (zoo aarch64 206 stripped, 48 bytes: the scan from
+ * there skipped an f2). A BL to an address from its own return up to pc
+ * enters another function: the decode starts afresh at it, and the leaf's
+ * caller through x30 has the leaf's sp. */
+START_TEST(test_prologue_candidate_ends_at_a_call_into_the_next_function)
+{
+	struct fixture fx;
+	fixture_init_os(&fx, SW_OS_LINUX);
+	uint64_t f2 = CODE_BASE + 0x200, f3 = f2 + 0x14;
+	put_insn(&fx, f2 - 8, INSN_RET);
+	put_insn(&fx, f2, INSN_STP_FP_LR_PRE);
+	put_insn(&fx, f2 + 4, INSN_MOV_FP_SP);
+	put_insn(&fx, f2 + 16, bl_to(f2 + 16, f3));
+	put_insn(&fx, f3, 0xaa0103e0u);     /* mov x0, x1 */
+	put_insn(&fx, f3 + 4, 0xb9000001u); /* str w1, [x0]: pc */
+	uint64_t ra_main = call_returning_to(&fx, CODE_BASE + 0x804);
+	uint64_t sp = STACK_BASE + 0x100;
+	put_u64(&fx, sp, 0);
+	put_u64(&fx, sp + 8, ra_main);
+	set_context(&fx, f3 + 4, sp, sp, f3);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = walk_with(&fx, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, f3);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	ck_assert_uint_eq(st->frames[2].pc, ra_main);
+	fixture_free(&fx);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -988,6 +1023,7 @@ Suite *test_suite(void)
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_without_symbols, 0, NFIXTURES);
 	tcase_add_test(pro, test_walk_stripped_code_without_cfi_by_prologue);
+	tcase_add_test(pro, test_prologue_candidate_ends_at_a_call_into_the_next_function);
 	tcase_add_test(pro, test_prologue_start_stands_before_a_noreturn_call_ending_the_function);
 	tcase_add_test(pro, test_scan_caller_sp_from_the_callees_save_of_x30);
 	tcase_add_test(pro, test_prologue_candidate_ends_at_a_tail_jump_no_branch_passes);

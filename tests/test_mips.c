@@ -583,6 +583,45 @@ START_TEST(test_prologue_start_is_not_after_an_early_return)
 }
 END_TEST
 
+/* Zoo mips64el 1100 stripped: f2 ends in a call that does not return to
+ * the leaf f3 laid out right after its delay slot (`jal f3; nop`), where
+ * the crash is. Going back from pc, no end of a function came before f2's
+ * allocation, and f2's frame was taken for pc's: f2 was skipped. A call
+ * to an address past its own delay slot, up to pc, enters another
+ * function there: pc's function starts at the target, a leaf, ra live;
+ * f2's prologue then gives f2's caller. */
+START_TEST(test_prologue_start_is_a_called_entry)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "noreturn-call", .cpu = SW_CPU_MIPS64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x1000 }, .fill = 0,
+		.fill_size = 4, /* nop */
+		.thread_id = 1, .nmodules = 1,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "prog" } },
+	});
+	syn_put_code(&fx, 0x106f8, 0x03e00008u, 4);  /* jr ra; nop: the end before f2 */
+	syn_put_code(&fx, 0x10700, 0x67bdffe0u, 4);  /* f2: daddiu sp, sp, -32 */
+	syn_put_code(&fx, 0x10704, 0xffbf0018u, 4);  /* sd ra, 24(sp) */
+	syn_put_code(&fx, 0x10720, 0x0c0041cau, 4);  /* jal 0x10728 (f3); nop */
+	syn_put_code(&fx, 0x10878, 0x0c0041c0u, 4);  /* main: jal 0x10700 (f2); nop */
+	sw_snapshot_finish(&fx.snap);
+	const uint64_t sp = 0x7ff00100;
+	put_u64(&fx, sp + 24, 0x10880);
+	sw_reg_set(&fx.thread.ctx, PC, 0x10738);
+	sw_reg_set(&fx.thread.ctx, SP, sp);
+	sw_reg_set(&fx.thread.ctx, RA, 0x10728);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_mips64, NULL, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, 0x10728);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	ck_assert_uint_eq(st->frames[2].pc, 0x10880);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* ---- a frame at the first instruction of the function a call entered ---- */
 
 /* The app (module 0, 0x10000, its code in the snapshot: nops) calls into
@@ -744,6 +783,7 @@ Suite *test_suite(void)
 	tcase_add_loop_test(walk, test_walk_prologue_leaf_then_frames_then_null_return, 0, 2);
 	tcase_add_test(walk, test_prologue_live_ra_only_for_context_frames);
 	tcase_add_test(walk, test_prologue_start_is_not_after_an_early_return);
+	tcase_add_test(walk, test_prologue_start_is_a_called_entry);
 	tcase_add_test(walk, test_prologue_slot_return_into_code_no_symbol_covers);
 	tcase_add_test(walk, test_walk_cfi_with_dump_syms_register_names);
 	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);

@@ -751,6 +751,45 @@ START_TEST(test_prologue_without_symbols_decodes_past_its_own_epilogue)
 }
 END_TEST
 
+/* Zoo riscv64 1100 stripped: f2 ends in a call that does not return to
+ * the leaf f3 laid out right after it (`jal f3`, f3 at the call's own
+ * return address), where the crash is. Decoded from f2's allocation, the
+ * code runs on to pc with ra saved, and f2's frame was taken for pc's:
+ * f2 was skipped. A call to an address from its own return up to pc
+ * enters another function there (a function never calls into its own
+ * body past the call): pc's function begins at the target, a leaf, ra
+ * live; f2's prologue then gives f2's caller. */
+START_TEST(test_prologue_without_symbols_starts_at_a_called_entry)
+{
+	struct fixture fx;
+	syn_fixture_init(&fx, &(struct syn_config){
+		.name = "noreturn-call", .cpu = SW_CPU_RISCV64, .os = SW_OS_LINUX, .word_size = 8,
+		.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x100 },
+		.fill = 0x00000013, .fill_size = 4, .thread_id = 1, .nmodules = 1,
+		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "app" } },
+	});
+	syn_put_code(&fx, 0x100fc, 0x00008067u, 4);                /* ret */
+	syn_put_code(&fx, 0x10100, 0xfe010113u, 4);                /* f2: addi sp, sp, -32 */
+	syn_put_code(&fx, 0x10104, 0x00113c23u, 4);                /* sd ra, 24(sp) */
+	syn_put_code(&fx, 0x1011c, jal_ra(0x1011c, 0x10120), 4);   /* jal f3 */
+	syn_put_code(&fx, 0x107fc, jal_ra(0x107fc, 0x10100), 4);   /* main: call f2 */
+	uint64_t sp = 0x7ff00040;
+	put_u64(&fx, sp + 24, 0x10800);
+	sw_reg_set(&fx.thread.ctx, PC, 0x10130);
+	sw_reg_set(&fx.thread.ctx, SP, sp);
+	sw_reg_set(&fx.thread.ctx, RA, 0x10120);
+	sw_reg_set(&fx.thread.ctx, S0, 0x2);
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_riscv64, NULL, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, 0x10120);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+	ck_assert_uint_eq(st->frames[2].pc, 0x10800);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Zoo riscv64 1034 stripped: main calls f2, which tail-jumps down to the
  * leaf f3 (`j f3`), where the crash is. Before f3 lies frame_dummy, whose
  * allocation decoded on past its tail jump made a wrong start for f3: a
@@ -1126,6 +1165,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_call_target_follows_plt_entries);
 	tcase_add_test(walk, test_prologue_without_symbols_decodes_past_its_own_epilogue);
 	tcase_add_test(walk, test_live_ra_whose_call_tail_jumps_into_pc_function_is_taken);
+	tcase_add_test(walk, test_prologue_without_symbols_starts_at_a_called_entry);
 	tcase_add_loop_test(walk, test_freertos_trap_frame_restores_the_interrupted_task, 0, 2);
 	tcase_add_test(walk, test_freertos_trap_frame_without_mepc_takes_the_saved_word);
 	tcase_add_test(walk, test_freertos_v10_4_trap_frame_is_told_by_its_code);
