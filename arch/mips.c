@@ -651,10 +651,13 @@ static uint64_t find_start_from(struct sw_code *c, uint64_t pc, int64_t *release
 		 * enters another function there: a function never calls into
 		 * its own body past the call. The function before ended with a
 		 * call that does not return (zoo mips64el 1100: f2 ends `jal
-		 * f3` and its delay slot, f3 follows at once). */
+		 * f3` and its delay slot, f3 follows at once). `bal` to the
+		 * instruction after its delay slot reads the pc (hand-written
+		 * PIC code), no call. */
 		uint64_t entered;
 		if (!own_return &&
-		    ((is_delay_slot_call(i) && mips_direct_call(c, a + 8, &entered) && entered >= a + 8) ||
+		    ((is_delay_slot_call(i) && mips_direct_call(c, a + 8, &entered) &&
+		      (entered > a + 8 || (entered == a + 8 && op_of(i) != OP_REGIMM))) ||
 		     (op_of(i) == OP_BALC && mips_direct_call(c, a + 4, &entered) && entered >= a + 4)) &&
 		    entered <= pc)
 			return entered;

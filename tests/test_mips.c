@@ -589,36 +589,46 @@ END_TEST
  * allocation, and f2's frame was taken for pc's: f2 was skipped. A call
  * to an address past its own delay slot, up to pc, enters another
  * function there: pc's function starts at the target, a leaf, ra live;
- * f2's prologue then gives f2's caller. */
+ * f2's prologue then gives f2's caller. `bal` to the instruction after
+ * its delay slot reads the pc (hand-written PIC code): no entry, and the
+ * frame is f2's. */
 START_TEST(test_prologue_start_is_a_called_entry)
 {
-	struct fixture fx;
-	syn_fixture_init(&fx, &(struct syn_config){
-		.name = "noreturn-call", .cpu = SW_CPU_MIPS64, .os = SW_OS_LINUX, .word_size = 8,
-		.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x1000 }, .fill = 0,
-		.fill_size = 4, /* nop */
-		.thread_id = 1, .nmodules = 1,
-		.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "prog" } },
-	});
-	syn_put_code(&fx, 0x106f8, 0x03e00008u, 4);  /* jr ra; nop: the end before f2 */
-	syn_put_code(&fx, 0x10700, 0x67bdffe0u, 4);  /* f2: daddiu sp, sp, -32 */
-	syn_put_code(&fx, 0x10704, 0xffbf0018u, 4);  /* sd ra, 24(sp) */
-	syn_put_code(&fx, 0x10720, 0x0c0041cau, 4);  /* jal 0x10728 (f3); nop */
-	syn_put_code(&fx, 0x10878, 0x0c0041c0u, 4);  /* main: jal 0x10700 (f2); nop */
-	sw_snapshot_finish(&fx.snap);
-	const uint64_t sp = 0x7ff00100;
-	put_u64(&fx, sp + 24, 0x10880);
-	sw_reg_set(&fx.thread.ctx, PC, 0x10738);
-	sw_reg_set(&fx.thread.ctx, SP, sp);
-	sw_reg_set(&fx.thread.ctx, RA, 0x10728);
-	struct sw_walk_options opt = { .no_scan = true };
-	const struct sw_stack *st = syn_walk(&fx, &sw_arch_mips64, NULL, &opt);
-	ck_assert_uint_ge(st->nframes, 3);
-	ck_assert_uint_eq(st->frames[1].pc, 0x10728);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
-	ck_assert_uint_eq(st->frames[2].pc, 0x10880);
-	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
-	fixture_free(&fx);
+	for (int bal = 0; bal < 2; bal++) {
+		struct fixture fx;
+		syn_fixture_init(&fx, &(struct syn_config){
+			.name = "noreturn-call", .cpu = SW_CPU_MIPS64, .os = SW_OS_LINUX, .word_size = 8,
+			.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x1000 }, .fill = 0,
+			.fill_size = 4, /* nop */
+			.thread_id = 1, .nmodules = 1,
+			.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "prog" } },
+		});
+		syn_put_code(&fx, 0x106f8, 0x03e00008u, 4);  /* jr ra; nop: the end before f2 */
+		syn_put_code(&fx, 0x10700, 0x67bdffe0u, 4);  /* f2: daddiu sp, sp, -32 */
+		syn_put_code(&fx, 0x10704, 0xffbf0018u, 4);  /* sd ra, 24(sp) */
+		syn_put_code(&fx, 0x10720, bal ? 0x04110001u   /* bal 0x10728; nop */
+		                               : 0x0c0041cau, 4); /* jal 0x10728 (f3); nop */
+		syn_put_code(&fx, 0x10878, 0x0c0041c0u, 4);  /* main: jal 0x10700 (f2); nop */
+		sw_snapshot_finish(&fx.snap);
+		const uint64_t sp = 0x7ff00100;
+		put_u64(&fx, sp + 24, 0x10880);
+		sw_reg_set(&fx.thread.ctx, PC, 0x10738);
+		sw_reg_set(&fx.thread.ctx, SP, sp);
+		sw_reg_set(&fx.thread.ctx, RA, 0x10728);
+		struct sw_walk_options opt = { .no_scan = true };
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_mips64, NULL, &opt);
+		if (bal) {
+			ck_assert_uint_ge(st->nframes, 2);
+			ck_assert_uint_eq(st->frames[1].pc, 0x10880);
+		} else {
+			ck_assert_uint_ge(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[1].pc, 0x10728);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], SP), sp);
+			ck_assert_uint_eq(st->frames[2].pc, 0x10880);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), sp + 32);
+		}
+		fixture_free(&fx);
+	}
 }
 END_TEST
 
