@@ -2475,6 +2475,8 @@ const struct sw_arch sw_arch_arm = {
 	.sp = ARM_SP,
 	.fp = ARM_R11,
 	.ra = ARM_LR,
+	.isa_state_reg = ARM_CPSR,
+	.isa_state_mask = CPSR_T,
 	/* AAPCS §5.1.1: r4-r11 and sp are callee-saved. */
 	.callee_saved = 0xff0u | (1u << ARM_SP),
 	.print_order = arm_print_order,

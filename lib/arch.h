@@ -47,6 +47,12 @@ struct sw_arch {
 	const char *const *reg_names;
 	uint8_t pc, sp, fp;            /* register numbers */
 	int8_t ra;                     /* link register, -1: return address on stack */
+	/* A second instruction set the pc's code may be in, told by a flag
+	 * of the frame's state register (ARM's Thumb: CPSR.T): the register
+	 * and the flag's mask (0: no second one). The disassembler asks it
+	 * (lib/disasm.h). */
+	uint8_t isa_state_reg;
+	uint32_t isa_state_mask;
 	/* Registers a callee must preserve: in caller frames they keep the
 	 * callee's value unless a rule says otherwise (and CFI says so). */
 	uint64_t callee_saved;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disasm.h"
+
 static int cmp_base(const void *a, const void *b, void *ctx)
 {
 	const struct sw_module *m = ctx;
@@ -179,4 +181,26 @@ size_t sw_out_fmt_dec(char *out, uint64_t v)
 	for (size_t i = 0; i < n; i++)
 		out[i] = tmp[n - 1 - i];
 	return n;
+}
+
+bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                              char *out, size_t n)
+{
+	if (!s->crash.present || !w || w->crashing < 0)
+		return false;
+	const struct sw_stack *st = sw_out_stack(w, (uint32_t)w->crashing);
+	if (!st || !st->arch || st->crash_code_len == 0)
+		return false;
+	/* Frame 0's physical frame: its inline frames come first. */
+	const struct sw_stack_frame *f = NULL;
+	for (uint32_t i = 0; i < st->nframes && !f; i++)
+		if (st->frames[i].trust != SW_TRUST_INLINE)
+			f = &st->frames[i];
+	if (!f || f->trust != SW_TRUST_CONTEXT)
+		return false;
+	const struct sw_arch *a = st->arch;
+	bool second_isa = a->isa_state_mask && sw_stack_frame_reg_valid(f, a->isa_state_reg) &&
+	                  (sw_stack_frame_reg(f, a->isa_state_reg) & a->isa_state_mask);
+	return sw_disassemble(a->cpu, s->sys.big_endian, second_isa, f->pc, st->crash_code,
+	                      st->crash_code_len, out, n);
 }

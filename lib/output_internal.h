@@ -85,6 +85,10 @@ static inline void sw_out_put(struct sw_out_buf *o, const void *s, size_t n)
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
+/* The crashing instruction as text (lib/disasm.h), when the snapshot says
+ * a thread crashed and the code at its pc was at hand; else false. */
+bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                              char *out, size_t n);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

@@ -367,7 +367,11 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		v_u64(j, (uint64_t)w->crashing);
 	else
 		v_null(j);
-	k_null(j, "instruction");
+	char insn[160];
+	if (sw_out_crash_instruction(s, w, insn, sizeof insn))
+		k_str(j, "instruction", insn);
+	else
+		k_null(j, "instruction");
 	k_null(j, "instruction_pointer_update");
 	k_null(j, "memory_accesses");
 	k_null(j, "possible_bit_flips");

@@ -1386,6 +1386,23 @@ static bool store_evidence(struct sw_walk *w, const struct sw_frame_list *l,
 	return true;
 }
 
+/* The crashing instruction's bytes and the code after it (struct
+ * sw_stack.crash_code), from the one source that holds pc. */
+static void read_crash_code(const struct sw_walk *w, uint64_t pc, struct sw_stack *out)
+{
+	uint8_t buf[2 * sizeof out->crash_code];
+	uint64_t base;
+	uint32_t len;
+	if (!sw_walk_read_window(w, pc, 1, buf, sizeof buf, &base, &len) || pc < base ||
+	    pc - base >= len)
+		return;
+	size_t n = len - (size_t)(pc - base);
+	if (n > sizeof out->crash_code)
+		n = sizeof out->crash_code;
+	memcpy(out->crash_code, buf + (pc - base), n);
+	out->crash_code_len = (uint8_t)n;
+}
+
 bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_frame_list *l,
                         struct sw_stack *out)
 {
@@ -1425,6 +1442,8 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 	frame.regs = *ctx;
 	frame.trust = SW_TRUST_CONTEXT;
 	stack_bounds(w, t, sw_reg_get(ctx, arch->sp));
+	if (crashed)
+		read_crash_code(w, frame.pc, out);
 	if (explain) {
 		struct sw_step first = { .walk = w, .callee = &frame, .explain = explain };
 		struct caller_result context = caller_found(SW_METHOD_CONTEXT);

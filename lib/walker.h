@@ -80,6 +80,11 @@ struct sw_stack {
 	bool used_crash_context;   /* frame 0 came from the exception context */
 	bool dump_thread;          /* wrote the dump: not walked (its context and
 	                              stack were in flux), no frames */
+	/* The crashing thread (walked from the crash): the code at frame 0's
+	 * pc, as many bytes as one source holds up to 16 (the snapshot's
+	 * memory, else the module's file); 0 when neither has them. */
+	uint8_t crash_code[16];
+	uint8_t crash_code_len;
 	/* With sw_walk_options.explain (else NULL and 0): one evidence per
 	 * frame, the attempts they name, and the attempts of the step that
 	 * found no caller (why the walk ended where it did). */

@@ -9,6 +9,7 @@ packages=(
   libzstd-dev                              # zstd-compressed ELF debug sections, cores
   liblzma-dev libiberty-dev                # MiniDebugInfo, demangling
   liblz4-dev                               # lz4-compressed snapshots
+  libcapstone-dev                          # the crashing instruction's disassembly
   libc6-arm64-cross libc6-armhf-cross      # the C libraries testdata/cores ran with
   libc6-mips-cross libc6-mipsel-cross libc6-mips64el-cross libc6-ppc64el-cross
   libdeflate-dev                           # fast .sym.gz inflate

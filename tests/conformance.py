@@ -301,12 +301,13 @@ def first_part(text):
 
 def header(text):
     """The lines before the first thread: OS, CPU, crash reason/address.
-    Our "Signature:" line is not Breakpad's (docs/output.md): left out."""
+    Our "Signature:" and "Crash instruction:" lines are not Breakpad's
+    (docs/output.md): left out."""
     out = []
     for line in text.splitlines():
         if line.startswith("Thread "):
             break
-        if not line.startswith("Signature: "):
+        if not line.startswith(("Signature: ", "Crash instruction: ")):
             out.append(line.rstrip())
     return out
 

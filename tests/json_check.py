@@ -10,6 +10,7 @@ values and prints each difference. Exit status: 0 valid and equal, 1
 differences or schema errors, 2 usage / unreadable input.
 Python 3 standard library only."""
 import json
+import re
 import sys
 
 NULL = type(None)
@@ -226,6 +227,14 @@ def compare(ours, exp):
     for k in ("type", "address", "crashing_thread", "assertion"):
         d("crash_info." + k, ours.get("crash_info", {}).get(k),
           exp.get("crash_info", {}).get(k))
+    # The crashing instruction, where rust-minidump printed one; it prints
+    # an amd64 absolute disp32 as encoded, we the address it names
+    # (docs/json.md).
+    oi, ei = ours.get("crash_info", {}).get("instruction"), exp.get("crash_info", {}).get("instruction")
+    if isinstance(ei, str):
+        if exp.get("system_info", {}).get("cpu_arch") == "amd64":
+            ei = re.sub(r"\[0x([89a-f][0-9a-f]{7})\]", r"[0xffffffff\1]", ei)
+        d("crash_info.instruction", oi, ei)
     for k in ("os", "os_ver", "cpu_arch", "cpu_count", "cpu_info"):
         d("system_info." + k, ours.get("system_info", {}).get(k),
           exp.get("system_info", {}).get(k))

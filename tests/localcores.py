@@ -13,6 +13,8 @@ kernel's core. Then, for each core:
   paths the core records, their debug files from /usr/lib/debug, as gdb
   does) must name every frame gdb names, in gdb's order, with as many
   frames (inline frames counted, as gdb counts them);
+- the crashing instruction is the one gdb's `x/i $pc` prints (modulo
+  syntax);
 - the crash reason is the crashing thread's signal: a two-thread gcore has
   an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
 - `--no-local-modules` leaves the program's frames unnamed (the program
@@ -47,6 +49,8 @@ GDB_FRAMES_PY = r"""
 import gdb
 KINDS = {gdb.NORMAL_FRAME: 'normal', gdb.INLINE_FRAME: 'inline',
          gdb.TAILCALL_FRAME: 'tailcall', gdb.SIGTRAMP_FRAME: 'sigtramp'}
+gdb.execute('set disassembly-flavor intel')
+gdb.write('LCINSN %s\n' % gdb.execute('x/i $pc', to_string=True).strip().split('\n')[0])
 f = gdb.selected_frame()
 while f is not None:
     try:
@@ -184,6 +188,25 @@ def compare_with_gdb(checks, what, doc, gdb_text):
                                                                 hex(opc) if opc else None, pc))
 
 
+def insn_key(text):
+    """An instruction as both print it, modulo syntax: gdb's `x/i $pc`
+    (Intel flavor: "=> 0x4011b6 <main+16>:\tmov    DWORD PTR [rax],0x1")
+    and our crash_info.instruction ("mov dword [rax], 0x1"): the address
+    and symbols gdb adds, "ptr", case and spaces left out."""
+    if text is None:
+        return None
+    text = text.split(':\t', 1)[1] if ':\t' in text else text
+    text = re.sub(r'<[^>]*>', '', text).lower().replace(' ptr ', ' ')
+    return re.sub(r'\s+', '', text)
+
+
+def gdb_instruction(text):
+    for line in text.splitlines():
+        if line.startswith('LCINSN '):
+            return line[len('LCINSN '):]
+    return None
+
+
 def check_core(args, checks, what, prog, core, gdb_text, reason):
     code, doc, err = walk(args, ['--json', core])
     checks.check(code == 0 and doc is not None, '%s: exit %s (%s)' % (what, code, err.strip()[:300]))
@@ -192,6 +215,10 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
     crash = (doc.get('crash_info') or {}).get('type') or ''
     checks.check(crash.startswith(reason), '%s: crash reason %r, want %s' % (what, crash, reason))
     compare_with_gdb(checks, what, doc, gdb_text)
+    # The crashing instruction, as gdb's x/i $pc reads it (issue 33).
+    ours, theirs = (doc.get('crash_info') or {}).get('instruction'), gdb_instruction(gdb_text)
+    checks.check(theirs is not None and insn_key(ours) == insn_key(theirs),
+                 '%s: crash instruction %r, gdb %r' % (what, ours, theirs))
     program_frames = [i for i, f in enumerate((doc.get('crashing_thread') or {}).get('frames', []))
                       if (f.get('module') or '') == os.path.basename(prog)]
     checks.check(bool(program_frames), '%s: no frame in the program' % what)
