@@ -96,3 +96,92 @@ bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
 	cs_close(&h);
 	return ok;
 }
+
+/* A register's value as an address operand names it: 32-bit names in
+ * 64-bit code (addr32 forms: [eax]) are the low half of the 64-bit one. */
+static bool x86_reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
+{
+	const char *name = cs_reg_name(h, r);
+	if (!name)
+		return false;
+	if (reg(ctx, name, v))
+		return true;
+	if (name[0] == 'e' && strlen(name) == 3) {
+		char wide[4] = { 'r', name[1], name[2], '\0' };
+		if (reg(ctx, wide, v)) {
+			*v &= 0xffffffffu;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Capstone 4's x86 detail (cs_x86: operands with their access, the
+ * address size; the stack use of push/call/pop/ret is implicit). */
+static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name reg, void *ctx,
+                        struct sw_mem_access *out, unsigned max)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const unsigned word = is64 ? 8 : 4;
+	unsigned n = 0;
+	/* lea and the long nops name memory and touch none (Capstone 4
+	 * marks lea's operand read). */
+	bool touches = insn->id != X86_INS_LEA && insn->id != X86_INS_NOP;
+	for (uint8_t i = 0; i < x->op_count && touches; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		if (op->type != X86_OP_MEM || op->access == 0)
+			continue;
+		if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS)
+			return -1;
+		uint64_t base = 0, index = 0;
+		if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
+			base = insn->address + insn->size;
+		else if (op->mem.base != X86_REG_INVALID && !x86_reg_value(h, op->mem.base, reg, ctx, &base))
+			return -1;
+		if (op->mem.index != X86_REG_INVALID && !x86_reg_value(h, op->mem.index, reg, ctx, &index))
+			return -1;
+		uint64_t a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
+		if (x->addr_size == 4)
+			a &= 0xffffffffu;
+		else if (x->addr_size == 2)
+			a &= 0xffffu;
+		for (int w = 0; w < 2; w++) {
+			if (!(op->access & (w ? CS_AC_WRITE : CS_AC_READ)))
+				continue;
+			if (n == max)
+				return (int)n;
+			out[n++] = (struct sw_mem_access){ a, op->size, w == 1 };
+		}
+	}
+	/* The stack slot a push or call writes below sp, a pop or ret reads
+	 * at sp (Intel SDM vol. 2: PUSH, CALL, POP, RET). */
+	bool push = insn->id == X86_INS_PUSH || insn->id == X86_INS_CALL;
+	bool pop = insn->id == X86_INS_POP || insn->id == X86_INS_RET;
+	if (push || pop) {
+		uint64_t sp;
+		if (!reg(ctx, is64 ? "rsp" : "esp", &sp))
+			return -1;
+		if (n < max)
+			out[n++] = (struct sw_mem_access){ push ? sp - word : sp, (uint8_t)word, push };
+	}
+	return (int)n;
+}
+
+int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
+                       sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max)
+{
+	csh h;
+	bool is64 = cpu == SW_CPU_AMD64;
+	if (len == 0 || (cpu != SW_CPU_X86 && !is64) ||
+	    cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+		return -1;
+	int n = -1;
+	cs_insn *insn = NULL;
+	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
+		n = x86_accesses(h, insn, is64, reg, ctx, out, max);
+		cs_free(insn, 1);
+	}
+	cs_close(&h);
+	return n;
+}

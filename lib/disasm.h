@@ -19,4 +19,27 @@
 bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
                     const uint8_t *code, size_t len, char *out, size_t n);
 
+/* A memory access of an instruction (crash_info.memory_accesses). */
+struct sw_mem_access {
+	uint64_t address;
+	uint8_t size;        /* bytes */
+	bool write;          /* else a read */
+};
+
+/* A register's value by the name Capstone gives it ("rax", "eax",
+ * "esp"), false when the frame does not know it. */
+typedef bool (*sw_reg_by_name)(void *ctx, const char *name, uint64_t *value);
+
+/* The memory the instruction at pc reads and writes, each operand's
+ * effective address from the frame's registers: explicit operands (base
+ * + index * scale + displacement, rip-relative from the next instruction,
+ * cut to the address size; string instructions' two), and the stack
+ * slots push, call, pop and ret use. At most max into out; the count, or
+ * -1 when not known: no decoder for the CPU (x86 and amd64 only so far),
+ * a register not known, an fs/gs-relative operand (its base is not in the
+ * context), or bytes that decode to no instruction. 0: none (lea, a
+ * register-only instruction). */
+int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
+                       sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max);
+
 #endif

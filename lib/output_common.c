@@ -183,24 +183,69 @@ size_t sw_out_fmt_dec(char *out, uint64_t v)
 	return n;
 }
 
-bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                              char *out, size_t n)
+/* The crashing thread's stack and its frame 0 (the physical one: inline
+ * frames come first), when it crashed and its code was at hand. */
+static const struct sw_stack *crashing_frame(const struct sw_snapshot *s,
+                                             const struct sw_walk_result *w,
+                                             const struct sw_stack_frame **frame)
 {
 	if (!s->crash.present || !w || w->crashing < 0)
-		return false;
+		return NULL;
 	const struct sw_stack *st = sw_out_stack(w, (uint32_t)w->crashing);
 	if (!st || !st->arch || st->crash_code_len == 0)
-		return false;
-	/* Frame 0's physical frame: its inline frames come first. */
+		return NULL;
 	const struct sw_stack_frame *f = NULL;
 	for (uint32_t i = 0; i < st->nframes && !f; i++)
 		if (st->frames[i].trust != SW_TRUST_INLINE)
 			f = &st->frames[i];
 	if (!f || f->trust != SW_TRUST_CONTEXT)
+		return NULL;
+	*frame = f;
+	return st;
+}
+
+bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                              char *out, size_t n)
+{
+	const struct sw_stack_frame *f;
+	const struct sw_stack *st = crashing_frame(s, w, &f);
+	if (!st)
 		return false;
 	const struct sw_arch *a = st->arch;
 	bool second_isa = a->isa_state_mask && sw_stack_frame_reg_valid(f, a->isa_state_reg) &&
 	                  (sw_stack_frame_reg(f, a->isa_state_reg) & a->isa_state_mask);
 	return sw_disassemble(a->cpu, s->sys.big_endian, second_isa, f->pc, st->crash_code,
 	                      st->crash_code_len, out, n);
+}
+
+/* Register values by their names (the arch's reg_names), for the
+ * disassembler's operands. */
+struct frame_regs {
+	const struct sw_arch *arch;
+	const struct sw_stack_frame *frame;
+};
+
+static bool frame_reg_by_name(void *ctx, const char *name, uint64_t *value)
+{
+	const struct frame_regs *r = ctx;
+	for (unsigned i = 0; i < r->arch->nregs; i++)
+		if (r->arch->reg_names[i] && strcmp(r->arch->reg_names[i], name) == 0) {
+			if (!sw_stack_frame_reg_valid(r->frame, i))
+				return false;
+			*value = sw_stack_frame_reg(r->frame, i);
+			return true;
+		}
+	return false;
+}
+
+int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                          struct sw_mem_access *out, unsigned max)
+{
+	const struct sw_stack_frame *f;
+	const struct sw_stack *st = crashing_frame(s, w, &f);
+	if (!st)
+		return -1;
+	struct frame_regs r = { st->arch, f };
+	return sw_memory_accesses(st->arch->cpu, f->pc, st->crash_code, st->crash_code_len,
+	                          frame_reg_by_name, &r, out, max);
 }

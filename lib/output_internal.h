@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "disasm.h"
 #include "output.h"
 
 /* The three formats with their options (o never NULL); sw_output picks one. */
@@ -89,6 +90,10 @@ unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arc
  * a thread crashed and the code at its pc was at hand; else false. */
 bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
                               char *out, size_t n);
+/* Its memory accesses (lib/disasm.h sw_memory_accesses) from the crashing
+ * frame's registers: the count (at most max), or -1 when not known. */
+int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                          struct sw_mem_access *out, unsigned max);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

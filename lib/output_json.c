@@ -373,7 +373,23 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 	else
 		k_null(j, "instruction");
 	k_null(j, "instruction_pointer_update");
-	k_null(j, "memory_accesses");
+	struct sw_mem_access acc[8];
+	int nacc = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
+	key(j, "memory_accesses");
+	if (nacc < 0) {
+		v_null(j);
+	} else {
+		arr(j);
+		for (int i = 0; i < nacc; i++) {
+			obj(j);
+			k_str(j, "access_type", acc[i].write ? "write" : "read");
+			k_hex(j, "address", acc[i].address);
+			key(j, "size");
+			v_u64(j, acc[i].size);
+			end_obj(j);
+		}
+		end_arr(j);
+	}
 	k_null(j, "possible_bit_flips");
 	key(j, "type");
 	if (crashed) {

@@ -235,6 +235,9 @@ def compare(ours, exp):
         if exp.get("system_info", {}).get("cpu_arch") == "amd64":
             ei = re.sub(r"\[0x([89a-f][0-9a-f]{7})\]", r"[0xffffffff\1]", ei)
         d("crash_info.instruction", oi, ei)
+    ea = exp.get("crash_info", {}).get("memory_accesses")
+    if isinstance(ea, list):
+        d("crash_info.memory_accesses", ours.get("crash_info", {}).get("memory_accesses"), ea)
     for k in ("os", "os_ver", "cpu_arch", "cpu_count", "cpu_info"):
         d("system_info." + k, ours.get("system_info", {}).get(k),
           exp.get("system_info", {}).get(k))

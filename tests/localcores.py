@@ -14,7 +14,8 @@ kernel's core. Then, for each core:
   does) must name every frame gdb names, in gdb's order, with as many
   frames (inline frames counted, as gdb counts them);
 - the crashing instruction is the one gdb's `x/i $pc` prints (modulo
-  syntax);
+  syntax), and a segmentation fault's address is one of its memory
+  accesses;
 - the crash reason is the crashing thread's signal: a two-thread gcore has
   an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
 - `--no-local-modules` leaves the program's frames unnamed (the program
@@ -219,6 +220,12 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
     ours, theirs = (doc.get('crash_info') or {}).get('instruction'), gdb_instruction(gdb_text)
     checks.check(theirs is not None and insn_key(ours) == insn_key(theirs),
                  '%s: crash instruction %r, gdb %r' % (what, ours, theirs))
+    # A fault on a data access: the instruction's accesses hold its address.
+    ci = doc.get('crash_info') or {}
+    if reason == 'SIGSEGV':
+        addrs = [a.get('address') for a in ci.get('memory_accesses') or []]
+        checks.check(ci.get('address') in addrs, '%s: memory accesses %s, crash address %s'
+                     % (what, addrs, ci.get('address')))
     program_frames = [i for i, f in enumerate((doc.get('crashing_thread') or {}).get('frames', []))
                       if (f.get('module') or '') == os.path.basename(prog)]
     checks.check(bool(program_frames), '%s: no frame in the program' % what)

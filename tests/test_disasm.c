@@ -1,7 +1,7 @@
 /* The crashing instruction as text (lib/disasm.h): Capstone's reading of
  * each CPU's bytes in the snapshot's byte order, ARM's two instruction
  * sets, x86 as rust-minidump prints it, and no answer where there is
- * none. The expected texts are what objdump and gdb read from the same
+ * none; x86 memory accesses from the registers. The expected texts are what objdump and gdb read from the same
  * bytes, in Capstone's syntax. */
 #include <check.h>
 #include <string.h>
@@ -60,6 +60,89 @@ START_TEST(test_no_answer_without_a_decoding)
 }
 END_TEST
 
+/* Register values by name for the access tests, as an amd64 frame names
+ * them (rax = 0x1'0000'1000: an addr32 operand reads its low half, rbx =
+ * 3, rsp = 0x7000, rsi = 0x2000, rdi = 0x3000) or an x86 one (eax =
+ * 0x100, ebx = 0x10, esp = 0x8000); rcx is not known. */
+static bool regs(void *ctx, const char *name, uint64_t *v)
+{
+	static const struct { bool is64; const char *name; uint64_t v; } table[] = {
+		{ true, "rax", 0x100001000 }, { true, "rbx", 3 }, { true, "rsp", 0x7000 },
+		{ true, "rsi", 0x2000 }, { true, "rdi", 0x3000 },
+		{ false, "eax", 0x100 }, { false, "esp", 0x8000 }, { false, "ebx", 0x10 },
+	};
+	bool is64 = ctx != NULL;
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (table[i].is64 == is64 && strcmp(table[i].name, name) == 0) {
+			*v = table[i].v;
+			return true;
+		}
+	return false;
+}
+
+static int acc(enum sw_cpu cpu, const char *bytes, size_t len, struct sw_mem_access *out)
+{
+	static char is64;
+	return sw_memory_accesses(cpu, 0x1000, (const uint8_t *)bytes, len, regs,
+	                          cpu == SW_CPU_AMD64 ? &is64 : NULL, out, 4);
+}
+
+#define ACC(cpu, bytes, out) acc(cpu, bytes, sizeof bytes - 1, out)
+
+static void is_access(const struct sw_mem_access *a, uint64_t address, unsigned size, bool write)
+{
+	ck_assert_uint_eq(a->address, address);
+	ck_assert_uint_eq(a->size, size);
+	ck_assert_int_eq(a->write, write);
+}
+
+/* Each operand's effective address from the registers (Intel SDM vol. 2,
+ * 2.1.5: base + index * scale + displacement; rip-relative from the next
+ * instruction), its size and direction; the stack slots of push, call,
+ * pop and ret; both operands of a string instruction; none for lea. */
+START_TEST(test_x86_memory_accesses_from_the_registers)
+{
+	struct sw_mem_access a[4];
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x89\x4c\x98\x10", a), 1); /* mov [rax+rbx*4+0x10], ecx */
+	is_access(&a[0], 0x100001000 + 3 * 4 + 0x10, 4, true);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8b\x05\x10\x00\x00\x00", a), 1); /* mov rax, [rip+0x10] */
+	is_access(&a[0], 0x1000 + 7 + 0x10, 8, false);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x55", a), 1);                 /* push rbp */
+	is_access(&a[0], 0x7000 - 8, 8, true);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\xc3", a), 1);                 /* ret */
+	is_access(&a[0], 0x7000, 8, false);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\xff\x10", a), 2);             /* call [rax] */
+	is_access(&a[0], 0x100001000, 8, false);
+	is_access(&a[1], 0x7000 - 8, 8, true);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\xf3\xa4", a), 2);             /* rep movsb */
+	ck_assert_uint_eq(a[0].address + a[1].address, 0x2000 + 0x3000);
+	ck_assert_int_eq(a[0].write + a[1].write, 1);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x83\x00\x01", a), 2);         /* add dword [rax], 1 */
+	is_access(&a[0], 0x100001000, 4, false);
+	is_access(&a[1], 0x100001000, 4, true);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8d\x03", a), 0);         /* lea rax, [rbx] */
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x67\x8b\x00", a), 1);         /* mov eax, [eax]: addr32 */
+	is_access(&a[0], 0x1000, 4, false);
+	ck_assert_int_eq(ACC(SW_CPU_X86, "\x89\x18", a), 1);                /* mov [eax], ebx */
+	is_access(&a[0], 0x100, 4, true);
+	ck_assert_int_eq(ACC(SW_CPU_X86, "\x50", a), 1);                     /* push eax */
+	is_access(&a[0], 0x8000 - 4, 4, true);
+}
+END_TEST
+
+/* Not known, never guessed: a register the frame lacks, an fs-relative
+ * operand (the thread's fs base is not in the context), a CPU without
+ * this analysis yet, bytes that are no instruction. */
+START_TEST(test_x86_memory_accesses_unknown)
+{
+	struct sw_mem_access a[4];
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x8b\x01", a), -1);             /* mov eax, [rcx] */
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x64\x48\x8b\x04\x25\x28\x00\x00\x00", a), -1);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x01\x00\x00\xb9", a), -1);
+	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8b", a), -1);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -68,6 +151,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_prints_as_rust_minidump);
 	tcase_add_test(tc, test_risc_cpus_in_their_byte_order);
 	tcase_add_test(tc, test_no_answer_without_a_decoding);
+	tcase_add_test(tc, test_x86_memory_accesses_from_the_registers);
+	tcase_add_test(tc, test_x86_memory_accesses_unknown);
 	suite_add_tcase(s, tc);
 	return s;
 }
