@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_reason.h"
 #include "disasm.h"
 
 static int cmp_base(const void *a, const void *b, void *ctx)
@@ -248,4 +249,29 @@ int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_resu
 	struct frame_regs r = { st->arch, f };
 	return sw_memory_accesses(st->arch->cpu, f->pc, st->crash_code, st->crash_code_len,
 	                          frame_reg_by_name, &r, out, max);
+}
+
+bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                                  uint64_t *address)
+{
+	const struct sw_stack_frame *f;
+	const struct sw_stack *st = crashing_frame(s, w, &f);
+	if (!st || st->arch->cpu != SW_CPU_AMD64)
+		return false;
+	/* A general-protection fault names no address: Linux reports 0,
+	 * Windows all ones (rust-minidump's reading). */
+	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
+	if (reported != 0 && reported != UINT64_MAX)
+		return false;
+	struct sw_mem_access acc[8];
+	int n = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
+	for (int i = 0; i < n; i++) {
+		/* Canonical: bits 63..47 all equal (Intel SDM vol. 1, 3.3.7.1). */
+		uint64_t top = acc[i].address >> 47;
+		if (top != 0 && top != 0x1ffff) {
+			*address = acc[i].address;
+			return true;
+		}
+	}
+	return false;
 }

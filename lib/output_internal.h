@@ -94,6 +94,11 @@ bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_
  * frame's registers: the count (at most max), or -1 when not known. */
 int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
                           struct sw_mem_access *out, unsigned max);
+/* amd64: the crash reported no address (a general-protection fault: 0 on
+ * Linux, all ones on Windows) and the crashing instruction accessed a
+ * non-canonical one, *address (crash_info.adjusted_address). */
+bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                                  uint64_t *address);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

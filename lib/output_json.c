@@ -352,8 +352,18 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		v_hex(j, sw_crash_address(s, SW_REASON_RUST));
 	else
 		v_null(j);
-	/* Needs the disassembly of the crashing instruction: not done. */
-	k_null(j, "adjusted_address");
+	/* A non-canonical address the crash did not report (rust-minidump's
+	 * NonCanonical; its NullPointerWithOffset is not computed). */
+	uint64_t adjusted;
+	key(j, "adjusted_address");
+	if (sw_out_non_canonical_address(s, w, &adjusted)) {
+		obj(j);
+		k_str(j, "kind", "non-canonical");
+		k_hex(j, "address", adjusted);
+		end_obj(j);
+	} else {
+		v_null(j);
+	}
 	k_str(j, "assertion", s->assertion);
 	key(j, "crash_inconsistencies");
 	if (crashed) {

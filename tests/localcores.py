@@ -15,7 +15,8 @@ kernel's core. Then, for each core:
   frames (inline frames counted, as gdb counts them);
 - the crashing instruction is the one gdb's `x/i $pc` prints (modulo
   syntax), and a segmentation fault's address is one of its memory
-  accesses;
+  accesses; a read through a non-canonical pointer (reported at address
+  0) gets that pointer as its adjusted address;
 - the crash reason is the crashing thread's signal: a two-thread gcore has
   an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
 - `--no-local-modules` leaves the program's frames unnamed (the program
@@ -67,6 +68,7 @@ PROGRAMS = [
     # name, source, compiler, what the crash reason must start with
     ('two_threads', 'two_threads.c', ['gcc', '-pthread'], 'SIGSEGV'),
     ('terminate', 'terminate.cc', ['g++'], 'SIGABRT'),
+    ('noncanonical', 'noncanonical.c', ['gcc'], 'SIGSEGV'),
 ]
 
 
@@ -220,12 +222,19 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
     ours, theirs = (doc.get('crash_info') or {}).get('instruction'), gdb_instruction(gdb_text)
     checks.check(theirs is not None and insn_key(ours) == insn_key(theirs),
                  '%s: crash instruction %r, gdb %r' % (what, ours, theirs))
-    # A fault on a data access: the instruction's accesses hold its address.
+    # A fault on a data access: the instruction's accesses hold its address,
+    # or for a non-canonical one (reported as 0) the address really used.
     ci = doc.get('crash_info') or {}
-    if reason == 'SIGSEGV':
-        addrs = [a.get('address') for a in ci.get('memory_accesses') or []]
-        checks.check(ci.get('address') in addrs, '%s: memory accesses %s, crash address %s'
-                     % (what, addrs, ci.get('address')))
+    addrs = [a.get('address') for a in ci.get('memory_accesses') or []]
+    adjusted = ci.get('adjusted_address')
+    if os.path.basename(prog) == 'noncanonical':
+        want = {'kind': 'non-canonical', 'address': '0x4141414141410001'}
+        checks.check(adjusted == want and want['address'] in addrs,
+                     '%s: adjusted address %s, memory accesses %s' % (what, adjusted, addrs))
+    elif reason == 'SIGSEGV':
+        checks.check(ci.get('address') in addrs and adjusted is None,
+                     '%s: memory accesses %s, crash address %s, adjusted %s'
+                     % (what, addrs, ci.get('address'), adjusted))
     program_frames = [i for i, f in enumerate((doc.get('crashing_thread') or {}).get('frames', []))
                       if (f.get('module') or '') == os.path.basename(prog)]
     checks.check(bool(program_frames), '%s: no frame in the program' % what)
