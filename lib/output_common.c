@@ -275,3 +275,44 @@ bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_w
 	}
 	return false;
 }
+
+/* Frame 0's valid registers by index, as the JSON names them. */
+struct flip_regs {
+	const struct sw_arch *arch;
+	const struct sw_stack_frame *frame;
+};
+
+static bool flip_reg(const void *ctx, unsigned i, uint64_t *value, const char **name)
+{
+	const struct flip_regs *r = ctx;
+	if (!sw_stack_frame_reg_valid(r->frame, i))
+		return false;
+	*value = sw_stack_frame_reg(r->frame, i);
+	*name = r->arch->json_names && r->arch->json_names[i] ? r->arch->json_names[i]
+	                                                       : r->arch->reg_names[i];
+	return *name != NULL;
+}
+
+unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                          struct sw_bit_flip *out, unsigned max)
+{
+	const struct sw_stack_frame *f;
+	const struct sw_stack *st = crashing_frame(s, w, &f);
+	if (!st)
+		return 0;
+	uint64_t address;
+	bool non_canonical = sw_out_non_canonical_address(s, w, &address);
+	if (!non_canonical)
+		address = sw_crash_address(s, SW_REASON_RUST);
+	bool used = f->pc == address;
+	struct sw_mem_access acc[8];
+	int n = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
+	for (int i = 0; i < n && !used; i++)
+		used = acc[i].address == address;
+	if (!used)
+		return 0;
+	struct flip_regs r = { st->arch, f };
+	struct sw_bit_flip_regs regs = { st->arch->nregs, flip_reg, &r,
+		                         sw_out_word_size(s, st->arch) };
+	return sw_bit_flips(s, address, non_canonical, &regs, out, max);
+}

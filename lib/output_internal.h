@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bit_flips.h"
 #include "disasm.h"
 #include "output.h"
 
@@ -99,6 +100,12 @@ int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_resu
  * non-canonical one, *address (crash_info.adjusted_address). */
 bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
                                   uint64_t *address);
+/* The possible bit flips of the crash address (lib/bit_flips.h): only
+ * where the crashing instruction is known to have used it (one of its
+ * memory accesses, or its own address: a jump there), never for an
+ * address a crash reports without use; at most max. */
+unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                          struct sw_bit_flip *out, unsigned max);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

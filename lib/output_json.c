@@ -220,6 +220,22 @@ static void v_bool(struct jw *j, bool v)
 	jw_puts(j, v ? "true" : "false");
 }
 
+/* A float as serde_json writes an f32: the fewest digits that read back
+ * as the same f32 (rust-minidump's bit-flip confidence). */
+static void v_f32(struct jw *j, float v)
+{
+	char buf[32];
+	for (int p = 1; p <= 9; p++) {
+		snprintf(buf, sizeof buf, "%.*g", p, (double)v);
+		if (strtof(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+	before_item(j);
+	jw_puts(j, buf);
+}
+
 /* An address in the dump's pointer width (rust-minidump's Address). */
 static void v_hex(struct jw *j, uint64_t v)
 {
@@ -400,7 +416,31 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		}
 		end_arr(j);
 	}
-	k_null(j, "possible_bit_flips");
+	struct sw_bit_flip flips[16];
+	unsigned nflips = sw_out_bit_flips(s, w, flips, sizeof flips / sizeof flips[0]);
+	key(j, "possible_bit_flips");
+	if (nflips == 0) {
+		v_null(j); /* rust-minidump: null, not [], when there is none */
+	} else {
+		arr(j);
+		for (unsigned i = 0; i < nflips; i++) {
+			obj(j);
+			k_hex(j, "address", flips[i].address);
+			key(j, "confidence");
+			v_f32(j, flips[i].confidence);
+			key(j, "details");
+			obj(j);
+			k_bool(j, "is_null", flips[i].is_null);
+			k_u64(j, "nearby_registers", flips[i].nearby_registers);
+			k_bool(j, "poison_registers", flips[i].poison_registers);
+			k_bool(j, "was_low", flips[i].was_low);
+			k_bool(j, "was_non_canonical", flips[i].was_non_canonical);
+			end_obj(j);
+			k_str(j, "source_register", flips[i].source_register);
+			end_obj(j);
+		}
+		end_arr(j);
+	}
 	key(j, "type");
 	if (crashed) {
 		char reason[256];

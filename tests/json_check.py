@@ -238,6 +238,9 @@ def compare(ours, exp):
     ea = exp.get("crash_info", {}).get("memory_accesses")
     if isinstance(ea, list):
         d("crash_info.memory_accesses", ours.get("crash_info", {}).get("memory_accesses"), ea)
+    eb = exp.get("crash_info", {}).get("possible_bit_flips")
+    if isinstance(eb, list):
+        d("crash_info.possible_bit_flips", ours.get("crash_info", {}).get("possible_bit_flips"), eb)
     for k in ("os", "os_ver", "cpu_arch", "cpu_count", "cpu_info"):
         d("system_info." + k, ours.get("system_info", {}).get(k),
           exp.get("system_info", {}).get(k))

@@ -16,7 +16,9 @@ kernel's core. Then, for each core:
 - the crashing instruction is the one gdb's `x/i $pc` prints (modulo
   syntax), and a segmentation fault's address is one of its memory
   accesses; a read through a non-canonical pointer (reported at address
-  0) gets that pointer as its adjusted address;
+  0) gets that pointer as its adjusted address; a read through a pointer
+  with one bit flipped lists the address it was meant to be among the
+  possible bit flips, with the register that held it;
 - the crash reason is the crashing thread's signal: a two-thread gcore has
   an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
 - `--no-local-modules` leaves the program's frames unnamed (the program
@@ -69,6 +71,7 @@ PROGRAMS = [
     ('two_threads', 'two_threads.c', ['gcc', '-pthread'], 'SIGSEGV'),
     ('terminate', 'terminate.cc', ['g++'], 'SIGABRT'),
     ('noncanonical', 'noncanonical.c', ['gcc'], 'SIGSEGV'),
+    ('bitflip', 'bitflip.c', ['gcc', '-no-pie'], 'SIGSEGV'),
 ]
 
 
@@ -231,7 +234,16 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
         want = {'kind': 'non-canonical', 'address': '0x4141414141410001'}
         checks.check(adjusted == want and want['address'] in addrs,
                      '%s: adjusted address %s, memory accesses %s' % (what, adjusted, addrs))
-    elif reason == 'SIGSEGV':
+    if os.path.basename(prog) == 'bitflip':
+        # The global the pointer was meant to name, one bit (40) away.
+        nm = subprocess.run(['nm', prog], capture_output=True, text=True).stdout
+        target = [int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(' target')]
+        flips = ci.get('possible_bit_flips') or []
+        want = '0x%016x' % target[0] if target else None
+        checks.check(any(f.get('address') == want and f.get('source_register')
+                         for f in flips),
+                     '%s: bit flips %s, want %s from a register' % (what, flips, want))
+    if reason == 'SIGSEGV' and os.path.basename(prog) != 'noncanonical':
         checks.check(ci.get('address') in addrs and adjusted is None,
                      '%s: memory accesses %s, crash address %s, adjusted %s'
                      % (what, addrs, ci.get('address'), adjusted))
