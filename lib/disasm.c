@@ -185,3 +185,58 @@ int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t
 	cs_close(&h);
 	return n;
 }
+
+/* The target of an x86 call/jmp/ret at insn (Capstone 4 detail). */
+static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name reg,
+                          sw_word_at word, void *ctx, uint64_t *target)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const unsigned size = is64 ? 8 : 4;
+	uint64_t sp, a, base = 0, index = 0;
+	switch (insn->id) {
+	case X86_INS_RET:
+		return reg(ctx, is64 ? "rsp" : "esp", &sp) && word(ctx, sp, size, target);
+	case X86_INS_CALL:
+	case X86_INS_JMP:
+		break;
+	default:
+		return false;
+	}
+	if (x->op_count != 1)
+		return false;
+	const cs_x86_op *op = &x->operands[0];
+	if (op->type == X86_OP_REG)
+		return x86_reg_value(h, op->reg, reg, ctx, target);
+	if (op->type != X86_OP_MEM || op->mem.segment == X86_REG_FS ||
+	    op->mem.segment == X86_REG_GS)
+		return false; /* an immediate: a direct target, valid by construction */
+	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
+		base = insn->address + insn->size;
+	else if (op->mem.base != X86_REG_INVALID && !x86_reg_value(h, op->mem.base, reg, ctx, &base))
+		return false;
+	if (op->mem.index != X86_REG_INVALID && !x86_reg_value(h, op->mem.index, reg, ctx, &index))
+		return false;
+	a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
+	if (x->addr_size == 4)
+		a &= 0xffffffffu;
+	return word(ctx, a, size, target);
+}
+
+bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
+                                   sw_reg_by_name reg, sw_word_at word, void *ctx,
+                                   uint64_t *target)
+{
+	csh h;
+	bool is64 = cpu == SW_CPU_AMD64, ok = false;
+	if (len == 0 || (cpu != SW_CPU_X86 && !is64) ||
+	    cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+		return false;
+	cs_insn *insn = NULL;
+	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
+		ok = x86_ip_update(h, insn, is64, reg, word, ctx, target);
+		cs_free(insn, 1);
+	}
+	cs_close(&h);
+	return ok;
+}

@@ -42,4 +42,18 @@ typedef bool (*sw_reg_by_name)(void *ctx, const char *name, uint64_t *value);
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max);
 
+/* Reads a little-endian word of `size` bytes at addr from the
+ * snapshot's memory; false when not captured. */
+typedef bool (*sw_word_at)(void *ctx, uint64_t addr, unsigned size, uint64_t *value);
+
+/* Where the instruction at pc sends the pc (rust-minidump's
+ * instruction_pointer_update): a call or jump through a register (its
+ * value) or through memory (the word there, when captured), a return
+ * (the word at sp). Direct calls and jumps name their own target and are
+ * not reported (rust-minidump's rule). x86 and amd64 only; false when
+ * not known or not such an instruction. */
+bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
+                                   sw_reg_by_name reg, sw_word_at word, void *ctx,
+                                   uint64_t *target);
+
 #endif

@@ -224,6 +224,7 @@ bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_
 struct frame_regs {
 	const struct sw_arch *arch;
 	const struct sw_stack_frame *frame;
+	const struct sw_snapshot *snap;
 };
 
 static bool frame_reg_by_name(void *ctx, const char *name, uint64_t *value)
@@ -239,6 +240,32 @@ static bool frame_reg_by_name(void *ctx, const char *name, uint64_t *value)
 	return false;
 }
 
+/* A little-endian word of the snapshot's memory (amd64 and x86 only ask). */
+static bool snapshot_word(void *ctx, uint64_t addr, unsigned size, uint64_t *value)
+{
+	const struct frame_regs *r = ctx;
+	uint8_t b[8];
+	if (size > sizeof b || !sw_mem_peek(r->snap, addr, b, size))
+		return false;
+	*value = 0;
+	for (unsigned i = size; i-- > 0;)
+		*value = *value << 8 | b[i];
+	return true;
+}
+
+bool sw_out_instruction_pointer_update(const struct sw_snapshot *s,
+                                       const struct sw_walk_result *w, uint64_t *target)
+{
+	const struct sw_stack_frame *f;
+	const struct sw_stack *st = crashing_frame(s, w, &f);
+	if (!st)
+		return false;
+	struct frame_regs r = { st->arch, f, s };
+	return sw_instruction_pointer_update(st->arch->cpu, f->pc, st->crash_code,
+	                                     st->crash_code_len, frame_reg_by_name, snapshot_word,
+	                                     &r, target);
+}
+
 int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
                           struct sw_mem_access *out, unsigned max)
 {
@@ -246,7 +273,7 @@ int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_resu
 	const struct sw_stack *st = crashing_frame(s, w, &f);
 	if (!st)
 		return -1;
-	struct frame_regs r = { st->arch, f };
+	struct frame_regs r = { st->arch, f, s };
 	return sw_memory_accesses(st->arch->cpu, f->pc, st->crash_code, st->crash_code_len,
 	                          frame_reg_by_name, &r, out, max);
 }
@@ -263,8 +290,15 @@ bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_w
 	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	if (reported != 0 && reported != UINT64_MAX)
 		return false;
-	struct sw_mem_access acc[8];
-	int n = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
+	/* The addresses the instruction used: its memory accesses, and where
+	 * it sends the pc (a call, jump or return to a non-canonical address
+	 * faults at the instruction itself). */
+	struct sw_mem_access acc[9];
+	int n = sw_out_crash_accesses(s, w, acc, 8);
+	if (n < 0)
+		n = 0;
+	if (sw_out_instruction_pointer_update(s, w, &acc[n].address))
+		n++;
 	for (int i = 0; i < n; i++) {
 		/* Canonical: bits 63..47 all equal (Intel SDM vol. 1, 3.3.7.1). */
 		uint64_t top = acc[i].address >> 47;
@@ -304,7 +338,9 @@ unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_resu
 	bool non_canonical = sw_out_non_canonical_address(s, w, &address);
 	if (!non_canonical)
 		address = sw_crash_address(s, SW_REASON_RUST);
-	bool used = f->pc == address;
+	uint64_t target;
+	bool used = f->pc == address ||
+	            (sw_out_instruction_pointer_update(s, w, &target) && target == address);
 	struct sw_mem_access acc[8];
 	int n = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
 	for (int i = 0; i < n && !used; i++)

@@ -95,9 +95,14 @@ bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_
  * frame's registers: the count (at most max), or -1 when not known. */
 int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
                           struct sw_mem_access *out, unsigned max);
+/* Where the crashing instruction sends the pc (lib/disasm.h
+ * sw_instruction_pointer_update); false when not known or none. */
+bool sw_out_instruction_pointer_update(const struct sw_snapshot *s,
+                                       const struct sw_walk_result *w, uint64_t *target);
 /* amd64: the crash reported no address (a general-protection fault: 0 on
  * Linux, all ones on Windows) and the crashing instruction accessed a
- * non-canonical one, *address (crash_info.adjusted_address). */
+ * non-canonical one or sent the pc there: *address
+ * (crash_info.adjusted_address). */
 bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
                                   uint64_t *address);
 /* The possible bit flips of the crash address (lib/bit_flips.h): only

@@ -398,7 +398,15 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		k_str(j, "instruction", insn);
 	else
 		k_null(j, "instruction");
-	k_null(j, "instruction_pointer_update");
+	uint64_t ip_update;
+	key(j, "instruction_pointer_update");
+	if (sw_out_instruction_pointer_update(s, w, &ip_update)) {
+		obj(j);
+		k_hex(j, "address", ip_update);
+		end_obj(j);
+	} else {
+		v_null(j);
+	}
 	struct sw_mem_access acc[8];
 	int nacc = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
 	key(j, "memory_accesses");

@@ -18,7 +18,10 @@ kernel's core. Then, for each core:
   accesses; a read through a non-canonical pointer (reported at address
   0) gets that pointer as its adjusted address; a read through a pointer
   with one bit flipped lists the address it was meant to be among the
-  possible bit flips, with the register that held it;
+  possible bit flips, with the register that held it; a call through a
+  pointer with bit 47 flipped gets where it would have gone as its
+  instruction pointer update and adjusted address, and the function one
+  bit away as a non-canonical bit flip;
 - the crash reason is the crashing thread's signal: a two-thread gcore has
   an NT_SIGINFO per thread, and the other thread's says SIGSTOP;
 - `--no-local-modules` leaves the program's frames unnamed (the program
@@ -72,6 +75,7 @@ PROGRAMS = [
     ('terminate', 'terminate.cc', ['g++'], 'SIGABRT'),
     ('noncanonical', 'noncanonical.c', ['gcc'], 'SIGSEGV'),
     ('bitflip', 'bitflip.c', ['gcc', '-no-pie'], 'SIGSEGV'),
+    ('badcall', 'badcall.c', ['gcc', '-no-pie'], 'SIGSEGV'),
 ]
 
 
@@ -243,7 +247,21 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
         checks.check(any(f.get('address') == want and f.get('source_register')
                          for f in flips),
                      '%s: bit flips %s, want %s from a register' % (what, flips, want))
-    if reason == 'SIGSEGV' and os.path.basename(prog) != 'noncanonical':
+    if os.path.basename(prog) == 'badcall':
+        # The call's target, the function's address with bit 47 set.
+        nm = subprocess.run(['nm', prog], capture_output=True, text=True).stdout
+        callee = [int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(' callee')]
+        fn = callee[0] if callee else 0
+        bad = '0x%016x' % (fn ^ (1 << 47))
+        ipu = ci.get('instruction_pointer_update')
+        flips = ci.get('possible_bit_flips') or []
+        checks.check(ipu == {'address': bad} and
+                     adjusted == {'kind': 'non-canonical', 'address': bad} and
+                     any(f.get('address') == '0x%016x' % fn and
+                         (f.get('details') or {}).get('was_non_canonical') for f in flips),
+                     '%s: pc update %s, adjusted %s, bit flips %s; want %s from %s'
+                     % (what, ipu, adjusted, flips, bad, hex(fn)))
+    if reason == 'SIGSEGV' and os.path.basename(prog) not in ('noncanonical', 'badcall'):
         checks.check(ci.get('address') in addrs and adjusted is None,
                      '%s: memory accesses %s, crash address %s, adjusted %s'
                      % (what, addrs, ci.get('address'), adjusted))

@@ -143,6 +143,48 @@ START_TEST(test_x86_memory_accesses_unknown)
 }
 END_TEST
 
+/* The stack word at 0x7000 is 0x401000 (a return address); the word at
+ * 0x100001000 (where rax points) is 0x402000; nothing else is captured. */
+static bool words(void *ctx, uint64_t addr, unsigned size, uint64_t *v)
+{
+	(void)ctx;
+	(void)size;
+	if (addr == 0x7000)
+		*v = 0x401000;
+	else if (addr == 0x100001000)
+		*v = 0x402000;
+	else
+		return false;
+	return true;
+}
+
+static bool ipu(const char *bytes, size_t len, uint64_t *target)
+{
+	static char is64;
+	return sw_instruction_pointer_update(SW_CPU_AMD64, 0x1000, (const uint8_t *)bytes, len, regs,
+	                                     words, &is64, target);
+}
+
+#define IPU(bytes, target) ipu(bytes, sizeof bytes - 1, target)
+
+/* Where a call, jump or return sends the pc (rust-minidump's
+ * instruction_pointer_update): a register's value, a word in memory, the
+ * word at sp; a direct call names its own target: not reported. */
+START_TEST(test_x86_instruction_pointer_update)
+{
+	uint64_t t = 0;
+	ck_assert(IPU("\xff\xd0", &t));          /* call rax */
+	ck_assert_uint_eq(t, 0x100001000);
+	ck_assert(IPU("\xff\x20", &t));          /* jmp [rax] */
+	ck_assert_uint_eq(t, 0x402000);
+	ck_assert(IPU("\xc3", &t));               /* ret */
+	ck_assert_uint_eq(t, 0x401000);
+	ck_assert(!IPU("\xe8\x00\x00\x00\x00", &t)); /* call .+5 */
+	ck_assert(!IPU("\xff\x11", &t));         /* call [rcx]: rcx not known */
+	ck_assert(!IPU("\x89\x18", &t));         /* mov [rax], ebx */
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -153,6 +195,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_no_answer_without_a_decoding);
 	tcase_add_test(tc, test_x86_memory_accesses_from_the_registers);
 	tcase_add_test(tc, test_x86_memory_accesses_unknown);
+	tcase_add_test(tc, test_x86_instruction_pointer_update);
 	suite_add_tcase(s, tc);
 	return s;
 }
