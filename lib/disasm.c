@@ -97,23 +97,27 @@ bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
 	return ok;
 }
 
-/* A register's value as an address operand names it: 32-bit names in
- * 64-bit code (addr32 forms: [eax]) are the low half of the 64-bit one. */
-static bool x86_reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
+/* A register's value as an operand names it: x86's 32-bit names in
+ * 64-bit code (addr32 forms: [eax]) are the low half of the 64-bit one,
+ * and so are arm64's w registers of the x ones. */
+static bool reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
 {
 	const char *name = cs_reg_name(h, r);
 	if (!name)
 		return false;
 	if (reg(ctx, name, v))
 		return true;
-	if (name[0] == 'e' && strlen(name) == 3) {
-		char wide[4] = { 'r', name[1], name[2], '\0' };
-		if (reg(ctx, wide, v)) {
-			*v &= 0xffffffffu;
-			return true;
-		}
-	}
-	return false;
+	char wide[8];
+	if (name[0] == 'e' && strlen(name) == 3)
+		snprintf(wide, sizeof wide, "r%s", name + 1);
+	else if (name[0] == 'w' && strlen(name) <= 3 && strcmp(name, "wzr") != 0)
+		snprintf(wide, sizeof wide, "x%s", name + 1);
+	else
+		return strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0 ? (*v = 0, true) : false;
+	if (!reg(ctx, wide, v))
+		return false;
+	*v &= 0xffffffffu;
+	return true;
 }
 
 /* Capstone 4's x86 detail (cs_x86: operands with their access, the
@@ -136,9 +140,9 @@ static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name re
 		uint64_t base = 0, index = 0;
 		if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
 			base = insn->address + insn->size;
-		else if (op->mem.base != X86_REG_INVALID && !x86_reg_value(h, op->mem.base, reg, ctx, &base))
+		else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
 			return -1;
-		if (op->mem.index != X86_REG_INVALID && !x86_reg_value(h, op->mem.index, reg, ctx, &index))
+		if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
 			return -1;
 		uint64_t a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
 		if (x->addr_size == 4)
@@ -167,19 +171,107 @@ static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name re
 	return (int)n;
 }
 
+/* The bytes an arm64 load or store moves per register: the mnemonic's
+ * size suffix (ldrb, strh, ldrsw, ...), else the first register's width
+ * (w: 4, x: 8; the SIMD b/h/s/d/q views: 1, 2, 4, 8, 16). 0: not known
+ * (vector structures, ld1 {v0.16b}). */
+static unsigned a64_transfer_size(csh h, const cs_insn *insn)
+{
+	const char *m = insn->mnemonic;
+	size_t n = strlen(m);
+	if (strstr(m, "sw"))
+		return 4;
+	/* The suffix after ldr/str/ldur/stur/ldar/stlr/ldxr/stxr/ldaxr/...:
+	 * the last letter, when it is b or h and the base form ends in r. */
+	if (n >= 4 && m[n - 2] == 'r' && (m[n - 1] == 'b' || m[n - 1] == 'h'))
+		return m[n - 1] == 'b' ? 1 : 2;
+	if (n >= 5 && m[n - 3] == 'r' && m[n - 2] == 's' && (m[n - 1] == 'b' || m[n - 1] == 'h'))
+		return m[n - 1] == 'b' ? 1 : 2; /* ldrsb, ldrsh, ldursb, ... */
+	const cs_arm64 *a = &insn->detail->arm64;
+	if (a->op_count == 0 || a->operands[0].type != ARM64_OP_REG)
+		return 0;
+	const char *r = cs_reg_name(h, a->operands[0].reg);
+	switch (r ? r[0] : 0) {
+	case 'w': return 4;
+	case 'x': return 8;
+	case 'b': return 1;
+	case 'h': return 2;
+	case 's': return strcmp(r, "sp") == 0 ? 8 : 4;
+	case 'd': return 8;
+	case 'q': return 16;
+	default: return 0;
+	}
+}
+
+/* Capstone 4's arm64 detail: the memory operand (base, index with its
+ * extension and shift, displacement: pre-index shows it, post-index
+ * accesses the base alone), the direction from the mnemonic (Capstone 4's
+ * operand access is not reliable there: a store's operand reads as both),
+ * pairs moving two registers. Atomics (ldadd, swp, cas, ...) read and
+ * write; prefetches touch nothing. Arm ARM C6.2 (LDR, STR, LDP, ...). */
+static int a64_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ctx,
+                        struct sw_mem_access *out, unsigned max)
+{
+	const cs_arm64 *a = &insn->detail->arm64;
+	const char *m = insn->mnemonic;
+	const cs_arm64_op *mem = NULL;
+	for (uint8_t i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM64_OP_MEM)
+			mem = &a->operands[i];
+	if (!mem || strncmp(m, "prfm", 4) == 0 || strncmp(m, "prfum", 5) == 0)
+		return 0;
+	bool load = m[0] == 'l' && m[1] == 'd', store = m[0] == 's' && m[1] == 't';
+	bool atomic = (load && strncmp(m, "ldr", 3) != 0 && strncmp(m, "ldu", 3) != 0 &&
+	               strncmp(m, "ldp", 3) != 0 && strncmp(m, "ldnp", 4) != 0 &&
+	               strncmp(m, "lda", 3) != 0 && strncmp(m, "ldx", 3) != 0 &&
+	               strncmp(m, "ldlar", 5) != 0) ||
+	              strncmp(m, "swp", 3) == 0 || strncmp(m, "cas", 3) == 0;
+	if (!load && !store && !atomic)
+		return -1;
+	unsigned size = a64_transfer_size(h, insn);
+	if (size == 0)
+		return -1;
+	if (strncmp(m, "ldp", 3) == 0 || strncmp(m, "stp", 3) == 0 || strncmp(m, "ldnp", 4) == 0 ||
+	    strncmp(m, "stnp", 4) == 0 || strstr(m, "xp"))
+		size *= 2; /* a pair: ldp, stp, ldnp, ldpsw, ldxp, ldaxp, stxp, stlxp */
+	uint64_t base, index = 0;
+	if (!reg_value(h, mem->mem.base, reg, ctx, &base))
+		return -1;
+	if (mem->mem.index != ARM64_REG_INVALID) {
+		if (!reg_value(h, mem->mem.index, reg, ctx, &index))
+			return -1;
+		switch (mem->ext) {
+		case ARM64_EXT_UXTW: index &= 0xffffffffu; break;
+		case ARM64_EXT_SXTW: index = (uint64_t)(int64_t)(int32_t)index; break;
+		default: break;
+		}
+		if (mem->shift.type == ARM64_SFT_LSL)
+			index <<= mem->shift.value;
+	}
+	uint64_t addr = base + index + (uint64_t)(int64_t)mem->mem.disp;
+	unsigned n = 0;
+	if ((load || atomic) && n < max)
+		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, false };
+	if ((store || atomic) && n < max)
+		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, true };
+	return (int)n;
+}
+
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max)
 {
 	csh h;
-	bool is64 = cpu == SW_CPU_AMD64;
-	if (len == 0 || (cpu != SW_CPU_X86 && !is64) ||
-	    cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+	bool is64 = cpu == SW_CPU_AMD64, arm64 = cpu == SW_CPU_ARM64;
+	if (len == 0 || (cpu != SW_CPU_X86 && !is64 && !arm64) ||
+	    cs_open(arm64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
+	            arm64 ? CS_MODE_ARM : is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
 		return -1;
 	int n = -1;
 	cs_insn *insn = NULL;
 	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
 	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
-		n = x86_accesses(h, insn, is64, reg, ctx, out, max);
+		n = arm64 ? a64_accesses(h, insn, reg, ctx, out, max)
+		          : x86_accesses(h, insn, is64, reg, ctx, out, max);
 		cs_free(insn, 1);
 	}
 	cs_close(&h);
@@ -206,15 +298,15 @@ static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name 
 		return false;
 	const cs_x86_op *op = &x->operands[0];
 	if (op->type == X86_OP_REG)
-		return x86_reg_value(h, op->reg, reg, ctx, target);
+		return reg_value(h, op->reg, reg, ctx, target);
 	if (op->type != X86_OP_MEM || op->mem.segment == X86_REG_FS ||
 	    op->mem.segment == X86_REG_GS)
 		return false; /* an immediate: a direct target, valid by construction */
 	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
 		base = insn->address + insn->size;
-	else if (op->mem.base != X86_REG_INVALID && !x86_reg_value(h, op->mem.base, reg, ctx, &base))
+	else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
 		return false;
-	if (op->mem.index != X86_REG_INVALID && !x86_reg_value(h, op->mem.index, reg, ctx, &index))
+	if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
 		return false;
 	a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
 	if (x->addr_size == 4)
@@ -222,19 +314,35 @@ static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name 
 	return word(ctx, a, size, target);
 }
 
+/* arm64's branches through a register (Arm ARM C6.2: BR, BLR, RET, whose
+ * register is x30 unless named). */
+static bool a64_ip_update(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ctx,
+                          uint64_t *target)
+{
+	const cs_arm64 *a = &insn->detail->arm64;
+	if (insn->id == ARM64_INS_RET && a->op_count == 0)
+		return reg(ctx, "x30", target);
+	if ((insn->id == ARM64_INS_BR || insn->id == ARM64_INS_BLR || insn->id == ARM64_INS_RET) &&
+	    a->op_count == 1 && a->operands[0].type == ARM64_OP_REG)
+		return reg_value(h, a->operands[0].reg, reg, ctx, target);
+	return false;
+}
+
 bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target)
 {
 	csh h;
-	bool is64 = cpu == SW_CPU_AMD64, ok = false;
-	if (len == 0 || (cpu != SW_CPU_X86 && !is64) ||
-	    cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+	bool is64 = cpu == SW_CPU_AMD64, arm64 = cpu == SW_CPU_ARM64, ok = false;
+	if (len == 0 || (cpu != SW_CPU_X86 && !is64 && !arm64) ||
+	    cs_open(arm64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
+	            arm64 ? CS_MODE_ARM : is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
 		return false;
 	cs_insn *insn = NULL;
 	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
 	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
-		ok = x86_ip_update(h, insn, is64, reg, word, ctx, target);
+		ok = arm64 ? a64_ip_update(h, insn, reg, ctx, target)
+		           : x86_ip_update(h, insn, is64, reg, word, ctx, target);
 		cs_free(insn, 1);
 	}
 	cs_close(&h);

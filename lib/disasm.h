@@ -34,8 +34,10 @@ typedef bool (*sw_reg_by_name)(void *ctx, const char *name, uint64_t *value);
  * effective address from the frame's registers: explicit operands (base
  * + index * scale + displacement, rip-relative from the next instruction,
  * cut to the address size; string instructions' two), and the stack
- * slots push, call, pop and ret use. At most max into out; the count, or
- * -1 when not known: no decoder for the CPU (x86 and amd64 only so far),
+ * slots push, call, pop and ret use; arm64's loads, stores, pairs and
+ * atomics (base + extended, shifted index + offset; post-index: the base).
+ * At most max into out; the count, or -1 when not known: no decoder for
+ * the CPU (x86, amd64 and arm64 so far),
  * a register not known, an fs/gs-relative operand (its base is not in the
  * context), or bytes that decode to no instruction. 0: none (lea, a
  * register-only instruction). */
@@ -49,9 +51,9 @@ typedef bool (*sw_word_at)(void *ctx, uint64_t addr, unsigned size, uint64_t *va
 /* Where the instruction at pc sends the pc (rust-minidump's
  * instruction_pointer_update): a call or jump through a register (its
  * value) or through memory (the word there, when captured), a return
- * (the word at sp). Direct calls and jumps name their own target and are
- * not reported (rust-minidump's rule). x86 and amd64 only; false when
- * not known or not such an instruction. */
+ * (the word at sp); arm64's br, blr and ret. Direct calls and jumps name
+ * their own target and are not reported (rust-minidump's rule). x86,
+ * amd64 and arm64; false when not known or not such an instruction. */
 bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target);

@@ -351,6 +351,27 @@ def elf_identity(path):
     return interp, build_id
 
 
+ANALYSED = {'instruction': 0, 'accesses': 0}
+
+
+def check_crash_analysis(doc):
+    """Issue 33 on real cores: a segmentation fault's address is one of the
+    crashing instruction's memory accesses, where they are known (x86,
+    amd64, arm64), and the instruction is there wherever its code is."""
+    ci = doc.get('crash_info') or {}
+    if ci.get('instruction'):
+        ANALYSED['instruction'] += 1
+    acc = ci.get('memory_accesses')
+    if not acc or not (ci.get('type') or '').startswith('SIGSEGV'):
+        return []
+    ANALYSED['accesses'] += 1
+    addrs = [a.get('address') for a in acc]
+    if ci.get('address') in addrs or (ci.get('adjusted_address') or {}).get('address') in addrs:
+        return []
+    return ['crash address %s is none of %r\'s memory accesses %s'
+            % (ci.get('address'), ci.get('instruction'), addrs)]
+
+
 def check_modules(doc, dirs):
     """Problems (strings) of the walk's module list: each of
     EXPECTED_MODULES and the program's dynamic loader must be there, with
@@ -471,6 +492,7 @@ def main():
                 # Not a difference the lists below can excuse: every run
                 # must find every module.
                 module_problems = check_modules(doc, dirs) if doc else []
+                module_problems += check_crash_analysis(doc) if doc else []
                 if doc and not gdb:
                     problems.append('gdb.txt has no frames of the crashing thread')
                 elif doc and mode == 'names':
@@ -534,6 +556,8 @@ def main():
             failed += 1
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
+    print('gencores: crash analysis: %d walks with the crashing instruction, %d segmentation '
+          'faults checked against its memory accesses' % (ANALYSED['instruction'], ANALYSED['accesses']))
     print('gencores: %d passed, %d failed' % (passed, failed))
     return 1 if failed else 0
 

@@ -64,16 +64,22 @@ END_TEST
  * them (rax = 0x1'0000'1000: an addr32 operand reads its low half, rbx =
  * 3, rsp = 0x7000, rsi = 0x2000, rdi = 0x3000) or an x86 one (eax =
  * 0x100, ebx = 0x10, esp = 0x8000); rcx is not known. */
+/* (arm64: x0 = 0x10, x1 = 0x5000, x2 = 0xffffffff (w2 = -1), sp =
+ * 0x7000, x30 = 0x401000.) */
+enum reg_set { X86, AMD64, ARM64 };
+
 static bool regs(void *ctx, const char *name, uint64_t *v)
 {
-	static const struct { bool is64; const char *name; uint64_t v; } table[] = {
-		{ true, "rax", 0x100001000 }, { true, "rbx", 3 }, { true, "rsp", 0x7000 },
-		{ true, "rsi", 0x2000 }, { true, "rdi", 0x3000 },
-		{ false, "eax", 0x100 }, { false, "esp", 0x8000 }, { false, "ebx", 0x10 },
+	static const struct { enum reg_set set; const char *name; uint64_t v; } table[] = {
+		{ AMD64, "rax", 0x100001000 }, { AMD64, "rbx", 3 }, { AMD64, "rsp", 0x7000 },
+		{ AMD64, "rsi", 0x2000 }, { AMD64, "rdi", 0x3000 },
+		{ X86, "eax", 0x100 }, { X86, "esp", 0x8000 }, { X86, "ebx", 0x10 },
+		{ ARM64, "x0", 0x10 }, { ARM64, "x1", 0x5000 }, { ARM64, "x2", 0xffffffff },
+		{ ARM64, "sp", 0x7000 }, { ARM64, "x30", 0x401000 },
 	};
-	bool is64 = ctx != NULL;
+	enum reg_set set = *(const enum reg_set *)ctx;
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-		if (table[i].is64 == is64 && strcmp(table[i].name, name) == 0) {
+		if (table[i].set == set && strcmp(table[i].name, name) == 0) {
 			*v = table[i].v;
 			return true;
 		}
@@ -82,9 +88,11 @@ static bool regs(void *ctx, const char *name, uint64_t *v)
 
 static int acc(enum sw_cpu cpu, const char *bytes, size_t len, struct sw_mem_access *out)
 {
-	static char is64;
+	static enum reg_set sets[] = { X86, AMD64, ARM64 };
 	return sw_memory_accesses(cpu, 0x1000, (const uint8_t *)bytes, len, regs,
-	                          cpu == SW_CPU_AMD64 ? &is64 : NULL, out, 4);
+	                          cpu == SW_CPU_AMD64 ? &sets[1] : cpu == SW_CPU_ARM64 ? &sets[2]
+	                                                                           : &sets[0],
+	                          out, 4);
 }
 
 #define ACC(cpu, bytes, out) acc(cpu, bytes, sizeof bytes - 1, out)
@@ -138,7 +146,7 @@ START_TEST(test_x86_memory_accesses_unknown)
 	struct sw_mem_access a[4];
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x8b\x01", a), -1);             /* mov eax, [rcx] */
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x64\x48\x8b\x04\x25\x28\x00\x00\x00", a), -1);
-	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x01\x00\x00\xb9", a), -1);
+	ck_assert_int_eq(ACC(SW_CPU_PPC64, "\x00\x8f\x69\x98", a), -1);
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8b", a), -1);
 }
 END_TEST
@@ -160,9 +168,9 @@ static bool words(void *ctx, uint64_t addr, unsigned size, uint64_t *v)
 
 static bool ipu(const char *bytes, size_t len, uint64_t *target)
 {
-	static char is64;
+	static enum reg_set set = AMD64;
 	return sw_instruction_pointer_update(SW_CPU_AMD64, 0x1000, (const uint8_t *)bytes, len, regs,
-	                                     words, &is64, target);
+	                                     words, &set, target);
 }
 
 #define IPU(bytes, target) ipu(bytes, sizeof bytes - 1, target)
@@ -185,6 +193,40 @@ START_TEST(test_x86_instruction_pointer_update)
 }
 END_TEST
 
+/* arm64 (Arm ARM C6.2): the operand's base, its index extended and
+ * shifted, the offset a pre-index form shows (a post-index form accesses
+ * the base); the size by the register or the mnemonic; a pair moves both
+ * registers; the direction by the mnemonic. And where br/blr/ret go. */
+START_TEST(test_arm64_memory_accesses_and_branches)
+{
+	struct sw_mem_access a[4];
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x01\x00\x00\xb9", a), 1);     /* str w1, [x0] */
+	is_access(&a[0], 0x10, 4, true);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x20\x84\x40\xf8", a), 1);     /* ldr x0, [x1], #8 */
+	is_access(&a[0], 0x5000, 8, false);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x20\x8c\x40\xf8", a), 1);     /* ldr x0, [x1, #8]! */
+	is_access(&a[0], 0x5008, 8, false);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x20\xd8\x62\xf8", a), 1);     /* ldr x0, [x1, w2, sxtw #3] */
+	is_access(&a[0], 0x5000 - 8, 8, false);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\xfd\x7b\xbf\xa9", a), 1);     /* stp x29, x30, [sp, #-16]! */
+	is_access(&a[0], 0x7000 - 16, 16, true);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x20\x00\x40\x39", a), 1);     /* ldrb w0, [x1] */
+	is_access(&a[0], 0x5000, 1, false);
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x20\x00\x00\x8b", a), 0);     /* add x0, x1, x0 */
+	ck_assert_int_eq(ACC(SW_CPU_ARM64, "\x60\x00\x40\xf9", a), -1);    /* ldr x0, [x3]: x3 unknown */
+	uint64_t t = 0;
+	static enum reg_set set = ARM64;
+	ck_assert(sw_instruction_pointer_update(SW_CPU_ARM64, 0x1000,
+	                                        (const uint8_t *)"\x40\x00\x1f\xd6", 4, regs, words,
+	                                        &set, &t));                   /* br x2 */
+	ck_assert_uint_eq(t, 0xffffffff);
+	ck_assert(sw_instruction_pointer_update(SW_CPU_ARM64, 0x1000,
+	                                        (const uint8_t *)"\xc0\x03\x5f\xd6", 4, regs, words,
+	                                        &set, &t));                   /* ret */
+	ck_assert_uint_eq(t, 0x401000);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -196,6 +238,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_memory_accesses_from_the_registers);
 	tcase_add_test(tc, test_x86_memory_accesses_unknown);
 	tcase_add_test(tc, test_x86_instruction_pointer_update);
+	tcase_add_test(tc, test_arm64_memory_accesses_and_branches);
 	suite_add_tcase(s, tc);
 	return s;
 }
