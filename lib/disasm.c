@@ -120,6 +120,31 @@ static bool reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t
 	return true;
 }
 
+/* A memory operand's effective address (Intel SDM vol. 1, 3.7.5: base +
+ * index * scale + displacement; rip-relative from the next instruction;
+ * cut to the address size). False for an fs/gs-relative one (the segment
+ * base is not in the context) or a register not known. */
+static bool x86_effective_address(csh h, const cs_insn *insn, const cs_x86_op *op,
+                                  sw_reg_by_name reg, void *ctx, uint64_t *a)
+{
+	uint64_t base = 0, index = 0;
+	if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS)
+		return false;
+	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
+		base = insn->address + insn->size;
+	else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
+		return false;
+	if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
+		return false;
+	*a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
+	unsigned size = insn->detail->x86.addr_size;
+	if (size == 4)
+		*a &= 0xffffffffu;
+	else if (size == 2)
+		*a &= 0xffffu;
+	return true;
+}
+
 /* Capstone 4's x86 detail (cs_x86: operands with their access, the
  * address size; the stack use of push/call/pop/ret is implicit). */
 static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name reg, void *ctx,
@@ -135,20 +160,9 @@ static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name re
 		const cs_x86_op *op = &x->operands[i];
 		if (op->type != X86_OP_MEM || op->access == 0)
 			continue;
-		if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS)
+		uint64_t a;
+		if (!x86_effective_address(h, insn, op, reg, ctx, &a))
 			return -1;
-		uint64_t base = 0, index = 0;
-		if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
-			base = insn->address + insn->size;
-		else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
-			return -1;
-		if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
-			return -1;
-		uint64_t a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
-		if (x->addr_size == 4)
-			a &= 0xffffffffu;
-		else if (x->addr_size == 2)
-			a &= 0xffffu;
 		for (int w = 0; w < 2; w++) {
 			if (!(op->access & (w ? CS_AC_WRITE : CS_AC_READ)))
 				continue;
@@ -284,7 +298,7 @@ static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name 
 {
 	const cs_x86 *x = &insn->detail->x86;
 	const unsigned size = is64 ? 8 : 4;
-	uint64_t sp, a, base = 0, index = 0;
+	uint64_t sp, a;
 	switch (insn->id) {
 	case X86_INS_RET:
 		return reg(ctx, is64 ? "rsp" : "esp", &sp) && word(ctx, sp, size, target);
@@ -299,19 +313,9 @@ static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name 
 	const cs_x86_op *op = &x->operands[0];
 	if (op->type == X86_OP_REG)
 		return reg_value(h, op->reg, reg, ctx, target);
-	if (op->type != X86_OP_MEM || op->mem.segment == X86_REG_FS ||
-	    op->mem.segment == X86_REG_GS)
-		return false; /* an immediate: a direct target, valid by construction */
-	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
-		base = insn->address + insn->size;
-	else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
-		return false;
-	if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
-		return false;
-	a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
-	if (x->addr_size == 4)
-		a &= 0xffffffffu;
-	return word(ctx, a, size, target);
+	/* An immediate is a direct target, valid by construction. */
+	return op->type == X86_OP_MEM && x86_effective_address(h, insn, op, reg, ctx, &a) &&
+	       word(ctx, a, size, target);
 }
 
 /* arm64's branches through a register (Arm ARM C6.2: BR, BLR, RET, whose
