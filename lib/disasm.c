@@ -271,21 +271,106 @@ static int a64_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 	return (int)n;
 }
 
+/* The size a MIPS or PowerPC load or store moves, from its mnemonic: the
+ * letter after the l/s (MIPS: lb, sh, lwl, ld, lwc1, ldc1; PowerPC: lbz,
+ * sth, lwz, std, lfs, stfd, with update or reserve forms), ll/sc and
+ * lld/scd; 0 when not known (multiple-word forms: lmw, stmw, lswi). */
+static unsigned risc_transfer_size(const char *m, bool ppc)
+{
+	const char *p = m + (m[0] == 's' && m[1] == 't' && ppc ? 2 : 1);
+	if (strcmp(m, "ll") == 0 || strcmp(m, "sc") == 0)
+		return 4;
+	if (strcmp(m, "lld") == 0 || strcmp(m, "scd") == 0)
+		return 8;
+	if (ppc && (strncmp(m, "lm", 2) == 0 || strncmp(m, "stm", 3) == 0 || strncmp(m, "ls", 2) == 0 ||
+	            strncmp(m, "sts", 3) == 0))
+		return 0;
+	if (*p == 'f' && ppc)
+		p++; /* lfs, lfd, stfs, stfd */
+	switch (*p) {
+	case 'b': return 1;
+	case 'h': return 2;
+	case 'w': case 's': return 4;
+	case 'd': return 8;
+	default: return 0;
+	}
+}
+
+/* MIPS (vol. II: LB ... SD, the offset(base) form) and PowerPC (D and DS
+ * forms, d(ra); an indexed X-form names two registers, which Capstone 4
+ * shows as plain registers: not known here) loads and stores. */
+static int risc_accesses(csh h, const cs_insn *insn, bool ppc, sw_reg_by_name reg, void *ctx,
+                         struct sw_mem_access *out, unsigned max)
+{
+	const char *m = insn->mnemonic;
+	bool load = m[0] == 'l', store = m[0] == 's';
+	unsigned base_reg = 0;
+	int64_t disp = 0;
+	bool mem = false;
+	if (ppc) {
+		const cs_ppc *a = &insn->detail->ppc;
+		for (uint8_t i = 0; i < a->op_count; i++)
+			if (a->operands[i].type == PPC_OP_MEM) {
+				base_reg = a->operands[i].mem.base;
+				disp = a->operands[i].mem.disp;
+				mem = true;
+			}
+		if (!mem && (load || (store && m[1] == 't')) && strchr(m, 'x'))
+			return -1; /* lwzx, stwx, ...: an indexed access */
+	} else {
+		const cs_mips *a = &insn->detail->mips;
+		for (uint8_t i = 0; i < a->op_count; i++)
+			if (a->operands[i].type == MIPS_OP_MEM) {
+				base_reg = a->operands[i].mem.base;
+				disp = a->operands[i].mem.disp;
+				mem = true;
+			}
+	}
+	if (!mem || strncmp(m, "pref", 4) == 0 || strncmp(m, "dcb", 3) == 0 ||
+	    strncmp(m, "icb", 3) == 0 || strncmp(m, "cache", 5) == 0)
+		return 0;
+	unsigned size = risc_transfer_size(m, ppc);
+	uint64_t base;
+	if ((!load && !store) || size == 0 || !reg_value(h, base_reg, reg, ctx, &base))
+		return -1;
+	if (max == 0)
+		return 0;
+	out[0] = (struct sw_mem_access){ base + (uint64_t)disp, (uint8_t)size, store };
+	return 1;
+}
+
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max)
 {
+	return sw_memory_accesses_in(cpu, false, pc, code, len, reg, ctx, out, max);
+}
+
+int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, uint64_t pc, const uint8_t *code,
+                          size_t len, sw_reg_by_name reg, void *ctx, struct sw_mem_access *out,
+                          unsigned max)
+{
 	csh h;
-	bool is64 = cpu == SW_CPU_AMD64, arm64 = cpu == SW_CPU_ARM64;
-	if (len == 0 || (cpu != SW_CPU_X86 && !is64 && !arm64) ||
-	    cs_open(arm64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
-	            arm64 ? CS_MODE_ARM : is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+	cs_arch arch;
+	cs_mode mode;
+	if (len == 0 || !capstone_mode(cpu, big_endian, false, &arch, &mode) ||
+	    (arch != CS_ARCH_X86 && arch != CS_ARCH_ARM64 && arch != CS_ARCH_MIPS &&
+	     arch != CS_ARCH_PPC) ||
+	    cs_open(arch, mode, &h) != CS_ERR_OK)
 		return -1;
 	int n = -1;
 	cs_insn *insn = NULL;
 	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
 	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
-		n = arm64 ? a64_accesses(h, insn, reg, ctx, out, max)
-		          : x86_accesses(h, insn, is64, reg, ctx, out, max);
+		if (arch == CS_ARCH_X86) {
+			n = x86_accesses(h, insn, cpu == SW_CPU_AMD64, reg, ctx, out, max);
+		} else if (arch == CS_ARCH_ARM64) {
+			n = a64_accesses(h, insn, reg, ctx, out, max);
+		} else {
+			n = risc_accesses(h, insn, arch == CS_ARCH_PPC, reg, ctx, out, max);
+			if (n >= 0 && (cpu == SW_CPU_MIPS || cpu == SW_CPU_PPC))
+				for (int i = 0; i < n; i++)
+					out[i].address &= 0xffffffffu;
+		}
 		cs_free(insn, 1);
 	}
 	cs_close(&h);

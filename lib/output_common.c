@@ -274,8 +274,8 @@ int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_resu
 	if (!st)
 		return -1;
 	struct frame_regs r = { st->arch, f, s };
-	return sw_memory_accesses(st->arch->cpu, f->pc, st->crash_code, st->crash_code_len,
-	                          frame_reg_by_name, &r, out, max);
+	return sw_memory_accesses_in(st->arch->cpu, s->sys.big_endian, f->pc, st->crash_code,
+	                             st->crash_code_len, frame_reg_by_name, &r, out, max);
 }
 
 bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,

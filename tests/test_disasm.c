@@ -65,8 +65,9 @@ END_TEST
  * 3, rsp = 0x7000, rsi = 0x2000, rdi = 0x3000) or an x86 one (eax =
  * 0x100, ebx = 0x10, esp = 0x8000); rcx is not known. */
 /* (arm64: x0 = 0x10, x1 = 0x5000, x2 = 0xffffffff (w2 = -1), sp =
- * 0x7000, x30 = 0x401000.) */
-enum reg_set { X86, AMD64, ARM64 };
+ * 0x7000, x30 = 0x401000; MIPS a0 = 0x1000; PowerPC r9 = 0x20000, r1 =
+ * 0x7000.) */
+enum reg_set { X86, AMD64, ARM64, RISC };
 
 static bool regs(void *ctx, const char *name, uint64_t *v)
 {
@@ -76,6 +77,7 @@ static bool regs(void *ctx, const char *name, uint64_t *v)
 		{ X86, "eax", 0x100 }, { X86, "esp", 0x8000 }, { X86, "ebx", 0x10 },
 		{ ARM64, "x0", 0x10 }, { ARM64, "x1", 0x5000 }, { ARM64, "x2", 0xffffffff },
 		{ ARM64, "sp", 0x7000 }, { ARM64, "x30", 0x401000 },
+		{ RISC, "a0", 0x1000 }, { RISC, "r9", 0x20000 }, { RISC, "r1", 0x7000 },
 	};
 	enum reg_set set = *(const enum reg_set *)ctx;
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -146,7 +148,7 @@ START_TEST(test_x86_memory_accesses_unknown)
 	struct sw_mem_access a[4];
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x8b\x01", a), -1);             /* mov eax, [rcx] */
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x64\x48\x8b\x04\x25\x28\x00\x00\x00", a), -1);
-	ck_assert_int_eq(ACC(SW_CPU_PPC64, "\x00\x8f\x69\x98", a), -1);
+	ck_assert_int_eq(ACC(SW_CPU_ARM, "\x00\x10\x80\xe5", a), -1);
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8b", a), -1);
 }
 END_TEST
@@ -227,6 +229,33 @@ START_TEST(test_arm64_memory_accesses_and_branches)
 }
 END_TEST
 
+static int risc_acc(enum sw_cpu cpu, bool big_endian, const char *bytes,
+                    struct sw_mem_access *out)
+{
+	static enum reg_set set = RISC;
+	return sw_memory_accesses_in(cpu, big_endian, 0x1000, (const uint8_t *)bytes, 4, regs, &set,
+	                             out, 4);
+}
+
+/* MIPS and PowerPC: offset(base), sized by the mnemonic, in the snapshot's
+ * byte order; an indexed PowerPC store is not known; an ALU instruction
+ * touches nothing. */
+START_TEST(test_mips_and_ppc_memory_accesses)
+{
+	struct sw_mem_access a[4];
+	ck_assert_int_eq(risc_acc(SW_CPU_MIPS, true, "\xac\x82\x00\x10", a), 1);  /* sw $v0, 0x10($a0) */
+	is_access(&a[0], 0x1010, 4, true);
+	ck_assert_int_eq(risc_acc(SW_CPU_MIPS64, false, "\xf0\xff\x82\x90", a), 1); /* lbu $v0, -0x10($a0) */
+	is_access(&a[0], 0x1000 - 0x10, 1, false);
+	ck_assert_int_eq(risc_acc(SW_CPU_PPC64, false, "\x00\x8f\x69\x98", a), 1); /* stb r3, -0x7100(r9) */
+	is_access(&a[0], 0x20000 - 0x7100, 1, true);
+	ck_assert_int_eq(risc_acc(SW_CPU_PPC64, false, "\xc1\xff\x21\xf8", a), 1); /* stdu r1, -0x40(r1) */
+	is_access(&a[0], 0x7000 - 0x40, 8, true);
+	ck_assert_int_eq(risc_acc(SW_CPU_PPC64, false, "\x2e\x49\xc7\x7c", a), -1); /* stwx r6, r7, r9 */
+	ck_assert_int_eq(risc_acc(SW_CPU_MIPS, true, "\x00\x85\x10\x21", a), 0);  /* addu $v0, $a0, $a1 */
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -239,6 +268,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_memory_accesses_unknown);
 	tcase_add_test(tc, test_x86_instruction_pointer_update);
 	tcase_add_test(tc, test_arm64_memory_accesses_and_branches);
+	tcase_add_test(tc, test_mips_and_ppc_memory_accesses);
 	suite_add_tcase(s, tc);
 	return s;
 }
