@@ -107,6 +107,12 @@ static bool reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t
 		return false;
 	if (reg(ctx, name, v))
 		return true;
+	/* ARM's other names of r9-r12 (Capstone prints sb, sl, fp, ip). */
+	static const char *const arm_alias[][2] = { { "sb", "r9" }, { "sl", "r10" },
+		                                    { "fp", "r11" }, { "ip", "r12" } };
+	for (size_t i = 0; i < sizeof arm_alias / sizeof arm_alias[0]; i++)
+		if (strcmp(name, arm_alias[i][0]) == 0 && reg(ctx, arm_alias[i][1], v))
+			return true;
 	char wide[8];
 	if (name[0] == 'e' && strlen(name) == 3)
 		snprintf(wide, sizeof wide, "r%s", name + 1);
@@ -339,22 +345,105 @@ static int risc_accesses(csh h, const cs_insn *insn, bool ppc, sw_reg_by_name re
 	return 1;
 }
 
+/* ARM and Thumb (ARM ARM A8.8: LDR, STR and their byte, halfword,
+ * doubleword and exclusive forms at base ± index shifted or + offset, a
+ * post-index form at the base; LDM/STM and PUSH/POP over their register
+ * lists; VLDR/VSTR). Capstone 4's arm detail. */
+static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ctx,
+                        struct sw_mem_access *out, unsigned max)
+{
+	const cs_arm *a = &insn->detail->arm;
+	unsigned size;
+	bool store;
+	switch (insn->id) {
+	case ARM_INS_LDR: case ARM_INS_LDRT: case ARM_INS_LDREX: size = 4; store = false; break;
+	case ARM_INS_STR: case ARM_INS_STRT: case ARM_INS_STREX: size = 4; store = true; break;
+	case ARM_INS_LDRB: case ARM_INS_LDRSB: case ARM_INS_LDRBT: case ARM_INS_LDREXB:
+		size = 1; store = false; break;
+	case ARM_INS_STRB: case ARM_INS_STRBT: case ARM_INS_STREXB: size = 1; store = true; break;
+	case ARM_INS_LDRH: case ARM_INS_LDRSH: case ARM_INS_LDRHT: case ARM_INS_LDREXH:
+		size = 2; store = false; break;
+	case ARM_INS_STRH: case ARM_INS_STRHT: case ARM_INS_STREXH: size = 2; store = true; break;
+	case ARM_INS_LDRD: case ARM_INS_LDREXD: size = 8; store = false; break;
+	case ARM_INS_STRD: case ARM_INS_STREXD: size = 8; store = true; break;
+	case ARM_INS_VLDR: case ARM_INS_VSTR: {
+		const char *r = a->op_count ? cs_reg_name(h, a->operands[0].reg) : NULL;
+		size = r && r[0] == 'd' ? 8 : 4;
+		store = insn->id == ARM_INS_VSTR;
+		break;
+	}
+	case ARM_INS_PUSH: case ARM_INS_POP: case ARM_INS_LDM: case ARM_INS_LDMDA:
+	case ARM_INS_LDMDB: case ARM_INS_LDMIB: case ARM_INS_STM: case ARM_INS_STMDA:
+	case ARM_INS_STMDB: case ARM_INS_STMIB: {
+		/* A register list: 4 bytes a register, from sp (push/pop) or the
+		 * base register (the first operand). */
+		bool list_from_sp = insn->id == ARM_INS_PUSH || insn->id == ARM_INS_POP;
+		unsigned nregs = list_from_sp ? a->op_count : a->op_count - 1u;
+		uint64_t base;
+		if (a->op_count == 0 || nregs == 0 || nregs > 16 ||
+		    (list_from_sp ? !reg(ctx, "sp", &base)
+		                  : a->operands[0].type != ARM_OP_REG ||
+		                        !reg_value(h, a->operands[0].reg, reg, ctx, &base)))
+			return -1;
+		uint64_t bytes = 4u * nregs, at = base;
+		store = insn->id == ARM_INS_PUSH || insn->id == ARM_INS_STM ||
+		        insn->id == ARM_INS_STMDA || insn->id == ARM_INS_STMDB ||
+		        insn->id == ARM_INS_STMIB;
+		if (insn->id == ARM_INS_PUSH || insn->id == ARM_INS_LDMDB || insn->id == ARM_INS_STMDB)
+			at = base - bytes;
+		else if (insn->id == ARM_INS_LDMDA || insn->id == ARM_INS_STMDA)
+			at = base - bytes + 4;
+		else if (insn->id == ARM_INS_LDMIB || insn->id == ARM_INS_STMIB)
+			at = base + 4;
+		if (max == 0)
+			return 0;
+		out[0] = (struct sw_mem_access){ at & 0xffffffffu, (uint8_t)bytes, store };
+		return 1;
+	}
+	default:
+		return 0; /* no memory operand the crash could have faulted on */
+	}
+	const cs_arm_op *mem = NULL;
+	for (uint8_t i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM_OP_MEM)
+			mem = &a->operands[i];
+	uint64_t base, index = 0;
+	if (!mem || !reg_value(h, mem->mem.base, reg, ctx, &base))
+		return -1;
+	if (mem->mem.base == ARM_REG_PC)
+		return -1; /* pc-relative: the pc's read value is the mode's, not known here */
+	if (mem->mem.index != ARM_REG_INVALID) {
+		if (!reg_value(h, mem->mem.index, reg, ctx, &index))
+			return -1;
+		if (mem->shift.type == ARM_SFT_LSL)
+			index <<= mem->shift.value;
+		else if (mem->shift.type != ARM_SFT_INVALID)
+			return -1;
+		if (mem->subtracted)
+			index = (uint64_t)0 - index;
+	}
+	if (max == 0)
+		return 0;
+	out[0] = (struct sw_mem_access){ (base + index + (uint64_t)(int64_t)mem->mem.disp) &
+	                                         0xffffffffu,
+	                                 (uint8_t)size, store };
+	return 1;
+}
+
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max)
 {
-	return sw_memory_accesses_in(cpu, false, pc, code, len, reg, ctx, out, max);
+	return sw_memory_accesses_in(cpu, false, false, pc, code, len, reg, ctx, out, max);
 }
 
-int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, uint64_t pc, const uint8_t *code,
-                          size_t len, sw_reg_by_name reg, void *ctx, struct sw_mem_access *out,
-                          unsigned max)
+int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                          const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
+                          struct sw_mem_access *out, unsigned max)
 {
 	csh h;
 	cs_arch arch;
 	cs_mode mode;
-	if (len == 0 || !capstone_mode(cpu, big_endian, false, &arch, &mode) ||
-	    (arch != CS_ARCH_X86 && arch != CS_ARCH_ARM64 && arch != CS_ARCH_MIPS &&
-	     arch != CS_ARCH_PPC) ||
+	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &arch, &mode) ||
 	    cs_open(arch, mode, &h) != CS_ERR_OK)
 		return -1;
 	int n = -1;
@@ -365,6 +454,8 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, uint64_t pc, const u
 			n = x86_accesses(h, insn, cpu == SW_CPU_AMD64, reg, ctx, out, max);
 		} else if (arch == CS_ARCH_ARM64) {
 			n = a64_accesses(h, insn, reg, ctx, out, max);
+		} else if (arch == CS_ARCH_ARM) {
+			n = arm_accesses(h, insn, reg, ctx, out, max);
 		} else {
 			n = risc_accesses(h, insn, arch == CS_ARCH_PPC, reg, ctx, out, max);
 			if (n >= 0 && (cpu == SW_CPU_MIPS || cpu == SW_CPU_PPC))

@@ -43,12 +43,15 @@ typedef bool (*sw_reg_by_name)(void *ctx, const char *name, uint64_t *value);
  * register-only instruction). */
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max);
-/* The same for code in either byte order (MIPS and PowerPC: the
- * snapshot's): MIPS's and PowerPC's loads and stores at base + offset,
- * sized by the mnemonic (an indexed PowerPC form, lwzx, is not known). */
-int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, uint64_t pc, const uint8_t *code,
-                          size_t len, sw_reg_by_name reg, void *ctx, struct sw_mem_access *out,
-                          unsigned max);
+/* The same for code in either byte order (the snapshot's) and ARM's
+ * instruction set (thumb: CPSR.T): MIPS's and PowerPC's loads and stores
+ * at offset(base), sized by the mnemonic (an indexed PowerPC form, lwzx,
+ * is not known); ARM's and Thumb's loads and stores, LDM/STM and
+ * PUSH/POP over their register lists (a pc-relative load is not known);
+ * SPARC and RISC-V: -1. */
+int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                          const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
+                          struct sw_mem_access *out, unsigned max);
 
 /* Reads a little-endian word of `size` bytes at addr from the
  * snapshot's memory; false when not captured. */

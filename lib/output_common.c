@@ -205,6 +205,14 @@ static const struct sw_stack *crashing_frame(const struct sw_snapshot *s,
 	return st;
 }
 
+/* Is the frame's code in the CPU's second instruction set (ARM's Thumb:
+ * CPSR.T, struct sw_arch isa_state_reg)? */
+static bool in_second_isa(const struct sw_arch *a, const struct sw_stack_frame *f)
+{
+	return a->isa_state_mask && sw_stack_frame_reg_valid(f, a->isa_state_reg) &&
+	       (sw_stack_frame_reg(f, a->isa_state_reg) & a->isa_state_mask);
+}
+
 bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
                               char *out, size_t n)
 {
@@ -212,11 +220,8 @@ bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_
 	const struct sw_stack *st = crashing_frame(s, w, &f);
 	if (!st)
 		return false;
-	const struct sw_arch *a = st->arch;
-	bool second_isa = a->isa_state_mask && sw_stack_frame_reg_valid(f, a->isa_state_reg) &&
-	                  (sw_stack_frame_reg(f, a->isa_state_reg) & a->isa_state_mask);
-	return sw_disassemble(a->cpu, s->sys.big_endian, second_isa, f->pc, st->crash_code,
-	                      st->crash_code_len, out, n);
+	return sw_disassemble(st->arch->cpu, s->sys.big_endian, in_second_isa(st->arch, f), f->pc,
+	                      st->crash_code, st->crash_code_len, out, n);
 }
 
 /* Register values by their names (the arch's reg_names), for the
@@ -274,8 +279,9 @@ int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_resu
 	if (!st)
 		return -1;
 	struct frame_regs r = { st->arch, f, s };
-	return sw_memory_accesses_in(st->arch->cpu, s->sys.big_endian, f->pc, st->crash_code,
-	                             st->crash_code_len, frame_reg_by_name, &r, out, max);
+	return sw_memory_accesses_in(st->arch->cpu, s->sys.big_endian, in_second_isa(st->arch, f),
+	                             f->pc, st->crash_code, st->crash_code_len, frame_reg_by_name,
+	                             &r, out, max);
 }
 
 bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,

@@ -66,8 +66,9 @@ END_TEST
  * 0x100, ebx = 0x10, esp = 0x8000); rcx is not known. */
 /* (arm64: x0 = 0x10, x1 = 0x5000, x2 = 0xffffffff (w2 = -1), sp =
  * 0x7000, x30 = 0x401000; MIPS a0 = 0x1000; PowerPC r9 = 0x20000, r1 =
+ * 0x7000; ARM r0 = 0x2000, r1 = 0x3000, r2 = 4, r11 = 0x9000, sp =
  * 0x7000.) */
-enum reg_set { X86, AMD64, ARM64, RISC };
+enum reg_set { X86, AMD64, ARM64, RISC, ARM };
 
 static bool regs(void *ctx, const char *name, uint64_t *v)
 {
@@ -78,6 +79,8 @@ static bool regs(void *ctx, const char *name, uint64_t *v)
 		{ ARM64, "x0", 0x10 }, { ARM64, "x1", 0x5000 }, { ARM64, "x2", 0xffffffff },
 		{ ARM64, "sp", 0x7000 }, { ARM64, "x30", 0x401000 },
 		{ RISC, "a0", 0x1000 }, { RISC, "r9", 0x20000 }, { RISC, "r1", 0x7000 },
+		{ ARM, "r0", 0x2000 }, { ARM, "r1", 0x3000 }, { ARM, "r2", 4 }, { ARM, "r11", 0x9000 },
+		{ ARM, "sp", 0x7000 },
 	};
 	enum reg_set set = *(const enum reg_set *)ctx;
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -148,7 +151,7 @@ START_TEST(test_x86_memory_accesses_unknown)
 	struct sw_mem_access a[4];
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x8b\x01", a), -1);             /* mov eax, [rcx] */
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x64\x48\x8b\x04\x25\x28\x00\x00\x00", a), -1);
-	ck_assert_int_eq(ACC(SW_CPU_ARM, "\x00\x10\x80\xe5", a), -1);
+	ck_assert_int_eq(ACC(SW_CPU_RISCV64, "\x23\x20\xb5\x00", a), -1);
 	ck_assert_int_eq(ACC(SW_CPU_AMD64, "\x48\x8b", a), -1);
 }
 END_TEST
@@ -233,8 +236,8 @@ static int risc_acc(enum sw_cpu cpu, bool big_endian, const char *bytes,
                     struct sw_mem_access *out)
 {
 	static enum reg_set set = RISC;
-	return sw_memory_accesses_in(cpu, big_endian, 0x1000, (const uint8_t *)bytes, 4, regs, &set,
-	                             out, 4);
+	return sw_memory_accesses_in(cpu, big_endian, false, 0x1000, (const uint8_t *)bytes, 4, regs,
+	                             &set, out, 4);
 }
 
 /* MIPS and PowerPC: offset(base), sized by the mnemonic, in the snapshot's
@@ -256,6 +259,43 @@ START_TEST(test_mips_and_ppc_memory_accesses)
 }
 END_TEST
 
+static int arm_acc(bool thumb, const char *bytes, size_t len, struct sw_mem_access *out)
+{
+	static enum reg_set set = ARM;
+	return sw_memory_accesses_in(SW_CPU_ARM, false, thumb, 0x1000, (const uint8_t *)bytes, len,
+	                             regs, &set, out, 4);
+}
+
+#define ARM_ACC(thumb, bytes, out) arm_acc(thumb, bytes, sizeof bytes - 1, out)
+
+/* ARM and Thumb: base ± index shifted + offset (post-index: the base),
+ * sized by the instruction; push and ldm over their lists; a pc-relative
+ * load is not known; fp names r11. */
+START_TEST(test_arm_memory_accesses)
+{
+	struct sw_mem_access a[4];
+	ck_assert_int_eq(ARM_ACC(false, "\x00\x10\x80\xe5", a), 1);     /* str r1, [r0] */
+	is_access(&a[0], 0x2000, 4, true);
+	ck_assert_int_eq(ARM_ACC(false, "\x04\x10\x90\xe4", a), 1);     /* ldr r1, [r0], #4 */
+	is_access(&a[0], 0x2000, 4, false);
+	ck_assert_int_eq(ARM_ACC(false, "\x02\x11\x90\xe7", a), 1);     /* ldr r1, [r0, r2, lsl #2] */
+	is_access(&a[0], 0x2010, 4, false);
+	ck_assert_int_eq(ARM_ACC(false, "\x02\x10\x10\xe7", a), 1);     /* ldr r1, [r0, -r2] */
+	is_access(&a[0], 0x1ffc, 4, false);
+	ck_assert_int_eq(ARM_ACC(false, "\xb2\x10\xd0\xe1", a), 1);     /* ldrh r1, [r0, #2] */
+	is_access(&a[0], 0x2002, 2, false);
+	ck_assert_int_eq(ARM_ACC(false, "\x10\x40\x2d\xe9", a), 1);     /* push {r4, lr} */
+	is_access(&a[0], 0x7000 - 8, 8, true);
+	ck_assert_int_eq(ARM_ACC(false, "\x04\x10\x1b\xe5", a), 1);     /* ldr r1, [fp, #-4] */
+	is_access(&a[0], 0x9000 - 4, 4, false);
+	ck_assert_int_eq(ARM_ACC(false, "\x04\x10\x9f\xe5", a), -1);    /* ldr r1, [pc, #4] */
+	ck_assert_int_eq(ARM_ACC(true, "\x01\x60", a), 1);                /* str r1, [r0] (Thumb) */
+	is_access(&a[0], 0x2000, 4, true);
+	ck_assert_int_eq(ARM_ACC(true, "\x88\x68", a), 1);                /* ldr r0, [r1, #8] */
+	is_access(&a[0], 0x3008, 4, false);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -269,6 +309,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_instruction_pointer_update);
 	tcase_add_test(tc, test_arm64_memory_accesses_and_branches);
 	tcase_add_test(tc, test_mips_and_ppc_memory_accesses);
+	tcase_add_test(tc, test_arm_memory_accesses);
 	suite_add_tcase(s, tc);
 	return s;
 }
