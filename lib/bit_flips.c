@@ -79,32 +79,27 @@ static void score(struct sw_bit_flip *f, uint64_t original, const struct sw_bit_
 }
 
 unsigned sw_bit_flips(const struct sw_snapshot *s, uint64_t address, bool non_canonical,
+                      const struct sw_bit_flip_source *sources, unsigned nsources,
                       const struct sw_bit_flip_regs *regs, struct sw_bit_flip *out,
                       unsigned max)
 {
 	unsigned bits = regs && regs->word_size == 4 ? 32 : 64, n = 0;
 	if (sw_address_is_mapped(s, address))
 		return 0;
-	/* Each register that held the address is a source; none: one pass
-	 * with no register. */
-	unsigned nsources = 0;
-	for (unsigned r = 0; regs && r <= regs->count && n < max; r++) {
-		const char *source = NULL;
-		if (r < regs->count) {
-			uint64_t v;
-			if (!regs->get(regs->ctx, r, &v, &source) || v != address)
-				continue;
-			nsources++;
-		} else if (nsources > 0) {
-			break;
-		}
+	struct sw_bit_flip_source self = { NULL, address };
+	if (nsources == 0) {
+		sources = &self;
+		nsources = 1;
+	}
+	for (unsigned k = 0; k < nsources && n < max; k++) {
+		uint64_t original = sources[k].value;
 		for (unsigned b = 0; b < bits && n < max; b++) {
-			uint64_t a = address ^ (UINT64_C(1) << b);
+			uint64_t a = original ^ (UINT64_C(1) << b);
 			if (a != 0 && !sw_address_is_mapped(s, a))
 				continue;
-			out[n] = (struct sw_bit_flip){ .address = a, .source_register = source,
+			out[n] = (struct sw_bit_flip){ .address = a, .source_register = sources[k].name,
 			                               .was_non_canonical = non_canonical };
-			score(&out[n], address, regs);
+			score(&out[n], original, regs);
 			n++;
 		}
 	}

@@ -13,8 +13,8 @@
  * PossibleBitFlip and BitFlipDetails) and its confidence. */
 struct sw_bit_flip {
 	uint64_t address;             /* the address one bit away */
-	const char *source_register;  /* the register that held the crash
-	                                 address, NULL: none did */
+	const char *source_register;  /* the register whose value it corrects,
+	                                 NULL: the crash address itself */
 	bool was_non_canonical;       /* the crash address was non-canonical */
 	bool is_null;                 /* the address one bit away is 0 */
 	bool was_low;                 /* ... and the crash address was low */
@@ -36,12 +36,21 @@ struct sw_bit_flip_regs {
  * captured memory region (a stack), a mapping the snapshot lists? */
 bool sw_address_is_mapped(const struct sw_snapshot *s, uint64_t addr);
 
-/* The candidates for a crash at `address` (not mapped; non_canonical: an
- * amd64 address really used that the crash did not report), one bit
- * flipped within the word, that are mapped or null, for each register
- * that held the address (else with no register), in bit order; at most
- * max into out. The count. */
+/* A register the crashing instruction computed its address from, or
+ * jumped through, with its value (lib/disasm.h sw_address_registers). */
+struct sw_bit_flip_source {
+	const char *name;
+	uint64_t value;
+};
+
+/* The candidates for a crash at `address` (not mapped, else none;
+ * non_canonical: an amd64 address really used that the crash did not
+ * report), as rust-minidump finds them: each source register's value
+ * with one bit flipped (within the word) that is mapped or null, the
+ * register named; with no source register (an absolute address), the
+ * crash address's own. In bit order, at most max into out; the count. */
 unsigned sw_bit_flips(const struct sw_snapshot *s, uint64_t address, bool non_canonical,
+                      const struct sw_bit_flip_source *sources, unsigned nsources,
                       const struct sw_bit_flip_regs *regs, struct sw_bit_flip *out,
                       unsigned max);
 

@@ -528,3 +528,95 @@ bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *
 	cs_close(&h);
 	return ok;
 }
+
+/* Adds register r's use (its name and value) to out, once. */
+static void add_use(csh h, unsigned r, sw_reg_by_name reg, void *ctx, struct sw_reg_use *out,
+                    unsigned max, unsigned *n)
+{
+	const char *name = cs_reg_name(h, r);
+	uint64_t v;
+	if (!name || *n >= max || !reg_value(h, r, reg, ctx, &v))
+		return;
+	for (unsigned i = 0; i < *n; i++)
+		if (strcmp(out[i].name, name) == 0)
+			return;
+	out[(*n)++] = (struct sw_reg_use){ name, v };
+}
+
+unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                              const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
+                              struct sw_reg_use *out, unsigned max)
+{
+	csh h;
+	cs_arch arch;
+	cs_mode mode;
+	unsigned n = 0;
+	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &arch, &mode) ||
+	    cs_open(arch, mode, &h) != CS_ERR_OK)
+		return 0;
+	cs_insn *insn = NULL;
+	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    cs_disasm(h, code, len, pc, 1, &insn) != 1) {
+		cs_close(&h);
+		return 0;
+	}
+	const cs_detail *d = insn->detail;
+	switch (arch) {
+	case CS_ARCH_X86:
+		for (uint8_t i = 0; i < d->x86.op_count; i++) {
+			const cs_x86_op *op = &d->x86.operands[i];
+			if (op->type == X86_OP_MEM && insn->id != X86_INS_LEA && insn->id != X86_INS_NOP) {
+				if (op->mem.base != X86_REG_INVALID && op->mem.base != X86_REG_RIP &&
+				    op->mem.base != X86_REG_EIP)
+					add_use(h, op->mem.base, reg, ctx, out, max, &n);
+				if (op->mem.index != X86_REG_INVALID)
+					add_use(h, op->mem.index, reg, ctx, out, max, &n);
+			} else if (op->type == X86_OP_REG &&
+			           (insn->id == X86_INS_CALL || insn->id == X86_INS_JMP)) {
+				add_use(h, op->reg, reg, ctx, out, max, &n);
+			}
+		}
+		break;
+	case CS_ARCH_ARM64:
+		for (uint8_t i = 0; i < d->arm64.op_count; i++) {
+			const cs_arm64_op *op = &d->arm64.operands[i];
+			if (op->type == ARM64_OP_MEM) {
+				add_use(h, op->mem.base, reg, ctx, out, max, &n);
+				if (op->mem.index != ARM64_REG_INVALID)
+					add_use(h, op->mem.index, reg, ctx, out, max, &n);
+			} else if (op->type == ARM64_OP_REG &&
+			           (insn->id == ARM64_INS_BR || insn->id == ARM64_INS_BLR ||
+			            insn->id == ARM64_INS_RET)) {
+				add_use(h, op->reg, reg, ctx, out, max, &n);
+			}
+		}
+		if (insn->id == ARM64_INS_RET && d->arm64.op_count == 0)
+			add_use(h, ARM64_REG_X30, reg, ctx, out, max, &n);
+		break;
+	case CS_ARCH_ARM:
+		for (uint8_t i = 0; i < d->arm.op_count; i++) {
+			const cs_arm_op *op = &d->arm.operands[i];
+			if (op->type == ARM_OP_MEM && op->mem.base != ARM_REG_PC) {
+				add_use(h, op->mem.base, reg, ctx, out, max, &n);
+				if (op->mem.index != ARM_REG_INVALID)
+					add_use(h, op->mem.index, reg, ctx, out, max, &n);
+			}
+		}
+		break;
+	case CS_ARCH_MIPS:
+		for (uint8_t i = 0; i < d->mips.op_count; i++)
+			if (d->mips.operands[i].type == MIPS_OP_MEM)
+				add_use(h, d->mips.operands[i].mem.base, reg, ctx, out, max, &n);
+		break;
+	case CS_ARCH_PPC:
+		for (uint8_t i = 0; i < d->ppc.op_count; i++)
+			if (d->ppc.operands[i].type == PPC_OP_MEM)
+				add_use(h, d->ppc.operands[i].mem.base, reg, ctx, out, max, &n);
+		break;
+	default:
+		break;
+	}
+	cs_free(insn, 1);
+	cs_close(&h);
+	return n;
+}

@@ -53,6 +53,20 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
                           const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                           struct sw_mem_access *out, unsigned max);
 
+/* A register an instruction uses, with the frame's value of it. */
+struct sw_reg_use {
+	const char *name;       /* Capstone's name ("rax", "x1", "a0") */
+	uint64_t value;
+};
+
+/* The registers the instruction at pc computes its memory addresses from
+ * (each memory operand's base and index) or jumps through (call/jmp/br/
+ * blr/ret's register), each once, with their values; those the frame does
+ * not know are left out. At most max; the count (0: none, or not known). */
+unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                              const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
+                              struct sw_reg_use *out, unsigned max);
+
 /* Reads a little-endian word of `size` bytes at addr from the
  * snapshot's memory; false when not captured. */
 typedef bool (*sw_word_at)(void *ctx, uint64_t addr, unsigned size, uint64_t *value);

@@ -356,5 +356,20 @@ unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_resu
 	struct flip_regs r = { st->arch, f };
 	struct sw_bit_flip_regs regs = { st->arch->nregs, flip_reg, &r,
 		                         sw_out_word_size(s, st->arch) };
-	return sw_bit_flips(s, address, non_canonical, &regs, out, max);
+	/* The registers the instruction computed the address from, named as
+	 * the JSON names them where the frame has them under that name. */
+	struct frame_regs fr = { st->arch, f, s };
+	struct sw_reg_use uses[4];
+	struct sw_bit_flip_source sources[4];
+	unsigned nuses = sw_address_registers(st->arch->cpu, s->sys.big_endian,
+	                                      in_second_isa(st->arch, f), f->pc, st->crash_code,
+	                                      st->crash_code_len, frame_reg_by_name, &fr, uses, 4);
+	for (unsigned i = 0; i < nuses; i++) {
+		sources[i] = (struct sw_bit_flip_source){ uses[i].name, uses[i].value };
+		for (unsigned k = 0; k < st->arch->nregs; k++)
+			if (st->arch->reg_names[k] && strcmp(st->arch->reg_names[k], uses[i].name) == 0 &&
+			    st->arch->json_names && st->arch->json_names[k])
+				sources[i].name = st->arch->json_names[k];
+	}
+	return sw_bit_flips(s, address, non_canonical, sources, nuses, &regs, out, max);
 }

@@ -296,6 +296,31 @@ START_TEST(test_arm_memory_accesses)
 }
 END_TEST
 
+/* The registers an address is computed from, or a jump goes through,
+ * each once, with their values (the bit flips' sources). */
+START_TEST(test_address_registers)
+{
+	static enum reg_set amd64 = AMD64, arm64 = ARM64;
+	struct sw_reg_use u[4];
+	ck_assert_uint_eq(sw_address_registers(SW_CPU_AMD64, false, false, 0x1000,
+	                                       (const uint8_t *)"\x89\x4c\x98\x10", 4, regs, &amd64,
+	                                       u, 4), 2);            /* mov [rax+rbx*4+0x10], ecx */
+	ck_assert_str_eq(u[0].name, "rax");
+	ck_assert_uint_eq(u[0].value, 0x100001000);
+	ck_assert_str_eq(u[1].name, "rbx");
+	ck_assert_uint_eq(sw_address_registers(SW_CPU_AMD64, false, false, 0x1000,
+	                                       (const uint8_t *)"\xff\xd0", 2, regs, &amd64, u, 4), 1);
+	ck_assert_str_eq(u[0].name, "rax");                          /* call rax */
+	ck_assert_uint_eq(sw_address_registers(SW_CPU_AMD64, false, false, 0x1000,
+	                                       (const uint8_t *)"\xc7\x04\x25\x45\x00\x00\x00\x05\x00\x00\x00",
+	                                       11, regs, &amd64, u, 4), 0); /* mov dword [0x45], 5 */
+	ck_assert_uint_eq(sw_address_registers(SW_CPU_ARM64, false, false, 0x1000,
+	                                       (const uint8_t *)"\xc0\x03\x5f\xd6", 4, regs, &arm64,
+	                                       u, 4), 1);            /* ret: x30 */
+	ck_assert_uint_eq(u[0].value, 0x401000);
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -310,6 +335,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_arm64_memory_accesses_and_branches);
 	tcase_add_test(tc, test_mips_and_ppc_memory_accesses);
 	tcase_add_test(tc, test_arm_memory_accesses);
+	tcase_add_test(tc, test_address_registers);
 	suite_add_tcase(s, tc);
 	return s;
 }
