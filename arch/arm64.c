@@ -235,11 +235,31 @@ static bool a64_jump_destination(const struct sw_walk *w, uint64_t at, uint64_t 
 	return false;
 }
 
+static bool a64_is_br(uint32_t insn);
+
+/* Does the instruction reload x30 (LDP with x30 as either register, Arm
+ * ARM C6.2.130; LDR x30, C6.2.132 unsigned offset, pre- and post-index)?
+ * An epilogue does, before the function's return or tail call. */
+static bool a64_restores_lr(uint32_t insn)
+{
+	bool ldp = (insn & 0xfc400000u) == 0xa8400000u; /* 64-bit LDP, any addressing */
+	return (ldp && ((insn & 31) == 30 || (insn >> 10 & 31) == 30)) ||
+	       (insn & 0xffc0001fu) == 0xf940001eu || (insn & 0xffe0041fu) == 0xf840041eu;
+}
+
 /* The jumps_into_module hook: a B (Arm ARM C6.2.26) in the code at fn,
  * within its symbol's extent or ARM64_TAIL_REACH bytes, whose
  * destination (through PLT entries and veneers) lies in module `to`:
  * GCC ends a function with `b callee` for a call in tail position, and a
- * callee in another library is reached through its PLT entry. */
+ * callee in another library is reached through its PLT entry. Or a BR
+ * through a register a few instructions after the epilogue reloaded x30:
+ * a tail call through a pointer, which may lead into any module (zoo
+ * aarch64 1120 stripped: libzoo's f6 ends `ldp x21, x30, [sp, #16]; ...;
+ * ldr x2, [x2, #56]; ...; br x16` into the program's f7, so f7's live x30,
+ * returning into f6, was refused, and a record skipped f6 and f5). A
+ * switch's table jump reloads no x30. */
+enum { A64_TAIL_AFTER_EPILOGUE = 8 };
+
 static bool arm64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_t to)
 {
 	uint64_t end, dest;
@@ -248,6 +268,7 @@ static bool arm64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_
 		return false;
 	if (!a64_function_extent(w, fn, &end) || end - fn > ARM64_TAIL_REACH)
 		end = fn + ARM64_TAIL_REACH;
+	unsigned since_epilogue = A64_TAIL_AFTER_EPILOGUE + 1;
 	for (uint64_t at = fn; at < end; at += 4) {
 		uint32_t insn;
 		if (!arm64_read_insn(w, at, &insn))
@@ -257,6 +278,9 @@ static bool arm64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_
 		                         &dest) &&
 		    sw_module_at(w->snap, dest) == to)
 			return true;
+		if (a64_is_br(insn) && since_epilogue <= A64_TAIL_AFTER_EPILOGUE)
+			return true;
+		since_epilogue = a64_restores_lr(insn) ? 0 : since_epilogue + 1;
 	}
 	return false;
 }

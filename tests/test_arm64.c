@@ -746,6 +746,44 @@ START_TEST(test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere)
 }
 END_TEST
 
+/* Above a frame in the app, a word whose BL went into the library's A2
+ * is refused (a call into another module leads there only by a tail call
+ * out of it), unless A2's code may lead into the app: a BR through a
+ * register right after its epilogue reloaded x30 is a tail call through a
+ * pointer (zoo aarch64 1120 stripped: libzoo's f6 ends `ldp x21, x30,
+ * [sp, #16]; ...; br x16` into the program's f7). A BR with no reload of
+ * x30 before it (a switch's table jump) proves nothing, nor does a return. */
+static uint32_t bl_to(uint64_t at, uint64_t target);
+
+START_TEST(test_scan_takes_a_call_into_a_function_that_tail_calls_through_a_pointer)
+{
+	enum { RETURNS, TAIL_CALL, SWITCH };
+	for (int v = RETURNS; v <= SWITCH; v++) {
+		struct fixture fx;
+		fixture_init_with_lib(&fx);
+		uint64_t a2 = LIB_BASE + 0x200, ra = LIB_BASE + 0x304;
+		put_insn(&fx, ra - 4, bl_to(ra - 4, a2));
+		if (v == RETURNS)
+			put_insn(&fx, a2, INSN_RET);
+		if (v == TAIL_CALL)
+			put_insn(&fx, a2, 0xa8c17bfdu);        /* ldp x29, x30, [sp], #16 */
+		if (v != RETURNS)
+			put_insn(&fx, a2 + 4, 0xd61f0200u);    /* br x16 */
+		uint64_t sp = STACK_BASE + 0x100;
+		put_u64(&fx, sp, ra);
+		set_context(&fx, CODE_BASE + 0x180, sp, 0, 0);
+		const struct sw_stack *st = walk(&fx);
+		if (v == TAIL_CALL) {
+			ck_assert_uint_ge(st->nframes, 2);
+			ck_assert_uint_eq(st->frames[1].pc, ra);
+		} else {
+			ck_assert(st->nframes < 2 || st->frames[1].pc != ra);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* A call through a PLT entry whose GOT slot still points at the PLT's
  * head (binutils' PLT0: stp x16, x30, [sp, #-16]!) was never made: lazy
  * binding binds the slot on the first call. A word after it is no return
@@ -1018,6 +1056,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
 	tcase_add_test(tc, test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere);
 	tcase_add_test(tc, test_scan_refuses_a_call_through_an_unbound_plt_slot);
+	tcase_add_test(tc, test_scan_takes_a_call_into_a_function_that_tail_calls_through_a_pointer);
 	suite_add_tcase(s, tc);
 	TCase *pro = tcase_create("prologue");
 	tcase_add_loop_test(pro, test_prologue_matches_cfi_with_symbols, 0, NFIXTURES);
