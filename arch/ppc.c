@@ -234,6 +234,34 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 	return false;
 }
 
+/* The target of the call before lr (a direct bl, or a bctrl whose target
+ * ctr still holds) when it lies at or below pc within PPC_MAX_ENTERED and
+ * the call site outside [target, pc]: where the function lr's caller
+ * entered may start, for ppc_frame_at_pc to follow every path from it to
+ * pc (a path that reaches pc shows pc in that code; a jump past pc to the
+ * function's epilogue, which ppc_call_entered_pc_function cannot prove
+ * harmless, is followed there: zoo ppc64le 1136, an -O0 comparator that
+ * branches to its epilogue after the crash's block). */
+static bool ppc_call_target_below(const struct sw_walk *w, uint64_t lr, uint64_t pc,
+                                  uint64_t ctr, uint64_t *entry)
+{
+	uint32_t call;
+	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (lr < 4 || !ppc_read_insn(w, site, &call))
+		return false;
+	uint64_t target;
+	if ((call & 0xfc000003u) == 0x48000001u)
+		target = (site + (uint64_t)sext_li(call)) & mask;
+	else if (call == 0x4e800421u && ctr != 0) /* bctrl */
+		target = ctr & mask;
+	else
+		return false;
+	if (target > pc || pc - target > PPC_MAX_ENTERED || (site >= target && site <= pc))
+		return false;
+	*entry = target;
+	return true;
+}
+
 /* The falls_through hook (lib/arch.h): nothing in [from, to) ends the
  * flow: no unconditional branch (b, or bc/bclr/bcctr with BO "branch
  * always", Power ISA Book I §2.4) that does not link, and no trap. A
@@ -552,7 +580,7 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 			uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(w, r->v[PPC_CTR]) : 0;
 			uint64_t pc = ppc_strip(w, callee->pc), entry, caller_sp;
 			if ((sw_walk_function_start(w, pc, &entry) ||
-			     ppc_call_entered_pc_function(w, lr, pc, ctr, &entry)) &&
+			     ppc_call_target_below(w, lr, pc, ctr, &entry)) &&
 			    ppc_caller_sp_by_code(w, entry, pc, sp, &caller_sp)) {
 				sw_reg_set(&out->regs, PPC_SP, caller_sp);
 				return SW_UNWIND_OK;

@@ -622,20 +622,25 @@ END_TEST
  *  - the allocation, then an alloca's `stdux r6, r1, r9` (zoo ppc64le
  *    1073: f5), whose back chain lies above the fixed frame: its own;
  *  - a branch that skips the allocation: the paths disagree, nothing
- *    proven, r1 stays the caller's sp (the stale slot then decides). */
+ *    proven, r1 stays the caller's sp (the stale slot then decides);
+ *  - no symbols, and the function jumps past pc to its epilogue (zoo
+ *    ppc64le 1136 stripped, an -O0 comparator): the call's target is
+ *    where the paths start, and the one reaching pc holds the frame. */
 START_TEST(test_context_lr_sp_from_every_path_to_pc)
 {
-	enum { FRAMELESS, EARLY_RETURN, ALLOCA, SKIPPED };
-	for (int v = FRAMELESS; v <= SKIPPED; v++) {
+	enum { FRAMELESS, EARLY_RETURN, ALLOCA, SKIPPED, EPILOGUE_PAST_PC };
+	for (int v = FRAMELESS; v <= EPILOGUE_PAST_PC; v++) {
 		struct fixture fx;
 		struct fake_symbols fs;
 		fake_init(&fs);
 		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
 		uint64_t entry = CODE_BASE, pc = entry + 0x40, ra1 = CODE_BASE + 0x600;
+		if (v == EPILOGUE_PAST_PC)
+			ra1 = LIB_BASE + 0x100; /* bsearch calling its comparator */
 		uint64_t ra_rec = CODE_BASE + 0x640, ra2 = CODE_BASE + 0x900, stale = CODE_BASE + 0x980;
 		uint64_t s1 = STACK_BASE + 0x200, s2 = s1 + 0x100, s3 = s2 + 0x100;
 		uint64_t s0 = v == FRAMELESS ? s1 : v == ALLOCA ? s1 - 0x90 : s1 - 64;
-		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, entry));
+		put_insn(&fx, ra1 - 4, v == EPILOGUE_PAST_PC ? PPC_BCTRL : bl_from_to(ra1 - 4, entry));
 		put_insn(&fx, ra_rec - 4, bl_from_to(ra_rec - 4, CODE_BASE + 0x400));
 		put_insn(&fx, ra2 - 4, bl_from_to(ra2 - 4, CODE_BASE + 0x400));
 		put_insn(&fx, stale - 4, bl_from_to(stale - 4, CODE_BASE + 0xa00));
@@ -650,6 +655,12 @@ START_TEST(test_context_lr_sp_from_every_path_to_pc)
 			put_insn(&fx, entry + 0x30, 0x7cc1496au);   /* stdux r6, r1, r9 */
 		if (v == SKIPPED)
 			put_insn(&fx, entry, 0x41820010u);          /* beq .+0x10 */
+		if (v == EPILOGUE_PAST_PC) {
+			put_insn(&fx, entry + 0x10, 0x41820028u);   /* beq .+0x28: the crash's block */
+			put_insn(&fx, entry + 0x20, 0x48000040u);   /* b .+0x40: past pc */
+			put_insn(&fx, entry + 0x60, 0x38210040u);   /* addi r1, r1, 64 */
+			put_insn(&fx, entry + 0x64, PPC_BLR);
+		}
 		if (s0 != s1)
 			put_word(&fx, s0, s1);
 		put_word(&fx, s1, s2);
@@ -659,7 +670,10 @@ START_TEST(test_context_lr_sp_from_every_path_to_pc)
 		put_word(&fx, s3, 0);
 		put_word(&fx, s3 + 16, ra2);
 		set_context(&fx, pc, s0, ra1);
-		const struct sw_stack *st = walk(&fx, &fs.source);
+		if (v == EPILOGUE_PAST_PC)
+			sw_reg_set(&fx.thread.ctx, 34, entry); /* ctr: the comparator */
+		/* Without symbols the entry is the call's target. */
+		const struct sw_stack *st = walk(&fx, v == EPILOGUE_PAST_PC ? NULL : &fs.source);
 		ck_assert_uint_ge(st->nframes, 2);
 		ck_assert_uint_eq(st->frames[1].pc, ra1);
 		if (v == SKIPPED) {
