@@ -191,6 +191,32 @@ static bool ppc_tail_branch_below(const struct sw_walk *w, uint64_t target, uint
 	return false;
 }
 
+/* The target of the call before lr: a direct bl's, or a bctrl's that
+ * ctr still holds (0: not known). *site is the call's address. */
+static bool ppc_call_target(const struct sw_walk *w, uint64_t lr, uint64_t ctr, uint64_t *site,
+                            uint64_t *target)
+{
+	uint32_t call;
+	uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	*site = ppc_call_site(lr);
+	if (lr < 4 || !ppc_read_insn(w, *site, &call))
+		return false;
+	if ((call & 0xfc000003u) == 0x48000001u)
+		*target = (*site + (uint64_t)sext_li(call)) & mask;
+	else if (call == 0x4e800421u && ctr != 0) /* bctrl */
+		*target = ctr & mask;
+	else
+		return false;
+	return true;
+}
+
+/* Does the call at `site`, to `target`, lie outside [target, pc] with pc
+ * at most PPC_MAX_ENTERED past the target? */
+static bool ppc_target_below_pc(uint64_t site, uint64_t target, uint64_t pc)
+{
+	return target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc);
+}
+
 /* Did the call before lr enter the function pc is in, by the code alone?
  * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
  * Power ISA Book I §2.4), or a `bctrl` whose target the live ctr still
@@ -210,21 +236,13 @@ static bool ppc_tail_branch_below(const struct sw_walk *w, uint64_t target, uint
 static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
                                          uint64_t ctr, uint64_t *entry)
 {
-	uint32_t call;
-	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
-	if (lr < 4 || !ppc_read_insn(w, site, &call))
-		return false;
-	uint64_t target;
-	if ((call & 0xfc000003u) == 0x48000001u)
-		target = (site + (uint64_t)sext_li(call)) & mask;
-	else if (call == 0x4e800421u && ctr != 0) /* bctrl */
-		target = ctr & mask;
-	else
+	uint64_t site, target, mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	if (!ppc_call_target(w, lr, ctr, &site, &target))
 		return false;
 	/* The target itself, or where its tail call below it leads (zoo
 	 * ppc64le 1034: main's bl f2, f2's b f3, the crash in f3). */
 	for (unsigned hop = 0; hop < 2; hop++) {
-		if (target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc)) {
+		if (ppc_target_below_pc(site, target, pc)) {
 			*entry = target;
 			return ppc_runs_on_to(w, target, pc, mask);
 		}
@@ -245,18 +263,8 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 static bool ppc_call_target_below(const struct sw_walk *w, uint64_t lr, uint64_t pc,
                                   uint64_t ctr, uint64_t *entry)
 {
-	uint32_t call;
-	uint64_t site = ppc_call_site(lr), mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
-	if (lr < 4 || !ppc_read_insn(w, site, &call))
-		return false;
-	uint64_t target;
-	if ((call & 0xfc000003u) == 0x48000001u)
-		target = (site + (uint64_t)sext_li(call)) & mask;
-	else if (call == 0x4e800421u && ctr != 0) /* bctrl */
-		target = ctr & mask;
-	else
-		return false;
-	if (target > pc || pc - target > PPC_MAX_ENTERED || (site >= target && site <= pc))
+	uint64_t site, target;
+	if (!ppc_call_target(w, lr, ctr, &site, &target) || !ppc_target_below_pc(site, target, pc))
 		return false;
 	*entry = target;
 	return true;

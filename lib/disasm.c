@@ -430,6 +430,35 @@ static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 	return 1;
 }
 
+/* One instruction decoded with Capstone's detail (the operands), for the
+ * analyses below: *h and *insn to hand to decoded_done. */
+struct decoded {
+	csh h;
+	cs_insn *insn;
+	cs_arch arch;
+};
+
+static bool decode_one(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                       const uint8_t *code, size_t len, struct decoded *d)
+{
+	cs_mode mode;
+	d->insn = NULL;
+	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &d->arch, &mode) ||
+	    cs_open(d->arch, mode, &d->h) != CS_ERR_OK)
+		return false;
+	if (cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+	    cs_disasm(d->h, code, len, pc, 1, &d->insn) == 1)
+		return true;
+	cs_close(&d->h);
+	return false;
+}
+
+static void decoded_done(struct decoded *d)
+{
+	cs_free(d->insn, 1);
+	cs_close(&d->h);
+}
+
 int sw_memory_accesses(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                        sw_reg_by_name reg, void *ctx, struct sw_mem_access *out, unsigned max)
 {
@@ -440,31 +469,23 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
                           const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                           struct sw_mem_access *out, unsigned max)
 {
-	csh h;
-	cs_arch arch;
-	cs_mode mode;
-	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &arch, &mode) ||
-	    cs_open(arch, mode, &h) != CS_ERR_OK)
+	struct decoded d;
+	if (!decode_one(cpu, big_endian, thumb, pc, code, len, &d))
 		return -1;
-	int n = -1;
-	cs_insn *insn = NULL;
-	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
-	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
-		if (arch == CS_ARCH_X86) {
-			n = x86_accesses(h, insn, cpu == SW_CPU_AMD64, reg, ctx, out, max);
-		} else if (arch == CS_ARCH_ARM64) {
-			n = a64_accesses(h, insn, reg, ctx, out, max);
-		} else if (arch == CS_ARCH_ARM) {
-			n = arm_accesses(h, insn, reg, ctx, out, max);
-		} else {
-			n = risc_accesses(h, insn, arch == CS_ARCH_PPC, reg, ctx, out, max);
-			if (n >= 0 && (cpu == SW_CPU_MIPS || cpu == SW_CPU_PPC))
-				for (int i = 0; i < n; i++)
-					out[i].address &= 0xffffffffu;
-		}
-		cs_free(insn, 1);
+	int n;
+	if (d.arch == CS_ARCH_X86) {
+		n = x86_accesses(d.h, d.insn, cpu == SW_CPU_AMD64, reg, ctx, out, max);
+	} else if (d.arch == CS_ARCH_ARM64) {
+		n = a64_accesses(d.h, d.insn, reg, ctx, out, max);
+	} else if (d.arch == CS_ARCH_ARM) {
+		n = arm_accesses(d.h, d.insn, reg, ctx, out, max);
+	} else {
+		n = risc_accesses(d.h, d.insn, d.arch == CS_ARCH_PPC, reg, ctx, out, max);
+		if (n >= 0 && (cpu == SW_CPU_MIPS || cpu == SW_CPU_PPC))
+			for (int i = 0; i < n; i++)
+				out[i].address &= 0xffffffffu;
 	}
-	cs_close(&h);
+	decoded_done(&d);
 	return n;
 }
 
@@ -512,20 +533,14 @@ bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target)
 {
-	csh h;
-	bool is64 = cpu == SW_CPU_AMD64, arm64 = cpu == SW_CPU_ARM64, ok = false;
-	if (len == 0 || (cpu != SW_CPU_X86 && !is64 && !arm64) ||
-	    cs_open(arm64 ? CS_ARCH_ARM64 : CS_ARCH_X86,
-	            arm64 ? CS_MODE_ARM : is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+	struct decoded d;
+	if ((cpu != SW_CPU_X86 && cpu != SW_CPU_AMD64 && cpu != SW_CPU_ARM64) ||
+	    !decode_one(cpu, false, false, pc, code, len, &d))
 		return false;
-	cs_insn *insn = NULL;
-	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
-	    cs_disasm(h, code, len, pc, 1, &insn) == 1) {
-		ok = arm64 ? a64_ip_update(h, insn, reg, ctx, target)
-		           : x86_ip_update(h, insn, is64, reg, word, ctx, target);
-		cs_free(insn, 1);
-	}
-	cs_close(&h);
+	bool ok = cpu == SW_CPU_ARM64 ? a64_ip_update(d.h, d.insn, reg, ctx, target)
+	                              : x86_ip_update(d.h, d.insn, cpu == SW_CPU_AMD64, reg, word,
+	                                              ctx, target);
+	decoded_done(&d);
 	return ok;
 }
 
@@ -547,21 +562,14 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
                               const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                               struct sw_reg_use *out, unsigned max)
 {
-	csh h;
-	cs_arch arch;
-	cs_mode mode;
+	struct decoded dec;
 	unsigned n = 0;
-	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &arch, &mode) ||
-	    cs_open(arch, mode, &h) != CS_ERR_OK)
+	if (!decode_one(cpu, big_endian, thumb, pc, code, len, &dec))
 		return 0;
-	cs_insn *insn = NULL;
-	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    cs_disasm(h, code, len, pc, 1, &insn) != 1) {
-		cs_close(&h);
-		return 0;
-	}
+	csh h = dec.h;
+	const cs_insn *insn = dec.insn;
 	const cs_detail *d = insn->detail;
-	switch (arch) {
+	switch (dec.arch) {
 	case CS_ARCH_X86:
 		for (uint8_t i = 0; i < d->x86.op_count; i++) {
 			const cs_x86_op *op = &d->x86.operands[i];
@@ -616,7 +624,6 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
 	default:
 		break;
 	}
-	cs_free(insn, 1);
-	cs_close(&h);
+	decoded_done(&dec);
 	return n;
 }
