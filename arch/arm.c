@@ -1954,8 +1954,11 @@ static enum sw_unwind_status arm_caller_by_prologue(const struct sw_step *s,
 
 /* ---- a leaf's return, read ahead ------------------------------------------ */
 
-/* How many instructions from pc the leaf rule reads. */
-enum { ARM_LEAF_REACH = 32 };
+/* How many instructions from pc the leaf rule reads, and how much stack
+ * the code on the way to its return may release (`add sp, sp, #N`, a pop
+ * of registers other than lr: the frame a leaf allocated below its
+ * caller's sp). */
+enum { ARM_LEAF_REACH = 32, ARM_LEAF_MAX_RELEASE = 1 << 20 };
 
 /* Does the instruction at a leave the straight path, or trap: any branch
  * (direct, through a register, a write of pc: a return too), a call, SVC,
@@ -2006,9 +2009,11 @@ static bool arm_leaf_leaves_path(const struct arm_pro *d, uint64_t a, unsigned *
 }
 
 /* The caller_of_leaf hook: a live frame whose code from pc on runs
- * straight to `bx lr`, never moving sp (by what it decodes to: pushes,
+ * straight to `bx lr`, never lowering sp (by what it decodes to: pushes,
  * pops, sp arithmetic) nor writing lr, and calling nothing, returns to lr
- * with sp as it is: lr is its return address, sp its caller's. No start,
+ * with sp as it is then: lr is its return address, sp raised by what the
+ * path releases (`add sp, sp, #N`, a pop of other registers: zoo armhf
+ * 1143 stripped, f8's 1 KiB frame) its caller's. No start,
  * no symbol needed: a leaf reached through a pointer (zoo armhf 1041 and
  * 1052 stripped: f6 and f4, `blx r3` in their callers, no symbols; the
  * scan took a return address two or three frames up) is what the code
@@ -2030,6 +2035,7 @@ static enum sw_unwind_status arm_caller_of_leaf(const struct sw_step *s, struct 
 	struct arm_pro d;
 	sw_code_init(&c, w);
 	pro_init(&d, w, &c, thumb);
+	d.p.cur.sp_off = -ARM_LEAF_MAX_RELEASE;
 	unsigned budget = ARM_LEAF_REACH;
 	for (unsigned k = 0; k < ARM_LEAF_REACH; k++) {
 		unsigned len;
@@ -2042,8 +2048,9 @@ static enum sw_unwind_status arm_caller_of_leaf(const struct sw_step *s, struct 
 			continue;
 		}
 		const struct sw_pro_frame *f = &d.p.cur;
-		if (!ret || !f->sp_known || f->sp_off != 0 || f->ra_clobbered ||
-		    (f->written & rbit(ARM_LR)))
+		int64_t released = f->sp_off + ARM_LEAF_MAX_RELEASE;
+		if (!ret || !f->sp_known || released < 0 || released % 4 != 0 ||
+		    f->ra_clobbered || (f->written & rbit(ARM_LR)))
 			return SW_UNWIND_NO_RULE;
 		uint32_t i = 0;
 		bool conditional = thumb ? (d.itstate & 15u) != 0
@@ -2051,6 +2058,7 @@ static enum sw_unwind_status arm_caller_of_leaf(const struct sw_step *s, struct 
 		if (!conditional) {
 			if (sw_walk_caller_by_link_register(s, out) != SW_UNWIND_OK)
 				return SW_UNWIND_NO_RULE;
+			sw_reg_set(&out->regs, ARM_SP, callee->regs.v[ARM_SP] + (uint64_t)released);
 			for (unsigned r = 0; r < ARM_NCORE; r++)
 				if ((f->written | f->saved) & rbit(r))
 					sw_reg_clear(&out->regs, r);

@@ -1118,6 +1118,35 @@ START_TEST(test_leaf_returning_straight_through_lr)
 	ck_assert_uint_eq(out.regs.v[PC], lr);
 	fixture_free(&fx);
 
+	/* A leaf that allocated a frame releases it on the way (zoo armhf
+	 * 1143 stripped: f8, tail-called, `sub sp, sp, #1024` ... `add sp,
+	 * sp, #1024; bx lr`; the scan took a stale ld.so return), or pops
+	 * registers it saved: the caller's sp is above it by as much, and a
+	 * popped register's caller value is not known here. */
+	static const struct {
+		uint32_t insn;
+		uint64_t released;
+		int popped;
+	} releases[] = {
+		{ 0xe28ddb01u, 1024, -1 }, /* add sp, sp, #1024 */
+		{ 0xe8bd0030u, 8, 4 },     /* pop {r4, r5} */
+	};
+	for (size_t i = 0; i < sizeof releases / sizeof releases[0]; i++) {
+		fixture_init(&fx, SW_OS_LINUX);
+		put_straight_leaf(&fx, sp, &lr);
+		syn_put_code(&fx, CODE_BASE + 0x57c, releases[i].insn, 4);
+		w = hook_walk(&fx);
+		step = context_step(&w, &callee, &fx, CODE_BASE + 0x574);
+		sw_reg_set(&callee.regs, 4, 0x4444);
+		memset(&out, 0, sizeof out);
+		ck_assert_int_eq(sw_arch_arm.caller_of_leaf(&step, &out), SW_UNWIND_OK);
+		ck_assert_uint_eq(out.regs.v[PC], lr);
+		ck_assert_uint_eq(out.regs.v[SP], sp + releases[i].released);
+		if (releases[i].popped >= 0)
+			ck_assert(!sw_reg_valid(&out.regs, (unsigned)releases[i].popped));
+		fixture_free(&fx);
+	}
+
 	/* Before the return: a call, a push, a branch, a write of lr, a
 	 * trap; or a return by pop: nothing proven. */
 	static const struct {
