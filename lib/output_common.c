@@ -213,44 +213,57 @@ static bool in_second_isa(const struct sw_arch *a, const struct sw_stack_frame *
 	       (sw_stack_frame_reg(f, a->isa_state_reg) & a->isa_state_mask);
 }
 
-bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                              char *out, size_t n)
-{
-	const struct sw_stack_frame *f;
-	const struct sw_stack *st = crashing_frame(s, w, &f);
-	if (!st)
-		return false;
-	return sw_disassemble(st->arch->cpu, s->sys.big_endian, in_second_isa(st->arch, f), f->pc,
-	                      st->crash_code, st->crash_code_len, out, n);
-}
-
-/* Register values by their names (the arch's reg_names), for the
- * disassembler's operands. */
-struct frame_regs {
+/* The crashing frame's registers, by the arch's index or by the name
+ * Capstone gives them (the arch's reg_names), and the snapshot's memory:
+ * what the analyses of its instruction read. */
+struct crash_frame {
 	const struct sw_arch *arch;
 	const struct sw_stack_frame *frame;
 	const struct sw_snapshot *snap;
+	const struct sw_stack *stack;
+	bool second_isa;
 };
+
+static int reg_index(const struct sw_arch *a, const char *name)
+{
+	for (unsigned i = 0; i < a->nregs; i++)
+		if (a->reg_names[i] && strcmp(a->reg_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The register's name in the JSON (rust-minidump's), else the arch's. */
+static const char *json_name(const struct sw_arch *a, unsigned i)
+{
+	return a->json_names && a->json_names[i] ? a->json_names[i] : a->reg_names[i];
+}
 
 static bool frame_reg_by_name(void *ctx, const char *name, uint64_t *value)
 {
-	const struct frame_regs *r = ctx;
-	for (unsigned i = 0; i < r->arch->nregs; i++)
-		if (r->arch->reg_names[i] && strcmp(r->arch->reg_names[i], name) == 0) {
-			if (!sw_stack_frame_reg_valid(r->frame, i))
-				return false;
-			*value = sw_stack_frame_reg(r->frame, i);
-			return true;
-		}
-	return false;
+	const struct crash_frame *c = ctx;
+	int i = reg_index(c->arch, name);
+	if (i < 0 || !sw_stack_frame_reg_valid(c->frame, (unsigned)i))
+		return false;
+	*value = sw_stack_frame_reg(c->frame, (unsigned)i);
+	return true;
+}
+
+static bool frame_reg_by_index(const void *ctx, unsigned i, uint64_t *value, const char **name)
+{
+	const struct crash_frame *c = ctx;
+	if (!sw_stack_frame_reg_valid(c->frame, i))
+		return false;
+	*value = sw_stack_frame_reg(c->frame, i);
+	*name = json_name(c->arch, i);
+	return *name != NULL;
 }
 
 /* A little-endian word of the snapshot's memory (amd64 and x86 only ask). */
 static bool snapshot_word(void *ctx, uint64_t addr, unsigned size, uint64_t *value)
 {
-	const struct frame_regs *r = ctx;
+	const struct crash_frame *c = ctx;
 	uint8_t b[8];
-	if (size > sizeof b || !sw_mem_peek(r->snap, addr, b, size))
+	if (size > sizeof b || !sw_mem_peek(c->snap, addr, b, size))
 		return false;
 	*value = 0;
 	for (unsigned i = size; i-- > 0;)
@@ -258,118 +271,89 @@ static bool snapshot_word(void *ctx, uint64_t addr, unsigned size, uint64_t *val
 	return true;
 }
 
-bool sw_out_instruction_pointer_update(const struct sw_snapshot *s,
-                                       const struct sw_walk_result *w, uint64_t *target)
-{
-	const struct sw_stack_frame *f;
-	const struct sw_stack *st = crashing_frame(s, w, &f);
-	if (!st)
-		return false;
-	struct frame_regs r = { st->arch, f, s };
-	return sw_instruction_pointer_update(st->arch->cpu, f->pc, st->crash_code,
-	                                     st->crash_code_len, frame_reg_by_name, snapshot_word,
-	                                     &r, target);
-}
-
-int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                          struct sw_mem_access *out, unsigned max)
-{
-	const struct sw_stack_frame *f;
-	const struct sw_stack *st = crashing_frame(s, w, &f);
-	if (!st)
-		return -1;
-	struct frame_regs r = { st->arch, f, s };
-	return sw_memory_accesses_in(st->arch->cpu, s->sys.big_endian, in_second_isa(st->arch, f),
-	                             f->pc, st->crash_code, st->crash_code_len, frame_reg_by_name,
-	                             &r, out, max);
-}
-
-bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
+/* amd64: the crash reported no address (a general-protection fault) and
+ * the instruction used a non-canonical one, by a memory access or by
+ * where it sends the pc (a call, jump or return to a non-canonical
+ * address faults at the instruction itself). */
+static bool non_canonical_address(const struct sw_snapshot *s, const struct sw_crash_analysis *a,
                                   uint64_t *address)
 {
-	const struct sw_stack_frame *f;
-	const struct sw_stack *st = crashing_frame(s, w, &f);
-	if (!st || st->arch->cpu != SW_CPU_AMD64)
-		return false;
-	/* A general-protection fault names no address: Linux reports 0,
-	 * Windows all ones (rust-minidump's reading). */
+	/* Linux reports 0, Windows all ones (rust-minidump's reading). */
 	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	if (reported != 0 && reported != UINT64_MAX)
 		return false;
-	/* The addresses the instruction used: its memory accesses, and where
-	 * it sends the pc (a call, jump or return to a non-canonical address
-	 * faults at the instruction itself). */
-	struct sw_mem_access acc[9];
-	int n = sw_out_crash_accesses(s, w, acc, 8);
-	if (n < 0)
-		n = 0;
-	if (sw_out_instruction_pointer_update(s, w, &acc[n].address))
-		n++;
-	for (int i = 0; i < n; i++) {
+	uint64_t used[SW_CRASH_MAX_ACCESSES + 1];
+	unsigned n = 0;
+	for (int i = 0; i < a->naccesses; i++)
+		used[n++] = a->accesses[i].address;
+	if (a->has_ip_update)
+		used[n++] = a->ip_update;
+	for (unsigned i = 0; i < n; i++) {
 		/* Canonical: bits 63..47 all equal (Intel SDM vol. 1, 3.3.7.1). */
-		uint64_t top = acc[i].address >> 47;
+		uint64_t top = used[i] >> 47;
 		if (top != 0 && top != 0x1ffff) {
-			*address = acc[i].address;
+			*address = used[i];
 			return true;
 		}
 	}
 	return false;
 }
 
-/* Frame 0's valid registers by index, as the JSON names them. */
-struct flip_regs {
-	const struct sw_arch *arch;
-	const struct sw_stack_frame *frame;
-};
-
-static bool flip_reg(const void *ctx, unsigned i, uint64_t *value, const char **name)
-{
-	const struct flip_regs *r = ctx;
-	if (!sw_stack_frame_reg_valid(r->frame, i))
-		return false;
-	*value = sw_stack_frame_reg(r->frame, i);
-	*name = r->arch->json_names && r->arch->json_names[i] ? r->arch->json_names[i]
-	                                                       : r->arch->reg_names[i];
-	return *name != NULL;
-}
-
-unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_result *w,
+/* The possible bit flips of the crash address (or the adjusted one),
+ * only where the instruction is known to have used it: one of its memory
+ * accesses, where it sends the pc, or its own address (a jump there). */
+static unsigned bit_flips(const struct crash_frame *c, const struct sw_crash_analysis *a,
                           struct sw_bit_flip *out, unsigned max)
 {
+	const struct sw_snapshot *s = c->snap;
+	uint64_t address = a->non_canonical ? a->adjusted_address
+	                                    : sw_crash_address(s, SW_REASON_RUST);
+	bool used = c->frame->pc == address || (a->has_ip_update && a->ip_update == address);
+	for (int i = 0; i < a->naccesses && !used; i++)
+		used = a->accesses[i].address == address;
+	if (!used)
+		return 0;
+	struct sw_bit_flip_regs regs = { c->arch->nregs, frame_reg_by_index, c,
+		                         sw_out_word_size(s, c->arch) };
+	/* The registers the instruction computed the address from, named as
+	 * the JSON names them where the frame has them under that name. */
+	struct sw_reg_use uses[4];
+	struct sw_bit_flip_source sources[4];
+	const struct sw_stack *st = c->stack;
+	unsigned nuses = sw_address_registers(c->arch->cpu, s->sys.big_endian, c->second_isa,
+	                                      c->frame->pc, st->crash_code, st->crash_code_len,
+	                                      frame_reg_by_name, (void *)c, uses, 4);
+	for (unsigned i = 0; i < nuses; i++) {
+		int k = reg_index(c->arch, uses[i].name);
+		sources[i] = (struct sw_bit_flip_source){
+			k >= 0 && json_name(c->arch, (unsigned)k) ? json_name(c->arch, (unsigned)k)
+			                                          : uses[i].name,
+			uses[i].value
+		};
+	}
+	return sw_bit_flips(s, address, a->non_canonical, sources, nuses, &regs, out, max);
+}
+
+void sw_out_crash_analysis(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                           struct sw_crash_analysis *a)
+{
+	memset(a, 0, sizeof *a);
+	a->naccesses = -1;
 	const struct sw_stack_frame *f;
 	const struct sw_stack *st = crashing_frame(s, w, &f);
 	if (!st)
-		return 0;
-	uint64_t address;
-	bool non_canonical = sw_out_non_canonical_address(s, w, &address);
-	if (!non_canonical)
-		address = sw_crash_address(s, SW_REASON_RUST);
-	uint64_t target;
-	bool used = f->pc == address ||
-	            (sw_out_instruction_pointer_update(s, w, &target) && target == address);
-	struct sw_mem_access acc[8];
-	int n = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
-	for (int i = 0; i < n && !used; i++)
-		used = acc[i].address == address;
-	if (!used)
-		return 0;
-	struct flip_regs r = { st->arch, f };
-	struct sw_bit_flip_regs regs = { st->arch->nregs, flip_reg, &r,
-		                         sw_out_word_size(s, st->arch) };
-	/* The registers the instruction computed the address from, named as
-	 * the JSON names them where the frame has them under that name. */
-	struct frame_regs fr = { st->arch, f, s };
-	struct sw_reg_use uses[4];
-	struct sw_bit_flip_source sources[4];
-	unsigned nuses = sw_address_registers(st->arch->cpu, s->sys.big_endian,
-	                                      in_second_isa(st->arch, f), f->pc, st->crash_code,
-	                                      st->crash_code_len, frame_reg_by_name, &fr, uses, 4);
-	for (unsigned i = 0; i < nuses; i++) {
-		sources[i] = (struct sw_bit_flip_source){ uses[i].name, uses[i].value };
-		for (unsigned k = 0; k < st->arch->nregs; k++)
-			if (st->arch->reg_names[k] && strcmp(st->arch->reg_names[k], uses[i].name) == 0 &&
-			    st->arch->json_names && st->arch->json_names[k])
-				sources[i].name = st->arch->json_names[k];
-	}
-	return sw_bit_flips(s, address, non_canonical, sources, nuses, &regs, out, max);
+		return;
+	struct crash_frame c = { st->arch, f, s, st, in_second_isa(st->arch, f) };
+	enum sw_cpu cpu = st->arch->cpu;
+	a->has_instruction = sw_disassemble(cpu, s->sys.big_endian, c.second_isa, f->pc,
+	                                    st->crash_code, st->crash_code_len, a->instruction,
+	                                    sizeof a->instruction);
+	a->naccesses = sw_memory_accesses_in(cpu, s->sys.big_endian, c.second_isa, f->pc,
+	                                     st->crash_code, st->crash_code_len, frame_reg_by_name,
+	                                     &c, a->accesses, SW_CRASH_MAX_ACCESSES);
+	a->has_ip_update = sw_instruction_pointer_update(cpu, f->pc, st->crash_code,
+	                                                 st->crash_code_len, frame_reg_by_name,
+	                                                 snapshot_word, &c, &a->ip_update);
+	a->non_canonical = cpu == SW_CPU_AMD64 && non_canonical_address(s, a, &a->adjusted_address);
+	a->nflips = bit_flips(&c, a, a->flips, SW_CRASH_MAX_FLIPS);
 }

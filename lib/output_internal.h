@@ -87,30 +87,32 @@ static inline void sw_out_put(struct sw_out_buf *o, const void *s, size_t n)
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
-/* The crashing instruction as text (lib/disasm.h), when the snapshot says
- * a thread crashed and the code at its pc was at hand; else false. */
-bool sw_out_crash_instruction(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                              char *out, size_t n);
-/* Its memory accesses (lib/disasm.h sw_memory_accesses) from the crashing
- * frame's registers: the count (at most max), or -1 when not known. */
-int sw_out_crash_accesses(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                          struct sw_mem_access *out, unsigned max);
-/* Where the crashing instruction sends the pc (lib/disasm.h
- * sw_instruction_pointer_update); false when not known or none. */
-bool sw_out_instruction_pointer_update(const struct sw_snapshot *s,
-                                       const struct sw_walk_result *w, uint64_t *target);
-/* amd64: the crash reported no address (a general-protection fault: 0 on
- * Linux, all ones on Windows) and the crashing instruction accessed a
- * non-canonical one or sent the pc there: *address
- * (crash_info.adjusted_address). */
-bool sw_out_non_canonical_address(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                                  uint64_t *address);
-/* The possible bit flips of the crash address (lib/bit_flips.h): only
- * where the crashing instruction is known to have used it (one of its
- * memory accesses, or its own address: a jump there), never for an
- * address a crash reports without use; at most max. */
-unsigned sw_out_bit_flips(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                          struct sw_bit_flip *out, unsigned max);
+/* What the crashing instruction did (crash_info's instruction,
+ * memory_accesses, instruction_pointer_update, adjusted_address and
+ * possible_bit_flips), found once per report by sw_out_crash_analysis
+ * when the snapshot says a thread crashed and the code at its pc was at
+ * hand (lib/disasm.h, lib/bit_flips.h). */
+enum { SW_CRASH_MAX_ACCESSES = 8, SW_CRASH_MAX_FLIPS = 16 };
+struct sw_crash_analysis {
+	bool has_instruction;
+	char instruction[160];
+	int naccesses;                  /* -1: not known */
+	struct sw_mem_access accesses[SW_CRASH_MAX_ACCESSES];
+	bool has_ip_update;             /* where it sends the pc */
+	uint64_t ip_update;
+	/* amd64: the crash reported no address (a general-protection fault:
+	 * 0 on Linux, all ones on Windows) and the instruction used a
+	 * non-canonical one, by an access or by where it sends the pc. */
+	bool non_canonical;
+	uint64_t adjusted_address;
+	/* Only for an address the instruction is known to have used (an
+	 * access, the pc's update, its own address), never for one a crash
+	 * reports without use. */
+	unsigned nflips;
+	struct sw_bit_flip flips[SW_CRASH_MAX_FLIPS];
+};
+void sw_out_crash_analysis(const struct sw_snapshot *s, const struct sw_walk_result *w,
+                           struct sw_crash_analysis *a);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

@@ -370,12 +370,13 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		v_null(j);
 	/* A non-canonical address the crash did not report (rust-minidump's
 	 * NonCanonical; its NullPointerWithOffset is not computed). */
-	uint64_t adjusted;
+	struct sw_crash_analysis a;
+	sw_out_crash_analysis(s, w, &a);
 	key(j, "adjusted_address");
-	if (sw_out_non_canonical_address(s, w, &adjusted)) {
+	if (a.non_canonical) {
 		obj(j);
 		k_str(j, "kind", "non-canonical");
-		k_hex(j, "address", adjusted);
+		k_hex(j, "address", a.adjusted_address);
 		end_obj(j);
 	} else {
 		v_null(j);
@@ -393,28 +394,25 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		v_u64(j, (uint64_t)w->crashing);
 	else
 		v_null(j);
-	char insn[160];
-	if (sw_out_crash_instruction(s, w, insn, sizeof insn))
-		k_str(j, "instruction", insn);
+	if (a.has_instruction)
+		k_str(j, "instruction", a.instruction);
 	else
 		k_null(j, "instruction");
-	uint64_t ip_update;
 	key(j, "instruction_pointer_update");
-	if (sw_out_instruction_pointer_update(s, w, &ip_update)) {
+	if (a.has_ip_update) {
 		obj(j);
-		k_hex(j, "address", ip_update);
+		k_hex(j, "address", a.ip_update);
 		end_obj(j);
 	} else {
 		v_null(j);
 	}
-	struct sw_mem_access acc[8];
-	int nacc = sw_out_crash_accesses(s, w, acc, sizeof acc / sizeof acc[0]);
+	const struct sw_mem_access *acc = a.accesses;
 	key(j, "memory_accesses");
-	if (nacc < 0) {
+	if (a.naccesses < 0) {
 		v_null(j);
 	} else {
 		arr(j);
-		for (int i = 0; i < nacc; i++) {
+		for (int i = 0; i < a.naccesses; i++) {
 			obj(j);
 			k_str(j, "access_type", acc[i].write ? "write" : "read");
 			k_hex(j, "address", acc[i].address);
@@ -424,14 +422,13 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		}
 		end_arr(j);
 	}
-	struct sw_bit_flip flips[16];
-	unsigned nflips = sw_out_bit_flips(s, w, flips, sizeof flips / sizeof flips[0]);
+	const struct sw_bit_flip *flips = a.flips;
 	key(j, "possible_bit_flips");
-	if (nflips == 0) {
+	if (a.nflips == 0) {
 		v_null(j); /* rust-minidump: null, not [], when there is none */
 	} else {
 		arr(j);
-		for (unsigned i = 0; i < nflips; i++) {
+		for (unsigned i = 0; i < a.nflips; i++) {
 			obj(j);
 			k_hex(j, "address", flips[i].address);
 			key(j, "confidence");

@@ -293,9 +293,10 @@ void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 		fprintf(f, "Crash reason:  %s\n", reason);
 		fprintf(f, "Crash address: 0x%" PRIx64 "\n", sw_crash_address(s, SW_REASON_BREAKPAD));
 		/* Not Breakpad's either: the instruction that crashed. */
-		char insn[160];
-		if (sw_out_crash_instruction(s, w, insn, sizeof insn))
-			fprintf(f, "Crash instruction: %s\n", insn);
+		struct sw_crash_analysis a;
+		sw_out_crash_analysis(s, w, &a);
+		if (a.has_instruction)
+			fprintf(f, "Crash instruction: %s\n", a.instruction);
 		uint32_t np = s->crash.nparams < 15 ? s->crash.nparams : 15;
 		if (np > 0) {
 			fputs("Crash parameters:\n", f);
