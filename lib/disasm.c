@@ -2,16 +2,14 @@
  * (cs_open/cs_disasm: one instruction, at its own address, so relative
  * branch targets print as absolute addresses). */
 #include "disasm.h"
+#include "disasm_decode.h"
 
-#include <capstone/capstone.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Capstone's architecture and mode for a CPU; false where it has none. */
-static bool capstone_mode(enum sw_cpu cpu, bool big_endian, bool thumb, cs_arch *arch,
-                          cs_mode *mode)
+bool sw_cs_mode(enum sw_cpu cpu, bool big_endian, bool thumb, cs_arch *arch, cs_mode *mode)
 {
 	cs_mode endian = big_endian ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN;
 	switch (cpu) {
@@ -76,7 +74,7 @@ bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
 	cs_arch arch;
 	cs_mode mode;
 	csh h;
-	if (len == 0 || n == 0 || !capstone_mode(cpu, big_endian, thumb, &arch, &mode) ||
+	if (len == 0 || n == 0 || !sw_cs_mode(cpu, big_endian, thumb, &arch, &mode) ||
 	    cs_open(arch, mode, &h) != CS_ERR_OK)
 		return false;
 	cs_insn *insn = NULL;
@@ -100,7 +98,7 @@ bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
 /* A register's value as an operand names it: x86's 32-bit names in
  * 64-bit code (addr32 forms: [eax]) are the low half of the 64-bit one,
  * and so are arm64's w registers of the x ones. */
-static bool reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
+bool sw_cs_reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
 {
 	const char *name = cs_reg_name(h, r);
 	if (!name)
@@ -129,20 +127,24 @@ static bool reg_value(csh h, unsigned r, sw_reg_by_name reg, void *ctx, uint64_t
 /* A memory operand's effective address (Intel SDM vol. 1, 3.7.5: base +
  * index * scale + displacement; rip-relative from the next instruction;
  * cut to the address size). False for an fs/gs-relative one (the segment
- * base is not in the context) or a register not known. */
+ * base is not in the context) or a register not known. *null_base (when
+ * asked): it names a base register, and that holds 0. */
 static bool x86_effective_address(csh h, const cs_insn *insn, const cs_x86_op *op,
-                                  sw_reg_by_name reg, void *ctx, uint64_t *a)
+                                  sw_reg_by_name reg, void *ctx, uint64_t *a, bool *null_base)
 {
 	uint64_t base = 0, index = 0;
 	if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS)
 		return false;
 	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
 		base = insn->address + insn->size;
-	else if (op->mem.base != X86_REG_INVALID && !reg_value(h, op->mem.base, reg, ctx, &base))
+	else if (op->mem.base != X86_REG_INVALID && !sw_cs_reg_value(h, op->mem.base, reg, ctx, &base))
 		return false;
-	if (op->mem.index != X86_REG_INVALID && !reg_value(h, op->mem.index, reg, ctx, &index))
+	if (op->mem.index != X86_REG_INVALID && !sw_cs_reg_value(h, op->mem.index, reg, ctx, &index))
 		return false;
 	*a = base + index * (uint64_t)(int64_t)op->mem.scale + (uint64_t)op->mem.disp;
+	if (null_base)
+		*null_base = op->mem.base != X86_REG_INVALID && op->mem.base != X86_REG_RIP &&
+		             op->mem.base != X86_REG_EIP && base == 0;
 	unsigned size = insn->detail->x86.addr_size;
 	if (size == 4)
 		*a &= 0xffffffffu;
@@ -167,14 +169,15 @@ static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name re
 		if (op->type != X86_OP_MEM || op->access == 0)
 			continue;
 		uint64_t a;
-		if (!x86_effective_address(h, insn, op, reg, ctx, &a))
+		bool null_base;
+		if (!x86_effective_address(h, insn, op, reg, ctx, &a, &null_base))
 			return -1;
 		for (int w = 0; w < 2; w++) {
 			if (!(op->access & (w ? CS_AC_WRITE : CS_AC_READ)))
 				continue;
 			if (n == max)
 				return (int)n;
-			out[n++] = (struct sw_mem_access){ a, op->size, w == 1 };
+			out[n++] = (struct sw_mem_access){ a, op->size, w == 1, null_base };
 		}
 	}
 	/* The stack slot a push or call writes below sp, a pop or ret reads
@@ -186,7 +189,8 @@ static int x86_accesses(csh h, const cs_insn *insn, bool is64, sw_reg_by_name re
 		if (!reg(ctx, is64 ? "rsp" : "esp", &sp))
 			return -1;
 		if (n < max)
-			out[n++] = (struct sw_mem_access){ push ? sp - word : sp, (uint8_t)word, push };
+			out[n++] = (struct sw_mem_access){ push ? sp - word : sp, (uint8_t)word, push,
+				                           false };
 	}
 	return (int)n;
 }
@@ -255,10 +259,10 @@ static int a64_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 	    strncmp(m, "stnp", 4) == 0 || strstr(m, "xp"))
 		size *= 2; /* a pair: ldp, stp, ldnp, ldpsw, ldxp, ldaxp, stxp, stlxp */
 	uint64_t base, index = 0;
-	if (!reg_value(h, mem->mem.base, reg, ctx, &base))
+	if (!sw_cs_reg_value(h, mem->mem.base, reg, ctx, &base))
 		return -1;
 	if (mem->mem.index != ARM64_REG_INVALID) {
-		if (!reg_value(h, mem->mem.index, reg, ctx, &index))
+		if (!sw_cs_reg_value(h, mem->mem.index, reg, ctx, &index))
 			return -1;
 		switch (mem->ext) {
 		case ARM64_EXT_UXTW: index &= 0xffffffffu; break;
@@ -269,11 +273,12 @@ static int a64_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 			index <<= mem->shift.value;
 	}
 	uint64_t addr = base + index + (uint64_t)(int64_t)mem->mem.disp;
+	bool null_base = base == 0;
 	unsigned n = 0;
 	if ((load || atomic) && n < max)
-		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, false };
+		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, false, null_base };
 	if ((store || atomic) && n < max)
-		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, true };
+		out[n++] = (struct sw_mem_access){ addr, (uint8_t)size, true, null_base };
 	return (int)n;
 }
 
@@ -337,11 +342,15 @@ static int risc_accesses(csh h, const cs_insn *insn, bool ppc, sw_reg_by_name re
 		return 0;
 	unsigned size = risc_transfer_size(m, ppc);
 	uint64_t base;
-	if ((!load && !store) || size == 0 || !reg_value(h, base_reg, reg, ctx, &base))
+	if ((!load && !store) || size == 0 || !sw_cs_reg_value(h, base_reg, reg, ctx, &base))
 		return -1;
 	if (max == 0)
 		return 0;
-	out[0] = (struct sw_mem_access){ base + (uint64_t)disp, (uint8_t)size, store };
+	/* MIPS's $zero as a base is an absolute address, not a null pointer
+	 * (PowerPC's r0 there reads as 0 too: Capstone 4 names it r0). */
+	bool zero_reg = ppc ? base_reg == PPC_REG_R0 : base_reg == MIPS_REG_ZERO;
+	out[0] = (struct sw_mem_access){ base + (uint64_t)disp, (uint8_t)size, store,
+		                         base == 0 && !zero_reg };
 	return 1;
 }
 
@@ -383,7 +392,7 @@ static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 		if (a->op_count == 0 || nregs == 0 || nregs > 16 ||
 		    (list_from_sp ? !reg(ctx, "sp", &base)
 		                  : a->operands[0].type != ARM_OP_REG ||
-		                        !reg_value(h, a->operands[0].reg, reg, ctx, &base)))
+		                        !sw_cs_reg_value(h, a->operands[0].reg, reg, ctx, &base)))
 			return -1;
 		uint64_t bytes = 4u * nregs, at = base;
 		store = insn->id == ARM_INS_PUSH || insn->id == ARM_INS_STM ||
@@ -397,7 +406,7 @@ static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 			at = base + 4;
 		if (max == 0)
 			return 0;
-		out[0] = (struct sw_mem_access){ at & 0xffffffffu, (uint8_t)bytes, store };
+		out[0] = (struct sw_mem_access){ at & 0xffffffffu, (uint8_t)bytes, store, base == 0 };
 		return 1;
 	}
 	default:
@@ -408,12 +417,12 @@ static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 		if (a->operands[i].type == ARM_OP_MEM)
 			mem = &a->operands[i];
 	uint64_t base, index = 0;
-	if (!mem || !reg_value(h, mem->mem.base, reg, ctx, &base))
+	if (!mem || !sw_cs_reg_value(h, mem->mem.base, reg, ctx, &base))
 		return -1;
 	if (mem->mem.base == ARM_REG_PC)
 		return -1; /* pc-relative: the pc's read value is the mode's, not known here */
 	if (mem->mem.index != ARM_REG_INVALID) {
-		if (!reg_value(h, mem->mem.index, reg, ctx, &index))
+		if (!sw_cs_reg_value(h, mem->mem.index, reg, ctx, &index))
 			return -1;
 		if (mem->shift.type == ARM_SFT_LSL)
 			index <<= mem->shift.value;
@@ -426,24 +435,16 @@ static int arm_accesses(csh h, const cs_insn *insn, sw_reg_by_name reg, void *ct
 		return 0;
 	out[0] = (struct sw_mem_access){ (base + index + (uint64_t)(int64_t)mem->mem.disp) &
 	                                         0xffffffffu,
-	                                 (uint8_t)size, store };
+	                                 (uint8_t)size, store, base == 0 };
 	return 1;
 }
 
-/* One instruction decoded with Capstone's detail (the operands), for the
- * analyses below: *h and *insn to hand to decoded_done. */
-struct decoded {
-	csh h;
-	cs_insn *insn;
-	cs_arch arch;
-};
-
-static bool decode_one(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
-                       const uint8_t *code, size_t len, struct decoded *d)
+bool sw_cs_decode(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc, const uint8_t *code,
+                  size_t len, struct sw_cs_decoded *d)
 {
 	cs_mode mode;
 	d->insn = NULL;
-	if (len == 0 || !capstone_mode(cpu, big_endian, thumb, &d->arch, &mode) ||
+	if (len == 0 || !sw_cs_mode(cpu, big_endian, thumb, &d->arch, &mode) ||
 	    cs_open(d->arch, mode, &d->h) != CS_ERR_OK)
 		return false;
 	if (cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
@@ -453,7 +454,7 @@ static bool decode_one(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc
 	return false;
 }
 
-static void decoded_done(struct decoded *d)
+void sw_cs_done(struct sw_cs_decoded *d)
 {
 	cs_free(d->insn, 1);
 	cs_close(&d->h);
@@ -469,8 +470,8 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
                           const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                           struct sw_mem_access *out, unsigned max)
 {
-	struct decoded d;
-	if (!decode_one(cpu, big_endian, thumb, pc, code, len, &d))
+	struct sw_cs_decoded d;
+	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &d))
 		return -1;
 	int n;
 	if (d.arch == CS_ARCH_X86) {
@@ -485,7 +486,7 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
 			for (int i = 0; i < n; i++)
 				out[i].address &= 0xffffffffu;
 	}
-	decoded_done(&d);
+	sw_cs_done(&d);
 	return n;
 }
 
@@ -509,9 +510,9 @@ static bool x86_ip_update(csh h, const cs_insn *insn, bool is64, sw_reg_by_name 
 		return false;
 	const cs_x86_op *op = &x->operands[0];
 	if (op->type == X86_OP_REG)
-		return reg_value(h, op->reg, reg, ctx, target);
+		return sw_cs_reg_value(h, op->reg, reg, ctx, target);
 	/* An immediate is a direct target, valid by construction. */
-	return op->type == X86_OP_MEM && x86_effective_address(h, insn, op, reg, ctx, &a) &&
+	return op->type == X86_OP_MEM && x86_effective_address(h, insn, op, reg, ctx, &a, NULL) &&
 	       word(ctx, a, size, target);
 }
 
@@ -525,7 +526,7 @@ static bool a64_ip_update(csh h, const cs_insn *insn, sw_reg_by_name reg, void *
 		return reg(ctx, "x30", target);
 	if ((insn->id == ARM64_INS_BR || insn->id == ARM64_INS_BLR || insn->id == ARM64_INS_RET) &&
 	    a->op_count == 1 && a->operands[0].type == ARM64_OP_REG)
-		return reg_value(h, a->operands[0].reg, reg, ctx, target);
+		return sw_cs_reg_value(h, a->operands[0].reg, reg, ctx, target);
 	return false;
 }
 
@@ -533,14 +534,14 @@ bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target)
 {
-	struct decoded d;
+	struct sw_cs_decoded d;
 	if ((cpu != SW_CPU_X86 && cpu != SW_CPU_AMD64 && cpu != SW_CPU_ARM64) ||
-	    !decode_one(cpu, false, false, pc, code, len, &d))
+	    !sw_cs_decode(cpu, false, false, pc, code, len, &d))
 		return false;
 	bool ok = cpu == SW_CPU_ARM64 ? a64_ip_update(d.h, d.insn, reg, ctx, target)
 	                              : x86_ip_update(d.h, d.insn, cpu == SW_CPU_AMD64, reg, word,
 	                                              ctx, target);
-	decoded_done(&d);
+	sw_cs_done(&d);
 	return ok;
 }
 
@@ -550,7 +551,7 @@ static void add_use(csh h, unsigned r, sw_reg_by_name reg, void *ctx, struct sw_
 {
 	const char *name = cs_reg_name(h, r);
 	uint64_t v;
-	if (!name || *n >= max || !reg_value(h, r, reg, ctx, &v))
+	if (!name || *n >= max || !sw_cs_reg_value(h, r, reg, ctx, &v))
 		return;
 	for (unsigned i = 0; i < *n; i++)
 		if (strcmp(out[i].name, name) == 0)
@@ -562,9 +563,9 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
                               const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                               struct sw_reg_use *out, unsigned max)
 {
-	struct decoded dec;
+	struct sw_cs_decoded dec;
 	unsigned n = 0;
-	if (!decode_one(cpu, big_endian, thumb, pc, code, len, &dec))
+	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &dec))
 		return 0;
 	csh h = dec.h;
 	const cs_insn *insn = dec.insn;
@@ -624,6 +625,6 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
 	default:
 		break;
 	}
-	decoded_done(&dec);
+	sw_cs_done(&dec);
 	return n;
 }

@@ -24,6 +24,10 @@ struct sw_mem_access {
 	uint64_t address;
 	uint8_t size;        /* bytes */
 	bool write;          /* else a read */
+	/* The base register the operand names held 0: a null pointer plus an
+	 * offset (rust-minidump's is_likely_null_pointer_dereference; MIPS's
+	 * $zero and PowerPC's r0 as a base are absolute addresses, not this). */
+	bool null_base;
 };
 
 /* A register's value by the name Capstone gives it ("rax", "eax",
@@ -80,5 +84,28 @@ typedef bool (*sw_word_at)(void *ctx, uint64_t addr, unsigned size, uint64_t *va
 bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target);
+
+/* What an instruction is, for checking the reason a crash reports against
+ * the instruction that crashed (crash_info.crash_inconsistencies). */
+struct sw_insn_facts {
+	/* sw_memory_accesses_in lists every access it makes, so one that
+	 * faulted is among them: x86's plain moves, arithmetic, compares,
+	 * push/pop/call/ret and the like (not string, system or vector-list
+	 * instructions, whose implicit or partial accesses are not
+	 * modelled); elsewhere a load or store of a known form. */
+	bool accesses_complete;
+	bool division;          /* x86 div/idiv: may raise a divide error */
+	/* May fault for privilege: Capstone's privileged and interrupt
+	 * groups, and those that fault by a setting (in/out, rdmsr, rdtsc). */
+	bool maybe_privileged;
+	/* x86: faults with #GP for a non-canonical address and nothing else
+	 * (not an aligned SSE move, which faults when misaligned too). */
+	bool gp_only_when_non_canonical;
+};
+
+/* The facts of the instruction at pc (lib/insn_facts.c); false when the
+ * bytes decode to nothing or the CPU has no decoder here. */
+bool sw_instruction_facts(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                          const uint8_t *code, size_t len, struct sw_insn_facts *out);
 
 #endif

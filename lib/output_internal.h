@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bit_flips.h"
-#include "disasm.h"
+#include "crash_analysis.h"
 #include "output.h"
 
 /* The three formats with their options (o never NULL); sw_output picks one. */
@@ -87,32 +86,6 @@ static inline void sw_out_put(struct sw_out_buf *o, const void *s, size_t n)
 
 /* The snapshot's word size: sys.word_size, else the arch's, else 8. */
 unsigned sw_out_word_size(const struct sw_snapshot *s, const struct sw_arch *arch);
-/* What the crashing instruction did (crash_info's instruction,
- * memory_accesses, instruction_pointer_update, adjusted_address and
- * possible_bit_flips), found once per report by sw_out_crash_analysis
- * when the snapshot says a thread crashed and the code at its pc was at
- * hand (lib/disasm.h, lib/bit_flips.h). */
-enum { SW_CRASH_MAX_ACCESSES = 8, SW_CRASH_MAX_FLIPS = 16 };
-struct sw_crash_analysis {
-	bool has_instruction;
-	char instruction[160];
-	int naccesses;                  /* -1: not known */
-	struct sw_mem_access accesses[SW_CRASH_MAX_ACCESSES];
-	bool has_ip_update;             /* where it sends the pc */
-	uint64_t ip_update;
-	/* amd64: the crash reported no address (a general-protection fault:
-	 * 0 on Linux, all ones on Windows) and the instruction used a
-	 * non-canonical one, by an access or by where it sends the pc. */
-	bool non_canonical;
-	uint64_t adjusted_address;
-	/* Only for an address the instruction is known to have used (an
-	 * access, the pc's update, its own address), never for one a crash
-	 * reports without use. */
-	unsigned nflips;
-	struct sw_bit_flip flips[SW_CRASH_MAX_FLIPS];
-};
-void sw_out_crash_analysis(const struct sw_snapshot *s, const struct sw_walk_result *w,
-                           struct sw_crash_analysis *a);
 
 /* --explain in the text output (lib/output_explain.c): the Evidence
  * lines of frame i of st, and the Walk ended lines after its last frame. */

@@ -368,12 +368,18 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 		v_hex(j, sw_crash_address(s, SW_REASON_RUST));
 	else
 		v_null(j);
-	/* A non-canonical address the crash did not report (rust-minidump's
-	 * NonCanonical; its NullPointerWithOffset is not computed). */
+	/* The address the instruction really used (rust-minidump's
+	 * AdjustedAddress): a null pointer's offset, or a non-canonical
+	 * address the crash did not report. */
 	struct sw_crash_analysis a;
-	sw_out_crash_analysis(s, w, &a);
+	sw_crash_analyze(s, w, &a);
 	key(j, "adjusted_address");
-	if (a.non_canonical) {
+	if (a.adjusted == SW_ADJUSTED_NULL_POINTER) {
+		obj(j);
+		k_str(j, "kind", "null-pointer");
+		k_hex(j, "offset", a.adjusted_address);
+		end_obj(j);
+	} else if (a.adjusted == SW_ADJUSTED_NON_CANONICAL) {
 		obj(j);
 		k_str(j, "kind", "non-canonical");
 		k_hex(j, "address", a.adjusted_address);
@@ -385,6 +391,9 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 	key(j, "crash_inconsistencies");
 	if (crashed) {
 		arr(j);
+		for (unsigned bit = 1; bit <= SW_INCONSISTENT_ACCESS_NOT_FOUND; bit <<= 1)
+			if (a.inconsistencies & bit)
+				v_str(j, sw_crash_inconsistency_name(bit));
 		end_arr(j);
 	} else {
 		v_null(j);

@@ -294,7 +294,7 @@ void sw_out_text(FILE *f, const struct sw_snapshot *s, const struct sw_arch *arc
 		fprintf(f, "Crash address: 0x%" PRIx64 "\n", sw_crash_address(s, SW_REASON_BREAKPAD));
 		/* Not Breakpad's either: the instruction that crashed. */
 		struct sw_crash_analysis a;
-		sw_out_crash_analysis(s, w, &a);
+		sw_crash_analyze(s, w, &a);
 		if (a.has_instruction)
 			fprintf(f, "Crash instruction: %s\n", a.instruction);
 		uint32_t np = s->crash.nparams < 15 ? s->crash.nparams : 15;

@@ -357,10 +357,16 @@ ANALYSED = {'instruction': 0, 'accesses': 0}
 def check_crash_analysis(doc):
     """Issue 33 on real cores: a segmentation fault's address is one of the
     crashing instruction's memory accesses, where they are known (x86,
-    amd64, arm64), and the instruction is there wherever its code is."""
+    amd64, arm64), the instruction is there wherever its code is, and no
+    crash inconsistency is claimed."""
     ci = doc.get('crash_info') or {}
     if ci.get('instruction'):
         ANALYSED['instruction'] += 1
+    # Real crashes, each reported by the kernel (or qemu) as it happened:
+    # the reason never disagrees with the instruction.
+    if ci.get('crash_inconsistencies'):
+        return ['crash %s at %r: inconsistencies %s' % (
+            ci.get('type'), ci.get('instruction'), ci.get('crash_inconsistencies'))]
     acc = ci.get('memory_accesses')
     if not acc or not (ci.get('type') or '').startswith('SIGSEGV'):
         return []

@@ -76,6 +76,8 @@ PROGRAMS = [
     ('noncanonical', 'noncanonical.c', ['gcc'], 'SIGSEGV'),
     ('bitflip', 'bitflip.c', ['gcc', '-no-pie'], 'SIGSEGV'),
     ('badcall', 'badcall.c', ['gcc', '-no-pie'], 'SIGSEGV'),
+    ('divzero', 'divzero.c', ['gcc'], 'SIGFPE'),
+    ('falsefpe', 'falsefpe.c', ['gcc'], 'SIGFPE'),
 ]
 
 
@@ -202,11 +204,17 @@ def insn_key(text):
     """An instruction as both print it, modulo syntax: gdb's `x/i $pc`
     (Intel flavor: "=> 0x4011b6 <main+16>:\tmov    DWORD PTR [rax],0x1")
     and our crash_info.instruction ("mov dword [rax], 0x1"): the address
-    and symbols gdb adds, "ptr", case and spaces left out."""
+    and symbols gdb adds, "ptr", case and spaces left out, a negative
+    immediate as we print it."""
     if text is None:
         return None
     text = text.split(':\t', 1)[1] if ':\t' in text else text
     text = re.sub(r'<[^>]*>', '', text).lower().replace(' ptr ', ' ')
+    # A negative immediate: ours "-0xfff", gdb's its 64-bit two's
+    # complement ("0xfffffffffffff001").
+    text = re.sub(r'(?<![\w])0x[0-9a-f]{16}\b',
+                  lambda m: ('-0x%x' % ((1 << 64) - int(m.group(0), 16))
+                             if int(m.group(0), 16) >> 63 else m.group(0)), text)
     return re.sub(r'\s+', '', text)
 
 
@@ -262,9 +270,22 @@ def check_core(args, checks, what, prog, core, gdb_text, reason):
                      '%s: pc update %s, adjusted %s, bit flips %s; want %s from %s'
                      % (what, ipu, adjusted, flips, bad, hex(fn)))
     if reason == 'SIGSEGV' and os.path.basename(prog) not in ('noncanonical', 'badcall'):
-        checks.check(ci.get('address') in addrs and adjusted is None,
+        # A read through NULL (two_threads) is a null pointer plus its
+        # offset, the address reported.
+        low = int(ci.get('address') or '0', 16) < 0x10000
+        checks.check(ci.get('address') in addrs and
+                     (adjusted is None or
+                      (low and adjusted == {'kind': 'null-pointer',
+                                            'offset': ci.get('address')})),
                      '%s: memory accesses %s, crash address %s, adjusted %s'
                      % (what, addrs, ci.get('address'), adjusted))
+    # The reason disagrees with the instruction only where the program
+    # made it so: a SIGFPE saying "divide by zero" sent at a system call.
+    want_inconsistent = (['int_div_by_zero_not_possible']
+                         if os.path.basename(prog) == 'falsefpe' else [])
+    checks.check(ci.get('crash_inconsistencies') == want_inconsistent,
+                 '%s: crash inconsistencies %s, want %s'
+                 % (what, ci.get('crash_inconsistencies'), want_inconsistent))
     program_frames = [i for i, f in enumerate((doc.get('crashing_thread') or {}).get('frames', []))
                       if (f.get('module') or '') == os.path.basename(prog)]
     checks.check(bool(program_frames), '%s: no frame in the program' % what)
