@@ -4,6 +4,8 @@
 #include "disasm.h"
 #include "disasm_decode.h"
 
+#include "arch/riscv_disasm.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,12 +70,62 @@ static bool x86_as_rust_minidump(const char *in, char *out, size_t n)
 	return true;
 }
 
+/* RISC-V, which Capstone 4 lacks: arch/riscv_disasm.c. */
+static bool riscv_decode(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
+                         struct sw_rv_insn *out)
+{
+	return (cpu == SW_CPU_RISCV32 || cpu == SW_CPU_RISCV64) &&
+	       sw_riscv_decode(code, len, pc, cpu == SW_CPU_RISCV64, out);
+}
+
+static bool is_riscv(enum sw_cpu cpu)
+{
+	return cpu == SW_CPU_RISCV32 || cpu == SW_CPU_RISCV64;
+}
+
+/* An integer register's value by its ABI name; x0 reads 0. */
+static bool riscv_reg(unsigned r, sw_reg_by_name reg, void *ctx, uint64_t *v)
+{
+	if (r == 0) {
+		*v = 0;
+		return true;
+	}
+	return reg(ctx, sw_riscv_reg_name(r), v);
+}
+
+static int riscv_accesses(enum sw_cpu cpu, const struct sw_rv_insn *d, sw_reg_by_name reg,
+                          void *ctx, struct sw_mem_access *out, unsigned max)
+{
+	uint64_t base;
+	if (!d->loads && !d->stores)
+		return 0;
+	if (!riscv_reg(d->base, reg, ctx, &base))
+		return -1;
+	uint64_t at = base + (uint64_t)d->offset;
+	if (cpu == SW_CPU_RISCV32)
+		at &= 0xffffffffu;
+	bool null_base = d->base != 0 && base == 0;
+	unsigned n = 0;
+	if (d->loads && n < max)
+		out[n++] = (struct sw_mem_access){ at, (uint8_t)d->size, false, null_base };
+	if (d->stores && n < max)
+		out[n++] = (struct sw_mem_access){ at, (uint8_t)d->size, true, null_base };
+	return (int)n;
+}
+
 bool sw_disassemble(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
                     const uint8_t *code, size_t len, char *out, size_t n)
 {
 	cs_arch arch;
 	cs_mode mode;
 	csh h;
+	struct sw_rv_insn rv;
+	if (is_riscv(cpu)) {
+		if (n == 0 || !riscv_decode(cpu, pc, code, len, &rv))
+			return false;
+		int w = snprintf(out, n, "%s", rv.text);
+		return w > 0 && (size_t)w < n;
+	}
 	if (len == 0 || n == 0 || !sw_cs_mode(cpu, big_endian, thumb, &arch, &mode) ||
 	    cs_open(arch, mode, &h) != CS_ERR_OK)
 		return false;
@@ -471,6 +523,10 @@ int sw_memory_accesses_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
                           struct sw_mem_access *out, unsigned max)
 {
 	struct sw_cs_decoded d;
+	struct sw_rv_insn rv;
+	if (is_riscv(cpu))
+		return riscv_decode(cpu, pc, code, len, &rv) ? riscv_accesses(cpu, &rv, reg, ctx, out, max)
+		                                             : -1;
 	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &d))
 		return -1;
 	int n;
@@ -535,6 +591,17 @@ bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *
                                    uint64_t *target)
 {
 	struct sw_cs_decoded d;
+	struct sw_rv_insn rv;
+	if (is_riscv(cpu)) {
+		uint64_t base;
+		if (!riscv_decode(cpu, pc, code, len, &rv) || !rv.jumps_through ||
+		    !riscv_reg(rv.jump_reg, reg, ctx, &base))
+			return false;
+		*target = (base + (uint64_t)rv.jump_offset) & ~(uint64_t)1;
+		if (cpu == SW_CPU_RISCV32)
+			*target &= 0xffffffffu;
+		return true;
+	}
 	if ((cpu != SW_CPU_X86 && cpu != SW_CPU_AMD64 && cpu != SW_CPU_ARM64) ||
 	    !sw_cs_decode(cpu, false, false, pc, code, len, &d))
 		return false;
@@ -565,6 +632,17 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
 {
 	struct sw_cs_decoded dec;
 	unsigned n = 0;
+	struct sw_rv_insn rv;
+	if (is_riscv(cpu)) {
+		unsigned r = 0;
+		uint64_t v;
+		if (riscv_decode(cpu, pc, code, len, &rv))
+			r = rv.loads || rv.stores ? rv.base : rv.jumps_through ? rv.jump_reg : 0;
+		if (r == 0 || max == 0 || !riscv_reg(r, reg, ctx, &v))
+			return 0;
+		out[0] = (struct sw_reg_use){ sw_riscv_reg_name(r), v };
+		return 1;
+	}
 	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &dec))
 		return 0;
 	csh h = dec.h;

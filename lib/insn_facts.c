@@ -6,6 +6,8 @@
  * instruction groups. */
 #include "disasm_decode.h"
 
+#include "arch/riscv_disasm.h"
+
 #include <string.h>
 
 /* x86 instructions whose memory accesses are their explicit operands and
@@ -98,6 +100,13 @@ bool sw_instruction_facts(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t
 {
 	struct sw_cs_decoded d;
 	memset(out, 0, sizeof *out);
+	if (cpu == SW_CPU_RISCV32 || cpu == SW_CPU_RISCV64) {
+		struct sw_rv_insn rv;
+		if (!sw_riscv_decode(code, len, pc, cpu == SW_CPU_RISCV64, &rv))
+			return false;
+		out->accesses_complete = rv.loads || rv.stores;
+		return true;
+	}
 	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &d))
 		return false;
 	unsigned id = d.insn->id;

@@ -46,7 +46,9 @@ import bz2
 import json
 import os
 import re
+import shutil
 import struct
+import subprocess
 import sys
 
 from corpus_skip import require_corpus
@@ -536,6 +538,17 @@ def check_case(args, row, case, core, exe):
     if not (ci.get('type') or '').startswith(want_sig):
         problems.append(('signal', 'crash type %r, the core says %s' % (ci.get('type'), want_sig),
                          [], []))
+    # RISC-V's crashing instruction, from our own decoder (Capstone 4 has
+    # none): gdb's `x/i $pc` on the core, modulo spaces.
+    if row['arch'].startswith('riscv') and shutil.which('gdb-multiarch'):
+        g = subprocess.run(['gdb-multiarch', '-batch', '-ex', 'core-file ' + core,
+                            '-ex', 'x/i $pc'], capture_output=True, text=True)
+        m = re.search(r'^=> 0x[0-9a-f]+(?: <[^>]*>)?:\t(.*)$', g.stdout, re.M)
+        want = re.sub(r'\s+', '', m.group(1)) if m else None
+        got = re.sub(r'\s+', '', ci.get('instruction') or '')
+        if want is None or got != want:
+            problems.append(('instruction', 'crash instruction %r, gdb %r'
+                             % (ci.get('instruction'), m.group(1) if m else None), [], []))
     idx = ci.get('crashing_thread')
     threads = doc.get('threads') or []
     if sig_tid is not None and 'process' not in row['signal']:
