@@ -4,7 +4,7 @@
 #include "disasm.h"
 #include "disasm_decode.h"
 
-#include "arch/riscv_disasm.h"
+#include "riscv_disasm.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -70,7 +70,7 @@ static bool x86_as_rust_minidump(const char *in, char *out, size_t n)
 	return true;
 }
 
-/* RISC-V, which Capstone 4 lacks: arch/riscv_disasm.c. */
+/* RISC-V, which Capstone 4 lacks: lib/riscv_disasm.c. */
 static bool riscv_decode(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                          struct sw_rv_insn *out)
 {

@@ -6,7 +6,7 @@
  * instruction groups. */
 #include "disasm_decode.h"
 
-#include "arch/riscv_disasm.h"
+#include "riscv_disasm.h"
 
 #include <string.h>
 

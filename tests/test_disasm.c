@@ -323,7 +323,7 @@ START_TEST(test_address_registers)
 }
 END_TEST
 
-/* RISC-V, which Capstone 4 lacks (arch/riscv_disasm.c): GNU's mnemonics
+/* RISC-V, which Capstone 4 lacks (lib/riscv_disasm.c): GNU's mnemonics
  * and aliases, compressed instructions as what they expand to; loads,
  * stores and atomics at base + offset; where jalr and c.jr go. Encodings
  * from Debian's riscv64 libc. Registers: a2 = 0x3000, a4 = 0x5000, s0 =

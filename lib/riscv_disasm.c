@@ -1,4 +1,4 @@
-/* RISC-V instructions as text (arch/riscv_disasm.h), by the encodings of
+/* RISC-V instructions as text (lib/riscv_disasm.h), by the encodings of
  * the unprivileged ISA manual (20191213): chapter 24's RV32/64G listings
  * and chapter 16's RVC tables; the mnemonics and aliases GNU objdump and
  * gdb print (`ret`, `li`, `mv`, `j`, `beqz`, ...), compressed

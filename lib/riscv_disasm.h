@@ -1,4 +1,4 @@
-/* RISC-V instructions as text, with what they touch (arch/riscv_disasm.c):
+/* RISC-V instructions as text, with what they touch (lib/riscv_disasm.c):
  * the crashing instruction's decoder for the CPU Capstone 4 lacks
  * (lib/disasm.c). */
 #ifndef SW_ARCH_RISCV_DISASM_H
