@@ -574,6 +574,46 @@ static bool a64_function_follows(const struct sw_walk *w, uint64_t at, uint64_t 
  * farther than the reach, is unknown too (the record is then followed as
  * before: a minidump without code, a .sym-only walk), unless a function
  * that makes a frame begins right after it. */
+/* How many instructions ahead of a live pc its return is sought. */
+enum { ARM64_RETURN_REACH = 32 };
+
+/* Does the instruction leave x29 alone: name it in none of the fields
+ * that may hold it (Arm ARM C4.1): Rd/Rt (bits 4:0), Rn (9:5: a base,
+ * written back or not, or a source), a load/store pair's Rt2 (14:10), a
+ * data-processing register form's Rm (20:16)? Reading x29 counts too: a
+ * frame that addresses its locals from x29 made its record. */
+static bool a64_leaves_x29(uint32_t insn)
+{
+	unsigned op0 = insn >> 25 & 15;
+	bool load_store = (op0 & 5) == 4, pair = load_store && (insn >> 27 & 7) == 5;
+	bool dp_register = (op0 & 7) == 5;
+	return (insn & 31) != 29 && (insn >> 5 & 31) != 29 && !(pair && (insn >> 10 & 31) == 29) &&
+	       !(dp_register && (insn >> 16 & 31) == 29);
+}
+
+/* Does the code from a live pc run straight to its return (no branch,
+ * call or system instruction but a hint on the way) leaving x29 alone?
+ * The function then returns with x29 as it found it: a caller's, never
+ * this frame's record (zoo aarch64 1218 stripped: f7, shrink-wrapped,
+ * `str x30, [sp, #-32]!` after a test, kept start_thread's x29, and its
+ * record skipped f6; no start was proven, an earlier function's epilogue
+ * popping a record just before it). */
+static bool arm64_returns_leaving_fp(const struct sw_walk *w, uint64_t pc)
+{
+	uint32_t insn;
+	for (unsigned k = 0; k < ARM64_RETURN_REACH; k++, pc += 4) {
+		if (!arm64_read_insn(w, pc, &insn))
+			return false;
+		if (a64_is_ret(insn))
+			return true;
+		bool branch_or_system = (insn >> 26 & 7) == 5;
+		bool hint = (insn & 0xfffff01fu) == 0xd503201fu;
+		if ((branch_or_system && !hint) || !a64_leaves_x29(insn))
+			return false;
+	}
+	return false;
+}
+
 static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct sw_frame *callee)
 {
 	uint64_t pc = arm64_strip(w, sw_frame_has_live_context(callee) ? callee->pc
@@ -591,6 +631,9 @@ static enum arm64_record arm64_record_of(const struct sw_walk *w, const struct s
 		}
 		return ARM64_RECORD_NONE;
 	}
+	if (sw_frame_has_live_context(callee) && sw_walk_pc_in_module_code(w, pc) &&
+	    arm64_returns_leaving_fp(w, pc))
+		return ARM64_RECORD_NONE;
 	for (uint64_t at = pc, n = 0; at >= 4 && n < ARM64_RECORD_REACH; n++) {
 		at -= 4;
 		/* Code that cannot be read (the zeros between a static

@@ -332,6 +332,11 @@ bool sw_x86_jumps_into_module(const struct sw_walk *w, uint64_t fn, bool is64, i
 	return false;
 }
 
+static bool linux_like(const struct sw_walk *w)
+{
+	return w->snap->sys.os == SW_OS_LINUX || w->snap->sys.os == SW_OS_ANDROID;
+}
+
 enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame *callee, bool is64)
 {
 	uint64_t fn;
@@ -340,10 +345,17 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 	uint64_t pc = sw_frame_has_live_context(callee) ? callee->pc : callee->lookup_pc + 1;
 	/* Without symbols, a start the code shows (a miss only makes the
 	 * answer NONE where a record was made before a later candidate: the
-	 * walk then scans, with the scan's checks). */
+	 * walk then scans, with the scan's checks); with none, on Linux, a
+	 * live frame whose code returns without touching rbp has none of its
+	 * own. (Windows code keeps ebp chains that skip its frame-pointer-
+	 * omitted functions, as Breakpad follows them; a scan there, with no
+	 * code bytes to check a candidate by, would take stale words.) */
 	if (!sw_walk_function_start(w, callee->lookup_pc, &fn) &&
 	    !sw_x86_start_without_symbols(w, pc, is64, &fn))
-		return SW_X86_FRAME_UNKNOWN;
+		return linux_like(w) && sw_frame_has_live_context(callee) &&
+		               sw_walk_pc_in_module_code(w, pc) && sw_x86_returns_leaving_fp(w, pc, is64)
+		               ? SW_X86_FRAME_NONE
+		               : SW_X86_FRAME_UNKNOWN;
 	bool set_up = sw_x86_frame_is_set_up(w, fn, pc, is64, &known);
 	return !known ? SW_X86_FRAME_UNKNOWN : set_up ? SW_X86_FRAME_SET_UP : SW_X86_FRAME_NONE;
 }

@@ -814,6 +814,35 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
 	return true;
 }
 
+/* How many instructions ahead of a live pc the epilogue is sought. */
+enum { EPILOGUE_REACH = 32 };
+
+bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = pc, to;
+	struct insn in;
+	for (unsigned k = 0; k < EPILOGUE_REACH; k++) {
+		if (!next_insn(&c, &at, is64, &in, &to) || in.branch || in.indirect || in.call ||
+		    in.call_indirect || in.ev == EV_PATH_END || (in.clobbers & 1u << RBP))
+			return false;
+		switch (in.ev) {
+		case EV_RET:
+			return true;
+		case EV_PUSH: case EV_POP: case EV_WRITE:
+			if (in.reg == RBP)
+				return false;
+			break;
+		case EV_FP_FROM_SP: case EV_SP_FROM_FP: case EV_LEAVE: case EV_SP_UNKNOWN:
+			return false;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 /* Does padding begin at `at`? One nop after a call may be executed (MSVC
  * puts one between a call and an epilogue): a nop counts only before more
  * padding. */

@@ -504,6 +504,17 @@ static bool pc_in_module_data(const struct sw_walk *w, uint64_t pc)
 	return syms && syms->ops->in_code && !syms->ops->in_code(syms->self, sw_walk_module_offset(w, m, pc));
 }
 
+bool sw_walk_pc_in_module_code(const struct sw_walk *w, uint64_t pc)
+{
+	if (sw_module_at(w->snap, pc) < 0 || pc_in_module_data(w, pc))
+		return false;
+	const struct sw_snapshot *s = w->snap;
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		if (pc >= s->maps[i].start && pc < s->maps[i].end)
+			return s->maps[i].perms[2] == 'x';
+	return true;
+}
+
 /* A process's entry point: the kernel jumps there, nothing calls it, so
  * whatever its frame holds above (a stale link register the dynamic
  * loader left, argc and the auxiliary vector) is no caller, whatever rule

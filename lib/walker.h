@@ -184,6 +184,11 @@ bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *st
 /* Is addr plausibly a return address: inside a module, inside a function
  * when the module has symbols, and after a call instruction? */
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);
+/* Is pc in a module's code, as far as the snapshot and the module's file
+ * tell: in a module, in no segment its file says is data, and in no
+ * mapping the snapshot lists without execute permission? (A pc that
+ * jumped into data runs no code worth reading ahead.) */
+bool sw_walk_pc_in_module_code(const struct sw_walk *w, uint64_t pc);
 /* Is addr a plausible pc inside a module whose code bytes (the snapshot's
  * or the module file's) show a call instruction just before it? Unlike
  * sw_walk_is_return_address, the module's symbols are not asked whether a

@@ -319,6 +319,53 @@ START_TEST(test_record_of_a_function_that_makes_none_is_a_callers)
 }
 END_TEST
 
+/* A live frame whose code runs straight from pc to its ret leaving x29
+ * alone has no record of its own: x29 is a caller's, whatever the code
+ * before pc shows (zoo aarch64 1218 nofp stripped: f7, shrink-wrapped,
+ * saves x30 after a test and a branch, right after an earlier function's
+ * epilogue that popped a record; x29 was start_thread's, and its record
+ * skipped f6). The prologue gives the caller from the saved x30. Where
+ * the way to ret reloads x29, the record may be the frame's own. */
+START_TEST(test_live_frame_returning_without_touching_x29_has_no_record)
+{
+	for (int reloads = 0; reloads < 2; reloads++) {
+		struct fixture fx;
+		fixture_init(&fx);
+		uint64_t fn = CODE_BASE + 0x108;
+		put_insn(&fx, fn - 8, 0xa8c27bfdu);  /* ldp x29, x30, [sp], #32 */
+		put_insn(&fx, fn - 4, INSN_RET);
+		put_insn(&fx, fn, 0x7100001fu);      /* cmp w0, #0 */
+		put_insn(&fx, fn + 4, 0x5400020du);  /* b.le .+0x40 */
+		put_insn(&fx, fn + 8, 0xf81e0ffeu);  /* str x30, [sp, #-32]! */
+		put_insn(&fx, fn + 12, INSN_BL);
+		put_insn(&fx, fn + 16, 0xd2800201u); /* mov x1, #16 */
+		put_insn(&fx, fn + 20, 0xb9000022u); /* str w2, [x1]: pc */
+		put_insn(&fx, fn + 24, reloads ? 0xa8c27bfdu  /* ldp x29, x30, [sp], #32 */
+		                               : 0xf84207feu); /* ldr x30, [sp], #32 */
+		put_insn(&fx, fn + 28, INSN_RET);
+		uint64_t ra_far = CODE_BASE + 0x800;
+		put_insn(&fx, ra_far - 4, 0xd63f0020u); /* blr x1: start_thread's */
+		uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0xf00;
+		put_u64(&fx, fp, 0);
+		put_u64(&fx, fp + 8, ra_far);
+		uint64_t ra_up = CODE_BASE + 0x900;
+		put_insn(&fx, ra_up - 4, 0xd63f0040u);  /* blr x2: f6's */
+		put_u64(&fx, sp, ra_up);                /* f7's saved x30 */
+		set_context(&fx, fn + 20, sp, fp, fn + 16);
+		struct sw_walk_options opt = { .no_scan = true };
+		const struct sw_stack *st = walk_with(&fx, &opt);
+		ck_assert_uint_ge(st->nframes, 2);
+		if (!reloads) {
+			ck_assert_uint_eq(st->frames[1].pc, ra_up);
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+		} else {
+			ck_assert_uint_eq(st->frames[1].pc, ra_far);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* Block symbols (above) over code and CFI for the function at 0x300 as
  * glibc's __libc_start_main has it: CFA = sp + 0x60, x29 at CFA - 0x60,
  * x30 at CFA - 0x58. */
@@ -1043,6 +1090,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_link_register_into_the_own_function_is_left_over);
 	tcase_add_test(tc, test_link_register_into_straight_code_before_the_pc_is_left_over);
 	tcase_add_test(tc, test_record_of_a_function_that_makes_none_is_a_callers);
+	tcase_add_test(tc, test_live_frame_returning_without_touching_x29_has_no_record);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_is_anchored_on_the_frames_own_record);
 	tcase_add_test(tc, test_cfi_from_a_record_bounded_sp_needs_a_call_to_the_callee);

@@ -340,6 +340,65 @@ START_TEST(test_i386_scan_takes_a_restorer_in_no_sized_function)
 }
 END_TEST
 
+/* A live frame whose start cannot be found (a tail jump before it, no
+ * symbols) and whose code runs straight from pc to its `ret` without
+ * touching ebp returns with ebp as it found it: the record at ebp is an
+ * ancestor's, and following it would skip frames (zoo i386 1214 nofp
+ * stripped: f5 kept start_thread's ebp; the record's return into __clone
+ * skipped f4 and start_thread). The scan finds f5's return address, above
+ * the two registers its epilogue pops. Where the way to `ret` pops ebp,
+ * the record may be the frame's own: it is followed. */
+static const uint8_t leaf_after_tail_jump[] = {
+	0xe9, 0x00, 0x01, 0x00, 0x00, /* jmp elsewhere: the function before */
+	0x56, 0x53,                   /* push %esi; push %ebx: f5 */
+	0x88, 0x13,                   /* mov %dl,(%ebx): pc */
+	0x8b, 0x01,                   /* mov (%ecx),%eax */
+	0x48,                         /* dec %eax */
+	0x5b, 0x5e,                   /* pop %ebx; pop %esi */
+	0xc3,                         /* ret */
+};
+
+START_TEST(test_i386_live_frame_returning_without_touching_ebp_has_no_record)
+{
+	for (int pops_ebp = 0; pops_ebp < 2; pops_ebp++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.sys.cpu = SW_CPU_X86;
+		fx.snap.sys.word_size = 4;
+		fx.modules[1].base = 0x7c800000;
+		uint8_t code[sizeof leaf_after_tail_jump];
+		memcpy(code, leaf_after_tail_jump, sizeof code);
+		if (pops_ebp)
+			code[13] = 0x5d; /* pop %ebp */
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x200, sizeof code), code, sizeof code);
+		uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x180, pc = CODE_BASE + 0x207;
+		sw_reg_set(&fx.thread.ctx, X86_EIP, pc);
+		sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+		sw_reg_set(&fx.thread.ctx, X86_EBP, ebp);
+		/* f4's call through a pointer, f5's return address above the
+		 * two pushes; the ancestor's record: the end of the chain, and a
+		 * return after another call through a pointer. */
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x500 - 2, 2), "\xff\xd0", 2); /* call *%eax */
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x600 - 2, 2), "\xff\xd3", 2); /* call *%ebx */
+		put_u32(&fx, esp + 8, (uint32_t)(CODE_BASE + 0x500));
+		put_u32(&fx, ebp, 0);
+		put_u32(&fx, ebp + 4, (uint32_t)(CODE_BASE + 0x600));
+		fixture_finish(&fx);
+		ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, NULL, NULL, &fx.arena, &fx.result));
+		const struct sw_stack *st = &fx.result.stacks[0];
+		ck_assert_uint_ge(st->nframes, 2);
+		if (!pops_ebp) {
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_SCAN);
+			ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+		} else {
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+			ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x600);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -353,6 +412,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_call_through_sysinfo_returns_only_from_the_kernel_entry);
 	tcase_add_test(tc, test_i386_record_returning_to_the_restorer_is_no_broken_chain);
 	tcase_add_test(tc, test_i386_scan_takes_a_restorer_in_no_sized_function);
+	tcase_add_test(tc, test_i386_live_frame_returning_without_touching_ebp_has_no_record);
 	suite_add_tcase(s, tc);
 	return s;
 }
