@@ -110,7 +110,7 @@ static bool frame_reg_by_index(const void *ctx, unsigned i, uint64_t *value, con
 	return *name != NULL;
 }
 
-/* A little-endian word of the snapshot's memory (amd64 and x86 only ask). */
+/* A word of the snapshot's memory, in its byte order. */
 static bool snapshot_word(void *ctx, uint64_t addr, unsigned size, uint64_t *value)
 {
 	const struct crash_frame *c = ctx;
@@ -118,8 +118,8 @@ static bool snapshot_word(void *ctx, uint64_t addr, unsigned size, uint64_t *val
 	if (size > sizeof b || !sw_mem_peek(c->snap, addr, b, size))
 		return false;
 	*value = 0;
-	for (unsigned i = size; i-- > 0;)
-		*value = *value << 8 | b[i];
+	for (unsigned i = 0; i < size; i++)
+		*value = *value << 8 | b[c->snap->sys.big_endian ? i : size - 1 - i];
 	return true;
 }
 
@@ -354,9 +354,10 @@ void sw_crash_analyze(const struct sw_snapshot *s, const struct sw_walk_result *
 	a->naccesses = sw_memory_accesses_in(cpu, s->sys.big_endian, c.second_isa, f->pc,
 	                                     st->crash_code, st->crash_code_len, frame_reg_by_name,
 	                                     &c, a->accesses, SW_CRASH_MAX_ACCESSES);
-	a->has_ip_update = sw_instruction_pointer_update(cpu, f->pc, st->crash_code,
-	                                                 st->crash_code_len, frame_reg_by_name,
-	                                                 snapshot_word, &c, &a->ip_update);
+	a->has_ip_update = sw_instruction_pointer_update_in(cpu, s->sys.big_endian, c.second_isa,
+	                                                    f->pc, st->crash_code,
+	                                                    st->crash_code_len, frame_reg_by_name,
+	                                                    snapshot_word, &c, &a->ip_update);
 	/* rust-minidump's order: a null pointer first, then a non-canonical
 	 * address. */
 	if (null_pointer_offset(s, a, cpu, &a->adjusted_address))

@@ -586,9 +586,100 @@ static bool a64_ip_update(csh h, const cs_insn *insn, sw_reg_by_name reg, void *
 	return false;
 }
 
+/* ARM and Thumb (ARM ARM A8.8): BX and BLX through a register (its value,
+ * the state bit cleared), MOV pc, Rm, POP and LDM with pc in the list (the
+ * list's last word: pc is the highest register), LDR pc from memory (not
+ * pc-relative). Only unconditional ones: a condition not known to pass
+ * may not send the pc anywhere. */
+static bool arm_ip_update(csh h, const cs_insn *insn, sw_reg_by_name reg, sw_word_at word,
+                          void *ctx, uint64_t *target)
+{
+	const cs_arm *a = &insn->detail->arm;
+	if (a->cc != ARM_CC_AL && a->cc != ARM_CC_INVALID)
+		return false;
+	uint64_t v, base;
+	switch (insn->id) {
+	case ARM_INS_BX: case ARM_INS_BLX:
+		if (a->op_count != 1 || a->operands[0].type != ARM_OP_REG ||
+		    !sw_cs_reg_value(h, a->operands[0].reg, reg, ctx, &v))
+			return false;
+		*target = v & 0xfffffffeu;
+		return true;
+	case ARM_INS_MOV:
+		if (a->op_count != 2 || a->operands[0].type != ARM_OP_REG ||
+		    a->operands[0].reg != ARM_REG_PC || a->operands[1].type != ARM_OP_REG ||
+		    !sw_cs_reg_value(h, a->operands[1].reg, reg, ctx, &v))
+			return false;
+		*target = v & 0xfffffffeu;
+		return true;
+	case ARM_INS_POP: case ARM_INS_LDM: {
+		bool pop = insn->id == ARM_INS_POP;
+		unsigned first = pop ? 0 : 1, n = a->op_count;
+		if (n <= first || a->operands[n - 1].type != ARM_OP_REG ||
+		    a->operands[n - 1].reg != ARM_REG_PC ||
+		    !(pop ? reg(ctx, "sp", &base)
+		          : a->operands[0].type == ARM_OP_REG &&
+		                sw_cs_reg_value(h, a->operands[0].reg, reg, ctx, &base)) ||
+		    !word(ctx, (base + 4u * (n - 1 - first)) & 0xffffffffu, 4, &v))
+			return false;
+		*target = v & 0xfffffffeu;
+		return true;
+	}
+	case ARM_INS_LDR: {
+		if (a->op_count < 2 || a->operands[0].type != ARM_OP_REG ||
+		    a->operands[0].reg != ARM_REG_PC || a->operands[1].type != ARM_OP_MEM)
+			return false;
+		const cs_arm_op *m = &a->operands[1];
+		if (m->mem.base == ARM_REG_PC || m->mem.index != ARM_REG_INVALID ||
+		    !sw_cs_reg_value(h, m->mem.base, reg, ctx, &base))
+			return false;
+		/* A post-indexed form loads from the base itself. */
+		uint64_t at = base + (a->op_count == 2 ? (uint64_t)(int64_t)m->mem.disp : 0);
+		if (!word(ctx, at & 0xffffffffu, 4, &v))
+			return false;
+		*target = v & 0xfffffffeu;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* MIPS's jumps through a register (jr, jalr: the last register named) and
+ * PowerPC's branches to lr and ctr (blr, blrl, bctr, bctrl), unconditional
+ * ones. */
+static bool risc_ip_update(csh h, const cs_insn *insn, bool ppc, sw_reg_by_name reg, void *ctx,
+                           uint64_t *target)
+{
+	if (ppc) {
+		switch (insn->id) {
+		case PPC_INS_BLR: case PPC_INS_BLRL:
+			return insn->detail->ppc.bc == PPC_BC_INVALID && reg(ctx, "lr", target);
+		case PPC_INS_BCTR: case PPC_INS_BCTRL:
+			return insn->detail->ppc.bc == PPC_BC_INVALID && reg(ctx, "ctr", target);
+		default:
+			return false;
+		}
+	}
+	const cs_mips *m = &insn->detail->mips;
+	if ((insn->id != MIPS_INS_JR && insn->id != MIPS_INS_JALR && insn->id != MIPS_INS_JR_HB &&
+	     insn->id != MIPS_INS_JALR_HB) ||
+	    m->op_count == 0 || m->operands[m->op_count - 1].type != MIPS_OP_REG)
+		return false;
+	return sw_cs_reg_value(h, m->operands[m->op_count - 1].reg, reg, ctx, target);
+}
+
 bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target)
+{
+	return sw_instruction_pointer_update_in(cpu, false, false, pc, code, len, reg, word, ctx,
+	                                        target);
+}
+
+bool sw_instruction_pointer_update_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                                      const uint8_t *code, size_t len, sw_reg_by_name reg,
+                                      sw_word_at word, void *ctx, uint64_t *target)
 {
 	struct sw_cs_decoded d;
 	struct sw_rv_insn rv;
@@ -602,12 +693,22 @@ bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *
 			*target &= 0xffffffffu;
 		return true;
 	}
-	if ((cpu != SW_CPU_X86 && cpu != SW_CPU_AMD64 && cpu != SW_CPU_ARM64) ||
-	    !sw_cs_decode(cpu, false, false, pc, code, len, &d))
+	if (!sw_cs_decode(cpu, big_endian, thumb, pc, code, len, &d))
 		return false;
-	bool ok = cpu == SW_CPU_ARM64 ? a64_ip_update(d.h, d.insn, reg, ctx, target)
-	                              : x86_ip_update(d.h, d.insn, cpu == SW_CPU_AMD64, reg, word,
-	                                              ctx, target);
+	bool ok;
+	switch (d.arch) {
+	case CS_ARCH_ARM64: ok = a64_ip_update(d.h, d.insn, reg, ctx, target); break;
+	case CS_ARCH_X86:
+		ok = x86_ip_update(d.h, d.insn, cpu == SW_CPU_AMD64, reg, word, ctx, target);
+		break;
+	case CS_ARCH_ARM: ok = arm_ip_update(d.h, d.insn, reg, word, ctx, target); break;
+	case CS_ARCH_MIPS: case CS_ARCH_PPC:
+		ok = risc_ip_update(d.h, d.insn, d.arch == CS_ARCH_PPC, reg, ctx, target);
+		if (ok && (cpu == SW_CPU_MIPS || cpu == SW_CPU_PPC))
+			*target &= 0xffffffffu;
+		break;
+	default: ok = false; break;
+	}
 	sw_cs_done(&d);
 	return ok;
 }

@@ -71,19 +71,28 @@ unsigned sw_address_registers(enum sw_cpu cpu, bool big_endian, bool thumb, uint
                               const uint8_t *code, size_t len, sw_reg_by_name reg, void *ctx,
                               struct sw_reg_use *out, unsigned max);
 
-/* Reads a little-endian word of `size` bytes at addr from the
- * snapshot's memory; false when not captured. */
+/* Reads a word of `size` bytes at addr from the snapshot's memory, in its
+ * byte order; false when not captured. */
 typedef bool (*sw_word_at)(void *ctx, uint64_t addr, unsigned size, uint64_t *value);
 
 /* Where the instruction at pc sends the pc (rust-minidump's
  * instruction_pointer_update): a call or jump through a register (its
  * value) or through memory (the word there, when captured), a return
- * (the word at sp); arm64's br, blr and ret. Direct calls and jumps name
- * their own target and are not reported (rust-minidump's rule). x86,
- * amd64 and arm64; false when not known or not such an instruction. */
+ * (the word at sp); arm64's br, blr and ret; RISC-V's jalr (jr, ret).
+ * Direct calls and jumps name their own target and are not reported
+ * (rust-minidump's rule). False when not known or not such an
+ * instruction. */
 bool sw_instruction_pointer_update(enum sw_cpu cpu, uint64_t pc, const uint8_t *code, size_t len,
                                    sw_reg_by_name reg, sw_word_at word, void *ctx,
                                    uint64_t *target);
+/* The same for code in either byte order and ARM's instruction set
+ * (thumb): also ARM's and Thumb's bx/blx through a register, mov pc,
+ * pop/ldm into pc and ldr pc, unconditional ones (the state bit
+ * cleared); MIPS's jr and jalr; PowerPC's blr, blrl, bctr and bctrl
+ * (lr's or ctr's value). `word` reads in the snapshot's byte order. */
+bool sw_instruction_pointer_update_in(enum sw_cpu cpu, bool big_endian, bool thumb, uint64_t pc,
+                                      const uint8_t *code, size_t len, sw_reg_by_name reg,
+                                      sw_word_at word, void *ctx, uint64_t *target);
 
 /* What an instruction is, for checking the reason a crash reports against
  * the instruction that crashed (crash_info.crash_inconsistencies). */

@@ -323,6 +323,67 @@ START_TEST(test_address_registers)
 }
 END_TEST
 
+/* ARM, MIPS and PowerPC: where an indirect branch, a return or a pop
+ * into pc sends it. Registers: lr = 0x8001 (a Thumb caller), r3 = 0x9003,
+ * sp = 0x7000, MIPS ra = 0x400100, t9 = 0x400200, PowerPC lr = 0x10000100,
+ * ctr = 0x10000200; memory: the word at 0x7000 is 0x5001, at 0x7004
+ * 0x6000 (in either byte order). */
+static bool ip_regs(void *ctx, const char *name, uint64_t *v)
+{
+	(void)ctx;
+	static const struct { const char *name; uint64_t v; } table[] = {
+		{ "lr", 0x8001 }, { "r3", 0x9003 }, { "sp", 0x7000 }, { "ra", 0x400100 },
+		{ "t9", 0x400200 }, { "ctr", 0x200 },
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (strcmp(table[i].name, name) == 0) {
+			*v = table[i].v;
+			return true;
+		}
+	return false;
+}
+
+static bool ip_words(void *ctx, uint64_t addr, unsigned size, uint64_t *v)
+{
+	(void)ctx;
+	if (size != 4 || (addr != 0x7000 && addr != 0x7004))
+		return false;
+	*v = addr == 0x7000 ? 0x5001 : 0x6000;
+	return true;
+}
+
+static bool ipu_in(enum sw_cpu cpu, bool be, bool thumb, const char *bytes, size_t len,
+                   uint64_t *t)
+{
+	return sw_instruction_pointer_update_in(cpu, be, thumb, 0x1000, (const uint8_t *)bytes, len,
+	                                        ip_regs, ip_words, NULL, t);
+}
+
+START_TEST(test_arm_mips_ppc_instruction_pointer_update)
+{
+	uint64_t t = 0;
+	ck_assert(ipu_in(SW_CPU_ARM, false, false, "\x1e\xff\x2f\xe1", 4, &t)); /* bx lr */
+	ck_assert_uint_eq(t, 0x8000);
+	ck_assert(ipu_in(SW_CPU_ARM, false, false, "\x10\x80\xbd\xe8", 4, &t)); /* pop {r4, pc} */
+	ck_assert_uint_eq(t, 0x6000);
+	ck_assert(ipu_in(SW_CPU_ARM, false, false, "\x04\xf0\x9d\xe4", 4, &t)); /* ldr pc, [sp], #4 */
+	ck_assert_uint_eq(t, 0x5000);
+	ck_assert(ipu_in(SW_CPU_ARM, false, true, "\x18\x47", 2, &t));            /* bx r3 */
+	ck_assert_uint_eq(t, 0x9002);
+	ck_assert(!ipu_in(SW_CPU_ARM, false, false, "\x1e\xff\x2f\x01", 4, &t)); /* bxeq lr */
+	ck_assert(!ipu_in(SW_CPU_ARM, false, false, "\x10\x40\xbd\xe8", 4, &t)); /* pop {r4, lr} */
+	ck_assert(ipu_in(SW_CPU_MIPS, true, false, "\x03\xe0\x00\x08", 4, &t));  /* jr $ra */
+	ck_assert_uint_eq(t, 0x400100);
+	ck_assert(ipu_in(SW_CPU_MIPS, false, false, "\x09\xf8\x20\x03", 4, &t)); /* jalr $t9 */
+	ck_assert_uint_eq(t, 0x400200);
+	ck_assert(ipu_in(SW_CPU_PPC, true, false, "\x4e\x80\x00\x20", 4, &t));   /* blr */
+	ck_assert_uint_eq(t, 0x8001);
+	ck_assert(ipu_in(SW_CPU_PPC, true, false, "\x4e\x80\x04\x21", 4, &t));   /* bctrl */
+	ck_assert_uint_eq(t, 0x200);
+	ck_assert(!ipu_in(SW_CPU_PPC, true, false, "\x4d\x82\x00\x20", 4, &t));  /* beqlr */
+}
+END_TEST
+
 /* RISC-V, which Capstone 4 lacks (lib/riscv_disasm.c): GNU's mnemonics
  * and aliases, compressed instructions as what they expand to; loads,
  * stores and atomics at base + offset; where jalr and c.jr go. Encodings
@@ -424,6 +485,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_arm_memory_accesses);
 	tcase_add_test(tc, test_address_registers);
 	tcase_add_test(tc, test_riscv_text_accesses_and_jumps);
+	tcase_add_test(tc, test_arm_mips_ppc_instruction_pointer_update);
 	suite_add_tcase(s, tc);
 	return s;
 }
