@@ -326,6 +326,29 @@ static unsigned inconsistencies(const struct sw_snapshot *s, const struct crash_
 	return out;
 }
 
+/* rust-minidump's guard page (check_for_guard_pages): a region with no
+ * permission, smaller than 2 << 14 bytes, with an accessible region right
+ * below or above it. The regions are the snapshot's listed mappings
+ * (Linux's /proc/PID/maps in a minidump; a core's NT_FILE lists only
+ * files, not the anonymous PROT_NONE pages a guard is). */
+static bool likely_guard_page(const struct sw_snapshot *s, uint64_t addr)
+{
+	enum { GUARD_MAX = 2 << 14 };
+	const struct sw_mapping *m = NULL;
+	for (uint32_t i = 0; i < s->nmaps && !m; i++)
+		if (addr >= s->maps[i].start && addr < s->maps[i].end)
+			m = &s->maps[i];
+	if (!m || m->end - m->start >= GUARD_MAX || memcmp(m->perms, "---", 3) != 0)
+		return false;
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		const struct sw_mapping *n = &s->maps[i];
+		bool adjacent = n->end == m->start || n->start == m->end;
+		if (adjacent && memcmp(n->perms, "---", 3) != 0)
+			return true;
+	}
+	return false;
+}
+
 const char *sw_crash_inconsistency_name(unsigned bit)
 {
 	switch (bit) {
@@ -358,6 +381,9 @@ void sw_crash_analyze(const struct sw_snapshot *s, const struct sw_walk_result *
 	                                                    f->pc, st->crash_code,
 	                                                    st->crash_code_len, frame_reg_by_name,
 	                                                    snapshot_word, &c, &a->ip_update);
+	for (int i = 0; i < a->naccesses; i++)
+		a->access_in_guard_page[i] = likely_guard_page(s, a->accesses[i].address);
+	a->ip_update_in_guard_page = a->has_ip_update && likely_guard_page(s, a->ip_update);
 	/* rust-minidump's order: a null pointer first, then a non-canonical
 	 * address. */
 	if (null_pointer_offset(s, a, cpu, &a->adjusted_address))

@@ -47,6 +47,11 @@ struct sw_crash_analysis {
 	struct sw_mem_access accesses[SW_CRASH_MAX_ACCESSES];
 	bool has_ip_update;             /* where it sends the pc */
 	uint64_t ip_update;
+	/* The address lies in a likely guard page (rust-minidump's
+	 * is_likely_guard_page): a mapping the snapshot lists without any
+	 * permission, smaller than 32 KiB, next to one with some. */
+	bool access_in_guard_page[SW_CRASH_MAX_ACCESSES];
+	bool ip_update_in_guard_page;
 	enum sw_adjusted_kind adjusted;
 	uint64_t adjusted_address;      /* the address, or the null pointer's offset */
 	/* Only for an address the instruction is known to have used (an

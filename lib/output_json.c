@@ -411,6 +411,8 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 	if (a.has_ip_update) {
 		obj(j);
 		k_hex(j, "address", a.ip_update);
+		if (a.ip_update_in_guard_page)
+			k_bool(j, "is_likely_guard_page", true);
 		end_obj(j);
 	} else {
 		v_null(j);
@@ -425,6 +427,9 @@ static void write_crash_info(struct jw *j, const struct sw_snapshot *s,
 			obj(j);
 			k_str(j, "access_type", acc[i].write ? "write" : "read");
 			k_hex(j, "address", acc[i].address);
+			/* Only when affirmative, as rust-minidump writes it. */
+			if (a.access_in_guard_page[i])
+				k_bool(j, "is_likely_guard_page", true);
 			key(j, "size");
 			v_u64(j, acc[i].size);
 			end_obj(j);

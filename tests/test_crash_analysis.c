@@ -84,6 +84,8 @@ static struct sw_crash_analysis analyze(void)
 	sw_crash_analyze(&fx.s, &fx.w, &a);
 	sw_arena_free(&fx.arena);
 	fx.s.threads = NULL;
+	fx.s.maps = NULL;
+	fx.s.nmaps = 0;
 	sw_snapshot_free(&fx.s);
 	return a;
 }
@@ -241,6 +243,34 @@ START_TEST(test_general_protection_fault_and_canonical_addresses)
 }
 END_TEST
 
+/* A read in a small region the maps list without permissions, next to
+ * an accessible one: a likely guard page (a thread's stack overflowing
+ * into it). A larger region, or one with no accessible neighbour: not. */
+START_TEST(test_access_in_a_guard_page)
+{
+	static struct sw_mapping maps[] = {
+		{ .start = 0x10000, .end = 0x11000, .perms = "---p" },
+		{ .start = 0x11000, .end = 0x20000, .perms = "rw-p" },
+		{ .start = 0x30000, .end = 0x31000, .perms = "---p" },
+		{ .start = 0x40000, .end = 0x50000, .perms = "---p" },
+		{ .start = 0x50000, .end = 0x51000, .perms = "r--p" },
+	};
+	static const struct { uint64_t rax; bool guard; } cases[] = {
+		{ 0x10ff0, true }, { 0x30010, false }, { 0x40010, false }, { 0x11010, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		build(SW_OS_LINUX, SW_CPU_AMD64, MOV_EAX_RAX, sizeof MOV_EAX_RAX);
+		fx.s.maps = maps;
+		fx.s.nmaps = sizeof maps / sizeof maps[0];
+		set_reg("rax", cases[i].rax);
+		crash(SIGSEGV_, SEGV_MAPERR_, cases[i].rax);
+		struct sw_crash_analysis a = analyze();
+		ck_assert_int_eq(a.naccesses, 1);
+		ck_assert_int_eq(a.access_in_guard_page[0], cases[i].guard);
+	}
+}
+END_TEST
+
 /* No code bytes: nothing is said. */
 START_TEST(test_nothing_without_code)
 {
@@ -266,6 +296,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_divide_error_needs_a_division);
 	tcase_add_test(tc, test_privileged_fault_needs_a_privileged_instruction);
 	tcase_add_test(tc, test_general_protection_fault_and_canonical_addresses);
+	tcase_add_test(tc, test_access_in_a_guard_page);
 	tcase_add_test(tc, test_nothing_without_code);
 	suite_add_tcase(s, tc);
 	return s;
