@@ -705,6 +705,44 @@ static bool mips_call_entered_pc(struct sw_code *c, const struct sw_frame *calle
 	return sw_reg_valid(r, rs_of(call)) && (r->v[rs_of(call)] & mask) == pc;
 }
 
+/* A live frame whose ra's call is a direct one to a target below pc from
+ * which the code runs on to pc (no return, no unconditional jump or
+ * jump through a register on the way, within MAX_BACKWARD): that call
+ * entered pc's function there. A stale ra (the function's own earlier
+ * call) names another function, whose code reaches no pc of this one
+ * without returning first. Zoo mips64el 1923 stripped: f6, a leaf that
+ * never returns (it ends `b .`), was called by f5's last instruction `bal
+ * f6`, so ra is main's entry; the function before f6 ends in a `b` back
+ * into itself, which no start search takes for an end. */
+static bool mips_call_entered_below_pc(struct sw_code *c, const struct sw_frame *callee,
+                                       uint64_t *start)
+{
+	const struct sw_regs *r = &callee->regs;
+	const uint64_t mask = c->w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	uint64_t ra, pc = callee->pc & mask, to;
+	if (!sw_frame_has_live_context(callee) || !sw_reg_valid(r, MIPS_RA))
+		return false;
+	ra = r->v[MIPS_RA] & mask;
+	uint32_t call;
+	if (!mips_direct_call(c, ra, &to))
+		return false;
+	to &= mask;
+	/* `bal` to the instruction after its delay slot reads the pc. */
+	if (to == ra && read_insn(c, ra - 8, &call) && op_of(call) == OP_REGIMM)
+		return false;
+	if (to > pc || pc - to > MAX_BACKWARD || (to & 3) != 0)
+		return false;
+	for (uint64_t a = to; a < pc; a += 4) {
+		uint32_t i;
+		if (!read_insn(c, a, &i) || is_return(i) || op_of(i) == OP_J ||
+		    (op_of(i) == OP_BEQ && rs_of(i) == 0 && rt_of(i) == 0) ||
+		    (op_of(i) == OP_SPECIAL && funct_of(i) == FN_JR))
+			return false;
+	}
+	*start = to;
+	return true;
+}
+
 /* The caller by decoding the function's prologue from its start (the
  * symbols', else find_start's) to the callee's pc. A FUNC record's start
  * is exact; a PUBLIC one may be an exported function far below a static
@@ -726,6 +764,9 @@ static enum sw_unwind_status mips_caller_by_prologue(const struct sw_step *s, st
 		/* A suspended frame's function is its call's, which a call that
 		 * does not return may leave at the very end of the function. */
 		uint64_t found = find_start(&c, sw_frame_has_live_context(callee) ? pc : callee->lookup_pc);
+		uint64_t entered;
+		if (mips_call_entered_below_pc(&c, callee, &entered) && entered > found)
+			found = entered;
 		if (found > start)
 			start = found;
 	}

@@ -632,6 +632,55 @@ START_TEST(test_prologue_start_is_a_called_entry)
 }
 END_TEST
 
+/* A leaf that never returns (it ends `b .`), called by its caller's last
+ * instruction (`bal f6`): ra is the next function's entry, and the
+ * function before f6 ends in a `b` back into itself, which no start
+ * search takes for an end. The live ra's direct call names f6's start,
+ * below pc, from which the code runs on to pc: f6 starts there, a leaf,
+ * and its caller is ra (zoo mips64el 1923 stripped: the scan took a stale
+ * libc return). A call whose target's code meets a jump on the way to
+ * pc entered another function: no start from it. */
+START_TEST(test_prologue_start_is_the_live_calls_target_below_pc)
+{
+	for (int far = 0; far < 2; far++) {
+		struct fixture fx;
+		syn_fixture_init(&fx, &(struct syn_config){
+			.name = "noreturn-leaf", .cpu = SW_CPU_MIPS64, .os = SW_OS_LINUX, .word_size = 8,
+			.code = { 0x10000, 0x1000 }, .stack = { 0x7ff00000, 0x1000 }, .fill = 0,
+			.fill_size = 4, /* nop */
+			.thread_id = 1, .nmodules = 1,
+			.modules = { { .base = 0x10000, .size = 0x1000, .code_file = "prog" } },
+		});
+		syn_put_code(&fx, 0x10600, 0x1000ffdfu, 4);  /* b 0x10580; nop: f2's end */
+		syn_put_code(&fx, 0x10608, 0x3c06000cu, 4);  /* f6: lui a2, 0xc */
+		syn_put_code(&fx, 0x10610, 0x10400005u, 4);  /* beqz v0, 0x10628 */
+		syn_put_code(&fx, 0x10624, 0x1000ffffu, 4);  /* b .: never returns */
+		syn_put_code(&fx, 0x10800, 0x67bdffe0u, 4);  /* f5: daddiu sp, sp, -32 */
+		syn_put_code(&fx, 0x10804, 0xffbf0018u, 4);  /* sd ra, 24(sp) */
+		/* f5's last instruction: bal f6 (or bal 0x105f0, before f2's b) */
+		syn_put_code(&fx, 0x10810, far ? 0x0411ff77u : 0x0411ff7du, 4);
+		syn_put_code(&fx, 0x108f8, 0x0c004200u, 4);  /* f4: jal 0x10800 (f5) */
+		sw_snapshot_finish(&fx.snap);
+		const uint64_t sp = 0x7ff00100;
+		put_u64(&fx, sp + 24, 0x10900);
+		sw_reg_set(&fx.thread.ctx, PC, 0x10620);
+		sw_reg_set(&fx.thread.ctx, SP, sp);
+		sw_reg_set(&fx.thread.ctx, RA, 0x10818);
+		struct sw_walk_options opt = { .no_scan = true };
+		const struct sw_stack *st = syn_walk(&fx, &sw_arch_mips64, NULL, &opt);
+		if (far) {
+			ck_assert_uint_eq(st->nframes, 1);
+		} else {
+			ck_assert_uint_ge(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[1].pc, 0x10818);
+			ck_assert_uint_eq(st->frames[1].lookup_pc, 0x10810);
+			ck_assert_uint_eq(st->frames[2].pc, 0x10900);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* ---- a frame at the first instruction of the function a call entered ---- */
 
 /* The app (module 0, 0x10000, its code in the snapshot: nops) calls into
@@ -794,6 +843,7 @@ Suite *test_suite(void)
 	tcase_add_test(walk, test_prologue_live_ra_only_for_context_frames);
 	tcase_add_test(walk, test_prologue_start_is_not_after_an_early_return);
 	tcase_add_test(walk, test_prologue_start_is_a_called_entry);
+	tcase_add_test(walk, test_prologue_start_is_the_live_calls_target_below_pc);
 	tcase_add_test(walk, test_prologue_slot_return_into_code_no_symbol_covers);
 	tcase_add_test(walk, test_walk_cfi_with_dump_syms_register_names);
 	tcase_add_test(walk, test_scan_follows_breakpad_mips_rule);
