@@ -346,14 +346,14 @@ enum sw_x86_frame sw_x86_frame_of(const struct sw_walk *w, const struct sw_frame
 	/* Without symbols, a start the code shows (a miss only makes the
 	 * answer NONE where a record was made before a later candidate: the
 	 * walk then scans, with the scan's checks); with none, on Linux, a
-	 * live frame whose code returns without touching rbp has none of its
-	 * own. (Windows code keeps ebp chains that skip its frame-pointer-
+	 * frame whose code from its pc (a suspended frame's: its return
+	 * address) returns without touching rbp has none of its own. (Windows code keeps ebp chains that skip its frame-pointer-
 	 * omitted functions, as Breakpad follows them; a scan there, with no
 	 * code bytes to check a candidate by, would take stale words.) */
 	if (!sw_walk_function_start(w, callee->lookup_pc, &fn) &&
 	    !sw_x86_start_without_symbols(w, pc, is64, &fn))
-		return linux_like(w) && sw_frame_has_live_context(callee) &&
-		               sw_walk_pc_in_module_code(w, pc) && sw_x86_returns_leaving_fp(w, pc, is64)
+		return linux_like(w) && sw_walk_pc_in_module_code(w, callee->pc) &&
+		               sw_x86_returns_leaving_fp(w, callee->pc, is64)
 		               ? SW_X86_FRAME_NONE
 		               : SW_X86_FRAME_UNKNOWN;
 	bool set_up = sw_x86_frame_is_set_up(w, fn, pc, is64, &known);

@@ -814,7 +814,7 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
 	return true;
 }
 
-/* How many instructions ahead of a live pc the epilogue is sought. */
+/* How many instructions ahead of pc the epilogue is sought. */
 enum { EPILOGUE_REACH = 32 };
 
 bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64)

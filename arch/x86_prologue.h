@@ -49,13 +49,14 @@ uint64_t sw_x86_opening_size(const struct sw_walk *w, uint64_t start, uint64_t p
  * slot? A switch's jump through a table (an index register, notrack) is
  * none. Its code is decoded from fn to its end (a return or jump past
  * which no jump of its own leads), at most X86_TAIL_DECODE bytes. */
-/* Does the code from a live pc run straight to its `ret` (no branch,
- * call or jump on the way, within a few dozen instructions) without
- * touching rbp (ebp): no pop or write of it, no leave? The function then
- * returns with rbp as it found it: rbp is a caller's, never this frame's
- * record (zoo i386 1214 stripped: f5, no start to be found after
- * frame_dummy's tail jump, kept start_thread's ebp, and its record
- * skipped f4 and start_thread). */
+/* Does the code from pc (a live frame's, or a suspended one's return
+ * address) run straight to its `ret` (no branch, call or jump on the way,
+ * within a few dozen instructions) without touching rbp (ebp): no pop or
+ * write of it, no leave? The function then returns with rbp as it found
+ * it: rbp is a caller's, never this frame's record (zoo i386 1214
+ * stripped: f5, no start to be found after frame_dummy's tail jump, kept
+ * start_thread's ebp, and its record skipped f4 and start_thread; i386
+ * 2709: the same for f4, found by a scan). */
 bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64);
 
 bool sw_x86_tail_calls_through_pointer(const struct sw_walk *w, uint64_t fn, bool is64);

@@ -399,6 +399,48 @@ START_TEST(test_i386_live_frame_returning_without_touching_ebp_has_no_record)
 }
 END_TEST
 
+/* The same for a suspended frame (found by a scan): from its return
+ * address its code runs to `ret` without touching ebp, so the function
+ * keeps no record and its ebp is an ancestor's (zoo i386 2709 nofp
+ * stripped: f4, found by a scan, kept start_thread's ebp, and its record
+ * skipped f3, f2 and start_thread); with a `leave` on the way, the code
+ * does not say. */
+START_TEST(test_i386_suspended_frame_returning_without_touching_ebp_has_no_record)
+{
+	for (int leave = 0; leave < 2; leave++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.sys.cpu = SW_CPU_X86;
+		fx.snap.sys.word_size = 4;
+		fx.modules[1].base = 0x7c800000;
+		static const uint8_t code[] = {
+			0xe9, 0x00, 0x01, 0x00, 0x00, /* jmp elsewhere: the function before */
+			0x53,                         /* push %ebx: f4 */
+			0xff, 0xd0,                   /* call *%eax */
+			0x83, 0xc4, 0x10,             /* add $0x10,%esp: the return address */
+			0x5b,                         /* pop %ebx */
+			0xc3,                         /* ret */
+		};
+		uint8_t *c = syn_code_at(&fx, CODE_BASE + 0x200, sizeof code);
+		memcpy(c, code, sizeof code);
+		if (leave)
+			c[11] = 0xc9; /* leave */
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		struct sw_frame f;
+		memset(&f, 0, sizeof f);
+		f.pc = CODE_BASE + 0x208;
+		f.lookup_pc = f.pc - 1;
+		f.trust = SW_TRUST_SCAN;
+		f.module = 0;
+		f.unloaded_module = -1;
+		ck_assert_int_eq(sw_x86_frame_of(&w, &f, false),
+		                 leave ? SW_X86_FRAME_UNKNOWN : SW_X86_FRAME_NONE);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *test_suite(void);
 Suite *test_suite(void)
 {
@@ -413,6 +455,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_record_returning_to_the_restorer_is_no_broken_chain);
 	tcase_add_test(tc, test_i386_scan_takes_a_restorer_in_no_sized_function);
 	tcase_add_test(tc, test_i386_live_frame_returning_without_touching_ebp_has_no_record);
+	tcase_add_test(tc, test_i386_suspended_frame_returning_without_touching_ebp_has_no_record);
 	suite_add_tcase(s, tc);
 	return s;
 }
