@@ -15,6 +15,7 @@ const char *sw_method_name(enum sw_method m)
 	case SW_METHOD_FRAME_POINTER: return "frame_pointer";
 	case SW_METHOD_PROLOGUE: return "prologue";
 	case SW_METHOD_SCAN: return "scan";
+	case SW_METHOD_DEX_PC: return "dex_pc";
 	case SW_METHOD_NONE: break;
 	}
 	return "none";

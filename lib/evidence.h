@@ -25,6 +25,9 @@ enum sw_method {
 	SW_METHOD_FRAME_POINTER,   /* the frame-record chain (and a live link register) */
 	SW_METHOD_PROLOGUE,        /* the function's prologue, decoded */
 	SW_METHOD_SCAN,            /* a stack word after a call */
+	/* Not a way to a caller: the Java frame an ART interpreter frame was
+	 * running, named by its CFI's DEX pc rule. */
+	SW_METHOD_DEX_PC,
 };
 
 /* What a method answered when it found no caller the walk believed. */

@@ -17,6 +17,8 @@ const char *sw_trust_name(enum sw_trust t)
 	case SW_TRUST_PREWALKED: return "prewalked";
 	case SW_TRUST_CONTEXT: return "context";
 	case SW_TRUST_INLINE: return "inline";
+	/* Not rust-minidump's: it has no Java frames (docs/json.md). */
+	case SW_TRUST_DEX: return "dex_pc";
 	case SW_TRUST_NONE: break;
 	}
 	return "none";
@@ -35,6 +37,7 @@ const char *sw_trust_description(enum sw_trust t)
 	case SW_TRUST_PREWALKED: return "recovered by external stack walker";
 	case SW_TRUST_CONTEXT: return "given as instruction pointer in context";
 	case SW_TRUST_INLINE: return "inline record";
+	case SW_TRUST_DEX: return "the interpreter's dex pc";
 	case SW_TRUST_NONE: break;
 	}
 	return "unknown";

@@ -21,6 +21,10 @@ enum sw_trust {
 	SW_TRUST_PREWALKED,     /* the snapshot carried the frame */
 	SW_TRUST_CONTEXT,       /* the thread's or exception's register context */
 	SW_TRUST_INLINE,        /* an inlined call inside a physical frame */
+	/* The Java method an ART interpreter frame (the physical frame before
+	 * it) was executing, at the DEX pc its CFI gave: pc is the DEX pc (an
+	 * address in the mapped .dex file), no registers. */
+	SW_TRUST_DEX,
 };
 
 /* "context", "cfi", ... as rust-minidump's JSON spells them. */

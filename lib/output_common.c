@@ -133,11 +133,33 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
 
 uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr)
 {
-	if (fr->trust == SW_TRUST_INLINE)
+	if (fr->trust == SW_TRUST_INLINE || fr->trust == SW_TRUST_DEX)
 		return fr->lookup_pc;
 	if (st && st->arch && st->arch->printed_address)
 		return st->arch->printed_address(fr);
 	return fr->pc;
+}
+
+bool sw_out_frame_place(const struct sw_snapshot *s, const struct sw_stack_frame *fr,
+                        const char **name, uint64_t *base)
+{
+	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
+		const struct sw_module *m = &s->modules[fr->module];
+		*name = sw_basename(m->code_file);
+		*base = m->base;
+		return true;
+	}
+	if (fr->trust != SW_TRUST_DEX)
+		return false;
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		const struct sw_mapping *m = &s->maps[i];
+		if (fr->pc >= m->start && fr->pc < m->end && m->path) {
+			*name = sw_basename(m->path);
+			*base = m->start;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes

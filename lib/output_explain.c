@@ -94,7 +94,7 @@ void sw_output_text_evidence(struct sw_out_buf *t, const struct sw_snapshot *s,
 		}
 	}
 	sw_out_put(t, "\n", 1);
-	if (e->method != SW_METHOD_INLINE)
+	if (e->method != SW_METHOD_INLINE && e->method != SW_METHOD_DEX_PC)
 		print_attempts(t, st, e->first_attempt, e->nattempts);
 }
 

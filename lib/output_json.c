@@ -646,7 +646,7 @@ static void write_evidence(struct jw *j, const struct sw_snapshot *s, const stru
 			v_null(j);
 		end_obj(j);
 	}
-	if (e->method != SW_METHOD_INLINE) {
+	if (e->method != SW_METHOD_INLINE && e->method != SW_METHOD_DEX_PC) {
 		key(j, "refused");
 		write_attempts(j, st, e->first_attempt, e->nattempts);
 	}
@@ -726,10 +726,13 @@ static void write_frame(struct jw *j, const struct sw_snapshot *s, const struct 
 	else
 		v_null(j);
 	k_bool(j, "missing_symbols", fr->function == NULL);
-	k_str(j, "module", m ? sw_basename(m->code_file) : NULL);
+	const char *place;
+	uint64_t base;
+	bool placed = sw_out_frame_place(s, fr, &place, &base);
+	k_str(j, "module", placed ? place : NULL);
 	key(j, "module_offset");
-	if (m)
-		v_hex(j, addr - m->base);
+	if (placed)
+		v_hex(j, addr - base);
 	else
 		v_null(j);
 	k_hex(j, "offset", addr);

@@ -36,9 +36,10 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 		const struct sw_stack_frame *fr = &st->frames[i];
 		fprintf(f, "%" PRIu32 "|%" PRIu32 "|", thread, i);
 		uint64_t pc = sw_out_frame_address(st, fr);
-		if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
-			const struct sw_module *m = &s->modules[fr->module];
-			put_field(f, sw_basename(m->code_file));
+		const char *name;
+		uint64_t base;
+		if (sw_out_frame_place(s, fr, &name, &base)) {
+			put_field(f, name);
 			if (fr->function) {
 				fputc('|', f);
 				put_field(f, fr->function);
@@ -50,7 +51,7 @@ static void print_stack(FILE *f, const struct sw_snapshot *s, uint32_t thread,
 					fprintf(f, "|||0x%" PRIx64, pc - fr->function_base);
 				}
 			} else {
-				fprintf(f, "||||0x%" PRIx64, pc - m->base);
+				fprintf(f, "||||0x%" PRIx64, pc - base);
 			}
 		} else {
 			fprintf(f, "||||0x%" PRIx64, pc);

@@ -170,9 +170,10 @@ static void print_frame_header(struct sw_out_buf *t, const struct sw_snapshot *s
 	}
 	sw_out_put(t, "  ", 2);
 	uint64_t pc = sw_out_frame_address(st, fr);
-	if (fr->module >= 0 && (uint32_t)fr->module < s->nmodules) {
-		const struct sw_module *m = &s->modules[fr->module];
-		tb_str(t, str(sw_basename(m->code_file)));
+	const char *name;
+	uint64_t base;
+	if (sw_out_frame_place(s, fr, &name, &base)) {
+		tb_str(t, str(name));
 		if (fr->function) {
 			sw_out_put(t, "!", 1);
 			tb_str(t, fr->function);
@@ -190,7 +191,7 @@ static void print_frame_header(struct sw_out_buf *t, const struct sw_snapshot *s
 			}
 		} else {
 			sw_out_put(t, " + ", 3);
-			tb_hex(t, pc - m->base);
+			tb_hex(t, pc - base);
 		}
 	} else {
 		tb_hex(t, pc);

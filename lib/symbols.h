@@ -25,6 +25,10 @@ struct sw_caller {
 	/* Prologue analysis: the first instruction decoded, pc's function's
 	 * start as the analysis found it (--explain); 0: not said. */
 	uint64_t decoded_from;
+	/* ART: the DEX pc the callee, an interpreter frame, was executing
+	 * (its CFI said so); 0: none. The walk lists it as a frame of its
+	 * own between the callee and the caller. */
+	uint64_t dex_pc;
 };
 
 /* One level of inlining at an address: `function` was inlined, called from

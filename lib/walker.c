@@ -1281,8 +1281,11 @@ __attribute__((cold)) static void describe_caller(const struct sw_step *st,
  * callee's rules, then the methods that need none; the first that vouches
  * for a caller wins. Each one says itself when the walk ends there and
  * why (caller_result); here, the one place, that becomes the walk's end. */
+/* *dex_pc: the DEX pc the callee's CFI named (an ART interpreter frame's
+ * Java method), 0 when none. */
 static enum step_result find_caller(struct sw_step *st, bool first_unwind,
-                                    struct sw_frame *caller, enum sw_walk_end *end)
+                                    struct sw_frame *caller, uint64_t *dex_pc,
+                                    enum sw_walk_end *end)
 {
 	const struct sw_walk *w = st->walk;
 	const struct sw_arch *arch = w->arch;
@@ -1291,6 +1294,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	struct caller_result r = caller_next();
 
 	memset(caller, 0, sizeof *caller);
+	*dex_pc = 0;
 	/* Nothing calls a program's entry: the walk ends there. */
 	if (is_program_entry(st->callee->function))
 		r = ended_by(st, SW_METHOD_PROGRAM_ENTRY, SW_END_OUTERMOST);
@@ -1323,7 +1327,23 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	caller->restored_context = c.restored_context;
 	caller->module = -1;
 	caller->unloaded_module = -1;
+	if (r.method == SW_METHOD_CFI)
+		*dex_pc = c.dex_pc;
 	return STEP_CALLER;
+}
+
+/* Appends the Java frame an ART interpreter frame was running: its pc is
+ * the DEX pc, in the .dex file's mapping (outputs name it by the mapping,
+ * as libunwindstack's FillInDexFrame does; the .dex is no module). */
+static bool append_dex_frame(struct sw_frame_list *l, uint64_t dex_pc)
+{
+	struct sw_frame *f = push_frame(l);
+	if (!f)
+		return false;
+	f->pc = dex_pc;
+	f->lookup_pc = dex_pc;
+	f->trust = SW_TRUST_DEX;
+	return true;
 }
 
 static void stack_bounds(struct sw_walk *w, const struct sw_thread *t, uint64_t sp)
@@ -1386,6 +1406,8 @@ static bool store_evidence(struct sw_walk *w, const struct sw_frame_list *l,
 		memset(&ev[i], 0, sizeof ev[i]);
 		if (l->v[i].trust == SW_TRUST_INLINE)
 			ev[i].method = SW_METHOD_INLINE;
+		else if (l->v[i].trust == SW_TRUST_DEX)
+			ev[i].method = SW_METHOD_DEX_PC;
 		else if (p < x->nev)
 			ev[i] = x->ev[p++];
 	}
@@ -1498,7 +1520,9 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 			explain->anchored = false;
 		}
 		w->budget->code_ran_out = false;
-		enum step_result found = find_caller(&step, physical == 1, &caller, &out->end);
+		uint64_t dex_pc;
+		enum step_result found =
+		        find_caller(&step, physical == 1, &caller, &dex_pc, &out->end);
 		if (w->budget->code_ran_out) {
 			out->end = SW_END_FRAME_BUDGET;
 			break;
@@ -1523,6 +1547,10 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 				return false;
 			}
 			cur_index = (int32_t)l->n - 1;
+		}
+		if (dex_pc && !append_dex_frame(l, dex_pc)) {
+			out->end = SW_END_ERROR;
+			return false;
 		}
 		prev_index = cur_index;
 		frame = caller;

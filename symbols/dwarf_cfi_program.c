@@ -418,6 +418,19 @@ static bool eval_rule(const struct sw_cfi *c, const struct sw_cfi_rule *r, uint6
 	}
 }
 
+/* Android's ART marks the rule that gives the DEX pc an interpreter
+ * frame was executing (nterp's xPC, the switch interpreter's shadow
+ * frame) with a val_expression that starts `DW_OP_const4u "DEX1";
+ * DW_OP_drop` (ART's CFI_DEFINE_DEX_PC_WITH_OFFSET, read the same way by
+ * libunwindstack's DwarfOp): the column it is written on is a scratch
+ * register, the value is the DEX pc. */
+static bool is_dex_pc_rule(const struct sw_cfi_rule *r)
+{
+	static const uint8_t marker[] = { 0x0c, 'D', 'E', 'X', '1', 0x13 };
+	return r->kind == SW_RULE_VAL_EXPRESSION && r->expr_len > sizeof marker &&
+	       memcmp(r->u.expr, marker, sizeof marker) == 0;
+}
+
 /* The row's CFA and return-address rules in out->row (--explain). */
 static void describe_row(const struct sw_cfi_rules *rules, struct sw_unwind_result *out)
 {
@@ -515,6 +528,8 @@ enum sw_cfi_status sw_cfi_unwind(const struct sw_cfi *c, uint64_t vaddr,
 		bool fatal = false;
 		if (eval_rule(c, &same, cfa, io, &v, &fatal)) {
 			sw_unwind_set(out, col, v);
+			if (is_dex_pc_rule(r))
+				out->dex_pc = v;
 		} else if (fatal || col == rules->ra_column) {
 			/* Without the return address there is no caller; a
 			 * malformed expression fails the whole row. */

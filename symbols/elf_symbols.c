@@ -442,6 +442,7 @@ static enum sw_unwind_status to_caller(const struct sw_unwind_env *env,
 	if (from_exidx || sp_col < 0 || !sw_unwind_known(r, (uint32_t)sp_col))
 		sw_reg_set(&out->regs, arch->sp, from_exidx ? r->v[13] : r->cfa);
 	out->restored_context = r->signal_frame;
+	out->dex_pc = r->dex_pc;
 	return SW_UNWIND_OK;
 }
 

@@ -42,6 +42,9 @@ struct sw_unwind_result {
 	bool ra_signed;               /* arm64: the return address carries a
 	                                 pointer-authentication signature
 	                                 (DW_CFA_AARCH64_negate_ra_state) */
+	/* ART: the DEX pc the frame's interpreter was executing, from a
+	 * rule tagged "DEX1" (dwarf_cfi_program.c is_dex_pc_rule); 0: none. */
+	uint64_t dex_pc;
 	/* The row that gave the result, as --explain prints it (DWARF CFI
 	 * only; cfa NONE: not known): the CFA rule, the return address's
 	 * rule (ra_value: the offset or DWARF register it names) and the

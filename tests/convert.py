@@ -57,7 +57,12 @@ def first_document(text):
 def frames_of(thread):
     out = []
     for f in thread.get('frames') or []:
-        row = tuple(f.get(k) for k in FRAME_FIELDS)
+        # An ART Java frame (trust dex_pc) is named by the .dex file's
+        # mapping, and .snap records modules, not mappings
+        # (docs/snap-format.md): the converted walk has the frame, at the
+        # same DEX pc, without the name.
+        skip = ('module', 'module_offset') if f.get('trust') == 'dex_pc' else ()
+        row = tuple(None if k in skip else f.get(k) for k in FRAME_FIELDS)
         inl = tuple(tuple(i.get(k) for k in ('function', 'file', 'line'))
                     for i in f.get('inlines') or [])
         out.append((row, inl))

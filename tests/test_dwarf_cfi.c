@@ -881,6 +881,35 @@ START_TEST(test_cfi_unwind_evaluates_every_rule_kind)
 }
 END_TEST
 
+/* ART's nterp: `DW_CFA_val_expression x0 (DW_OP_const4u "DEX1";
+ * DW_OP_drop; DW_OP_bregx x22 0)` (libart.so's FDE of ExecuteNterpImpl)
+ * gives the DEX pc; an expression without the marker gives none. */
+START_TEST(test_cfi_art_dex_pc_rule)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = x86_64_cie(&b);
+	eh_fde(&b, cie, 0, 0x1000, 0x100,
+	       BYTES(0x0e, 16,                                   /* CFA = rsp+16 */
+	             0x16, 0, 9, 0x0c, 'D', 'E', 'X', '1', 0x13, 0x92, 3, 0,
+	             0x16, 1, 1, 0x31));                         /* lit1: no marker */
+	eh_fde(&b, cie, 0, 0x2000, 0x100,
+	       BYTES(0x0e, 16, 0x16, 0, 9, 0x0c, 'D', 'E', 'X', '2', 0x13, 0x92, 3, 0));
+	struct sw_cfi *c = create_eh(&b, 0, &x86_64_params);
+	struct fake f = { .mem_base = 0x7000 };
+	fake_set(&f, 7, 0x7000);
+	fake_set(&f, 3, 0x7b66004264);  /* rbx stands for x22 */
+	fake_word(&f, 0x7008, 0x401234);
+	struct sw_unwind_io io = fake_io(&f);
+	struct sw_unwind_result out;
+	ck_assert_int_eq(sw_cfi_unwind(c, 0x1000, &io, &out), SW_CFI_OK);
+	ck_assert_uint_eq(out.dex_pc, 0x7b66004264);
+	ck_assert_uint_eq(out.v[0], 0x7b66004264);
+	ck_assert_int_eq(sw_cfi_unwind(c, 0x2000, &io, &out), SW_CFI_OK);
+	ck_assert_uint_eq(out.dex_pc, 0);
+	sw_cfi_free(c);
+}
+END_TEST
+
 START_TEST(test_cfi_undefined_return_address_ends_the_walk)
 {
 	struct buf b = { .n = 0 };
@@ -1224,6 +1253,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_cfi_hdr_table_and_its_fallbacks);
 	tcase_add_test(tc, test_cfi_instruction_coverage);
 	tcase_add_test(tc, test_cfi_unwind_evaluates_every_rule_kind);
+	tcase_add_test(tc, test_cfi_art_dex_pc_rule);
 	tcase_add_test(tc, test_cfi_undefined_return_address_ends_the_walk);
 	tcase_add_test(tc, test_cfi_signal_frame_cie);
 	tcase_add_test(tc, test_cfi_debug_frame_signal_cie_without_z_and_return_column_64);
