@@ -271,6 +271,10 @@ enum stackwalk_trust {
 	STACKWALK_TRUST_PREWALKED,     /* the snapshot carried the frame */
 	STACKWALK_TRUST_CONTEXT,       /* the register context */
 	STACKWALK_TRUST_INLINE,        /* an inlined call inside a physical frame */
+	/* Added in 0.6.1: the Java method an Android ART interpreter frame
+	 * (the frame before it) was running, at the DEX pc its CFI gave; the
+	 * frame's module is the .dex file's mapping, it has no sp. */
+	STACKWALK_TRUST_DEX,
 };
 STACKWALK_API enum stackwalk_trust stackwalk_frame_trust(const stackwalk_frame *f);
 /* "context", "cfi", "frame_pointer", "scan", "inline", ... (the JSON's). */

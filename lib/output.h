@@ -41,6 +41,13 @@ struct sw_output_options {
 /* One report of snapshot s and its walk w in format fmt. arch may be NULL
  * when the CPU is unknown: registers are then not printed (text) or not
  * listed (JSON). */
+/* Where frame fr's code is, as outputs name it: its module's file name
+ * and base, or for a DEX frame (trust SW_TRUST_DEX) the name of the .dex
+ * file's mapping and its start (libunwindstack's rel_pc is the DEX pc less
+ * the mapping's start). False when neither holds it. */
+bool sw_out_frame_place(const struct sw_snapshot *s, const struct sw_stack_frame *fr,
+                        const char **name, uint64_t *base);
+
 void sw_output(FILE *f, enum sw_output_format fmt, const struct sw_snapshot *s,
                const struct sw_arch *arch, const struct sw_walk_result *w,
                const struct sw_output_options *o);

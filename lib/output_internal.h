@@ -47,13 +47,6 @@ int32_t sw_out_breakpad_thread_number(const struct sw_walk_result *w, uint32_t i
  * stack's arch prints (struct sw_arch.printed_address). */
 uint64_t sw_out_frame_address(const struct sw_stack *st, const struct sw_stack_frame *fr);
 
-/* Where frame fr's code is, as outputs name it: its module's file name
- * and base, or for a DEX frame (trust SW_TRUST_DEX) the name of the .dex
- * file's mapping and its start (libunwindstack's rel_pc is the DEX pc less
- * the mapping's start). False when neither holds it. */
-bool sw_out_frame_place(const struct sw_snapshot *s, const struct sw_stack_frame *fr,
-                        const char **name, uint64_t *base);
-
 /* "%" PRIx64, or "%0<width>" PRIx64 when width > 0 (at most 16), into out
  * (>= 16 bytes), and "%" PRIu64 into out (>= 20 bytes); each returns the
  * length. printf's format parsing was a fifth of a deep walk's output. */

@@ -804,18 +804,19 @@ enum stackwalk_trust stackwalk_frame_trust(const stackwalk_frame *f)
 {
 	/* The public values are the internal ones, by construction; a trust
 	 * added inside is "none" outside until the header names it. */
-	_Static_assert((int)STACKWALK_TRUST_INLINE == (int)SW_TRUST_INLINE &&
+	_Static_assert((int)STACKWALK_TRUST_DEX == (int)SW_TRUST_DEX &&
+	               (int)STACKWALK_TRUST_INLINE == (int)SW_TRUST_INLINE &&
 	               (int)STACKWALK_TRUST_SCAN == (int)SW_TRUST_SCAN &&
 	               (int)STACKWALK_TRUST_CFI == (int)SW_TRUST_CFI,
 	               "enum stackwalk_trust follows enum sw_trust");
-	if (!f || f->f->trust > SW_TRUST_INLINE)
+	if (!f || f->f->trust > SW_TRUST_DEX)
 		return STACKWALK_TRUST_NONE;
 	return (enum stackwalk_trust)f->f->trust;
 }
 
 const char *stackwalk_trust_name(enum stackwalk_trust trust)
 {
-	if ((unsigned)trust > STACKWALK_TRUST_INLINE)
+	if ((unsigned)trust > STACKWALK_TRUST_DEX)
 		return "none";
 	return sw_trust_name((enum sw_trust)trust);
 }
@@ -841,24 +842,25 @@ uint64_t stackwalk_frame_sp(const stackwalk_frame *f)
 	return stackwalk_frame_has_sp(f) ? sw_stack_frame_reg(f->f, f->thread->stack->arch->sp) : 0;
 }
 
-static const struct sw_module *frame_module(const stackwalk_frame *f)
+/* The outputs' name for the frame's code: its module, or an ART Java
+ * frame's .dex mapping. */
+static bool frame_place(const stackwalk_frame *f, const char **name, uint64_t *base)
 {
-	const struct sw_snapshot *s = &f->thread->res->snap->snap;
-	if (f->f->module < 0 || (uint32_t)f->f->module >= s->nmodules)
-		return NULL;
-	return &s->modules[f->f->module];
+	return f && sw_out_frame_place(&f->thread->res->snap->snap, f->f, name, base) && *name;
 }
 
 const char *stackwalk_frame_module(const stackwalk_frame *f)
 {
-	const struct sw_module *m = f ? frame_module(f) : NULL;
-	return m && m->code_file ? sw_basename(m->code_file) : NULL;
+	const char *name;
+	uint64_t base;
+	return frame_place(f, &name, &base) ? name : NULL;
 }
 
 uint64_t stackwalk_frame_module_offset(const stackwalk_frame *f)
 {
-	const struct sw_module *m = f ? frame_module(f) : NULL;
-	return m ? f->f->pc - m->base : 0;
+	const char *name;
+	uint64_t base;
+	return frame_place(f, &name, &base) ? f->f->pc - base : 0;
 }
 
 const char *stackwalk_frame_function(const stackwalk_frame *f)
@@ -942,7 +944,7 @@ const stackwalk_module *stackwalk_result_module(const stackwalk_result *res, siz
 
 const stackwalk_module *stackwalk_frame_module_handle(const stackwalk_frame *f)
 {
-	if (!f || !frame_module(f))
+	if (!f || f->f->module < 0 || (uint32_t)f->f->module >= f->thread->res->snap->snap.nmodules)
 		return NULL;
 	return &f->thread->res->modules[f->f->module];
 }

@@ -1017,6 +1017,38 @@ START_TEST(test_api_a_dump_without_threads_or_modules)
 }
 END_TEST
 
+/* libunwindstack's photos_reset_arm64: nterp_helper's CFI names the DEX
+ * pc, and the frame after it is the Java method, in classes2.dex's
+ * mapping, as libunwindstack's #08 (pc 0x404264 base.apk!classes2.dex). */
+START_TEST(test_api_an_art_interpreter_frame_is_followed_by_its_java_frame)
+{
+	const char *corpus = getenv("SW_CORPUS");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/libunwindstack/photos_reset_arm64", corpus ? corpus : "");
+	if (!corpus || access(path, R_OK) != 0)
+		return; /* no corpus here */
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, NULL, 0, &res), STACKWALK_OK);
+	const stackwalk_thread *t = stackwalk_result_thread(res, 0);
+	ck_assert_uint_eq(stackwalk_thread_frame_count(t), 20);
+	const stackwalk_frame *interp = stackwalk_thread_frame(t, 7);
+	ck_assert_str_eq(stackwalk_frame_function(interp), "nterp_helper");
+	const stackwalk_frame *java = stackwalk_thread_frame(t, 8);
+	ck_assert_int_eq(stackwalk_frame_trust(java), STACKWALK_TRUST_DEX);
+	ck_assert_str_eq(stackwalk_trust_name(STACKWALK_TRUST_DEX), "dex_pc");
+	ck_assert_str_eq(stackwalk_frame_module(java), "base.apk!classes2.dex");
+	ck_assert_uint_eq(stackwalk_frame_module_offset(java), 0x404264);
+	ck_assert_uint_eq(stackwalk_frame_pc(java), 0x7b66004264);
+	ck_assert(!stackwalk_frame_has_sp(java));
+	ck_assert_ptr_null(stackwalk_frame_module_handle(java));
+	ck_assert_str_eq(stackwalk_frame_module(stackwalk_thread_frame(t, 12)), "base.apk!classes4.dex");
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+}
+END_TEST
+
 START_TEST(test_api_new_accessors_take_null_and_bad_values)
 {
 	ck_assert_int_eq(stackwalk_result_has_crash(NULL), 0);
@@ -1162,6 +1194,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_an_elf_core_s_signal_and_modules);
 	tcase_add_test(tc, test_api_no_crash_is_absent_not_zero);
 	tcase_add_test(tc, test_api_a_dump_without_threads_or_modules);
+	tcase_add_test(tc, test_api_an_art_interpreter_frame_is_followed_by_its_java_frame);
 	tcase_add_test(tc, test_api_new_accessors_take_null_and_bad_values);
 	tcase_add_test(tc, test_api_the_version_macros_are_the_project_s);
 	tcase_add_test(tc, test_api_explain_gives_each_frame_its_evidence);
