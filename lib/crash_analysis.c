@@ -74,6 +74,7 @@ struct crash_frame {
 	const struct sw_snapshot *snap;
 	const struct sw_stack *stack;
 	bool second_isa;
+	uint64_t reported;   /* the crash address, as rust-minidump reads it */
 };
 
 static int reg_index(const struct sw_arch *a, const char *name)
@@ -139,10 +140,9 @@ static bool is_linux(const struct sw_snapshot *s)
  * SIGSEGV or SIGBUS from the kernel (SI_KERNEL) at 0, Windows a read
  * access violation at all ones (rust-minidump's
  * represents_general_protection_fault). */
-static bool general_protection_fault(const struct sw_snapshot *s)
+static bool general_protection_fault(const struct sw_snapshot *s, uint64_t reported)
 {
 	const struct sw_crash *c = &s->crash;
-	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	if (s->sys.os == SW_OS_WINDOWS)
 		return c->code == WIN_ACCESS_VIOLATION && c->nparams >= 2 &&
 		       c->params[0] == WIN_ACCESS_READ && reported == UINT64_MAX;
@@ -164,16 +164,9 @@ static unsigned used_addresses(const struct sw_crash_analysis *a, uint64_t *out)
 	return n;
 }
 
-/* amd64, a general-protection fault: the non-canonical address the
- * instruction used. */
-static bool non_canonical_address(const struct sw_snapshot *s, const struct sw_crash_analysis *a,
-                                  uint64_t *address)
+/* The first non-canonical address the instruction used. */
+static bool used_non_canonical(const struct sw_crash_analysis *a, uint64_t *address)
 {
-	/* Linux's reading of a core without siginfo aside, rust-minidump's:
-	 * 0 or all ones reported. */
-	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
-	if (reported != 0 && reported != UINT64_MAX)
-		return false;
 	uint64_t used[SW_CRASH_MAX_ACCESSES + 1];
 	unsigned n = used_addresses(a, used);
 	for (unsigned i = 0; i < n; i++)
@@ -182,6 +175,15 @@ static bool non_canonical_address(const struct sw_snapshot *s, const struct sw_c
 			return true;
 		}
 	return false;
+}
+
+/* amd64, a general-protection fault: the non-canonical address the
+ * instruction used. Linux's reading of a core without siginfo aside,
+ * rust-minidump's: 0 or all ones reported. */
+static bool non_canonical_address(uint64_t reported, const struct sw_crash_analysis *a,
+                                  uint64_t *address)
+{
+	return (reported == 0 || reported == UINT64_MAX) && used_non_canonical(a, address);
 }
 
 /* Does the access take in addr? Its bytes [address, address + size); on
@@ -201,10 +203,9 @@ static bool access_holds(const struct sw_mem_access *m, uint64_t addr, enum sw_c
 /* A null pointer plus an offset: an access whose base register held 0,
  * taking in the crash address (rust-minidump takes the first such access
  * whatever the crash reports; here it must be the one that faulted). */
-static bool null_pointer_offset(const struct sw_snapshot *s, const struct sw_crash_analysis *a,
+static bool null_pointer_offset(uint64_t reported, const struct sw_crash_analysis *a,
                                 enum sw_cpu cpu, uint64_t *offset)
 {
-	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	for (int i = 0; i < a->naccesses; i++)
 		if (a->accesses[i].null_base && access_holds(&a->accesses[i], reported, cpu)) {
 			*offset = a->accesses[i].address;
@@ -221,7 +222,7 @@ static unsigned bit_flips(const struct crash_frame *c, const struct sw_crash_ana
 {
 	const struct sw_snapshot *s = c->snap;
 	bool non_canonical = a->adjusted == SW_ADJUSTED_NON_CANONICAL;
-	uint64_t address = non_canonical ? a->adjusted_address : sw_crash_address(s, SW_REASON_RUST);
+	uint64_t address = non_canonical ? a->adjusted_address : c->reported;
 	bool used = c->frame->pc == address || (a->has_ip_update && a->ip_update == address);
 	for (int i = 0; i < a->naccesses && !used; i++)
 		used = a->accesses[i].address == address;
@@ -251,12 +252,11 @@ static unsigned bit_flips(const struct crash_frame *c, const struct sw_crash_ana
 /* Is the faulting data access (of the reported address; on Windows, of
  * the kind it names) not among the instruction's accesses, all of which
  * are known? */
-static bool crashing_access_missing(const struct sw_snapshot *s, const struct sw_crash_analysis *a,
+static bool crashing_access_missing(uint64_t reported, const struct sw_crash_analysis *a,
                                     const struct sw_insn_facts *f, enum sw_cpu cpu, int kind)
 {
 	if (!f->accesses_complete || a->naccesses < 0)
 		return false;
-	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	for (int i = 0; i < a->naccesses; i++)
 		if ((kind < 0 || a->accesses[i].write == (kind == WIN_ACCESS_WRITE)) &&
 		    access_holds(&a->accesses[i], reported, cpu))
@@ -296,22 +296,17 @@ static unsigned inconsistencies(const struct sw_snapshot *s, const struct crash_
 		out |= SW_INCONSISTENT_INT_DIV_BY_ZERO;
 	if (windows && cr->code == WIN_PRIV_INSTRUCTION && !f.maybe_privileged)
 		out |= SW_INCONSISTENT_PRIVILEGED;
-	if (cpu == SW_CPU_AMD64 && general_protection_fault(s)) {
-		uint64_t used[SW_CRASH_MAX_ACCESSES + 1];
-		unsigned n = used_addresses(a, used);
-		bool any = false;
-		for (unsigned i = 0; i < n; i++)
-			any |= !is_canonical(used[i]);
-		if (f.gp_only_when_non_canonical && a->naccesses >= 0 && !any)
+	uint64_t reported = c->reported, unused;
+	if (cpu == SW_CPU_AMD64 && general_protection_fault(s, reported)) {
+		if (f.gp_only_when_non_canonical && a->naccesses >= 0 && !used_non_canonical(a, &unused))
 			out |= SW_INCONSISTENT_NON_CANONICAL;
 		return out;
 	}
-	uint64_t reported = sw_crash_address(s, SW_REASON_RUST);
 	if (windows && cr->code == WIN_ACCESS_VIOLATION && cr->nparams >= 2) {
 		uint64_t kind = cr->params[0];
 		if (kind == WIN_ACCESS_EXEC ? c->frame->pc != reported
 		    : (kind == WIN_ACCESS_READ || kind == WIN_ACCESS_WRITE) &&
-		              crashing_access_missing(s, a, &f, cpu, (int)kind))
+		              crashing_access_missing(reported, a, &f, cpu, (int)kind))
 			out |= SW_INCONSISTENT_ACCESS_NOT_FOUND;
 	} else if (windows && cr->code == WIN_STACK_OVERFLOW) {
 		if (f.accesses_complete && a->naccesses == 0)
@@ -320,7 +315,7 @@ static unsigned inconsistencies(const struct sw_snapshot *s, const struct crash_
 	           (cr->flags == LINUX_SEGV_MAPERR || cr->flags == LINUX_SEGV_ACCERR ||
 	            cr->flags == LINUX_SEGV_PKUERR) &&
 	           (c->frame->pc & ~(uint64_t)1) != reported &&
-	           crashing_access_missing(s, a, &f, cpu, -1)) {
+	           crashing_access_missing(reported, a, &f, cpu, -1)) {
 		out |= SW_INCONSISTENT_ACCESS_NOT_FOUND;
 	}
 	return out;
@@ -369,7 +364,8 @@ void sw_crash_analyze(const struct sw_snapshot *s, const struct sw_walk_result *
 	const struct sw_stack *st = crashing_frame(s, w, &f);
 	if (!st)
 		return;
-	struct crash_frame c = { st->arch, f, s, st, in_second_isa(st->arch, f) };
+	struct crash_frame c = { st->arch, f, s, st, in_second_isa(st->arch, f),
+		                 sw_crash_address(s, SW_REASON_RUST) };
 	enum sw_cpu cpu = st->arch->cpu;
 	a->has_instruction = sw_disassemble(cpu, s->sys.big_endian, c.second_isa, f->pc,
 	                                    st->crash_code, st->crash_code_len, a->instruction,
@@ -386,9 +382,9 @@ void sw_crash_analyze(const struct sw_snapshot *s, const struct sw_walk_result *
 	a->ip_update_in_guard_page = a->has_ip_update && likely_guard_page(s, a->ip_update);
 	/* rust-minidump's order: a null pointer first, then a non-canonical
 	 * address. */
-	if (null_pointer_offset(s, a, cpu, &a->adjusted_address))
+	if (null_pointer_offset(c.reported, a, cpu, &a->adjusted_address))
 		a->adjusted = SW_ADJUSTED_NULL_POINTER;
-	else if (cpu == SW_CPU_AMD64 && non_canonical_address(s, a, &a->adjusted_address))
+	else if (cpu == SW_CPU_AMD64 && non_canonical_address(c.reported, a, &a->adjusted_address))
 		a->adjusted = SW_ADJUSTED_NON_CANONICAL;
 	if (a->adjusted != SW_ADJUSTED_NULL_POINTER)
 		a->nflips = bit_flips(&c, a, a->flips, SW_CRASH_MAX_FLIPS);
