@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dex_method.h"
 #include "walker_internal.h"
 
 enum {
@@ -1332,10 +1333,23 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	return STEP_CALLER;
 }
 
+/* A .dex file's bytes from the snapshot's memory: its mapping's. */
+struct dex_bytes {
+	const struct sw_snapshot *snap;
+	uint64_t start, size;
+};
+
+static bool read_dex(void *ctx, uint64_t off, void *out, size_t n)
+{
+	const struct dex_bytes *d = ctx;
+	return off <= d->size && n <= d->size - off && sw_mem_peek(d->snap, d->start + off, out, n);
+}
+
 /* Appends the Java frame an ART interpreter frame was running: its pc is
  * the DEX pc, in the .dex file's mapping (outputs name it by the mapping,
- * as libunwindstack's FillInDexFrame does; the .dex is no module). */
-static bool append_dex_frame(struct sw_frame_list *l, uint64_t dex_pc)
+ * as libunwindstack's FillInDexFrame does; the .dex is no module). Where
+ * the snapshot holds the file's bytes, the method is named. */
+static bool append_dex_frame(const struct sw_walk *w, struct sw_frame_list *l, uint64_t dex_pc)
 {
 	struct sw_frame *f = push_frame(l);
 	if (!f)
@@ -1343,6 +1357,18 @@ static bool append_dex_frame(struct sw_frame_list *l, uint64_t dex_pc)
 	f->pc = dex_pc;
 	f->lookup_pc = dex_pc;
 	f->trust = SW_TRUST_DEX;
+	const struct sw_snapshot *s = w->snap;
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		const struct sw_mapping *m = &s->maps[i];
+		struct sw_dex_method method;
+		struct dex_bytes bytes = { s, m->start, m->end - m->start };
+		if (dex_pc >= m->start && dex_pc < m->end &&
+		    sw_dex_method_at(read_dex, &bytes, dex_pc - m->start, w->arena, &method)) {
+			f->function = method.name;
+			f->function_base = m->start + method.code_offset;
+			break;
+		}
+	}
 	return true;
 }
 
@@ -1548,7 +1574,7 @@ bool sw_walk_thread(struct sw_walk *w, uint32_t index, bool crashed, struct sw_f
 			}
 			cur_index = (int32_t)l->n - 1;
 		}
-		if (dex_pc && !append_dex_frame(l, dex_pc)) {
+		if (dex_pc && !append_dex_frame(w, l, dex_pc)) {
 			out->end = SW_END_ERROR;
 			return false;
 		}

@@ -22,6 +22,8 @@
 
 #include <stackwalk.h>
 
+#include "dex_fixture.h"
+
 static char example_dump[4096], example_symbols[4096];
 
 static void paths(void)
@@ -1049,6 +1051,83 @@ START_TEST(test_api_an_art_interpreter_frame_is_followed_by_its_java_frame)
 }
 END_TEST
 
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	ck_assert_msg(in && out, "%s -> %s", from, to);
+	char buf[1 << 14];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	fclose(out);
+}
+
+/* The same capture with the bytes of classes2.dex in its memory (an
+ * offline folder's stackN.data: the address, then the bytes): a DEX file
+ * whose method com.example.Crash.main has its code at 0x404260, 8 bytes,
+ * holding the DEX pc 0x404264. The Java frame is then named by it. */
+START_TEST(test_api_a_java_frame_is_named_from_the_dex_bytes_captured)
+{
+	const char *corpus = getenv("SW_CORPUS");
+	char src[4096], from[4200], to[4200];
+	snprintf(src, sizeof src, "%s/libunwindstack/photos_reset_arm64", corpus ? corpus : "");
+	if (!corpus || access(src, R_OK) != 0)
+		return; /* no corpus here */
+	char dir[] = "/tmp/sw_api_dex_XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	static const char *const files[] = { "regs.txt", "maps.txt", "stack.data" };
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(from, sizeof from, "%s/%s", src, files[i]);
+		snprintf(to, sizeof to, "%s/%s", dir, files[i]);
+		copy_file(from, to);
+	}
+	snprintf(to, sizeof to, "%s/links.txt", dir);
+	FILE *links = fopen(to, "w");
+	ck_assert_ptr_nonnull(links);
+	static const char *const libs[][2] = {
+		{ "boot.oat_c3e0e6503935c4103ec839d45f3a2183bd910e3c", "boot.oat" },
+		{ "libart.so_82c0556f4b66528e4a608c100a63b712", "libart.so" },
+		{ "libc.so_f3791c53da47e6e72151dcc8088b9048", "libc.so" },
+	};
+	for (unsigned i = 0; i < 3; i++)
+		fprintf(links, "%s/libunwindstack/common/%s %s\n", corpus, libs[i][0], libs[i][1]);
+	fclose(links);
+	struct dex_fixture dex = dex_fixture_build(0x404250);
+	ck_assert_uint_eq(dex.main_insns, 0x404260);
+	snprintf(to, sizeof to, "%s/stack1.data", dir);
+	FILE *mem = fopen(to, "wb");
+	ck_assert_ptr_nonnull(mem);
+	uint64_t base = 0x7b65c00000;
+	ck_assert_uint_eq(fwrite(&base, 8, 1, mem), 1); /* little-endian host */
+	ck_assert_uint_eq(fwrite(dex.b, 1, dex.size, mem), dex.size);
+	fclose(mem);
+	free(dex.b);
+
+	stackwalk_snapshot *snap;
+	ck_assert_int_eq(stackwalk_snapshot_open(dir, NULL, &snap), STACKWALK_OK);
+	stackwalk_result *res;
+	ck_assert_int_eq(stackwalk_walk(snap, NULL, 0, &res), STACKWALK_OK);
+	const stackwalk_thread *t = stackwalk_result_thread(res, 0);
+	const stackwalk_frame *java = stackwalk_thread_frame(t, 8);
+	ck_assert_int_eq(stackwalk_frame_trust(java), STACKWALK_TRUST_DEX);
+	ck_assert_str_eq(stackwalk_frame_function(java), "com.example.Crash.main");
+	ck_assert_uint_eq(stackwalk_frame_function_offset(java), 4);
+	ck_assert_str_eq(stackwalk_frame_module(java), "base.apk!classes2.dex");
+	/* classes4.dex's bytes are not captured: its frame has no name. */
+	ck_assert_ptr_null(stackwalk_frame_function(stackwalk_thread_frame(t, 12)));
+	stackwalk_result_free(res);
+	stackwalk_snapshot_close(snap);
+	static const char *const made[] = { "regs.txt", "maps.txt", "stack.data", "links.txt",
+		                            "stack1.data" };
+	for (unsigned i = 0; i < 5; i++) {
+		snprintf(to, sizeof to, "%s/%s", dir, made[i]);
+		unlink(to);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_api_new_accessors_take_null_and_bad_values)
 {
 	ck_assert_int_eq(stackwalk_result_has_crash(NULL), 0);
@@ -1195,6 +1274,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_api_no_crash_is_absent_not_zero);
 	tcase_add_test(tc, test_api_a_dump_without_threads_or_modules);
 	tcase_add_test(tc, test_api_an_art_interpreter_frame_is_followed_by_its_java_frame);
+	tcase_add_test(tc, test_api_a_java_frame_is_named_from_the_dex_bytes_captured);
 	tcase_add_test(tc, test_api_new_accessors_take_null_and_bad_values);
 	tcase_add_test(tc, test_api_the_version_macros_are_the_project_s);
 	tcase_add_test(tc, test_api_explain_gives_each_frame_its_evidence);
