@@ -1041,6 +1041,19 @@ static bool branches_into(struct sw_code *c, uint64_t from, uint64_t to, uint64_
 	return false;
 }
 
+/* Does the code decoded from `from` step over `to`, an instruction of it
+ * covering that address? Then `to` is no start: every function starts on
+ * an instruction boundary of the code that runs through it. */
+static bool steps_over(struct sw_code *c, uint64_t from, uint64_t to, bool is64)
+{
+	uint64_t at = from, dest;
+	struct insn in;
+	while (at - from < to - from)
+		if (!next_insn(c, &at, is64, &in, &dest))
+			return false;
+	return at != to;
+}
+
 static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start)
 {
@@ -1067,12 +1080,20 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 	 * recursive call's block, aligned after the padding, begins with
 	 * a sub from esp; taken for a start, it made f3 frameless, its
 	 * record was not followed, and a scan took a stale return).
-	 * Compilers make conditional jumps within a function. */
+	 * Compilers make conditional jumps within a function. Nor when an
+	 * earlier start's code runs on to pc through the nearer one, which
+	 * lies inside one of its instructions: the nearer is bytes of an
+	 * instruction that look like an opening after a ret (zoo i386 3536,
+	 * stripped: `add $0xb8756,%ebx` is 81 c3 56 ...: a c3, then a push
+	 * of esi; taken for f3's start, it made f3 frameless, and a scan
+	 * took a stale return over f3's record). */
 	*start = s;
 	for (a--; a > lo; a--) {
 		uint64_t earlier;
 		if (candidate_start(w, &c, code, (size_t)(a - lo), have, a, pc, is64, &earlier) &&
-		    earlier < *start && branches_into(&c, earlier, *start, pc, is64))
+		    earlier < *start &&
+		    (branches_into(&c, earlier, *start, pc, is64) ||
+		     steps_over(&c, earlier, *start, is64)))
 			*start = earlier;
 	}
 	return true;

@@ -8,6 +8,7 @@
 
 #include "arch/registry.h"
 #include "arch/x86_call.h"
+#include "arch/x86_prologue.h"
 #include "lib/walker.h"
 #include "synthetic_snapshot.h"
 #include "x86_fixture.h"
@@ -399,6 +400,43 @@ START_TEST(test_i386_live_frame_returning_without_touching_ebp_has_no_record)
 }
 END_TEST
 
+/* Without symbols, a start candidate inside an instruction of an earlier
+ * start's code is none (zoo i386 3536 nofp stripped: f3's `add
+ * $0xb8756,%ebx` is 81 c3 56 ...: a c3 then a push of esi, which looked
+ * like a function's end and the next one's opening; from it the code
+ * decodes on to pc out of step, f3 seemed to keep no record, and a scan
+ * took a stale return instead of start_thread's). */
+START_TEST(test_i386_start_without_symbols_is_an_instruction_boundary)
+{
+	static const uint8_t code[] = {
+		0xc3,                               /* 0x100 ret (the previous function) */
+		0x55, 0x89, 0xe5,                   /* 0x101 push %ebp; mov %esp,%ebp */
+		0x57, 0x56, 0x53,                   /* push %edi; push %esi; push %ebx */
+		0x81, 0xec, 0xac, 0x00, 0x00, 0x00, /* sub $0xac,%esp */
+		0x81, 0xc3, 0x56, 0x87, 0x0b, 0x00, /* 0x10d add $0xb8756,%ebx */
+		0x39, 0xc0, 0x7f, 0x02,             /* cmp %eax,%eax; jg pc */
+		0x90, 0x90,                         /* nop; nop; pc = 0x119 */
+	};
+	struct fixture fx;
+	fixture_init(&fx, SW_OS_LINUX);
+	fx.snap.sys.cpu = SW_CPU_X86;
+	fx.snap.sys.word_size = 4;
+	memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof code), code, sizeof code);
+	fixture_finish(&fx);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+	uint64_t start = 0, pc = CODE_BASE + 0x119;
+	ck_assert(sw_x86_start_without_symbols(&w, pc, false, &start));
+	ck_assert_uint_eq(start, CODE_BASE + 0x101);
+	struct sw_frame f;
+	memset(&f, 0, sizeof f);
+	f.pc = pc;
+	f.lookup_pc = pc - 1;
+	f.trust = SW_TRUST_CFI;
+	ck_assert_int_eq(sw_x86_frame_of(&w, &f, false), SW_X86_FRAME_SET_UP);
+	fixture_free(&fx);
+}
+END_TEST
+
 /* The same for a suspended frame (found by a scan): from its return
  * address its code runs to `ret` without touching ebp, so the function
  * keeps no record and its ebp is an ancestor's (zoo i386 2709 nofp
@@ -456,6 +494,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_scan_takes_a_restorer_in_no_sized_function);
 	tcase_add_test(tc, test_i386_live_frame_returning_without_touching_ebp_has_no_record);
 	tcase_add_test(tc, test_i386_suspended_frame_returning_without_touching_ebp_has_no_record);
+	tcase_add_test(tc, test_i386_start_without_symbols_is_an_instruction_boundary);
 	suite_add_tcase(s, tc);
 	return s;
 }
