@@ -118,7 +118,7 @@ enum { X86_GOT_SETUP_REACH = 4096 };
  * (i386 ABI §5, "Procedure Linkage Table": ebx must hold it). GCC sets it
  * up as the return address of a pc thunk plus a constant:
  *   e8 rel32       call __x86.get_pc_thunk.REG   (8b REG 24 c3: mov (%esp),REG; ret)
- *   81 c0+REG i32  add $_GLOBAL_OFFSET_TABLE_ - ., REG
+ *   81 c0+REG i32  add $_GLOBAL_OFFSET_TABLE_ - ., REG   (eax: 05 i32)
  * Every function of a module computes the same base, so the nearest such
  * pair before the call (the calling function's prologue, or one before
  * it) gives it; any register the thunk loads will do. */
@@ -133,14 +133,18 @@ static bool x86_pic_got_base(const struct sw_walk *w, uint64_t call, uint64_t *g
 	}
 	for (size_t at = len >= 11 ? len - 11 : 0; len >= 11; at--) {
 		const uint8_t *c = &code[at];
-		if (c[0] == 0xe8 && c[5] == 0x81 && (c[6] & 0xf8) == 0xc0 && (c[6] & 7) != 4) {
+		/* add $imm32, REG: 81 c0+REG, or eax's own short form 05 (GCC
+		 * -O0 computes the base in eax: zoo i386 3532). */
+		bool long_form = c[5] == 0x81 && (c[6] & 0xf8) == 0xc0 && (c[6] & 7) != 4;
+		bool eax_form = c[5] == 0x05;
+		if (c[0] == 0xe8 && (long_form || eax_form)) {
 			uint64_t add = from + at + 5;
 			uint64_t thunk = (add + (uint64_t)(int64_t)le32(&c[1])) & 0xffffffffu;
 			uint8_t t[4];
-			uint8_t load = (uint8_t)(0x04 | (c[6] & 7) << 3);
+			uint8_t load = (uint8_t)(0x04 | (long_form ? c[6] & 7 : 0) << 3);
 			if (sw_walk_read(w, thunk, t, sizeof t) && t[0] == 0x8b && t[1] == load &&
 			    t[2] == 0x24 && t[3] == 0xc3) {
-				*got = (add + (uint64_t)(int64_t)le32(&c[7])) & 0xffffffffu;
+				*got = (add + (uint64_t)(int64_t)le32(&c[long_form ? 7 : 6])) & 0xffffffffu;
 				return true;
 			}
 		}
@@ -431,12 +435,25 @@ static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t 
 	             : sw_x86_sigcontext_written_at(w, above) != 0);
 }
 
+/* A frame a record found, whose code the snapshot lacks: its rbp is the
+ * record's saved one, the caller's own record only if the caller keeps
+ * one. Code built without frame pointers does not (SysV psABIs), and
+ * with the code at hand sw_x86_frame_of tells; without it the stack must
+ * (zoo x86_64 2708 nofp, the core alone: fn8's record gave fn7, whose
+ * rbp, fn5's record, skipped fn7's recursion and fn6). */
+static bool record_found_without_code(const struct sw_walk *w, const struct sw_frame *callee)
+{
+	uint8_t byte;
+	return !sw_walk_read(w, sw_frame_code_pc(callee), &byte, 1);
+}
+
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64)
 {
 	enum sw_os os = w->snap->sys.os;
 	const struct sw_arch *a = w->arch;
-	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) || callee->trust == SW_TRUST_FRAME_POINTER ||
+	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) ||
+	    (callee->trust == SW_TRUST_FRAME_POINTER && !record_found_without_code(w, callee)) ||
 	    !sw_reg_valid(&callee->regs, a->sp) || !sw_reg_valid(&callee->regs, a->fp))
 		return false;
 	unsigned size = is64 ? 8 : 4;

@@ -28,6 +28,7 @@
 
 #include "lib/walker.h"
 #include "prologue.h"
+#include "x86_call.h"
 
 enum {
 	RAX, RDX, RCX, RBX, RSI, RDI, RBP, RSP, R8, R9, R10, R11, R12, R13, R14, R15, RIP,
@@ -881,6 +882,13 @@ static bool pops_at(struct sw_code *c, uint64_t at)
 	return (b[0] >= 0x58 && b[0] <= 0x5f) || (b[0] == 0x41 && b[1] >= 0x58 && b[1] <= 0x5f);
 }
 
+/* Is `to`, a call's target, the entry of a function past `start` and
+ * before `limit` (not a pop's: the i386 `call 1f; 1: pop` idiom)? */
+static bool names_entry_within(struct sw_code *c, uint64_t to, uint64_t start, uint64_t limit)
+{
+	return to != start && to - start < limit - start && !pops_at(c, to);
+}
+
 /* Decodes the code from `start` until the function ends: a return, jump or
  * noreturn call past which no jump of its own leads (a jump to the very
  * next byte continues the function). *at is where decoding stopped: the
@@ -888,12 +896,13 @@ static bool pops_at(struct sw_code *c, uint64_t at)
  * a jump through a register (a tail call, a switch) or below `start` (a
  * .cold part) makes the end unknown. *enters: a direct call decoded names
  * an address past `start` and before `limit` (not a pop's: the i386 `call
- * 1f; 1: pop` idiom), the entry of another function, which the code
- * decoded thus ran into. */
+ * 1f; 1: pop` idiom), itself or through the PLT stub it calls (zoo i386
+ * 3532, -O0 PIC: f6 ends `call f7@plt`, f7 follows at once), the entry
+ * of another function, which the code decoded thus ran into. */
 static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64_t limit, bool is64,
                                        bool strict, uint64_t *at, bool *called, bool *enters)
 {
-	uint64_t reach = start, to;
+	uint64_t reach = start, to, entry;
 	struct insn in;
 	*at = start;
 	*called = false;
@@ -903,7 +912,9 @@ static enum function_end decode_to_end(struct sw_code *c, uint64_t start, uint64
 		if (!next_insn(c, at, is64, &in, &to) || (strict && in.indirect))
 			return END_UNKNOWN;
 		*called |= in.call || in.call_indirect;
-		if (in.call && to != start && to - start < limit - start && !pops_at(c, to))
+		if (in.call && (names_entry_within(c, to, start, limit) ||
+		                (sw_x86_call_target(c->w, *at, is64, &entry) && entry != to &&
+		                 names_entry_within(c, entry, start, limit))))
 			*enters = true;
 		if (in.branch) {
 			if (strict && to < start)

@@ -168,19 +168,26 @@ START_TEST(test_i386_scan_starts_above_the_opening)
 END_TEST
 
 /* i386 PIC code: a function whose prologue puts the GOT base in ebx (call
- * to a pc thunk, add $GOT-., %ebx) and, at ra, has called a PLT entry
- * jmp *12(%ebx) whose GOT slot holds `slot_value`. */
+ * to a pc thunk, add $GOT-., %ebx) or, as GCC -O0 does, in eax (add's
+ * short form 05 i32; moved to ebx before the call) and, at ra, has called
+ * a PLT entry jmp *12(%ebx) whose GOT slot holds `slot_value`. */
 static void put_i386_pic_call(struct fixture *fx, uint64_t fn, uint64_t ra, uint64_t stub,
-                              uint64_t got, uint32_t slot_value)
+                              uint64_t got, uint32_t slot_value, bool eax)
 {
 	uint64_t thunk = CODE_BASE + 0x100;
-	memcpy(syn_code_at(fx, thunk, 4), "\x8b\x1c\x24\xc3", 4); /* mov (%esp),%ebx; ret */
+	/* mov (%esp),%ebx (%eax); ret */
+	memcpy(syn_code_at(fx, thunk, 4), eax ? "\x8b\x04\x24\xc3" : "\x8b\x1c\x24\xc3", 4);
 	put_call_to(fx, fn + 6, thunk);
-	uint8_t *add = syn_code_at(fx, fn + 6, 6);
+	uint8_t *add = syn_code_at(fx, fn + 6, eax ? 5 : 6);
 	int32_t delta = (int32_t)(got - (fn + 6));
-	add[0] = 0x81;
-	add[1] = 0xc3;
-	memcpy(add + 2, &delta, 4);
+	if (eax) {
+		add[0] = 0x05;
+		memcpy(add + 1, &delta, 4);
+	} else {
+		add[0] = 0x81;
+		add[1] = 0xc3;
+		memcpy(add + 2, &delta, 4);
+	}
 	put_call_to(fx, ra, stub);
 	/* jmp *12(%ebx); push $0 (where an unbound slot points) */
 	memcpy(syn_code_at(fx, stub, 11), "\xff\xa3\x0c\x00\x00\x00\x68\x00\x00\x00\x00", 11);
@@ -196,10 +203,11 @@ START_TEST(test_i386_call_target_follows_a_pic_plt_entry_through_the_callers_got
 	uint64_t fn = CODE_BASE + 0x200, ra = fn + 0x40, stub = CODE_BASE + 0x700;
 	uint64_t got = STACK_BASE + 0x800;
 	const uint32_t slots[2] = { (uint32_t)(CODE_BASE + 0x900), (uint32_t)(stub + 6) };
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned i = k % 2;
 		struct fixture fx;
 		fixture_init(&fx, SW_OS_LINUX);
-		put_i386_pic_call(&fx, fn, ra, stub, got, slots[i]);
+		put_i386_pic_call(&fx, fn, ra, stub, got, slots[i], k >= 2);
 		fixture_finish(&fx);
 		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
 		uint64_t target = 0;
@@ -437,6 +445,37 @@ START_TEST(test_i386_start_without_symbols_is_an_instruction_boundary)
 }
 END_TEST
 
+/* Without symbols, a function whose last instruction calls, through its
+ * PLT entry, the function right after it (zoo i386 3532, -O0 PIC, the
+ * core alone: f6 ends `call f7@plt`, f7 follows at once and keeps no
+ * record): f6's code runs into f7's entry, which the call names through
+ * the GOT; f6's start is not f7's, whose opening the scan must skip. */
+START_TEST(test_i386_start_without_symbols_stops_at_an_entry_called_through_the_plt)
+{
+	for (int bound = 0; bound < 2; bound++) {
+		uint64_t fn = CODE_BASE + 0x200, ra = fn + 0x40, stub = CODE_BASE + 0x700;
+		uint64_t got = STACK_BASE + 0x800, pc = ra + 0x11;
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.sys.cpu = SW_CPU_X86;
+		fx.snap.sys.word_size = 4;
+		/* A bound slot names f7; an unbound one the entry's push. */
+		put_i386_pic_call(&fx, fn, ra, stub, got, (uint32_t)(bound ? ra : stub + 6), true);
+		memcpy(syn_code_at(&fx, fn - 1, 2), "\xc3\x53", 2);   /* ret | push %ebx */
+		memcpy(syn_code_at(&fx, ra, 3), "\x83\xec\x1c", 3);  /* f7: sub $0x1c,%esp */
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		uint64_t start = 0;
+		bool found = sw_x86_start_without_symbols(&w, pc, false, &start);
+		if (bound)
+			ck_assert(!found || start == ra);
+		else
+			ck_assert(found && start == fn);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* The same for a suspended frame (found by a scan): from its return
  * address its code runs to `ret` without touching ebp, so the function
  * keeps no record and its ebp is an ancestor's (zoo i386 2709 nofp
@@ -495,6 +534,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_live_frame_returning_without_touching_ebp_has_no_record);
 	tcase_add_test(tc, test_i386_suspended_frame_returning_without_touching_ebp_has_no_record);
 	tcase_add_test(tc, test_i386_start_without_symbols_is_an_instruction_boundary);
+	tcase_add_test(tc, test_i386_start_without_symbols_stops_at_an_entry_called_through_the_plt);
 	suite_add_tcase(s, tc);
 	return s;
 }
