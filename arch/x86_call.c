@@ -435,25 +435,12 @@ static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t 
 	             : sw_x86_sigcontext_written_at(w, above) != 0);
 }
 
-/* A frame a record found, whose code the snapshot lacks: its rbp is the
- * record's saved one, the caller's own record only if the caller keeps
- * one. Code built without frame pointers does not (SysV psABIs), and
- * with the code at hand sw_x86_frame_of tells; without it the stack must
- * (zoo x86_64 2708 nofp, the core alone: fn8's record gave fn7, whose
- * rbp, fn5's record, skipped fn7's recursion and fn6). */
-static bool record_found_without_code(const struct sw_walk *w, const struct sw_frame *callee)
-{
-	uint8_t byte;
-	return !sw_walk_read(w, sw_frame_code_pc(callee), &byte, 1);
-}
-
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64)
 {
 	enum sw_os os = w->snap->sys.os;
 	const struct sw_arch *a = w->arch;
-	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) ||
-	    (callee->trust == SW_TRUST_FRAME_POINTER && !record_found_without_code(w, callee)) ||
+	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) || callee->trust == SW_TRUST_FRAME_POINTER ||
 	    !sw_reg_valid(&callee->regs, a->sp) || !sw_reg_valid(&callee->regs, a->fp))
 		return false;
 	unsigned size = is64 ? 8 : 4;
