@@ -217,34 +217,28 @@ static bool ppc_target_below_pc(uint64_t site, uint64_t target, uint64_t pc)
 	return target <= pc && pc - target <= PPC_MAX_ENTERED && !(site >= target && site <= pc);
 }
 
-/* Did the call before lr enter the function pc is in, by the code alone?
- * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
- * Power ISA Book I §2.4), or a `bctrl` whose target the live ctr still
- * holds (`ctr`, 0 when not known: a leaf rarely uses ctr, and an indirect
- * call's target stays there), to a target T with T <= pc, and the code from T
- * to pc must hold nothing that may end a function: blr and bctr (a return,
- * an indirect tail call), trap, or a `b` leaving [T, pc] (a tail call; a
- * jump forward within the function past pc also counts, which only
- * costs the proof). Functions are laid out contiguously, so pc then lies
- * in the function the call entered (ELFv2's local entry point included).
- * A call left over from the frame's own earlier call went to another
- * function, which returned: laid out below pc its return, or its tail
- * call, lies between. The call site itself must lie outside [T, pc]: a
- * call from the frame's own function to its own entry (recursion) would
- * pass too. A target above pc that ends in a tail branch below itself
- * counts by where that branch leads. */
-static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
-                                         uint64_t ctr, uint64_t *entry)
+/* Where the call before lr led, when that lies at or below pc within
+ * PPC_MAX_ENTERED with the call site outside [entry, pc] (*entry): the
+ * call's target (a direct bl's, or a bctrl's that the live ctr still
+ * holds, `ctr`, 0 when not known), or, for a target above pc that ends
+ * in a tail branch below itself, where that branch leads (zoo ppc64le
+ * 1034: main's bl f2, f2's b f3, the crash in f3). It is where the
+ * function lr's caller entered may start: ppc_call_entered_pc_function
+ * proves pc in it, and ppc_frame_at_pc follows every path from it to pc
+ * (a path that reaches pc shows pc in that code; a jump past pc to the
+ * function's epilogue, which ppc_call_entered_pc_function cannot prove
+ * harmless, is followed there: zoo ppc64le 1136, an -O0 comparator that
+ * branches to its epilogue after the crash's block). */
+static bool ppc_call_led_below_pc(const struct sw_walk *w, uint64_t lr, uint64_t pc,
+                                  uint64_t ctr, uint64_t *entry)
 {
 	uint64_t site, target, mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
 	if (!ppc_call_target(w, lr, ctr, &site, &target))
 		return false;
-	/* The target itself, or where its tail call below it leads (zoo
-	 * ppc64le 1034: main's bl f2, f2's b f3, the crash in f3). */
 	for (unsigned hop = 0; hop < 2; hop++) {
 		if (ppc_target_below_pc(site, target, pc)) {
 			*entry = target;
-			return ppc_runs_on_to(w, target, pc, mask);
+			return true;
 		}
 		if (hop == 1 || !ppc_tail_branch_below(w, target, mask, &target))
 			return false;
@@ -252,22 +246,26 @@ static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, u
 	return false;
 }
 
-/* The target of the call before lr (a direct bl, or a bctrl whose target
- * ctr still holds) when it lies at or below pc within PPC_MAX_ENTERED and
- * the call site outside [target, pc]: where the function lr's caller
- * entered may start, for ppc_frame_at_pc to follow every path from it to
- * pc (a path that reaches pc shows pc in that code; a jump past pc to the
- * function's epilogue, which ppc_call_entered_pc_function cannot prove
- * harmless, is followed there: zoo ppc64le 1136, an -O0 comparator that
- * branches to its epilogue after the crash's block). */
-static bool ppc_call_target_below(const struct sw_walk *w, uint64_t lr, uint64_t pc,
-                                  uint64_t ctr, uint64_t *entry)
+/* Did the call before lr enter the function pc is in, by the code alone?
+ * The call must be a direct `bl` (I-form, opcode 18, AA = 0, LK = 1:
+ * Power ISA Book I §2.4), or a `bctrl` whose target the live ctr still
+ * holds (a leaf rarely uses ctr, and an indirect call's target stays
+ * there), leading to an entry T with T <= pc (ppc_call_led_below_pc), and
+ * the code from T to pc must hold nothing that may end a function: blr
+ * and bctr (a return, an indirect tail call), trap, or a `b` leaving [T,
+ * pc] (a tail call; a jump forward within the function past pc also
+ * counts, which only costs the proof). Functions are laid out
+ * contiguously, so pc then lies in the function the call entered (ELFv2's
+ * local entry point included). A call left over from the frame's own
+ * earlier call went to another function, which returned: laid out below
+ * pc its return, or its tail call, lies between. The call site itself
+ * must lie outside [T, pc]: a call from the frame's own function to its
+ * own entry (recursion) would pass too. */
+static bool ppc_call_entered_pc_function(const struct sw_walk *w, uint64_t lr, uint64_t pc,
+                                         uint64_t ctr, uint64_t *entry)
 {
-	uint64_t site, target;
-	if (!ppc_call_target(w, lr, ctr, &site, &target) || !ppc_target_below_pc(site, target, pc))
-		return false;
-	*entry = target;
-	return true;
+	uint64_t mask = w->arch->word_size == 4 ? 0xffffffffu : UINT64_MAX;
+	return ppc_call_led_below_pc(w, lr, pc, ctr, entry) && ppc_runs_on_to(w, *entry, pc, mask);
 }
 
 /* The falls_through hook (lib/arch.h): nothing in [from, to) ends the
@@ -394,6 +392,7 @@ struct ppc_paths {
 	uint16_t todo[PPC_FRAME_WINDOW * 4];
 	unsigned ntodo;
 	uint8_t at_pc;                    /* the phases that may reach pc */
+	bool bctr_reaches_pc;             /* set by the caller: may a bctr lead to pc? */
 };
 
 static void ppc_paths_push(struct ppc_paths *p, uint64_t addr, unsigned phase)
@@ -418,7 +417,8 @@ static void ppc_paths_push(struct ppc_paths *p, uint64_t addr, unsigned phase)
  * other way (an epilogue's `addi r1, r1, N`: lost). The answer is the phase
  * every path reaching pc is in, when they agree on one other than lost.
  * An indirect jump (bctr) may lead anywhere: from a path holding a frame
- * (a switch), to pc too in that phase; from a lost one it is a tail call.
+ * (a switch), to pc too in that phase (where p->bctr_reaches_pc says so);
+ * from a lost one it is a tail call.
  * A return, a trap or a tail jump out of the code (with no frame held)
  * ends a path, and so does the end of the code followed (a function
  * that does not return runs on into the next one); a path leaving with
@@ -483,7 +483,7 @@ static enum ppc_frame_kind ppc_frame_at_pc(struct ppc_paths *p, const struct sw_
 		} else if (op == 19 && xo == 16 && !link) {         /* bclr: a return */
 			next = !always;
 		} else if (op == 19 && (xo == 528 || xo == 560) && !link) { /* bcctr, bctar */
-			if (phase != PPC_PATH_LOST)
+			if (phase != PPC_PATH_LOST && p->bctr_reaches_pc)
 				p->at_pc |= (uint8_t)(1u << phase);
 			next = !always;
 		} else if (i == 0x7fe00008u) {                     /* trap */
@@ -519,6 +519,7 @@ static bool ppc_caller_sp_by_code(const struct sw_walk *w, uint64_t entry, uint6
 	if (p == NULL)
 		return false;
 	uint64_t fixed, bc;
+	p->bctr_reaches_pc = true;
 	enum ppc_frame_kind kind = ppc_frame_at_pc(p, w, entry, pc, &fixed);
 	free(p);
 	switch (kind) {
@@ -537,6 +538,57 @@ static bool ppc_caller_sp_by_code(const struct sw_walk *w, uint64_t entry, uint6
 		break;
 	}
 	return false;
+}
+
+/* Does a path from `from` reach `to`, by direct branches alone (both
+ * ways of each conditional branch; ppc_frame_at_pc's paths, within
+ * PPC_MAX_ENTERED)? A bctr (a switch, a linker stub's jump) proves no
+ * path. */
+static bool ppc_path_reaches(const struct sw_walk *w, uint64_t from, uint64_t to)
+{
+	struct ppc_paths *p = malloc(sizeof *p);
+	if (p == NULL)
+		return false;
+	uint64_t fixed;
+	p->at_pc = 0;
+	p->bctr_reaches_pc = false;
+	(void)ppc_frame_at_pc(p, w, from, to, &fixed);
+	bool reached = p->at_pc != 0;
+	free(p);
+	return reached;
+}
+
+/* Is ra, read from a back chain's LR save slot as the callee's caller,
+ * left over from the callee's own earlier call? The slot above a frame is
+ * written by that frame's callees, so a frame whose r1 lies one frame too
+ * low (a leaf's own frame, where no code proved one) reads its own
+ * callees' return into itself there, as a live lr may hold one
+ * (sw_walk_own_earlier_call: by the symbols, or the code running straight
+ * from ra to the callee's pc). Only recursion puts a return into the
+ * callee's function right above it, proven by a direct bl into that
+ * function: by the symbols, to its global or ELFv2's local entry (the
+ * walker's proof, a call to the start, knows no local entry: PowerPC has
+ * no call_target hook, its calls leave a module through linker stubs it
+ * does not follow); without them, to code at or below the call from
+ * which a path of direct branches reaches it (zoo ppc64le 5700: f4's
+ * recursion, with an early return between its entry and the call), or
+ * between ra and the callee's pc (a noreturn call ending a function, to
+ * the callee's, laid out next). A call through ctr proves nothing. */
+static bool ppc_own_earlier_call(const struct sw_walk *w, uint64_t ra,
+                                 const struct sw_frame *callee)
+{
+	uint64_t site, target, addr = ppc_strip(w, ra), pc = ppc_strip(w, callee->pc);
+	if (!sw_walk_own_earlier_call(w, ra, callee))
+		return false;
+	if (!ppc_call_target(w, addr, 0, &site, &target))
+		return true;
+	switch (sw_arch_same_function(w, target, callee->lookup_pc)) {
+	case SW_FUNCTION_SAME: return false;
+	case SW_FUNCTION_DIFFERENT: return true;
+	case SW_FUNCTION_UNKNOWN: break;
+	}
+	return !((target <= site && ppc_path_reaches(w, target, site)) ||
+	         (target >= addr && target <= pc));
 }
 
 /* The back chain (SysV PPC supplement and ELFv1/ELFv2: the word at r1 is
@@ -578,7 +630,10 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 			 * (ppc_caller_sp_by_code). Zoo ppc64le 1065 stripped:
 			 * the leaf f8's `stdu r1, -64(r1)`; r1 kept as the
 			 * caller's sp read f7's slot, where side5 had saved its
-			 * return, and f7 came twice. Zoo ppc64le 1099: the
+			 * return, and f7 came twice (so did f3 in zoo ppc64le
+			 * 3508 stripped, whose callee f4 entered the leaf f5 by
+			 * a tail branch: ppc_call_led_below_pc follows it). Zoo
+			 * ppc64le 1099: the
 			 * frameless leaf f6 under a recursion of f5, whose
 			 * slot holds a return into f5 as f6's own would.
 			 * Otherwise the slot decides: a restorer there is a
@@ -588,15 +643,22 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 			uint64_t ctr = sw_reg_valid(r, PPC_CTR) ? ppc_strip(w, r->v[PPC_CTR]) : 0;
 			uint64_t pc = ppc_strip(w, callee->pc), entry, caller_sp;
 			if ((sw_walk_function_start(w, pc, &entry) ||
-			     ppc_call_target_below(w, lr, pc, ctr, &entry)) &&
+			     ppc_call_led_below_pc(w, lr, pc, ctr, &entry)) &&
 			    ppc_caller_sp_by_code(w, entry, pc, sp, &caller_sp)) {
 				sw_reg_set(&out->regs, PPC_SP, caller_sp);
 				return SW_UNWIND_OK;
 			}
+			/* A return into lr's function, by the symbols or (not
+			 * recursion) by its code, is one of its callees'
+			 * returns: the slot above lr's frame, at bc. */
+			const struct sw_frame lr_frame = { .pc = lr, .lookup_pc = ppc_call_site(lr),
+			                                   .trust = SW_TRUST_FRAME_POINTER,
+			                                   .module = -1, .unloaded_module = -1 };
 			if (chain && bc != 0 && !ppc_is_signal_trampoline(w, ra) &&
-			    (!slot_is_return || sw_arch_same_function(w, ppc_call_site(ra),
-			                                              ppc_call_site(lr)) ==
-			                            SW_FUNCTION_SAME))
+			    (!slot_is_return ||
+			     sw_arch_same_function(w, ppc_call_site(ra), ppc_call_site(lr)) ==
+			             SW_FUNCTION_SAME ||
+			     ppc_own_earlier_call(w, ra, &lr_frame)))
 				sw_reg_set(&out->regs, PPC_SP, bc);
 			return SW_UNWIND_OK;
 		}
@@ -616,6 +678,11 @@ static enum sw_unwind_status ppc_caller_by_frame_pointer(const struct sw_step *s
 	    !(ppc_is_signal_trampoline(w, ra) &&
 	      (!live || (sw_reg_valid(r, PPC_LR) &&
 	                 ppc_falls_through(w, ppc_strip(w, r->v[PPC_LR]), ppc_strip(w, callee->pc))))))
+		return SW_UNWIND_NO_RULE;
+	/* A return into the callee's own function, from its earlier call, is
+	 * no caller (zoo ppc64le 3508 stripped: f3 twice, its r1 one frame
+	 * low): the scan, which refuses the same word, tries above. */
+	if (ppc_own_earlier_call(w, ra, callee))
 		return SW_UNWIND_NO_RULE;
 	memset(out, 0, sizeof *out);
 	sw_reg_set(&out->regs, PPC_SRR0, ra);

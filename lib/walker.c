@@ -122,7 +122,8 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
  * and only a direct call to the function's own start proves it (a call
  * through a pointer, or to another function that calls back, proves
  * nothing the walk could check). */
-static bool own_earlier_call(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
+bool sw_walk_own_earlier_call(const struct sw_walk *w, uint64_t ra,
+                              const struct sw_frame *callee)
 {
 	const struct sw_arch *arch = w->arch;
 	uint64_t addr = arch->strip_code_pointer(w, ra), call = arch->call_site(addr);
@@ -247,7 +248,8 @@ static bool call_may_have_run(const struct sw_walk *w, uint64_t ra, const struct
 bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee)
 {
 	const struct sw_arch *arch = w->arch;
-	return !callee || (!own_earlier_call(w, ra, callee) && call_may_enter_module(w, ra, callee) &&
+	return !callee || (!sw_walk_own_earlier_call(w, ra, callee) &&
+	                   call_may_enter_module(w, ra, callee) &&
 	                   call_reaches_callee(w, ra, callee) && call_may_have_run(w, ra, callee) &&
 	                   (!arch->indirect_call_reaches ||
 	                    arch->indirect_call_reaches(w, arch->strip_code_pointer(w, ra),

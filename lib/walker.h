@@ -215,6 +215,19 @@ bool sw_walk_scan_for_return_address(const struct sw_walk *w, uint64_t *slot,
  * again, where no symbols name functions) without a direct call to that
  * function's start (recursion). */
 bool sw_walk_call_may_reach(const struct sw_walk *w, uint64_t ra, const struct sw_frame *callee);
+/* Is ra, a return address that would make a caller of frame callee, left
+ * over from an earlier call of the function callee is running? By the
+ * symbols: ra returns into that function; without them: the code runs
+ * straight from ra on to callee's pc, or ra is a found (scanned, frame-
+ * pointer) callee's own return address again. Recursion is the exception,
+ * proven only by a direct call to the function's start that the arch's
+ * call_target hook names (an arch without one proves it itself). The
+ * stack and the link register keep returns of calls that have returned;
+ * sw_walk_call_may_reach refuses them, and an arch whose frame records
+ * may hold such a word (PowerPC's LR save slot, written by the frame's
+ * callees) asks it of its records. */
+bool sw_walk_own_earlier_call(const struct sw_walk *w, uint64_t ra,
+                              const struct sw_frame *callee);
 /* The generic scan: from the callee's sp, the first word that is a return
  * address; the caller's sp is just above it. An arch's own scan rule may
  * call it with a different start (*from: NULL means the callee's sp). */

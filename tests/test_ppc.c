@@ -568,7 +568,8 @@ END_TEST
  * word at r1 is r1 + 64. The caller's sp is then the back chain, and the
  * stale slot is no frame. A branch before the allocation (a path may skip
  * it), or r1 written again before pc (`addi r1, r1, 64`), proves nothing:
- * r1 stays the caller's sp, as before. */
+ * r1 stays the caller's sp, as before (the caller's code from the stale
+ * return does not run on to lr here: it proves nothing either). */
 START_TEST(test_context_lr_of_leaf_whose_code_made_a_frame)
 {
 	for (int variant = 0; variant < 3; variant++) {
@@ -585,6 +586,7 @@ START_TEST(test_context_lr_of_leaf_whose_code_made_a_frame)
 			put_insn(&fx, leaf + 0x20, 0x38210040u);   /* addi r1, r1, 64 */
 		put_insn(&fx, ra1 - 4, PPC_BCTRL);
 		put_insn(&fx, stale - 4, bl_from_to(stale - 4, CODE_BASE + 0x800));
+		put_insn(&fx, stale + 8, PPC_B);
 		put_insn(&fx, CODE_BASE + 0x810, PPC_BLR);         /* side5 returns */
 		put_word(&fx, s0, s1);
 		put_word(&fx, s1, s2);
@@ -602,6 +604,102 @@ START_TEST(test_context_lr_of_leaf_whose_code_made_a_frame)
 			ck_assert_uint_eq(st->frames[2].pc, ra2);
 		} else {
 			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s0);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* Zoo ppc64le 3508 stripped: f3 calls f4 (above the crash), which tears
+ * down its frame and tail-branches below itself into f5, whose `stdu r1,
+ * -64(r1)` made a frame before the crash. Where f5 starts is where f4's
+ * branch leads, and its code shows the frame: f3's sp is the back chain.
+ * Kept as r1 it read f3's own slot, where an earlier callee
+ * (zoo_thread_init) had saved its return into f3, and f3 came twice. The
+ * stale return's code runs on to lr or not: the code of f5 decides. */
+START_TEST(test_context_lr_via_tail_branch_gets_sp_from_the_leaf_code)
+{
+	for (int falls = 0; falls < 2; falls++) {
+		struct fixture fx;
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t f5 = CODE_BASE + 0x100, pc = f5 + 0x40, f4 = CODE_BASE + 0x300;
+		uint64_t stale = CODE_BASE + 0x5f0, ra1 = CODE_BASE + 0x600;
+		uint64_t s0 = STACK_BASE + 0x100, s1 = s0 + 64, s2 = STACK_BASE + 0x1c0;
+		uint64_t ra2 = call_to(&fx, CODE_BASE + 0x900);
+		put_insn(&fx, f5 + 4, 0xf821ffc1u);                /* stdu r1, -64(r1) */
+		put_insn(&fx, pc + 8, 0x38210040u);                /* addi r1, r1, 64 */
+		put_insn(&fx, pc + 12, PPC_BLR);
+		put_insn(&fx, f4 + 4, 0xf821ffd1u);                /* stdu r1, -48(r1) */
+		put_insn(&fx, f4 + 8, 0x38210030u);                /* addi r1, r1, 48 */
+		put_insn(&fx, f4 + 12, 0x48000000u | (uint32_t)((f5 - (f4 + 12)) & 0x03fffffcu));
+		put_insn(&fx, ra1 - 4, bl_from_to(ra1 - 4, f4));
+		put_insn(&fx, stale - 4, bl_from_to(stale - 4, CODE_BASE + 0x800));
+		put_insn(&fx, CODE_BASE + 0x810, PPC_BLR);
+		if (!falls)
+			put_insn(&fx, stale + 4, PPC_B);
+		put_word(&fx, s0, s1);
+		put_word(&fx, s1, s2);
+		put_word(&fx, s1 + 16, stale);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s0, ra1);
+		const struct sw_stack *st = walk(&fx, NULL);
+		ck_assert_uint_eq(st->nframes, 3);
+		ck_assert_uint_eq(st->frames[1].pc, ra1);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
+		ck_assert_uint_eq(st->frames[2].pc, ra2);
+		ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], R1), s2);
+		ck_assert_int_eq(st->end, SW_END_NULL_RETURN);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* The class of zoo ppc64le 3508: a frame whose r1 lies one frame low
+ * reads, in its back chain's LR save slot, a return into its own function
+ * that one of its earlier callees saved there (the code runs straight
+ * from that return on to the frame's pc). It is no caller, as a live lr
+ * or a scanned word would not be (lib/walker.c own_earlier_call): the
+ * scan, which skips it too, finds the true caller above. Recursion, a
+ * direct bl to the function's entry (a path of direct branches from there
+ * reaches the call, past an early return: zoo ppc64le 5700), is a caller:
+ * with symbols too, whose start is not the bl's target (ELFv2's local
+ * entry, 8 bytes in). */
+START_TEST(test_back_chain_slot_of_own_earlier_call_is_no_caller)
+{
+	for (int v = 0; v < 4; v++) {
+		bool recursion = v > 0, symbols = v == 2;
+		struct fixture fx;
+		struct fake_symbols fs;
+		fake_init(&fs);
+		fixture_init(&fx, &sw_arch_ppc64, false, SW_OS_LINUX);
+		uint64_t pc = CODE_BASE + 0x600, earlier = CODE_BASE + 0x5e0;
+		uint64_t s0 = STACK_BASE + 0x100, s1 = s0 + 64, s2 = STACK_BASE + 0x1c0;
+		uint64_t ra2 = call_to(&fx, CODE_BASE + 0x900);
+		uint64_t to = recursion ? CODE_BASE + 0x408 : CODE_BASE + 0x800;
+		put_insn(&fx, earlier - 4, bl_from_to(earlier - 4, to));
+		put_insn(&fx, CODE_BASE + 0x810, PPC_BLR);
+		if (v == 3) {
+			put_insn(&fx, CODE_BASE + 0x410, 0x41820010u); /* beq .+0x10 */
+			put_insn(&fx, CODE_BASE + 0x41c, PPC_BLR);     /* an early return */
+		}
+		put_word(&fx, s0, s1);
+		put_word(&fx, s1, s2);
+		put_word(&fx, s1 + 16, earlier);
+		put_word(&fx, s2, 0);
+		put_word(&fx, s2 + 16, ra2);
+		set_context(&fx, pc, s0, 0);
+		const struct sw_stack *st = walk(&fx, symbols ? &fs.source : NULL);
+		ck_assert_uint_ge(st->nframes, 2);
+		if (recursion) {
+			ck_assert_uint_eq(st->frames[1].pc, earlier);
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s1);
+		} else {
+			ck_assert_uint_eq(st->nframes, 2);
+			ck_assert_uint_eq(st->frames[1].pc, ra2);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], R1), s2);
 		}
 		fixture_free(&fx);
 	}
@@ -817,6 +915,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_context_lr_of_leaf_whose_code_made_a_frame);
 	tcase_add_test(tc, test_context_lr_after_bctrl_into_pc_function_is_taken);
 	tcase_add_test(tc, test_context_lr_sp_from_every_path_to_pc);
+	tcase_add_test(tc, test_context_lr_via_tail_branch_gets_sp_from_the_leaf_code);
+	tcase_add_test(tc, test_back_chain_slot_of_own_earlier_call_is_no_caller);
 	tcase_add_test(tc, test_scan_above_header_sets_sp_from_the_slot);
 	tcase_add_test(tc, test_null_back_chain_after_scan_is_no_definite_end);
 	tcase_add_test(tc, test_back_chain_checks);
