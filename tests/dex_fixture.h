@@ -10,6 +10,7 @@
 #ifndef SW_TESTS_DEX_FIXTURE_H
 #define SW_TESTS_DEX_FIXTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +21,20 @@ struct dex_fixture {
 	uint32_t main_insns, run_insns; /* the file offsets of their first instruction */
 };
 
-static void dex_put32(uint8_t *b, size_t at, uint32_t v)
+static inline void dex_put32(uint8_t *b, size_t at, uint32_t v)
 {
 	for (unsigned i = 0; i < 4; i++)
 		b[at + i] = (uint8_t)(v >> (8 * i));
 }
 
-static void dex_put16(uint8_t *b, size_t at, uint16_t v)
+static inline void dex_put16(uint8_t *b, size_t at, uint16_t v)
 {
 	b[at] = (uint8_t)v;
 	b[at + 1] = (uint8_t)(v >> 8);
 }
 
 /* main_code: where main's code_item goes (0: right after run's). */
-static struct dex_fixture dex_fixture_build(uint32_t main_code)
+static inline struct dex_fixture dex_fixture_build(uint32_t main_code)
 {
 	static const char *const strings[] = { "Lcom/example/Crash;", "Ljava/lang/Object;", "main",
 		                               "run", "later" };
@@ -103,6 +104,22 @@ static struct dex_fixture dex_fixture_build(uint32_t main_code)
 	f.main_insns = main_code + 16;
 	f.run_insns = (uint32_t)run_code + 16;
 	return f;
+}
+
+/* A DEX file's bytes as a snapshot holds them: the first n bytes of b,
+ * and none past them (sw_dex_read_fn's contract). */
+struct dex_view {
+	const uint8_t *b;
+	size_t n;
+};
+
+static inline bool dex_read_view(void *ctx, uint64_t off, void *out, size_t n)
+{
+	const struct dex_view *v = ctx;
+	if (off > v->n || n > v->n - off)
+		return false;
+	memcpy(out, v->b + off, n);
+	return true;
 }
 
 #endif

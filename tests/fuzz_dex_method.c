@@ -9,23 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dex_fixture.h"
 #include "lib/dex_method.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct view {
-	const uint8_t *b;
-	size_t n;
-};
-
-static bool read_view(void *ctx, uint64_t off, void *out, size_t n)
-{
-	const struct view *v = ctx;
-	if (off > v->n || n > v->n - off)
-		return false;
-	memcpy(out, v->b + off, n);
-	return true;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,11 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint32_t offset = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
 	                  (uint32_t)data[3] << 24;
-	struct view v = { data + 4, size - 4 };
+	struct dex_view v = { data + 4, size - 4 };
 	struct sw_arena a;
 	sw_arena_init(&a);
 	struct sw_dex_method m;
-	if (sw_dex_method_at(read_view, &v, offset, &a, &m) &&
+	if (sw_dex_method_at(dex_read_view, &v, offset, &a, &m) &&
 	    (m.code_offset > offset || !strchr(m.name, '.')))
 		abort();
 	sw_arena_free(&a);

@@ -992,14 +992,20 @@ START_TEST(test_api_no_crash_is_absent_not_zero)
 }
 END_TEST
 
+/* SW_CORPUS/rel into out; false when the corpus or the file is not here. */
+static bool corpus_path(char *out, size_t cap, const char *rel)
+{
+	const char *corpus = getenv("SW_CORPUS");
+	snprintf(out, cap, "%s/%s", corpus ? corpus : "", rel);
+	return corpus && access(out, R_OK) == 0;
+}
+
 /* rust-minidump/invalid-range.dmp: a damaged minidump with no thread, no
  * module and no exception. */
 START_TEST(test_api_a_dump_without_threads_or_modules)
 {
-	const char *corpus = getenv("SW_CORPUS");
 	char path[4096];
-	snprintf(path, sizeof path, "%s/rust-minidump/invalid-range.dmp", corpus ? corpus : "");
-	if (!corpus || access(path, R_OK) != 0)
+	if (!corpus_path(path, sizeof path, "rust-minidump/invalid-range.dmp"))
 		return; /* no corpus here */
 	stackwalk_snapshot *snap;
 	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_DAMAGED);
@@ -1024,10 +1030,8 @@ END_TEST
  * mapping, as libunwindstack's #08 (pc 0x404264 base.apk!classes2.dex). */
 START_TEST(test_api_an_art_interpreter_frame_is_followed_by_its_java_frame)
 {
-	const char *corpus = getenv("SW_CORPUS");
 	char path[4096];
-	snprintf(path, sizeof path, "%s/libunwindstack/photos_reset_arm64", corpus ? corpus : "");
-	if (!corpus || access(path, R_OK) != 0)
+	if (!corpus_path(path, sizeof path, "libunwindstack/photos_reset_arm64"))
 		return; /* no corpus here */
 	stackwalk_snapshot *snap;
 	ck_assert_int_eq(stackwalk_snapshot_open(path, NULL, &snap), STACKWALK_OK);

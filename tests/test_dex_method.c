@@ -6,31 +6,16 @@
 #include "dex_fixture.h"
 #include "lib/dex_method.h"
 
-/* The file's bytes, and how many of them a reader may see. */
-struct view {
-	const uint8_t *b;
-	size_t n;
-};
-
-static bool read_view(void *ctx, uint64_t off, void *out, size_t n)
-{
-	const struct view *v = ctx;
-	if (off > v->n || n > v->n - off)
-		return false;
-	memcpy(out, v->b + off, n);
-	return true;
-}
-
-static bool method_at(const struct view *v, uint64_t off, struct sw_arena *a,
+static bool method_at(const struct dex_view *v, uint64_t off, struct sw_arena *a,
                       struct sw_dex_method *m)
 {
-	return sw_dex_method_at(read_view, (void *)v, off, a, m);
+	return sw_dex_method_at(dex_read_view, (void *)v, off, a, m);
 }
 
 START_TEST(test_the_method_whose_code_holds_the_offset)
 {
 	struct dex_fixture f = dex_fixture_build(0);
-	struct view v = { f.b, f.size };
+	struct dex_view v = { f.b, f.size };
 	struct sw_arena a;
 	sw_arena_init(&a);
 	struct sw_dex_method m;
@@ -62,10 +47,10 @@ START_TEST(test_not_a_dex_file_or_missing_bytes)
 	/* Bytes missing from the snapshot: a view cut anywhere before the
 	 * last method's entry (`later`, 4 bytes, read after run's) fails. */
 	for (size_t n = 0; n + 4 < f.size; n++) {
-		struct view v = { f.b, n };
+		struct dex_view v = { f.b, n };
 		ck_assert(!method_at(&v, f.run_insns, &a, &m));
 	}
-	struct view v = { f.b, f.size };
+	struct dex_view v = { f.b, f.size };
 	f.b[3] = 'x'; /* magic */
 	ck_assert(!method_at(&v, f.main_insns, &a, &m));
 	f.b[3] = '\n';
@@ -103,7 +88,7 @@ START_TEST(test_bounded_on_hostile_files)
 	 * no code: each is 3 bytes, read again by every class. */
 	size_t at = 0x90000;
 	b[at++] = 0, b[at++] = 0, b[at++] = 0, b[at++] = 0xff, b[at++] = 0xff, b[at++] = 0x01;
-	struct view v = { b, SIZE };
+	struct dex_view v = { b, SIZE };
 	struct sw_arena a;
 	sw_arena_init(&a);
 	struct sw_dex_method m;
@@ -111,7 +96,7 @@ START_TEST(test_bounded_on_hostile_files)
 	free(b);
 
 	struct dex_fixture f = dex_fixture_build(0);
-	struct view fv = { f.b, f.size };
+	struct dex_view fv = { f.b, f.size };
 	for (size_t i = 0; i < f.size; i++)
 		for (unsigned bit = 0; bit < 8; bit += 3) {
 			f.b[i] ^= (uint8_t)(1u << bit);
