@@ -205,7 +205,12 @@ static enum sw_unwind_status x86_caller_by_scan(const struct sw_step *s, struct 
 		fn = callee->function_base;
 	else if (!named && !sw_x86_start_without_symbols(w, pc, false, &fn))
 		fn = 0;
-	if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
+	uint64_t ahead;
+	if (sw_walk_pc_in_module_code(w, callee->pc) &&
+	    sw_x86_return_slot_ahead(w, callee->pc, false, &ahead)) {
+		/* The epilogue names the slot: the scan's first word. */
+		from += ahead;
+	} else if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
 		uint64_t opening = sw_x86_opening_size(w, fn, pc, false);
 		if (opening > 4)
 			from += opening - 4;

@@ -670,6 +670,32 @@ static bool opens_function(const uint8_t *b, size_t n, bool is64)
 	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
 }
 
+/* Is b's first instruction a callee-saved push (SysV psABIs: rbp, rbx,
+ * r12-r15; on i386 also esi, edi)? Its length in *len. */
+static bool saves_register(const uint8_t *b, size_t n, bool is64, size_t *len)
+{
+	*len = is64 && n >= 2 && b[0] == 0x41 ? 2 : 1;
+	if (*len == 2)
+		return b[1] >= 0x54 && b[1] <= 0x57;
+	return n >= 1 && (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)));
+}
+
+/* Does b open as only a function does: endbr, `push %rbp; mov %rsp,%rbp`,
+ * or two callee-saved pushes in a row (a block inside a function rarely
+ * begins saving registers)? */
+static bool opens_only_a_function(const uint8_t *b, size_t n, bool is64)
+{
+	static const uint8_t frame32[] = { 0x55, 0x89, 0xe5 }, frame64[] = { 0x55, 0x48, 0x89, 0xe5 };
+	size_t first, second;
+	if (n < 4)
+		return false;
+	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
+		return true;
+	if (is64 ? memcmp(b, frame64, sizeof frame64) == 0 : memcmp(b, frame32, sizeof frame32) == 0)
+		return true;
+	return saves_register(b, n, is64, &first) && saves_register(b + first, n - first, is64, &second);
+}
+
 /* Padding, zeros or the start of another function (its opening, or a push
  * of any register, as clang's push %rax aligning the stack) right after a
  * return: the function that returned ends there. A shrink-wrapped
@@ -844,6 +870,41 @@ bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64)
 	return false;
 }
 
+bool sw_x86_return_slot_ahead(const struct sw_walk *w, uint64_t pc, bool is64, uint64_t *offset)
+{
+	struct sw_code c;
+	sw_code_init(&c, w);
+	uint64_t at = pc, to, size = is64 ? 8 : 4;
+	int64_t off = 0;
+	struct insn in;
+	for (unsigned k = 0; k < EPILOGUE_REACH; k++) {
+		if (!next_insn(&c, &at, is64, &in, &to) || in.branch || in.indirect || in.call ||
+		    in.call_indirect || in.ev == EV_PATH_END)
+			return false;
+		switch (in.ev) {
+		case EV_RET:
+			if (off < 0)
+				return false;
+			*offset = (uint64_t)off;
+			return true;
+		case EV_PUSH:
+			off -= (int64_t)size;
+			break;
+		case EV_POP:
+			off += (int64_t)size;
+			break;
+		case EV_SP_ADD:
+			off += in.imm;
+			break;
+		case EV_SP_FROM_FP: case EV_LEAVE: case EV_SP_UNKNOWN:
+			return false;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 /* Does padding begin at `at`? One nop after a call may be executed (MSVC
  * puts one between a call and an epilogue): a nop counts only before more
  * padding. */
@@ -1000,8 +1061,12 @@ static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const ui
 {
 	size_t n = have - off < 4 ? have - off : 4;
 	size_t k = off < 8 ? off : 8;
+	/* After a tail jump (jmp rel32) only a function's own opening counts
+	 * (zoo i386 4103 -Os static, stripped: f2's `push %ebp; push %edi`
+	 * right after frame_dummy's `jmp register_tm_clones`). */
+	bool tail_jump = k >= 5 && code[off - 5] == 0xe9 && opens_only_a_function(&code[off], n, is64);
 	if (!(opens_function(&code[off], n, is64) || (!is64 && calls_pc_thunk(w, a))) ||
-	    !ends_before_function(&code[off - k], k))
+	    !(ends_before_function(&code[off - k], k) || tail_jump))
 		return false;
 	/* From a, every instruction up to pc, none of them ending the
 	 * function before pc: pc is in a's function. Where a's function

@@ -64,4 +64,12 @@ bool sw_x86_tail_calls_through_pointer(const struct sw_walk *w, uint64_t fn, boo
 /* The call_reaches hook of amd64. */
 bool sw_amd64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_t pc);
 
+/* Where the return address of the frame at pc lies, from its sp, when the
+ * code from pc runs straight to its `ret` (no branch, call or jump; sp
+ * moved only by push, pop and add/sub of constants): *offset bytes above
+ * sp. That code will run so: the word there is what `ret` pops. (i386
+ * cdecl: a frame suspended in a call still holds the arguments it pushed
+ * for it, which its epilogue releases with the rest: zoo i386 4122.) */
+bool sw_x86_return_slot_ahead(const struct sw_walk *w, uint64_t pc, bool is64, uint64_t *offset);
+
 #endif

@@ -476,6 +476,92 @@ START_TEST(test_i386_start_without_symbols_stops_at_an_entry_called_through_the_
 }
 END_TEST
 
+/* Without symbols, a function right after another's tail jump (jmp
+ * rel32, no padding: zoo i386 4103 -Os static, f2 after frame_dummy's
+ * `jmp register_tm_clones`) starts there when it opens as only a
+ * function does (two callee-saved pushes, push %ebp; mov %esp,%ebp,
+ * endbr); a block after a jump that pushes once is no start. */
+START_TEST(test_i386_start_without_symbols_after_a_tail_jump)
+{
+	static const uint8_t opens[] = {
+		0xe9, 0x2b, 0xff, 0xff, 0xff,       /* 0x100 jmp (a tail call) */
+		0x55, 0x57, 0x56, 0x53,             /* 0x105 push %ebp, %edi, %esi, %ebx */
+		0x81, 0xec, 0x9c, 0x00, 0x00, 0x00, /* sub $0x9c,%esp */
+		0x90, 0x90,                         /* pc = 0x111 */
+	};
+	for (int pushes_once = 0; pushes_once < 2; pushes_once++) {
+		uint8_t code[sizeof opens];
+		memcpy(code, opens, sizeof code);
+		if (pushes_once)
+			code[6] = 0x90; /* push %ebp; nop */
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.sys.cpu = SW_CPU_X86;
+		fx.snap.sys.word_size = 4;
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof code), code, sizeof code);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		uint64_t start = 0;
+		bool found = sw_x86_start_without_symbols(&w, CODE_BASE + 0x111, false, &start);
+		if (pushes_once)
+			ck_assert(!found || start != CODE_BASE + 0x105);
+		else
+			ck_assert(found && start == CODE_BASE + 0x105);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* The code from pc runs straight to `ret` and names where the return
+ * address lies: i386 cdecl keeps a call's pushed arguments on the stack
+ * until the caller's epilogue (zoo i386 4122 -O3: f3's `add $0xbdc,%esp;
+ * ret` after the recursive call; the scan, started above f3's `sub
+ * $0xbcc`, took f2's saved ebx, an ld.so address, 16 bytes short of
+ * f2's return address). */
+START_TEST(test_i386_epilogue_names_the_return_slot)
+{
+	static const uint8_t tail[] = {
+		0x0f, 0xbe, 0x54, 0x24, 0x18,       /* movsbl 0x18(%esp),%edx */
+		0x81, 0xc4, 0xdc, 0x0b, 0x00, 0x00, /* add $0xbdc,%esp */
+		0x5b,                               /* pop %ebx */
+		0x01, 0xd0,                         /* add %edx,%eax */
+		0xc3,                               /* ret */
+	};
+	for (int branches = 0; branches < 2; branches++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.sys.cpu = SW_CPU_X86;
+		fx.snap.sys.word_size = 4;
+		fx.modules[1].base = 0x7c800000;
+		uint8_t code[sizeof tail];
+		memcpy(code, tail, sizeof code);
+		if (branches)
+			memcpy(code + 12, "\x74\x00", 2); /* je .+2 */
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x200, sizeof code), code, sizeof code);
+		uint64_t esp = STACK_BASE + 0x100, off = 0;
+		sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x200);
+		sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x500 - 2, 2), "\xff\xd0", 2); /* call *%eax */
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x600 - 2, 2), "\xff\xd3", 2); /* call *%ebx */
+		put_u32(&fx, esp + 0xbd0, (uint32_t)(CODE_BASE + 0x600)); /* a stale return */
+		put_u32(&fx, esp + 0xbe0, (uint32_t)(CODE_BASE + 0x500)); /* the return address */
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
+		ck_assert_int_eq(sw_x86_return_slot_ahead(&w, CODE_BASE + 0x200, false, &off), !branches);
+		if (!branches)
+			ck_assert_uint_eq(off, 0xbe0);
+		ck_assert(sw_walk_snapshot(&fx.snap, &sw_arch_x86, NULL, NULL, &fx.arena, &fx.result));
+		/* With a branch on the way nothing names the slot: the scan from
+		 * sp, which reaches neither word, ends the walk. */
+		const struct sw_stack *st = &fx.result.stacks[0];
+		ck_assert_uint_eq(st->nframes, branches ? 1 : 2);
+		if (!branches)
+			ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* The same for a suspended frame (found by a scan): from its return
  * address its code runs to `ret` without touching ebp, so the function
  * keeps no record and its ebp is an ancestor's (zoo i386 2709 nofp
@@ -535,6 +621,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_i386_suspended_frame_returning_without_touching_ebp_has_no_record);
 	tcase_add_test(tc, test_i386_start_without_symbols_is_an_instruction_boundary);
 	tcase_add_test(tc, test_i386_start_without_symbols_stops_at_an_entry_called_through_the_plt);
+	tcase_add_test(tc, test_i386_start_without_symbols_after_a_tail_jump);
+	tcase_add_test(tc, test_i386_epilogue_names_the_return_slot);
 	suite_add_tcase(s, tc);
 	return s;
 }
