@@ -205,16 +205,22 @@ static enum sw_unwind_status x86_caller_by_scan(const struct sw_step *s, struct 
 		fn = callee->function_base;
 	else if (!named && !sw_x86_start_without_symbols(w, pc, false, &fn))
 		fn = 0;
-	uint64_t ahead;
-	if (sw_walk_pc_in_module_code(w, callee->pc) &&
-	    sw_x86_return_slot_ahead(w, callee->pc, false, &ahead)) {
-		/* The epilogue names the slot: the scan's first word. */
-		from += ahead;
-	} else if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
+	uint64_t skip = 0, ahead;
+	if ((os == SW_OS_LINUX || os == SW_OS_ANDROID) && fn) {
 		uint64_t opening = sw_x86_opening_size(w, fn, pc, false);
 		if (opening > 4)
-			from += opening - 4;
+			skip = opening - 4;
 	}
+	/* Where the code from pc runs straight to `ret`, it names the slot
+	 * (the arguments a call pushed, which the opening does not count,
+	 * included: zoo i386 4122). It is at least the opening: a return
+	 * address after a call that does not return is the next function's
+	 * entry, whose code nets no release (zoo i386 5: f6 ends calling f7,
+	 * the pc thunk follows), and is not believed there. */
+	if (sw_walk_pc_in_module_code(w, callee->pc) &&
+	    sw_x86_return_slot_ahead(w, callee->pc, false, &ahead) && ahead > skip)
+		skip = ahead;
+	from += skip;
 	return sw_walk_caller_by_scan(s, &from, out);
 }
 
