@@ -233,9 +233,13 @@ static enum sw_unwind_status amd64_caller_of_signal_frame(const struct sw_step *
 		return SW_UNWIND_NO_RULE;
 	uint64_t rsp = r->v[AMD64_RSP];
 	uint8_t code;
-	bool restorer = sw_walk_read(w, s->callee->pc, &code, 1)
-	                        ? amd64_is_signal_trampoline(w, s->callee->pc)
-	                        : sw_amd64_sigframe_written_at(w, rsp);
+	/* The restorer's code, where the snapshot has it, and the frame the
+	 * kernel wrote: a scan may come on the restorer's address that
+	 * sigaction left on the stack (musl's k_sigaction), with stale words
+	 * above it (zoo x86_64 4134 stripped: they gave pc 0x9e83fbf8). */
+	bool restorer = (!sw_walk_read(w, s->callee->pc, &code, 1) ||
+	                 amd64_is_signal_trampoline(w, s->callee->pc)) &&
+	                sw_amd64_sigframe_written_at(w, rsp);
 	if (!restorer)
 		return SW_UNWIND_NO_RULE;
 	if (rsp > UINT64_MAX - AMD64_UCONTEXT_MCONTEXT)

@@ -396,6 +396,7 @@ static void amd64_signal_frame(struct fixture *fx, uint64_t sp)
 	put_u64(fx, sc + 120, INTERRUPTED_SP);         /* rsp */
 	put_u64(fx, sc + 128, INTERRUPTED_PC);         /* rip */
 	put_u64(fx, sc + 136, 0x202);                  /* eflags */
+	put_u64(fx, sc + 144, 0x002b000000000033ull);  /* cs __USER_CS, ss __USER_DS */
 }
 
 static void amd64_context(struct fixture *fx)
@@ -426,6 +427,25 @@ START_TEST(test_amd64_rt_sigreturn_restores_the_interrupted_context)
 	ck_assert_uint_eq(regs.v[RFLAGS], 0x202);
 	for (unsigned i = 0; i <= RFLAGS; i++)
 		ck_assert_msg(sw_reg_valid(&regs, i), "register %u not restored", i);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* The restorer's address found where sigaction left it, with words above
+ * that the kernel did not write (no user code segment selector): no
+ * context is restored from them (zoo x86_64 4134 stripped, musl: a scan
+ * took the k_sigaction's restorer, and stray words gave pc 0x9e83fbf8). */
+START_TEST(test_amd64_restorer_without_a_kernel_frame_restores_nothing)
+{
+	struct fixture fx;
+	fixture_for(&fx, SW_CPU_AMD64, 8, STACK_SIZE);
+	put_code_bytes(&fx, TRAMPOLINE, amd64_restore_rt, sizeof amd64_restore_rt);
+	amd64_signal_frame(&fx, HANDLER_SP);
+	put_u64(&fx, HANDLER_SP + 40 + 144, 0); /* no selectors */
+	amd64_context(&fx);
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_amd64, NULL, NULL);
+	for (uint32_t i = 1; i < st->nframes; i++)
+		ck_assert(!st->frames[i].restored_context);
 	fixture_free(&fx);
 }
 END_TEST
@@ -877,6 +897,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_x86_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_x86_rt_sigreturn_restores_the_interrupted_context);
 	tcase_add_test(tc, test_amd64_rt_sigreturn_restores_the_interrupted_context);
+	tcase_add_test(tc, test_amd64_restorer_without_a_kernel_frame_restores_nothing);
 	tcase_add_test(tc, test_amd64_other_system_call_is_no_trampoline);
 	tcase_add_test(tc, test_amd64_uncaptured_signal_frame_gives_no_frame);
 	tcase_add_test(tc, test_mips_o32_sigreturn_restores_the_interrupted_context);
