@@ -263,7 +263,8 @@ def main():
     ap.add_argument('--all', action='store_true', help='every gencores fixture, not one per folder')
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
-    args.work = args.work or os.path.join(os.getcwd(), 'convert-work')
+    # Never inside the checkout by default: the unpacked cores are large.
+    args.work = args.work or tempfile.mkdtemp(prefix='sw-convert-')
     if not os.path.isdir(args.corpus):
         # The testdata fixtures still convert; only the corpus part is skipped.
         print('%s not found: convert checks testdata only' % args.corpus)
