@@ -13,14 +13,21 @@
 #include "synthetic_snapshot.h"
 #include "x86_fixture.h"
 
+/* The fixture as an i386 process: 32-bit words, and the second module
+ * at a 32-bit address. */
+static void i386_fixture_init(struct fixture *fx, enum sw_os os)
+{
+	fixture_init(fx, os);
+	fx->snap.sys.cpu = SW_CPU_X86;
+	fx->snap.sys.word_size = 4;
+	fx->modules[1].base = 0x7c800000;
+}
+
 /* x86: the ebp chain and the scan's ebp recovery. */
 START_TEST(test_x86_frame_pointer_then_scan)
 {
 	struct fixture fx;
-	fixture_init(&fx, SW_OS_WINDOWS);
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
-	fx.modules[1].base = 0x7c800000; /* 32-bit addresses */
+	i386_fixture_init(&fx, SW_OS_WINDOWS);
 	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
 	sw_reg_set(&fx.thread.ctx, X86_EIP, CODE_BASE + 0x10);
 	sw_reg_set(&fx.thread.ctx, X86_ESP, esp);
@@ -49,11 +56,8 @@ START_TEST(test_x86_realigned_main_gives_its_caller_the_saved_cfa)
 {
 	struct fixture fx;
 	struct fake_symbols fs;
-	fixture_init(&fx, SW_OS_LINUX);
+	i386_fixture_init(&fx, SW_OS_LINUX);
 	fake_init(&fs, RULE_NONE);
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
-	fx.modules[1].base = 0x7c800000;
 	static const uint8_t main_code[] = {
 		0x8d, 0x4c, 0x24, 0x04,       /* lea 0x4(%esp),%ecx */
 		0x83, 0xe4, 0xf0,             /* and $-16,%esp */
@@ -91,10 +95,7 @@ END_TEST
  * a word in a module whose code is not captured is Breakpad's rule alone. */
 static const struct sw_stack *walk_x86_broken_chain(struct fixture *fx, bool code_captured)
 {
-	fixture_init(fx, SW_OS_LINUX);
-	fx->snap.sys.cpu = SW_CPU_X86;
-	fx->snap.sys.word_size = 4;
-	fx->modules[1].base = 0x7c800000; /* 32-bit addresses, no code captured */
+	i386_fixture_init(fx, SW_OS_LINUX);
 	uint64_t esp = STACK_BASE + 0x100, ebp = STACK_BASE + 0x140;
 	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
 	sw_reg_set(&fx->thread.ctx, X86_ESP, esp);
@@ -135,10 +136,7 @@ END_TEST
 START_TEST(test_i386_scan_starts_above_the_opening)
 {
 	struct fixture fx;
-	fixture_init(&fx, SW_OS_LINUX);
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
-	fx.modules[1].base = 0x7c800000;
+	i386_fixture_init(&fx, SW_OS_LINUX);
 	static const uint8_t code[] = {
 		0xc3, 0x8d, 0x74, 0x26, 0x00,       /* ret; lea 0(%esi,%eiz),%esi */
 		0x57, 0x56, 0x53,                   /* push %edi, %esi, %ebx */
@@ -230,11 +228,8 @@ END_TEST
 static const struct sw_stack *walk_i386_above_syscall(struct fixture *fx, bool in_entry,
                                                      bool record)
 {
-	fixture_init(fx, SW_OS_LINUX);
+	i386_fixture_init(fx, SW_OS_LINUX);
 	uint64_t sp = STACK_BASE + 0x100;
-	fx->snap.sys.cpu = SW_CPU_X86;
-	fx->snap.sys.word_size = 4;
-	fx->modules[1].base = 0x7c800000;
 	sw_reg_set(&fx->thread.ctx, X86_EIP, CODE_BASE + 0x10);
 	sw_reg_set(&fx->thread.ctx, X86_ESP, sp);
 	sw_reg_set(&fx->thread.ctx, X86_EBP, record ? sp + 0x20 : 0x1234);
@@ -278,13 +273,10 @@ START_TEST(test_i386_record_returning_to_the_restorer_is_no_broken_chain)
 {
 	struct fixture fx;
 	struct fake_symbols fs;
-	fixture_init(&fx, SW_OS_LINUX);
+	i386_fixture_init(&fx, SW_OS_LINUX);
 	fake_init(&fs, RULE_NONE);
 	fs.func_lo = 0x500; /* the restorer starts a function; the byte before is in none */
 	uint64_t sp = STACK_BASE + 0x100, ebp = sp + 0x20, restorer = CODE_BASE + 0x500;
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
-	fx.modules[1].base = 0x7c800000;
 	memcpy(syn_code_at(&fx, restorer, 8), "\x58\xb8\x77\x00\x00\x00\xcd\x80", 8);
 	put_u32(&fx, ebp, sp + 0x40);
 	put_u32(&fx, ebp + 4, restorer);
@@ -317,12 +309,9 @@ START_TEST(test_i386_scan_takes_a_restorer_in_no_sized_function)
 {
 	struct fixture fx;
 	struct fake_symbols fs;
-	fixture_init(&fx, SW_OS_LINUX);
+	i386_fixture_init(&fx, SW_OS_LINUX);
 	fake_init(&fs, RULE_NONE);
 	fs.func_lo = 0x500; /* the restorer starts a function; the byte before is in none */
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
-	fx.modules[1].base = 0x7c800000;
 	uint64_t restorer = CODE_BASE + 0x500, handler = CODE_BASE + 0x610;
 	uint64_t interrupted = CODE_BASE + 0x720, esp = STACK_BASE + 0x100;
 	memcpy(syn_code_at(&fx, restorer, 8), "\x58\xb8\x77\x00\x00\x00\xcd\x80", 8);
@@ -371,10 +360,7 @@ START_TEST(test_i386_live_frame_returning_without_touching_ebp_has_no_record)
 {
 	for (int pops_ebp = 0; pops_ebp < 2; pops_ebp++) {
 		struct fixture fx;
-		fixture_init(&fx, SW_OS_LINUX);
-		fx.snap.sys.cpu = SW_CPU_X86;
-		fx.snap.sys.word_size = 4;
-		fx.modules[1].base = 0x7c800000;
+		i386_fixture_init(&fx, SW_OS_LINUX);
 		uint8_t code[sizeof leaf_after_tail_jump];
 		memcpy(code, leaf_after_tail_jump, sizeof code);
 		if (pops_ebp)
@@ -426,9 +412,7 @@ START_TEST(test_i386_start_without_symbols_is_an_instruction_boundary)
 		0x90, 0x90,                         /* nop; nop; pc = 0x119 */
 	};
 	struct fixture fx;
-	fixture_init(&fx, SW_OS_LINUX);
-	fx.snap.sys.cpu = SW_CPU_X86;
-	fx.snap.sys.word_size = 4;
+	i386_fixture_init(&fx, SW_OS_LINUX);
 	memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof code), code, sizeof code);
 	fixture_finish(&fx);
 	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
@@ -456,9 +440,7 @@ START_TEST(test_i386_start_without_symbols_stops_at_an_entry_called_through_the_
 		uint64_t fn = CODE_BASE + 0x200, ra = fn + 0x40, stub = CODE_BASE + 0x700;
 		uint64_t got = STACK_BASE + 0x800, pc = ra + 0x11;
 		struct fixture fx;
-		fixture_init(&fx, SW_OS_LINUX);
-		fx.snap.sys.cpu = SW_CPU_X86;
-		fx.snap.sys.word_size = 4;
+		i386_fixture_init(&fx, SW_OS_LINUX);
 		/* A bound slot names f7; an unbound one the entry's push. */
 		put_i386_pic_call(&fx, fn, ra, stub, got, (uint32_t)(bound ? ra : stub + 6), true);
 		memcpy(syn_code_at(&fx, fn - 1, 2), "\xc3\x53", 2);   /* ret | push %ebx */
@@ -495,9 +477,7 @@ START_TEST(test_i386_start_without_symbols_after_a_tail_jump)
 		if (pushes_once)
 			code[6] = 0x90; /* push %ebp; nop */
 		struct fixture fx;
-		fixture_init(&fx, SW_OS_LINUX);
-		fx.snap.sys.cpu = SW_CPU_X86;
-		fx.snap.sys.word_size = 4;
+		i386_fixture_init(&fx, SW_OS_LINUX);
 		memcpy(syn_code_at(&fx, CODE_BASE + 0x100, sizeof code), code, sizeof code);
 		fixture_finish(&fx);
 		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_x86 };
@@ -529,10 +509,7 @@ START_TEST(test_i386_epilogue_names_the_return_slot)
 	};
 	for (int branches = 0; branches < 2; branches++) {
 		struct fixture fx;
-		fixture_init(&fx, SW_OS_LINUX);
-		fx.snap.sys.cpu = SW_CPU_X86;
-		fx.snap.sys.word_size = 4;
-		fx.modules[1].base = 0x7c800000;
+		i386_fixture_init(&fx, SW_OS_LINUX);
 		uint8_t code[sizeof tail];
 		memcpy(code, tail, sizeof code);
 		if (branches)
@@ -572,10 +549,7 @@ START_TEST(test_i386_suspended_frame_returning_without_touching_ebp_has_no_recor
 {
 	for (int leave = 0; leave < 2; leave++) {
 		struct fixture fx;
-		fixture_init(&fx, SW_OS_LINUX);
-		fx.snap.sys.cpu = SW_CPU_X86;
-		fx.snap.sys.word_size = 4;
-		fx.modules[1].base = 0x7c800000;
+		i386_fixture_init(&fx, SW_OS_LINUX);
 		static const uint8_t code[] = {
 			0xe9, 0x00, 0x01, 0x00, 0x00, /* jmp elsewhere: the function before */
 			0x53,                         /* push %ebx: f4 */
