@@ -431,22 +431,30 @@ START_TEST(test_amd64_rt_sigreturn_restores_the_interrupted_context)
 }
 END_TEST
 
+/* A walk from `code` at the trampoline, over the signal frame (with or
+ * without the selectors the kernel writes), restores no context. */
+static void amd64_restores_no_context(const uint8_t *code, bool selectors)
+{
+	struct fixture fx;
+	fixture_for(&fx, SW_CPU_AMD64, 8, STACK_SIZE);
+	put_code_bytes(&fx, TRAMPOLINE, code, sizeof amd64_restore_rt);
+	amd64_signal_frame(&fx, HANDLER_SP);
+	if (!selectors)
+		put_u64(&fx, HANDLER_SP + 40 + 144, 0);
+	amd64_context(&fx);
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_amd64, NULL, NULL);
+	for (uint32_t i = 1; i < st->nframes; i++)
+		ck_assert(!st->frames[i].restored_context);
+	fixture_free(&fx);
+}
+
 /* The restorer's address found where sigaction left it, with words above
  * that the kernel did not write (no user code segment selector): no
  * context is restored from them (zoo x86_64 4134 stripped, musl: a scan
  * took the k_sigaction's restorer, and stray words gave pc 0x9e83fbf8). */
 START_TEST(test_amd64_restorer_without_a_kernel_frame_restores_nothing)
 {
-	struct fixture fx;
-	fixture_for(&fx, SW_CPU_AMD64, 8, STACK_SIZE);
-	put_code_bytes(&fx, TRAMPOLINE, amd64_restore_rt, sizeof amd64_restore_rt);
-	amd64_signal_frame(&fx, HANDLER_SP);
-	put_u64(&fx, HANDLER_SP + 40 + 144, 0); /* no selectors */
-	amd64_context(&fx);
-	const struct sw_stack *st = syn_walk(&fx, &sw_arch_amd64, NULL, NULL);
-	for (uint32_t i = 1; i < st->nframes; i++)
-		ck_assert(!st->frames[i].restored_context);
-	fixture_free(&fx);
+	amd64_restores_no_context(amd64_restore_rt, false);
 }
 END_TEST
 
@@ -456,15 +464,7 @@ START_TEST(test_amd64_other_system_call_is_no_trampoline)
 	uint8_t code[sizeof amd64_restore_rt];
 	memcpy(code, amd64_restore_rt, sizeof code);
 	code[3] = 0x0e;
-	struct fixture fx;
-	fixture_for(&fx, SW_CPU_AMD64, 8, STACK_SIZE);
-	put_code_bytes(&fx, TRAMPOLINE, code, sizeof code);
-	amd64_signal_frame(&fx, HANDLER_SP);
-	amd64_context(&fx);
-	const struct sw_stack *st = syn_walk(&fx, &sw_arch_amd64, NULL, NULL);
-	for (uint32_t i = 1; i < st->nframes; i++)
-		ck_assert(!st->frames[i].restored_context);
-	fixture_free(&fx);
+	amd64_restores_no_context(code, true);
 }
 END_TEST
 
