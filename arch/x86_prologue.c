@@ -653,6 +653,16 @@ static bool ends_before_function(const uint8_t *before, size_t n)
 	return false;
 }
 
+/* Is b's first instruction a callee-saved push (SysV psABIs: rbp, rbx,
+ * r12-r15; on i386 also esi, edi)? Its length in *len. */
+static bool saves_register(const uint8_t *b, size_t n, bool is64, size_t *len)
+{
+	*len = is64 && n >= 2 && b[0] == 0x41 ? 2 : 1;
+	if (*len == 2)
+		return b[1] >= 0x54 && b[1] <= 0x57;
+	return n >= 1 && (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)));
+}
+
 /* Does a function's first instruction, as compilers emit it, begin at b:
  * endbr64/endbr32, a push of a callee-saved register (rbp, rbx, r12-r15;
  * on i386 also esi, edi), or a sub from rsp/esp? */
@@ -662,22 +672,11 @@ static bool opens_function(const uint8_t *b, size_t n, bool is64)
 		return false;
 	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
 		return true;
-	if (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)))
-		return true;
-	if (is64 && b[0] == 0x41 && b[1] >= 0x54 && b[1] <= 0x57)
+	size_t len;
+	if (saves_register(b, n, is64, &len))
 		return true;
 	const uint8_t *sub = is64 && b[0] == 0x48 ? b + 1 : b;
 	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
-}
-
-/* Is b's first instruction a callee-saved push (SysV psABIs: rbp, rbx,
- * r12-r15; on i386 also esi, edi)? Its length in *len. */
-static bool saves_register(const uint8_t *b, size_t n, bool is64, size_t *len)
-{
-	*len = is64 && n >= 2 && b[0] == 0x41 ? 2 : 1;
-	if (*len == 2)
-		return b[1] >= 0x54 && b[1] <= 0x57;
-	return n >= 1 && (b[0] == 0x55 || b[0] == 0x53 || (!is64 && (b[0] == 0x56 || b[0] == 0x57)));
 }
 
 /* Does b open as only a function does: endbr, `push %rbp; mov %rsp,%rbp`,
@@ -844,57 +843,46 @@ static bool next_insn(struct sw_code *c, uint64_t *at, bool is64, struct insn *i
 /* How many instructions ahead of pc the epilogue is sought. */
 enum { EPILOGUE_REACH = 32 };
 
-bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64)
+/* The code from pc straight to its `ret`: no branch, call or jump on the
+ * way, within EPILOGUE_REACH instructions, sp moved only by push, pop and
+ * constants. *touches_fp: a pop or write of rbp on the way (rbp = rsp
+ * + imm too); *released:
+ * the bytes sp rises by before the `ret`. False when the code does not
+ * run so. */
+static bool straight_to_ret(const struct sw_walk *w, uint64_t pc, bool is64, bool *touches_fp,
+                            int64_t *released)
 {
 	struct sw_code c;
 	sw_code_init(&c, w);
 	uint64_t at = pc, to;
+	int64_t size = is64 ? 8 : 4;
 	struct insn in;
-	for (unsigned k = 0; k < EPILOGUE_REACH; k++) {
-		if (!next_insn(&c, &at, is64, &in, &to) || in.branch || in.indirect || in.call ||
-		    in.call_indirect || in.ev == EV_PATH_END || (in.clobbers & 1u << RBP))
-			return false;
-		switch (in.ev) {
-		case EV_RET:
-			return true;
-		case EV_PUSH: case EV_POP: case EV_WRITE:
-			if (in.reg == RBP)
-				return false;
-			break;
-		case EV_FP_FROM_SP: case EV_SP_FROM_FP: case EV_LEAVE: case EV_SP_UNKNOWN:
-			return false;
-		default:
-			break;
-		}
-	}
-	return false;
-}
-
-bool sw_x86_return_slot_ahead(const struct sw_walk *w, uint64_t pc, bool is64, uint64_t *offset)
-{
-	struct sw_code c;
-	sw_code_init(&c, w);
-	uint64_t at = pc, to, size = is64 ? 8 : 4;
-	int64_t off = 0;
-	struct insn in;
+	*touches_fp = false;
+	*released = 0;
 	for (unsigned k = 0; k < EPILOGUE_REACH; k++) {
 		if (!next_insn(&c, &at, is64, &in, &to) || in.branch || in.indirect || in.call ||
 		    in.call_indirect || in.ev == EV_PATH_END)
 			return false;
+		*touches_fp |= (in.clobbers & 1u << RBP) != 0;
 		switch (in.ev) {
 		case EV_RET:
-			if (off < 0)
-				return false;
-			*offset = (uint64_t)off;
 			return true;
 		case EV_PUSH:
-			off -= (int64_t)size;
+			*released -= size;
+			*touches_fp |= in.reg == RBP;
 			break;
 		case EV_POP:
-			off += (int64_t)size;
+			*released += size;
+			*touches_fp |= in.reg == RBP;
+			break;
+		case EV_WRITE:
+			*touches_fp |= in.reg == RBP;
 			break;
 		case EV_SP_ADD:
-			off += in.imm;
+			*released += in.imm;
+			break;
+		case EV_FP_FROM_SP:
+			*touches_fp = true;
 			break;
 		case EV_SP_FROM_FP: case EV_LEAVE: case EV_SP_UNKNOWN:
 			return false;
@@ -903,6 +891,23 @@ bool sw_x86_return_slot_ahead(const struct sw_walk *w, uint64_t pc, bool is64, u
 		}
 	}
 	return false;
+}
+
+bool sw_x86_returns_leaving_fp(const struct sw_walk *w, uint64_t pc, bool is64)
+{
+	bool touches_fp;
+	int64_t released;
+	return straight_to_ret(w, pc, is64, &touches_fp, &released) && !touches_fp;
+}
+
+bool sw_x86_return_slot_ahead(const struct sw_walk *w, uint64_t pc, bool is64, uint64_t *offset)
+{
+	bool touches_fp;
+	int64_t released;
+	if (!straight_to_ret(w, pc, is64, &touches_fp, &released) || released < 0)
+		return false;
+	*offset = (uint64_t)released;
+	return true;
 }
 
 /* Does padding begin at `at`? One nop after a call may be executed (MSVC

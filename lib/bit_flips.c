@@ -12,10 +12,7 @@ bool sw_address_is_mapped(const struct sw_snapshot *s, uint64_t addr)
 		if (addr >= m->base && addr - m->base < m->size)
 			return true;
 	}
-	for (uint32_t i = 0; i < s->nmaps; i++)
-		if (addr >= s->maps[i].start && addr < s->maps[i].end)
-			return true;
-	return sw_mem_find(s, addr) != NULL;
+	return sw_mapping_at(s, addr) != NULL || sw_mem_find(s, addr) != NULL;
 }
 
 /* How close a register must be to count as nearby, and below what a

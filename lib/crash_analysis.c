@@ -329,10 +329,7 @@ static unsigned inconsistencies(const struct sw_snapshot *s, const struct crash_
 static bool likely_guard_page(const struct sw_snapshot *s, uint64_t addr)
 {
 	enum { GUARD_MAX = 2 << 14 };
-	const struct sw_mapping *m = NULL;
-	for (uint32_t i = 0; i < s->nmaps && !m; i++)
-		if (addr >= s->maps[i].start && addr < s->maps[i].end)
-			m = &s->maps[i];
+	const struct sw_mapping *m = sw_mapping_at(s, addr);
 	if (!m || m->end - m->start >= GUARD_MAX || memcmp(m->perms, "---", 3) != 0)
 		return false;
 	for (uint32_t i = 0; i < s->nmaps; i++) {

@@ -149,17 +149,12 @@ bool sw_out_frame_place(const struct sw_snapshot *s, const struct sw_stack_frame
 		*base = m->base;
 		return true;
 	}
-	if (fr->trust != SW_TRUST_DEX)
+	const struct sw_mapping *m = fr->trust == SW_TRUST_DEX ? sw_mapping_at(s, fr->pc) : NULL;
+	if (!m || !m->path)
 		return false;
-	for (uint32_t i = 0; i < s->nmaps; i++) {
-		const struct sw_mapping *m = &s->maps[i];
-		if (fr->pc >= m->start && fr->pc < m->end && m->path) {
-			*name = sw_basename(m->path);
-			*base = m->start;
-			return true;
-		}
-	}
-	return false;
+	*name = sw_basename(m->path);
+	*base = m->start;
+	return true;
 }
 
 /* "%" PRIx64, or "%0<width>" PRIx64 when width > 0, into out (>= 16 bytes

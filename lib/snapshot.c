@@ -392,6 +392,14 @@ static uint64_t region_base(const void *set, size_t i)
 	return ((const struct sw_mem_region *)set)[i].base;
 }
 
+const struct sw_mapping *sw_mapping_at(const struct sw_snapshot *s, uint64_t addr)
+{
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		if (addr >= s->maps[i].start && addr < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
 const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr)
 {
 	size_t lo = sw_upper_bound(s->mem, s->nmem, region_base, addr);

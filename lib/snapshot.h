@@ -354,6 +354,9 @@ bool sw_mem_read_word(const struct sw_snapshot *s, uint64_t addr, uint64_t *out)
 bool sw_mem_read_u32(const struct sw_snapshot *s, uint64_t addr, uint32_t *out);
 /* The region holding addr, or NULL. */
 const struct sw_mem_region *sw_mem_find(const struct sw_snapshot *s, uint64_t addr);
+/* The first of the process's listed mappings (s->maps) that holds addr;
+ * NULL when none does. */
+const struct sw_mapping *sw_mapping_at(const struct sw_snapshot *s, uint64_t addr);
 
 /* Thread t's extra register `name` ("psp"): true and *out when the
  * snapshot has it. */

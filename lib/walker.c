@@ -511,11 +511,8 @@ bool sw_walk_pc_in_module_code(const struct sw_walk *w, uint64_t pc)
 {
 	if (sw_module_at(w->snap, pc) < 0 || pc_in_module_data(w, pc))
 		return false;
-	const struct sw_snapshot *s = w->snap;
-	for (uint32_t i = 0; i < s->nmaps; i++)
-		if (pc >= s->maps[i].start && pc < s->maps[i].end)
-			return s->maps[i].perms[2] == 'x';
-	return true;
+	const struct sw_mapping *m = sw_mapping_at(w->snap, pc);
+	return !m || m->perms[2] == 'x';
 }
 
 /* A process's entry point: the kernel jumps there, nothing calls it, so
@@ -1359,17 +1356,12 @@ static bool append_dex_frame(const struct sw_walk *w, struct sw_frame_list *l, u
 	f->pc = dex_pc;
 	f->lookup_pc = dex_pc;
 	f->trust = SW_TRUST_DEX;
-	const struct sw_snapshot *s = w->snap;
-	for (uint32_t i = 0; i < s->nmaps; i++) {
-		const struct sw_mapping *m = &s->maps[i];
-		struct sw_dex_method method;
-		struct dex_bytes bytes = { s, m->start, m->end - m->start };
-		if (dex_pc >= m->start && dex_pc < m->end &&
-		    sw_dex_method_at(read_dex, &bytes, dex_pc - m->start, w->arena, &method)) {
-			f->function = method.name;
-			f->function_base = m->start + method.code_offset;
-			break;
-		}
+	const struct sw_mapping *m = sw_mapping_at(w->snap, dex_pc);
+	struct sw_dex_method method;
+	struct dex_bytes bytes = { w->snap, m ? m->start : 0, m ? m->end - m->start : 0 };
+	if (m && sw_dex_method_at(read_dex, &bytes, dex_pc - m->start, w->arena, &method)) {
+		f->function = method.name;
+		f->function_base = m->start + method.code_offset;
 	}
 	return true;
 }
