@@ -273,6 +273,7 @@ const struct sw_arch sw_arch_amd64 = {
 	.pc_is_plausible = amd64_pc_plausible,
 	.caller_of_signal_frame = amd64_caller_of_signal_frame,
 	.is_signal_trampoline = amd64_is_signal_trampoline,
+	.signal_frame_written_at = sw_amd64_sigframe_written_at,
 	.caller_of_leaf = amd64_caller_of_leaf,
 	.caller_by_frame_pointer = amd64_caller_by_frame_pointer,
 	.caller_by_prologue = sw_amd64_caller_by_prologue,

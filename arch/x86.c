@@ -310,6 +310,11 @@ uint64_t sw_x86_sigcontext_written_at(const struct sw_walk *w, uint64_t sp)
 	return user ? X86_SIGFRAME_SC : 0;
 }
 
+static bool x86_signal_frame_written_at(const struct sw_walk *w, uint64_t sp)
+{
+	return sw_x86_sigcontext_written_at(w, sp) != 0;
+}
+
 static enum sw_unwind_status x86_caller_of_signal_frame(const struct sw_step *s,
                                                         struct sw_caller *out)
 {
@@ -351,6 +356,7 @@ const struct sw_arch sw_arch_x86 = {
 	.pc_is_plausible = x86_pc_plausible,
 	.caller_of_signal_frame = x86_caller_of_signal_frame,
 	.is_signal_trampoline = x86_is_signal_trampoline,
+	.signal_frame_written_at = x86_signal_frame_written_at,
 	.caller_by_frame_pointer = x86_caller_by_frame_pointer,
 	.call_precedes = x86_call_precedes,
 	.call_target = x86_call_target,

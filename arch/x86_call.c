@@ -391,9 +391,15 @@ bool sw_x86_record_of(const struct sw_walk *w, const struct sw_frame *callee, bo
  * shorter, never wrong), and not beyond X86_OWN_FRAME_MAX bytes. Asked
  * of every frame whose rbp may be one it inherited (the crash's, a
  * signal's, a leaf's caller, one found by prologue analysis or a scan
- * with no record below its return address), not of one a record found:
- * its rbp is the record's saved one, the caller's own record when the
- * chain is sound. */
+ * with no record below its return address). Of a frame a record found
+ * only a signal handler's return is asked: its rbp is the record's saved
+ * one, the caller's own record when the chain is sound, and a stale
+ * return address in its locals must not shorten a sound chain; but a
+ * handler that keeps no record leaves rbp as the signal found it, and a
+ * signal frame the kernel wrote between sp and that record is proof that
+ * the record is older than the interrupted frame (zoo x86_64 5002 `nofp
+ * -O0`, the core alone: the record skipped the signal frame, pthread_kill
+ * and f6). */
 enum { X86_OWN_FRAME_MAX = 1 << 16 };
 
 /* Is ra this frame's own return address, as far as the code tells? With
@@ -423,16 +429,18 @@ static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
 }
 
 /* Is the word a signal handler's return address: a sigreturn trampoline
- * with the signal frame the kernel wrote right above it (sigaction
- * leaves the restorer's address in its caller's frame too)? The frame may
- * then be the handler's, with its own return address below its record. */
-static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t above,
-                               bool is64)
+ * (its code, or where the snapshot lacks it, an address in a module) with
+ * the signal frame the kernel wrote right above it (sigaction leaves the
+ * restorer's address in its caller's frame too)? The frame may then be
+ * the handler's, with its own return address below its record. */
+static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t above)
 {
 	const struct sw_arch *a = w->arch;
-	return a->is_signal_trampoline && a->is_signal_trampoline(w, word) &&
-	       (is64 ? sw_amd64_sigframe_written_at(w, above)
-	             : sw_x86_sigcontext_written_at(w, above) != 0);
+	uint8_t byte;
+	bool restorer = sw_walk_read(w, word, &byte, 1)
+	                        ? a->is_signal_trampoline && a->is_signal_trampoline(w, word)
+	                        : sw_module_at(w->snap, word) >= 0;
+	return restorer && a->signal_frame_written_at(w, above);
 }
 
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
@@ -440,17 +448,22 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 {
 	enum sw_os os = w->snap->sys.os;
 	const struct sw_arch *a = w->arch;
-	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) || callee->trust == SW_TRUST_FRAME_POINTER ||
-	    !sw_reg_valid(&callee->regs, a->sp) || !sw_reg_valid(&callee->regs, a->fp))
+	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) || !sw_reg_valid(&callee->regs, a->sp) ||
+	    !sw_reg_valid(&callee->regs, a->fp))
 		return false;
+	bool found_by_record = callee->trust == SW_TRUST_FRAME_POINTER;
 	unsigned size = is64 ? 8 : 4;
 	uint64_t sp = callee->regs.v[a->sp], fp = callee->regs.v[a->fp], word;
 	if (fp < sp || fp - sp > X86_OWN_FRAME_MAX)
-		return true;
-	for (uint64_t at = sp; at < fp; at += size)
-		if (sw_walk_read_word(w, at, &word) &&
-		    ((sw_walk_is_return_address(w, word) && calls_this_function(w, word, callee, is64)) ||
-		     handler_returns_at(w, word, at + size, is64)))
+		return !found_by_record;
+	for (uint64_t at = sp; at < fp; at += size) {
+		if (!sw_walk_read_word(w, at, &word))
+			continue;
+		if (handler_returns_at(w, word, at + size))
 			return true;
+		if (!found_by_record && sw_walk_is_return_address(w, word) &&
+		    calls_this_function(w, word, callee, is64))
+			return true;
+	}
 	return false;
 }

@@ -175,6 +175,12 @@ struct sw_arch {
 	 * the next step restores the interrupted context
 	 * (caller_of_signal_frame). May be NULL. */
 	bool (*is_signal_trampoline)(const struct sw_walk *w, uint64_t addr);
+	/* Is there, at sp, a signal frame the kernel wrote, known by its own
+	 * fields without the restorer's code (a Linux core holds no code of
+	 * the files it mapped)? A scan that must prove its candidates by code
+	 * takes a handler's return address with such a frame above it. May be
+	 * NULL. */
+	bool (*signal_frame_written_at)(const struct sw_walk *w, uint64_t sp);
 	/* Could a direct call to `target` lead to `pc` at all? False only when
 	 * the code at target shows it cannot (a closed function, left only by
 	 * its returns, that does not hold pc); true when it cannot tell. A

@@ -104,6 +104,23 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 	return known || !require_code;
 }
 
+/* A handler's return address whose restorer's code the snapshot lacks,
+ * proven by the signal frame the kernel wrote right above it (arch hook
+ * signal_frame_written_at): a scan that needs code takes it all the same,
+ * unless it passed a word that Breakpad's rule alone would take (a return
+ * address that may be a frame's, its call unproven: taking the handler's
+ * would skip that frame); the next step restores the interrupted
+ * context. */
+static bool handler_return_by_frame(const struct sw_walk *w, uint64_t word, uint64_t slot)
+{
+	const struct sw_arch *arch = w->arch;
+	uint8_t byte;
+	uint64_t addr = arch->strip_code_pointer(w, word);
+	return arch->signal_frame_written_at && sw_module_at(w->snap, addr) >= 0 &&
+	       !sw_walk_read(w, addr, &byte, 1) &&
+	       arch->signal_frame_written_at(w, slot + arch->word_size);
+}
+
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
                                     uint32_t words, bool require_code,
                                     const struct sw_frame *callee);
@@ -311,17 +328,22 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 	const unsigned ws = w->arch->word_size;
 	uint64_t at = *slot;
 	/* Breakpad scans words+1 slots: [start, start + words * size]. */
+	bool passed_unproven = false;
 	for (uint32_t i = 0; i <= words; i++, at += ws) {
 		uint64_t value;
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
-		if (return_address_checked(w, value, require_code) &&
-		    sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, at, callee) &&
-		    !function_pointer(w, value) && !restorer_without_frame(w, value, at, callee)) {
+		bool by_rule = return_address_checked(w, value, false) &&
+		               sw_walk_call_may_reach(w, value, callee) &&
+		               slot_fits_call(w, value, at, callee) && !function_pointer(w, value) &&
+		               !restorer_without_frame(w, value, at, callee);
+		if ((by_rule && (!require_code || return_address_checked(w, value, true))) ||
+		    (require_code && !passed_unproven && handler_return_by_frame(w, value, at))) {
 			*slot = at;
 			*ra = value;
 			return true;
 		}
+		passed_unproven |= by_rule;
 	}
 	return false;
 }

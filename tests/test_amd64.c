@@ -172,6 +172,57 @@ START_TEST(test_signal_frame_known_by_its_data_without_restorer_code)
 }
 END_TEST
 
+/* A signal handler that keeps no record, found by its callee's record,
+ * in code the snapshot lacks: its rbp is still the interrupted frame's
+ * record (the kernel leaves rbp as the signal found it), above the
+ * signal frame the kernel wrote. Following it would skip the signal frame
+ * and the interrupted frame; the scan takes the handler's return into the
+ * restorer instead, proven by the frame above it (zoo x86_64 5002 `nofp
+ * -O0`, the core alone: the record skipped the signal frame,
+ * pthread_kill and f6). */
+START_TEST(test_record_above_a_signal_frame_is_not_the_handlers)
+{
+	for (int kernel_wrote_it = 0; kernel_wrote_it < 2; kernel_wrote_it++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140;
+		uint64_t slot = fp1 + 0x30, uc = slot + 8, mc = uc + 40;
+		uint64_t fp2 = STACK_BASE + 0x600, interrupted_sp = fp2 - 0x40;
+		set_context(&fx, LIB_BASE + 0x10, sp, fp1);
+		put_u64(&fx, fp1, fp2);                       /* frame 0's record */
+		put_u64(&fx, fp1 + 8, LIB_BASE + 0x500);      /* into the handler */
+		put_u64(&fx, slot, LIB_BASE + 0x2050);        /* the handler's return */
+		put_u64(&fx, uc, 7);                          /* uc_flags */
+		put_u64(&fx, mc + 10 * 8, fp2);               /* rbp */
+		put_u64(&fx, mc + 15 * 8, interrupted_sp);    /* rsp */
+		put_u64(&fx, mc + 16 * 8, LIB_BASE + 0x3000); /* rip */
+		put_u64(&fx, mc + 18 * 8, kernel_wrote_it ? 0x002b000000000033ull : 0);
+		put_u64(&fx, mc + 23 * 8, uc + 0x200);        /* fpstate */
+		put_call_before(&fx, CODE_BASE + 0x300);
+		put_u64(&fx, fp2, 0);                         /* the interrupted record */
+		put_u64(&fx, fp2 + 8, CODE_BASE + 0x300);
+		const struct sw_stack *st = walk(&fx, NULL, NULL);
+		ck_assert_uint_ge(st->nframes, 3);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+		ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x500);
+		if (!kernel_wrote_it) {
+			/* Stale words, no signal frame: the record is followed. */
+			ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x300);
+			fixture_free(&fx);
+			continue;
+		}
+		ck_assert_uint_eq(st->nframes, 5);
+		ck_assert_int_eq(st->frames[2].trust, SW_TRUST_SCAN);
+		ck_assert_uint_eq(st->frames[2].pc, LIB_BASE + 0x2050);
+		ck_assert(st->frames[3].restored_context);
+		ck_assert_uint_eq(st->frames[3].pc, LIB_BASE + 0x3000);
+		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[3], RSP), interrupted_sp);
+		ck_assert_uint_eq(st->frames[4].pc, CODE_BASE + 0x300);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* x86-64 code without unwind tables: push %rbx; sub $0x20, %rsp put the
  * return address 0x28 bytes above rsp (SysV AMD64 ABI 3.2.2), past a
  * return address a scan would take first; rbx comes back from its slot.
@@ -580,6 +631,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
+	tcase_add_test(tc, test_record_above_a_signal_frame_is_not_the_handlers);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
 	tcase_add_test(tc, test_tail_call_through_pointer_is_told_from_a_switch);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
