@@ -23,10 +23,11 @@
 #                most MAX_STACK bytes: 8-byte little-endian start address,
 #                then the bytes (from the first readable page above sp
 #                when sp's own is not: a stack overflow's guard page)
-#   stack1.data  ... the page of each sigreturn trampoline gdb finds in
-#                the backtrace that lies in no module (qemu-user's own
-#                trampoline page): the walker recognises a signal frame
-#                by the trampoline's code, which no file holds
+#   stack1.data  ... the page of each sigreturn trampoline that lies in
+#                no module (qemu-user's own trampoline page), found in
+#                gdb's backtrace or named by a word of the stack: the
+#                walker recognises a signal frame by the trampoline's
+#                code, which no file holds
 #
 # qemu 7.2's stub has no `info proc mappings` (no host I/O for
 # /proc/PID/maps), hence the module list from the loader's own records:
@@ -51,6 +52,13 @@ REGISTERS = {
              [('a%d' % i, 'a%d' % i) for i in range(8)] +
              [('s%d' % i, 's%d' % i) for i in range(2, 12)] +
              [('t%d' % i, 't%d' % i) for i in range(3, 7)],
+}
+
+# The code of each family's sigreturn trampoline (the kernel's vDSO
+# __vdso_rt_sigreturn; qemu-user writes the same into a page of its own):
+# RISC-V `li a7, 139; ecall`.
+RESTORERS = {
+    'riscv': struct.pack('<II', 0x08b00893, 0x00000073),
 }
 
 PT_LOAD, PT_DYNAMIC = 1, 2
@@ -279,6 +287,23 @@ class OfflineCapture(gdb.Command):
                 f = f.older()
             except gdb.error:
                 break
+        # And those a handler's saved return address names though gdb's
+        # backtrace never reached them (gdb stopped short of the signal
+        # frame: zoo riscv64 5016): a stack word outside every mapping
+        # whose code is the trampoline's. A real capture holds the vDSO.
+        code, tried = RESTORERS.get(family), set()
+        for off in range(0, len(stack) - 7 if code else 0, 8):
+            word = struct.unpack_from('<Q', stack, off)[0]
+            page = word & ~(pagesize - 1)
+            if (word < pagesize or word in tried or page in extra or
+                    any(s <= word < e for s, e, _, _, _ in maps)):
+                continue
+            tried.add(word)
+            try:
+                if read(word, len(code)) == code:
+                    extra.append(page)
+            except gdb.MemoryError:
+                pass
         for n, page in enumerate(extra, 1):
             data = readable_from(page, pagesize, pagesize)
             write_memory(os.path.join(out, 'stack%d.data' % n), page, data)
