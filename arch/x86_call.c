@@ -391,15 +391,22 @@ bool sw_x86_record_of(const struct sw_walk *w, const struct sw_frame *callee, bo
  * shorter, never wrong), and not beyond X86_OWN_FRAME_MAX bytes. Asked
  * of every frame whose rbp may be one it inherited (the crash's, a
  * signal's, a leaf's caller, one found by prologue analysis or a scan
- * with no record below its return address). Of a frame a record found
- * only a signal handler's return is asked: its rbp is the record's saved
- * one, the caller's own record when the chain is sound, and a stale
- * return address in its locals must not shorten a sound chain; but a
- * handler that keeps no record leaves rbp as the signal found it, and a
- * signal frame the kernel wrote between sp and that record is proof that
- * the record is older than the interrupted frame (zoo x86_64 5002 `nofp
- * -O0`, the core alone: the record skipped the signal frame, pthread_kill
- * and f6). */
+ * with no record below its return address), and of a frame a record
+ * found of which nothing tells (no code, no symbols: a core read without
+ * its files): its rbp is the record's saved one,
+ * which a function that keeps no record of its own passes on from an
+ * older frame (zoo x86_64 5033 and 2708, `nofp`, the core alone: f6's
+ * rbp was f5's record, and following it skipped f5). There a stale return
+ * address in the locals of a frame that does keep a record ends the walk
+ * early (zoo x86_64 4005, 4034, `fp`, the core alone: short), as nothing
+ * without code tells the two apart; a shorter walk, never a skipped
+ * frame. Where something tells of the
+ * frame but not whether it keeps a record, a frame a record found is
+ * asked only for a signal handler's return: a handler that keeps
+ * no record leaves rbp as the signal found it, and a signal frame the
+ * kernel wrote between sp and that record is proof that the record is
+ * older than the interrupted frame (zoo x86_64 5002 `nofp -O0`, the core
+ * alone: the record skipped the signal frame, pthread_kill and f6). */
 enum { X86_OWN_FRAME_MAX = 1 << 16 };
 
 /* Is ra this frame's own return address, as far as the code tells? With
@@ -443,6 +450,20 @@ static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t 
 	return restorer && a->signal_frame_written_at(w, above);
 }
 
+/* Does nothing tell of the frame's function (neither the snapshot's code
+ * nor any symbols of its module), in a snapshot whose scans must prove
+ * their candidates by code (a core read without its files)? A refused
+ * record then ends the walk; in a minidump it would leave the walk to a
+ * scan by Breakpad's rule, which takes stale words. */
+static bool knows_nothing_of(const struct sw_walk *w, const struct sw_frame *f)
+{
+	uint8_t byte;
+	int32_t m;
+	uint64_t pc = sw_frame_code_pc(f);
+	return w->snap->scans_need_code && !sw_walk_read(w, pc, &byte, 1) &&
+	       !sw_walk_symbols_at(w, pc, &m);
+}
+
 bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame *callee,
                                  bool is64)
 {
@@ -451,7 +472,7 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 	if ((os != SW_OS_LINUX && os != SW_OS_ANDROID) || !sw_reg_valid(&callee->regs, a->sp) ||
 	    !sw_reg_valid(&callee->regs, a->fp))
 		return false;
-	bool found_by_record = callee->trust == SW_TRUST_FRAME_POINTER;
+	bool found_by_record = callee->trust == SW_TRUST_FRAME_POINTER && !knows_nothing_of(w, callee);
 	unsigned size = is64 ? 8 : 4;
 	uint64_t sp = callee->regs.v[a->sp], fp = callee->regs.v[a->fp], word;
 	if (fp < sp || fp - sp > X86_OWN_FRAME_MAX)

@@ -1135,16 +1135,35 @@ static bool steps_over(struct sw_code *c, uint64_t from, uint64_t to, bool is64)
 	return at != to;
 }
 
+/* Does the code from a section's start run on to pc (no end, no entry
+ * of another function named on the way)? The section's first function
+ * begins there, whatever precedes it: zoo x86_64 5032 (`nofp -Os`,
+ * stripped): main, first in .text, opens `push %rbx; sub $0xa0,%rsp`
+ * right after the PLT's last `jmp`, which no start search takes for an
+ * end before a lone push; a scan then took the sigaction handler's
+ * address in main's frame (after a noreturn call) for a return. */
+static bool section_runs_to(struct sw_code *c, uint64_t section, uint64_t pc, bool is64)
+{
+	uint64_t at;
+	bool called, enters;
+	return decode_to_end(c, section, pc, is64, false, &at, &called, &enters) == END_BEYOND &&
+	       at == pc && !enters;
+}
+
 static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is64,
                                   uint64_t *start)
 {
 	uint8_t code[START_REACH + X86_MAX_INSN];
-	uint64_t lo = sw_pro_search_floor(w, pc, START_REACH);
+	uint64_t lo = sw_pro_search_floor(w, pc, START_REACH), section;
+	bool in_section = sw_walk_code_section_start(w, pc, &section) && section >= lo;
+	if (in_section)
+		lo = section;
 	/* The code before pc, as much of the reach as is captured. */
 	while (pc - lo >= 16 && !sw_walk_read(w, lo, code, (size_t)(pc - lo)))
 		lo = pc - (pc - lo) / 2;
 	if (pc - lo < 16 || !sw_walk_read(w, lo, code, (size_t)(pc - lo)))
 		return false;
+	in_section = in_section && lo == section;
 	size_t have = (size_t)(pc - lo);
 	struct sw_code c;
 	sw_code_init(&c, w);
@@ -1152,8 +1171,12 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 	for (; a > lo; a--)
 		if (candidate_start(w, &c, code, (size_t)(a - lo), have, a, pc, is64, &s))
 			break;
-	if (a <= lo)
-		return false;
+	if (a <= lo) {
+		if (!in_section || !section_runs_to(&c, section, pc, is64))
+			return false;
+		*start = section;
+		return true;
+	}
 	/* The nearest start, unless an earlier one's code runs on to pc
 	 * and jumps into the nearer one's code on a condition: then the
 	 * nearer is a block of the earlier function that a return and
@@ -1177,6 +1200,9 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 		     steps_over(&c, earlier, *start, is64)))
 			*start = earlier;
 	}
+	if (in_section && section < *start && section_runs_to(&c, section, pc, is64) &&
+	    (branches_into(&c, section, *start, pc, is64) || steps_over(&c, section, *start, is64)))
+		*start = section;
 	return true;
 }
 

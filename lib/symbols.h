@@ -106,6 +106,11 @@ struct sw_symbols_ops {
 	 * (an ELF address in no executable segment: .data, .bss); true when
 	 * it is code or the provider cannot tell. NULL: cannot tell. */
 	bool (*in_code)(void *self, uint64_t offset);
+	/* The start (module-relative) of the executable section holding
+	 * offset, where the module's file has section headers: the first
+	 * function of a section begins there, whatever precedes it (the
+	 * PLT's last jump before .text). NULL: cannot tell. */
+	bool (*code_section_start)(void *self, uint64_t offset, uint64_t *start);
 };
 
 struct sw_module_symbols {

@@ -137,9 +137,19 @@ const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
 	return sw_walk_module_symbols(w, m, false);
 }
 
-/* Breakpad's InstructionAddressSeemsValid, plus the call check: inside a
- * module; inside a function when the module has symbols; and right after a
- * call instruction when the code bytes are in the snapshot. */
+bool sw_walk_code_section_start(const struct sw_walk *w, uint64_t addr, uint64_t *start)
+{
+	int32_t m;
+	const struct sw_module_symbols *syms = sw_walk_symbols_at(w, addr, &m);
+	uint64_t off;
+	if (!syms || !syms->ops->code_section_start ||
+	    !syms->ops->code_section_start(syms->self, sw_walk_module_offset(w, m, addr), &off))
+		return false;
+	const struct sw_module *mod = &w->snap->modules[m];
+	*start = mod->base + mod->load_bias + off;
+	return *start <= addr;
+}
+
 bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start)
 {
 	int32_t m;

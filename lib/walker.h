@@ -181,6 +181,9 @@ const struct sw_module_symbols *sw_walk_symbols_at(const struct sw_walk *w,
 /* The absolute start of the function (FUNC or PUBLIC) covering addr, if
  * the module's symbols say; its name is not kept. */
 bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *start);
+/* The start of the executable section holding addr, by the module file's
+ * section headers (symbols or not): a function begins there. */
+bool sw_walk_code_section_start(const struct sw_walk *w, uint64_t addr, uint64_t *start);
 /* Is addr plausibly a return address: inside a module, inside a function
  * when the module has symbols, and after a call instruction? */
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);

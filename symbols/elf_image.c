@@ -631,6 +631,19 @@ bool sw_elf_in_code_segment(const struct sw_elf *e, uint64_t vaddr, bool *known)
 	return false;
 }
 
+bool sw_elf_code_section_start(const struct sw_elf *e, uint64_t vaddr, uint64_t *start)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+	for (size_t i = 0; e->shdrs && i < e->shnum; i++) {
+		const struct elf_shdr *sh = &e->shdrs[i];
+		if ((sh->flags & code) == code && vaddr >= sh->addr && vaddr - sh->addr < sh->size) {
+			*start = sh->addr;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n)
 {
 	uint8_t *dst = out;

@@ -125,6 +125,10 @@ bool sw_elf_read(struct sw_elf *e, uint64_t vaddr, void *out, size_t n);
 /* Is vaddr inside an executable PT_LOAD (p_flags PF_X, up to p_memsz)?
  * *known: the file has an executable segment to go by. */
 bool sw_elf_in_code_segment(const struct sw_elf *e, uint64_t vaddr, bool *known);
+/* The start of the allocated executable section (SHF_ALLOC |
+ * SHF_EXECINSTR) holding vaddr, by the section headers (a stripped file
+ * keeps them; a debug file's NOBITS copies hold the same addresses). */
+bool sw_elf_code_section_start(const struct sw_elf *e, uint64_t vaddr, uint64_t *start);
 
 /* The MiniDebugInfo image (.gnu_debugdata, xz: liblzma), inflated on first
  * use and owned by e; NULL when absent or unreadable. */

@@ -321,6 +321,20 @@ static bool elf_in_code(void *self, uint64_t offset)
 	return true;
 }
 
+static bool elf_code_section_start(void *self, uint64_t offset, uint64_t *start)
+{
+	struct sw_elf_symbols *s = self;
+	uint64_t vaddr = offset + s->file_vaddr, at;
+	struct sw_elf *images[4];
+	unsigned n = symbol_images(s, images);
+	for (unsigned i = 0; i < n; i++)
+		if (sw_elf_code_section_start(images[i], vaddr, &at) && at >= s->file_vaddr) {
+			*start = at - s->file_vaddr;
+			return true;
+		}
+	return false;
+}
+
 static bool elf_has_function(void *self, uint64_t offset)
 {
 	struct sw_elf_symbols *s = self;
@@ -604,5 +618,6 @@ const struct sw_symbols_ops sw_elf_symbols_ops = {
 	.unwind = elf_unwind,
 	.has_function = elf_has_function,
 	.in_code = elf_in_code,
+	.code_section_start = elf_code_section_start,
 	.read_code = elf_read_code,
 };

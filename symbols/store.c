@@ -581,11 +581,27 @@ static bool both_read_code(void *self, uint64_t offset, void *out, size_t n)
 	return c->other.ops->read_code && c->other.ops->read_code(c->other.self, offset, out, n);
 }
 
+/* What the module's file says of its layout is the ELF provider's. */
+static bool both_in_code(void *self, uint64_t offset)
+{
+	struct combined *c = self;
+	return !c->other.ops->in_code || c->other.ops->in_code(c->other.self, offset);
+}
+
+static bool both_code_section_start(void *self, uint64_t offset, uint64_t *start)
+{
+	struct combined *c = self;
+	return c->other.ops->code_section_start &&
+	       c->other.ops->code_section_start(c->other.self, offset, start);
+}
+
 static const struct sw_symbols_ops both_ops = {
 	.lookup = both_lookup,
 	.unwind = both_unwind,
 	.has_function = both_has_function,
 	.read_code = both_read_code,
+	.in_code = both_in_code,
+	.code_section_start = both_code_section_start,
 };
 
 /* Modules of Windows and Apple processes have no ELF files to look for. */
@@ -789,6 +805,24 @@ static bool locked_has_function(void *self, uint64_t offset)
 	return r;
 }
 
+static bool locked_in_code(void *self, uint64_t offset)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	bool r = l->inner.ops->in_code(l->inner.self, offset);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static bool locked_code_section_start(void *self, uint64_t offset, uint64_t *start)
+{
+	struct locked_symbols *l = self;
+	pthread_mutex_lock(&l->lock);
+	bool r = l->inner.ops->code_section_start(l->inner.self, offset, start);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
 /* sm's provider behind its own lock (sw_bsym takes concurrent calls as
  * it is: docs/symbol-cache.md, "Threads and batches"). */
 static void lock_provider(struct store_module *sm)
@@ -805,6 +839,8 @@ static void lock_provider(struct store_module *sm)
 		.unwind = in->unwind ? locked_unwind : NULL,
 		.read_code = in->read_code ? locked_read_code : NULL,
 		.has_function = in->has_function ? locked_has_function : NULL,
+		.in_code = in->in_code ? locked_in_code : NULL,
+		.code_section_start = in->code_section_start ? locked_code_section_start : NULL,
 	};
 	sm->ms = (struct sw_module_symbols){&l->ops, l};
 }

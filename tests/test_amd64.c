@@ -97,6 +97,46 @@ START_TEST(test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it)
 }
 END_TEST
 
+/* A frame a record found, in a core without its files (no code, no
+ * symbols, scans need code): its rbp is the record's saved one, which a
+ * function keeping no record passes on from an older frame. With this
+ * function's return address below it, the record is an ancestor's and
+ * following it would skip frames (zoo x86_64 5033 `nofp -O2`, the core
+ * alone: f6's rbp was f5's record, and f5 was skipped); the walk ends
+ * there instead. A minidump's walk follows the record: refused, it would
+ * go on by a scan by Breakpad's rule. */
+START_TEST(test_record_found_frame_without_code_needs_no_return_address_below_its_rbp)
+{
+	for (int ra_below = 0; ra_below < 3; ra_below++) {
+		bool core = ra_below < 2;
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		fx.snap.scans_need_code = core;
+		uint64_t sp = STACK_BASE + 0x100, fp1 = STACK_BASE + 0x140, fp2 = STACK_BASE + 0x200;
+		set_context(&fx, LIB_BASE + 0x10, sp, fp1);
+		put_u64(&fx, fp1, fp2);                  /* frame 0's own record */
+		put_u64(&fx, fp1 + 8, LIB_BASE + 0x500);
+		if (ra_below)                            /* frame 1's return address */
+			put_u64(&fx, fp1 + 0x40, LIB_BASE + 0x340);
+		put_call_before(&fx, CODE_BASE + 0x300);
+		put_u64(&fx, fp2, 0);
+		put_u64(&fx, fp2 + 8, CODE_BASE + 0x300);
+		static const struct sw_walk_options opt = { .no_scan = true };
+		const struct sw_stack *st = walk(&fx, NULL, &opt);
+		ck_assert_uint_ge(st->nframes, 2);
+		ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x500);
+		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
+		if (ra_below && core) {
+			ck_assert_uint_eq(st->nframes, 2);
+		} else {
+			ck_assert_uint_eq(st->nframes, 3);
+			ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x300);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 /* GCC moves a function's unlikely code to a cold part placed before it
  * (f7.cold below f7). A live rbp in the cold part, below which lies the
  * return address of a direct call to the function (its start above the
@@ -206,8 +246,9 @@ START_TEST(test_record_above_a_signal_frame_is_not_the_handlers)
 		ck_assert_int_eq(st->frames[1].trust, SW_TRUST_FRAME_POINTER);
 		ck_assert_uint_eq(st->frames[1].pc, LIB_BASE + 0x500);
 		if (!kernel_wrote_it) {
-			/* Stale words, no signal frame: the record is followed. */
-			ck_assert_uint_eq(st->frames[2].pc, CODE_BASE + 0x300);
+			/* Stale words: no context is restored from them. */
+			for (uint32_t i = 0; i < st->nframes; i++)
+				ck_assert(!st->frames[i].restored_context);
 			fixture_free(&fx);
 			continue;
 		}
@@ -252,6 +293,48 @@ START_TEST(test_amd64_prologue_finds_the_return_address_past_pushes_and_sub)
 		ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x300);
 		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0x30);
 		ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBX), 0x1234);
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
+/* A stripped program's first function of .text, right after the PLT's
+ * last `jmp` and opening with a lone push: no start search takes the jump
+ * for an end before it, but the section headers say a function begins
+ * there (zoo x86_64 5032 `nofp -Os`, stripped: main's frame was scanned,
+ * and the sigaction handler's address in it, after a noreturn call, was
+ * taken for a return). */
+START_TEST(test_amd64_function_starts_at_its_section_start)
+{
+	for (int sections = 0; sections < 2; sections++) {
+		struct fixture fx;
+		struct fake_symbols fs;
+		fixture_init(&fx, SW_OS_LINUX);
+		fake_init(&fs, RULE_NONE);
+		fs.func_hi = 0; /* stripped: no function anywhere */
+		fs.has_section = sections;
+		fs.section_start = 0x100;
+		uint64_t fn = CODE_BASE + 0x100, sp = STACK_BASE + 0x100;
+		/* the PLT's last entry: jmp rel32 */
+		memcpy(syn_code_at(&fx, fn - 5, 5), "\xe9\xa0\xff\xff\xff", 5);
+		/* push %rbx; sub $0xa0,%rsp */
+		memcpy(syn_code_at(&fx, fn, 8), "\x53\x48\x81\xec\xa0\x00\x00\x00", 8);
+		set_context(&fx, fn + 0x40, sp, 0);
+		put_call_to(&fx, CODE_BASE + 0x500, fn);
+		put_u64(&fx, sp + 0xa0, 0x1234);            /* the caller's rbx */
+		put_u64(&fx, sp + 0xa8, CODE_BASE + 0x500); /* the return address */
+		const struct sw_stack *st = walk(&fx, &fs.source, NULL);
+		if (!sections) {
+			/* No start, so no opening: prologue analysis finds nothing
+			 * (the fake's "no function anywhere" refuses the scan). */
+			ck_assert(st->nframes < 2 || st->frames[1].trust != SW_TRUST_PROLOGUE);
+		} else {
+			ck_assert_uint_ge(st->nframes, 2);
+			ck_assert_int_eq(st->frames[1].trust, SW_TRUST_PROLOGUE);
+			ck_assert_uint_eq(st->frames[1].pc, CODE_BASE + 0x500);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RSP), sp + 0xb0);
+			ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[1], RBX), 0x1234);
+		}
 		fixture_free(&fx);
 	}
 }
@@ -629,10 +712,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_walk_frame_pointer_chain);
 	tcase_add_test(tc, test_frame_pointer_chain_not_followed_on_windows);
 	tcase_add_test(tc, test_live_rbp_in_uncaptured_code_needs_no_return_address_below_it);
+	tcase_add_test(tc, test_record_found_frame_without_code_needs_no_return_address_below_its_rbp);
 	tcase_add_test(tc, test_live_rbp_in_a_cold_part_below_its_function_needs_no_return_address_below_it);
 	tcase_add_test(tc, test_signal_frame_known_by_its_data_without_restorer_code);
 	tcase_add_test(tc, test_record_above_a_signal_frame_is_not_the_handlers);
 	tcase_add_test(tc, test_amd64_prologue_finds_the_return_address_past_pushes_and_sub);
+	tcase_add_test(tc, test_amd64_function_starts_at_its_section_start);
 	tcase_add_test(tc, test_tail_call_through_pointer_is_told_from_a_switch);
 	tcase_add_test(tc, test_x86_call_target_follows_a_plt_entry_to_an_odd_address);
 	tcase_add_test(tc, test_call_check_decodes_each_call_form);

@@ -240,6 +240,26 @@ START_TEST(test_elf_has_function_trusts_only_unwind_tables_that_cover_the_code)
 }
 END_TEST
 
+/* The executable section holding an address, by the section headers,
+ * through the provider's op (module offsets): .text of tiny starts at
+ * 0x5f0, right after .plt.got (readelf -S); .data holds no code. */
+START_TEST(test_elf_code_section_start_from_the_section_headers)
+{
+	struct sw_elf *e = open_testdata("elf/tiny_minidebuginfo_x86_64");
+	uint64_t base = sw_elf_info(e)->file_vaddr, start;
+	ck_assert(sw_elf_code_section_start(e, 0x650, &start));
+	ck_assert_uint_eq(start, 0x5f0);
+	ck_assert(sw_elf_code_section_start(e, 0x5c8, &start));
+	ck_assert_uint_eq(start, 0x5c0);
+	ck_assert(!sw_elf_code_section_start(e, 0x1dd0, &start));
+	struct sw_elf_symbols *s = sw_elf_symbols_create(e, NULL);
+	ck_assert(sw_elf_symbols_ops.code_section_start(s, 0x6ff - base, &start));
+	ck_assert_uint_eq(start, 0x5f0 - base);
+	ck_assert(!sw_elf_symbols_ops.code_section_start(s, 0x1dd0 - base, &start));
+	sw_elf_symbols_free(s);
+}
+END_TEST
+
 START_TEST(test_elf_locate_takes_symbols_of_a_stripped_image_from_its_unstripped_copy)
 {
 	/* An offline capture keeps the program as it ran (stripped); the
@@ -1295,6 +1315,7 @@ Suite *test_suite(void)
 	TCase *info = tcase_create("info");
 	tcase_add_test(info, test_elf_info_of_arm_library_with_load_bias);
 	tcase_add_test(info, test_elf_sym_base_is_the_first_segments_file_offset);
+	tcase_add_test(info, test_elf_code_section_start_from_the_section_headers);
 	tcase_add_test(info, test_elf_info_of_arm64_libc_with_debuglink);
 	tcase_add_test(info, test_elf_info_of_x86_vdso_loaded_high);
 	tcase_add_test(info, test_elf_info_exec_bias_differs_from_file_vaddr);

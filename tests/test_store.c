@@ -314,6 +314,53 @@ START_TEST(test_store_prefetch_shows_nothing_until_a_walk_asks)
 }
 END_TEST
 
+/* An ELF module's provider, on a concurrent store too (several walking
+ * threads: each provider behind its lock), answers what its file says of
+ * its layout: code or data, and where an executable section starts. The
+ * lock's wrapper once dropped these, and a walk's rules changed with the
+ * number of walking threads. */
+START_TEST(test_store_elf_layout_questions_pass_through_the_concurrent_lock)
+{
+	char dir[512], cmd[1200];
+	snprintf(dir, sizeof dir, "%s/elf", root);
+	mkdir(dir, 0755);
+	const char *td = getenv("SW_TESTDATA");
+	snprintf(cmd, sizeof cmd, "cp '%s/elf/tiny_minidebuginfo_x86_64' '%s/tiny'", td ? td : "testdata",
+	         dir);
+	ck_assert_int_eq(system(cmd), 0);
+	static struct sw_module mods[] = {
+		{.base = 0x10000, .size = 0x3000, .code_file = "/lib/tiny", .debug_file = "tiny",
+		 .code_id = "ac45086d41fa45f80e4322ba9da15ae824704f21"},
+	};
+	for (int concurrent = 0; concurrent < 2; concurrent++) {
+		memset(&snap, 0, sizeof snap);
+		snap.sys.os = SW_OS_LINUX;
+		snap.sys.cpu = SW_CPU_AMD64;
+		snap.modules = mods;
+		snap.nmodules = 1;
+		const char *p[1] = { dir };
+		struct sw_err err = {0};
+		struct sw_sym_store *st = sw_sym_store_create(p, 1, &snap, &err);
+		ck_assert_ptr_nonnull(st);
+		if (concurrent)
+			sw_sym_store_set_concurrent(st);
+		const struct sw_symbol_source *src = sw_sym_store_source(st);
+		enum sw_symbols_status status;
+		const struct sw_module_symbols *ms = src->for_module(src->self, 0, &status);
+		ck_assert_msg(ms != NULL, "status %d: %s", (int)status,
+		              sw_sym_store_nwarnings(st) ? sw_sym_store_warning(st, 0) : "");
+		uint64_t start;
+		ck_assert_ptr_nonnull(ms->ops->in_code);
+		ck_assert(ms->ops->in_code(ms->self, 0x650));
+		ck_assert(!ms->ops->in_code(ms->self, 0x1dd0));
+		ck_assert_ptr_nonnull(ms->ops->code_section_start);
+		ck_assert(ms->ops->code_section_start(ms->self, 0x650, &start));
+		ck_assert_uint_eq(start, 0x5f0);
+		sw_sym_store_free(st);
+	}
+}
+END_TEST
+
 START_TEST(test_store_accepts_a_module_id_in_other_case)
 {
 	write_store_file("s1", "w.so", "FFFF0", "ffff0");
@@ -411,6 +458,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_store_reports_missing);
 	tcase_add_test(tc, test_store_refuses_a_file_whose_module_id_is_not_the_modules_once);
 	tcase_add_test(tc, test_store_prefetch_shows_nothing_until_a_walk_asks);
+	tcase_add_test(tc, test_store_elf_layout_questions_pass_through_the_concurrent_lock);
 	tcase_add_test(tc, test_store_accepts_a_module_id_in_other_case);
 	tcase_add_test(tc, test_store_looks_on_past_a_refused_file);
 	tcase_add_test(tc, test_store_warns_about_a_symbol_path_that_is_not_symbols);

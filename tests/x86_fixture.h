@@ -76,6 +76,10 @@ struct fake_symbols {
 	/* Module offsets covered by functions named "func": one every
 	 * FAKE_FUNCTION_SIZE bytes, each starting at its block's start. */
 	uint64_t func_lo, func_hi;
+	/* With has_section: the module's executable section starts at
+	 * section_start (module offset), as section headers would say. */
+	bool has_section;
+	uint64_t section_start;
 	uint32_t ninlines;
 	struct sw_sym_inline inlines[2];
 	struct sw_module_symbols module;
@@ -161,10 +165,20 @@ static inline enum sw_unwind_status fake_unwind(void *self, uint64_t off,
 	return SW_UNWIND_OK;
 }
 
+static inline bool fake_code_section_start(void *self, uint64_t off, uint64_t *start)
+{
+	struct fake_symbols *fs = self;
+	if (!fs->has_section || off < fs->section_start)
+		return false;
+	*start = fs->section_start;
+	return true;
+}
+
 static const struct sw_symbols_ops fake_ops = {
 	.lookup = fake_lookup,
 	.unwind = fake_unwind,
 	.has_function = fake_has_function,
+	.code_section_start = fake_code_section_start,
 };
 
 static inline void fake_init(struct fake_symbols *fs, enum fake_rule rule)
