@@ -340,6 +340,15 @@ static bool arm64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_
 		bool branch = a64_branch_destination(insn, at, &to);
 		if (branch && to < target)
 			return true;
+		/* A BL forward to an address up to pc enters another function
+		 * there: a function never calls into its own body past the call
+		 * (zoo aarch64 5070 `nofp -O0`, stripped: f4 ends `bl f5`, f5
+		 * follows; f4's record, x29 in f5, was taken for f5's caller). */
+		uint64_t callee;
+		if ((insn & 0xfc000000u) == 0x94000000u &&
+		    (callee = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28)) > at &&
+		    callee <= pc)
+			return false;
 		if (branch && to > reach)
 			reach = to;
 		bool is_b = (insn & 0xfc000000u) == 0x14000000u;
@@ -738,9 +747,17 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	for (unsigned i = 19; i <= 28; i++)
 		if (sw_reg_valid(r, i))
 			sw_reg_set(&out->regs, i, r->v[i]);
+	/* The record bounds the caller's sp from below (AArch64 keeps it at
+	 * a frame's bottom); where the frame's code shows how far below its
+	 * CFA it put the record, the caller's sp is that CFA (zoo aarch64
+	 * 5092 `nofp -O2`, stripped: f4's `stp x29, x30, [sp, #-272]!` put
+	 * it 272 bytes down; from fp + 16, f2's prologue could not be read,
+	 * and a scan in f4's frame took a stale return into f2). */
+	uint64_t cfa;
+	bool exact = sw_arm64_record_cfa(s, fp, &cfa) && cfa >= fp + 16;
 	sw_reg_set(&out->regs, ARM64_PC, saved_lr);
 	sw_reg_set(&out->regs, ARM64_FP, saved_fp);
-	sw_reg_set(&out->regs, ARM64_SP, fp + 16);
+	sw_reg_set(&out->regs, ARM64_SP, exact ? cfa : fp + 16);
 	return SW_UNWIND_OK;
 }
 

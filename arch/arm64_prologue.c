@@ -682,10 +682,29 @@ bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa)
 	return true;
 }
 
+bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa)
+{
+	const struct sw_frame *callee = s->callee;
+	if ((callee->pc & 3) != 0 || !sw_pro_symbol_start(s) || callee->function_is_public)
+		return false;
+	struct sw_code c;
+	sw_code_init(&c, s->walk);
+	struct sw_prologue p;
+	const uint32_t record = 1u << A64_FP | 1u << A64_LR;
+	if (!analyze(s, &c, &p) || p.failed || !p.cur.fp_known || (p.cur.saved & record) != record ||
+	    p.cur.slot[A64_FP] != p.cur.fp_off || p.cur.slot[A64_LR] != p.cur.fp_off + 8 ||
+	    p.cur.fp_off >= 0 || fp > UINT64_MAX + (uint64_t)p.cur.fp_off)
+		return false;
+	*cfa = fp - (uint64_t)p.cur.fp_off;
+	return true;
+}
+
 /* How exact the callee's sp is. A frame found through a frame record or
  * by a scan has only a lower bound for it (lib/walker.c, sp_only_bounded:
  * AArch64 keeps x30 at the bottom of a frame, not at its CFA); its x29,
- * restored from the record, is exact. A frame found through the live x30
+ * restored from the record, is exact, and so is its sp where the record's
+ * owner's code places the record below its CFA (sw_arm64_record_cfa). A
+ * frame found through the live x30
  * of the context frame below it (arch/arm64.c) is exact where its sp is
  * the CFA that frame's code shows (sw_arm64_live_cfa). A leaf that called
  * through a NULL pointer moved none (caller_of_bad_pc). */
@@ -699,7 +718,10 @@ static bool sp_is_exact(const struct sw_step *s)
 		return false;
 	struct sw_step t = { .walk = s->walk, .callee = below, .callee_callee = NULL };
 	uint64_t cfa;
-	return sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP];
+	return (sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP]) ||
+	       (sw_reg_valid(&below->regs, A64_FP) &&
+	        sw_arm64_record_cfa(&t, below->regs.v[A64_FP], &cfa) &&
+	        cfa == callee->regs.v[A64_SP]);
 }
 
 /* A scan found the callee's return address in `slot`. Where the callee's

@@ -17,6 +17,12 @@ enum sw_unwind_status sw_arm64_caller_by_prologue(const struct sw_step *s, struc
  * found through x30 (a function stopped in its prologue, or a leaf that
  * moved sp, has sp below it). False when the code does not tell. */
 bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa);
+/* The CFA of the frame whose frame record lies at fp, where the code of
+ * its function (from its symbol's start to pc) stores x29 and x30 at fp
+ * and fp + 8 and points x29 there, at a known distance below the CFA
+ * (`stp x29, x30, [sp, #-N]!; mov x29, sp`): the caller's sp, exactly,
+ * where the record alone only bounds it. */
+bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa);
 
 /* The caller of a frame whose return address ra a scan found in `slot`,
  * where the frame's code shows x30 saved at a known place in its frame:

@@ -703,6 +703,61 @@ START_TEST(test_call_target_decodes_bl_and_follows_stubs)
 }
 END_TEST
 
+/* A frame record sits at its frame's bottom (AArch64): alone it only
+ * bounds the caller's sp (record + 16). Where the frame's code shows it
+ * (`stp x29, x30, [sp, #-272]!; mov x29, sp` from the function's start),
+ * the caller's sp is the CFA, 272 bytes above the record (zoo aarch64
+ * 5092 `nofp -O2`, stripped: from f4's record + 16, f2's prologue could
+ * not be read, and a scan in f4's frame took a stale return into f2). */
+START_TEST(test_record_step_takes_the_callers_sp_from_the_frames_code)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t fn = CODE_BASE + 0x100, leaf = CODE_BASE + 0x200;
+	put_insn(&fx, fn, 0xa9af7bfdu);          /* stp x29, x30, [sp, #-272]! */
+	put_insn(&fx, fn + 4, INSN_MOV_FP_SP);   /* mov x29, sp */
+	put_insn(&fx, fn + 0x3c, 0x94000000u | (uint32_t)((leaf - (fn + 0x3c)) / 4)); /* bl leaf */
+	uint64_t ra_up = call_returning_to(&fx, CODE_BASE + 0x404);
+	uint64_t sp = STACK_BASE + 0x100, fp = STACK_BASE + 0x180;
+	put_u64(&fx, fp, 0);
+	put_u64(&fx, fp + 8, ra_up);
+	set_context(&fx, leaf + 0x10, sp, fp, fn + 0x40);
+	struct sw_module_symbols syms = { &block_ops, NULL };
+	struct sw_symbol_source src = { .self = &syms, .for_module = syn_module0_symbols };
+	struct sw_walk_options opt = { .no_scan = true };
+	const struct sw_stack *st = syn_walk(&fx, &sw_arch_arm64, &src, &opt);
+	ck_assert_uint_ge(st->nframes, 3);
+	ck_assert_uint_eq(st->frames[1].pc, fn + 0x40);
+	ck_assert_uint_eq(st->frames[2].pc, ra_up);
+	ck_assert_int_eq(st->frames[2].trust, SW_TRUST_FRAME_POINTER);
+	ck_assert_uint_eq(sw_stack_frame_reg(&st->frames[2], SP), fp + 272);
+	fixture_free(&fx);
+}
+END_TEST
+
+/* A function that ends in a BL to the code right after it (a call that
+ * does not return, then the next function, no padding) does not reach
+ * that next function's code: a function never calls into its own body
+ * past the call (zoo aarch64 5070 `nofp -O0`, stripped: f4 ends `bl f5`;
+ * in f5, x29 was still f4's record, whose return into f3, after a call
+ * to f4, was taken for f5's caller). */
+START_TEST(test_call_reaches_stops_at_a_call_into_the_next_function)
+{
+	struct fixture fx;
+	fixture_init(&fx);
+	uint64_t f4 = CODE_BASE + 0x100, f5 = CODE_BASE + 0x140;
+	put_insn(&fx, f5 - 4, 0x94000001u); /* bl f5 (the next instruction) */
+	put_insn(&fx, f5 + 0x40, 0x14000000u); /* b . */
+	sw_snapshot_finish(&fx.snap);
+	struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_arm64, .address_mask = ~0ull };
+	ck_assert(sw_arch_arm64.call_reaches(&w, f4, f5 - 8));
+	ck_assert(!sw_arch_arm64.call_reaches(&w, f4, f5));
+	ck_assert(!sw_arch_arm64.call_reaches(&w, f4, f5 + 0x20));
+	ck_assert(sw_arch_arm64.call_reaches(&w, f5, f5 + 0x20));
+	fixture_free(&fx);
+}
+END_TEST
+
 /* Scanning above a frame in libc, a word after a BL to the app's own code
  * is stale and passed over; the call through the PLT is libc's caller. */
 START_TEST(test_scan_refuses_a_call_into_another_module)
@@ -1101,6 +1156,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_scan_takes_only_words_after_a_call);
 	tcase_add_test(tc, test_call_check_decodes_every_linking_branch);
 	tcase_add_test(tc, test_call_target_decodes_bl_and_follows_stubs);
+	tcase_add_test(tc, test_call_reaches_stops_at_a_call_into_the_next_function);
+	tcase_add_test(tc, test_record_step_takes_the_callers_sp_from_the_frames_code);
 	tcase_add_test(tc, test_scan_refuses_a_call_into_another_module);
 	tcase_add_test(tc, test_scan_refuses_a_plt_call_to_a_function_that_leads_elsewhere);
 	tcase_add_test(tc, test_scan_refuses_a_call_through_an_unbound_plt_slot);
