@@ -758,6 +758,7 @@ static enum sw_unwind_status arm64_caller_by_frame_pointer(const struct sw_step 
 	sw_reg_set(&out->regs, ARM64_PC, saved_lr);
 	sw_reg_set(&out->regs, ARM64_FP, saved_fp);
 	sw_reg_set(&out->regs, ARM64_SP, exact ? cfa : fp + 16);
+	out->sp_exact = exact;
 	return SW_UNWIND_OK;
 }
 

@@ -682,20 +682,39 @@ bool sw_arm64_live_cfa(const struct sw_step *s, uint64_t *cfa)
 	return true;
 }
 
-bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa)
+/* How far above the record the code places the CFA, or 0: the answer
+ * for pc's function, the same for every frame of a recursion (kept in
+ * the walk's memo, which on AArch64 nothing else uses). */
+static uint64_t record_depth(const struct sw_step *s)
 {
 	const struct sw_frame *callee = s->callee;
-	if ((callee->pc & 3) != 0 || !sw_pro_symbol_start(s) || callee->function_is_public)
-		return false;
+	struct sw_walk_memo *m = s->walk->memo;
+	if (m && m->valid && m->key == callee->pc)
+		return m->answer ? m->value : 0;
+	uint64_t depth = 0;
 	struct sw_code c;
 	sw_code_init(&c, s->walk);
 	struct sw_prologue p;
 	const uint32_t record = 1u << A64_FP | 1u << A64_LR;
-	if (!analyze(s, &c, &p) || p.failed || !p.cur.fp_known || (p.cur.saved & record) != record ||
-	    p.cur.slot[A64_FP] != p.cur.fp_off || p.cur.slot[A64_LR] != p.cur.fp_off + 8 ||
-	    p.cur.fp_off >= 0 || fp > UINT64_MAX + (uint64_t)p.cur.fp_off)
+	if (sw_pro_symbol_start(s) && !callee->function_is_public && analyze(s, &c, &p) &&
+	    !p.failed && p.cur.fp_known && (p.cur.saved & record) == record &&
+	    p.cur.slot[A64_FP] == p.cur.fp_off && p.cur.slot[A64_LR] == p.cur.fp_off + 8 &&
+	    p.cur.fp_off < 0)
+		depth = (uint64_t)-p.cur.fp_off;
+	if (m)
+		*m = (struct sw_walk_memo){ .valid = true, .answer = depth != 0, .key = callee->pc,
+		                            .value = depth };
+	return depth;
+}
+
+bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa)
+{
+	if ((s->callee->pc & 3) != 0)
 		return false;
-	*cfa = fp - (uint64_t)p.cur.fp_off;
+	uint64_t depth = record_depth(s);
+	if (depth == 0 || fp > UINT64_MAX - depth)
+		return false;
+	*cfa = fp + depth;
 	return true;
 }
 
@@ -703,7 +722,8 @@ bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa)
  * by a scan has only a lower bound for it (lib/walker.c, sp_only_bounded:
  * AArch64 keeps x30 at the bottom of a frame, not at its CFA); its x29,
  * restored from the record, is exact, and so is its sp where the record's
- * owner's code places the record below its CFA (sw_arm64_record_cfa). A
+ * owner's code places the record below its CFA (sw_arm64_record_cfa: the
+ * record step marks it sp_exact). A
  * frame found through the live x30
  * of the context frame below it (arch/arm64.c) is exact where its sp is
  * the CFA that frame's code shows (sw_arm64_live_cfa). A leaf that called
@@ -716,12 +736,11 @@ static bool sp_is_exact(const struct sw_step *s)
 		return true;
 	if (callee->trust != SW_TRUST_FRAME_POINTER || !below)
 		return false;
+	if (callee->sp_exact)
+		return true;
 	struct sw_step t = { .walk = s->walk, .callee = below, .callee_callee = NULL };
 	uint64_t cfa;
-	return (sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP]) ||
-	       (sw_reg_valid(&below->regs, A64_FP) &&
-	        sw_arm64_record_cfa(&t, below->regs.v[A64_FP], &cfa) &&
-	        cfa == callee->regs.v[A64_SP]);
+	return sw_arm64_live_cfa(&t, &cfa) && cfa == callee->regs.v[A64_SP];
 }
 
 /* A scan found the callee's return address in `slot`. Where the callee's

@@ -50,6 +50,9 @@ struct sw_frame {
 	/* Registers restored whole from a saved context (signal or exception
 	 * frame): pc is the interrupted instruction, symbolized as is. */
 	bool restored_context;
+	/* sp is exact where its method would only bound it (arch/arm64.c: a
+	 * record step whose frame's code placed the record below its CFA). */
+	bool sp_exact;
 	/* Inline frames precede their physical frame in the stack; a physical
 	 * frame knows how many precede it. */
 	uint16_t ninlines;

@@ -22,6 +22,9 @@ struct sw_walk;
 struct sw_caller {
 	struct sw_regs regs;
 	bool restored_context;
+	/* The method knows sp exactly where it would only bound it (struct
+	 * sw_frame sp_exact). */
+	bool sp_exact;
 	/* Prologue analysis: the first instruction decoded, pc's function's
 	 * start as the analysis found it (--explain); 0: not said. */
 	uint64_t decoded_from;

@@ -1347,6 +1347,7 @@ static enum step_result find_caller(struct sw_step *st, bool first_unwind,
 	caller->regs = c.regs;
 	caller->trust = trust;
 	caller->restored_context = c.restored_context;
+	caller->sp_exact = c.sp_exact;
 	caller->module = -1;
 	caller->unloaded_module = -1;
 	if (r.method == SW_METHOD_CFI)
