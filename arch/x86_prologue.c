@@ -679,20 +679,27 @@ static bool opens_function(const uint8_t *b, size_t n, bool is64)
 	return (sub[0] == 0x83 || sub[0] == 0x81) && sub[1] == 0xec;
 }
 
-/* Does b open as only a function does: endbr, `push %rbp; mov %rsp,%rbp`,
- * or two callee-saved pushes in a row (a block inside a function rarely
- * begins saving registers)? */
-static bool opens_only_a_function(const uint8_t *b, size_t n, bool is64)
+/* Does b open as no block inside a function does: endbr, or `push %rbp;
+ * mov %rsp,%rbp` (a frame's set-up, made only on entry)? */
+static bool opens_with_entry_code(const uint8_t *b, size_t n, bool is64)
 {
 	static const uint8_t frame32[] = { 0x55, 0x89, 0xe5 }, frame64[] = { 0x55, 0x48, 0x89, 0xe5 };
-	size_t first, second;
 	if (n < 4)
 		return false;
 	if (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb))
 		return true;
-	if (is64 ? memcmp(b, frame64, sizeof frame64) == 0 : memcmp(b, frame32, sizeof frame32) == 0)
-		return true;
-	return saves_register(b, n, is64, &first) && saves_register(b + first, n - first, is64, &second);
+	return is64 ? memcmp(b, frame64, sizeof frame64) == 0 : memcmp(b, frame32, sizeof frame32) == 0;
+}
+
+/* Does b open as only a function does: entry code, or two callee-saved
+ * pushes in a row (a block inside a function rarely begins saving
+ * registers)? */
+static bool opens_only_a_function(const uint8_t *b, size_t n, bool is64)
+{
+	size_t first, second;
+	return opens_with_entry_code(b, n, is64) ||
+	       (n >= 4 && saves_register(b, n, is64, &first) &&
+	        saves_register(b + first, n - first, is64, &second));
 }
 
 /* Padding, zeros or the start of another function (its opening, or a push
@@ -1058,6 +1065,23 @@ static bool calls_pc_thunk(const struct sw_walk *w, uint64_t a)
 	       (thunk[1] & 0xc7) == 0x04 && thunk[2] == 0x24 && thunk[3] == 0xc3;
 }
 
+/* Does the code from a up to pc make a direct call followed, before pc,
+ * by what opens a function? Such a call may not return (abort), and the
+ * next function begin right after it: then a's function ended there (zoo
+ * x86_64 195: f7's `push %rbp; mov %rsp,%rbp; call abort`, then f4's
+ * `sub $8,%rsp`). */
+static bool calls_before_an_opening(struct sw_code *c, uint64_t a, uint64_t pc, bool is64)
+{
+	uint64_t at = a, dest;
+	struct insn in;
+	uint8_t next[4];
+	while (at < pc && next_insn(c, &at, is64, &in, &dest))
+		if (in.call && at < pc && sw_walk_read(c->w, at, next, sizeof next) &&
+		    opens_function(next, sizeof next, is64))
+			return true;
+	return false;
+}
+
 /* Does a candidate at code[off] (address a) begin pc's function, and
  * where: *start. */
 static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const uint8_t *code,
@@ -1070,8 +1094,14 @@ static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const ui
 	 * (zoo i386 4103 -Os static, stripped: f2's `push %ebp; push %edi`
 	 * right after frame_dummy's `jmp register_tm_clones`). */
 	bool tail_jump = k >= 5 && code[off - 5] == 0xe9 && opens_only_a_function(&code[off], n, is64);
+	/* After a call, only entry code: a call that does not return may end
+	 * a function, the next one right after it (zoo x86_64 6018 `nofp
+	 * -O1`, stripped: f5 ends `call abort`, f4's `push %rbp; mov
+	 * %rsp,%rbp` follows; with no start found, f4's record was refused,
+	 * its saved rbp a number qsort kept there, and a scan skipped f3). */
+	bool noreturn_call = k >= 5 && code[off - 5] == 0xe8 && opens_with_entry_code(&code[off], n, is64);
 	if (!(opens_function(&code[off], n, is64) || (!is64 && calls_pc_thunk(w, a))) ||
-	    !(ends_before_function(&code[off - k], k) || tail_jump))
+	    !(ends_before_function(&code[off - k], k) || tail_jump || noreturn_call))
 		return false;
 	/* From a, every instruction up to pc, none of them ending the
 	 * function before pc: pc is in a's function. Where a's function
@@ -1092,7 +1122,8 @@ static bool candidate_start(const struct sw_walk *w, struct sw_code *c, const ui
 	uint64_t at, next;
 	bool called, enters;
 	enum function_end e = decode_to_end(c, a, pc, is64, false, &at, &called, &enters);
-	if (enters)
+	if (enters || (noreturn_call && !ends_before_function(&code[off - k], k) && !tail_jump &&
+	               calls_before_an_opening(c, a, pc, is64)))
 		return false;
 	if (e == END_BEYOND && at == pc) {
 		*start = a;

@@ -522,6 +522,38 @@ END_TEST
  * from there says whether rbp holds its own record (zoo x86_64 nofp 27
  * musl and i386 65, 69, 70, 77 stripped or alone: a caller's record
  * skipped frames). */
+/* A function may end in a call that does not return, the next one right
+ * after it: after a call, a start is found where the code sets up a frame
+ * (`push %rbp; mov %rsp,%rbp`), which no block inside a function does
+ * (zoo x86_64 6018 `nofp -O1`, stripped: f5 ends `call abort`, f4
+ * follows; with no start, f4's record was refused and f3 skipped). A lone
+ * push after a call is no start: it may be a block's. */
+START_TEST(test_x86_start_after_a_call_that_does_not_return)
+{
+	/* call abort; push %rbp; mov %rsp,%rbp; push %rbx; mov %eax,%ecx; call *%rax; mov %eax,%edx */
+	static const char frame[] = "\xe8\x10\x20\x30\x00\x55\x48\x89\xe5\x53\x89\xc1\xff\xd0\x89\xc2";
+	/* call f; push %rbx; mov %eax,%ecx; mov %eax,%ecx; ... */
+	static const char lone[] = "\xe8\x10\x20\x30\x00\x53\x89\xc1\x89\xc1\x89\xc1\xff\xd0\x89\xc2";
+	const char *codes[] = { frame, lone };
+	for (int k = 0; k < 2; k++) {
+		struct fixture fx;
+		fixture_init(&fx, SW_OS_LINUX);
+		memcpy(syn_code_at(&fx, CODE_BASE + 0x10b, sizeof frame - 1), codes[k], sizeof frame - 1);
+		fixture_finish(&fx);
+		struct sw_walk w = { .snap = &fx.snap, .arch = &sw_arch_amd64 };
+		uint64_t start = 0;
+		bool found = sw_x86_start_without_symbols(&w, CODE_BASE + 0x119, true, &start);
+		if (k == 0) {
+			ck_assert(found);
+			ck_assert_uint_eq(start, CODE_BASE + 0x110);
+		} else {
+			ck_assert(!found || start != CODE_BASE + 0x110);
+		}
+		fixture_free(&fx);
+	}
+}
+END_TEST
+
 START_TEST(test_x86_start_without_symbols_tells_whose_record_rbp_is)
 {
 	/* ret; nop x15 | sub $8,%rsp; mov %eax,%ecx; call *%rax; mov %eax,%edx */
@@ -725,6 +757,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_closed_function_ends_past_its_last_jump_target);
 	tcase_add_test(tc, test_closed_function_decodes_string_atomic_and_system_instructions);
 	tcase_add_test(tc, test_x86_start_without_symbols_tells_whose_record_rbp_is);
+	tcase_add_test(tc, test_x86_start_after_a_call_that_does_not_return);
 	tcase_add_test(tc, test_x86_start_without_symbols_follows_a_tail_jump);
 	tcase_add_test(tc, test_x86_start_without_symbols_stops_at_a_called_entry);
 	tcase_add_test(tc, test_x86_start_without_symbols_keeps_a_block_in_its_function);
