@@ -117,6 +117,13 @@ static int64_t sext(uint64_t v, unsigned bits)
 	return (int64_t)(v ^ m) - (int64_t)m;
 }
 
+/* Where B or BL at `at` goes: its imm26, in instructions (Arm ARM
+ * C6.2.26, C6.2.35). */
+static uint64_t a64_imm26_destination(uint32_t insn, uint64_t at)
+{
+	return at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+}
+
 enum {
 	A64_BR_X16 = 0xd61f0200u,
 	A64_BR_X17 = 0xd61f0220u,
@@ -195,7 +202,7 @@ static bool arm64_call_target(const struct sw_walk *w, uint64_t ra, uint64_t *ta
 	ra = arm64_strip(w, ra);
 	if (ra < 4 || !arm64_read_insn(w, ra - 4, &insn) || (insn & 0xfc000000u) != 0x94000000u)
 		return false;
-	uint64_t at = ra - 4 + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28), next;
+	uint64_t at = a64_imm26_destination(insn, ra - 4), next;
 	for (unsigned hop = 0; hop < ARM64_STUB_HOPS; hop++) {
 		switch (a64_stub_at(w, at, &next)) {
 		case A64_STUB_NONE:
@@ -274,8 +281,7 @@ static bool arm64_jumps_into_module(const struct sw_walk *w, uint64_t fn, int32_
 		if (!arm64_read_insn(w, at, &insn))
 			return false;
 		if ((insn & 0xfc000000u) == 0x14000000u &&
-		    a64_jump_destination(w, at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28),
-		                         &dest) &&
+		    a64_jump_destination(w, a64_imm26_destination(insn, at), &dest) &&
 		    sw_module_at(w->snap, dest) == to)
 			return true;
 		if (a64_is_br(insn) && since_epilogue <= A64_TAIL_AFTER_EPILOGUE)
@@ -308,7 +314,7 @@ static bool a64_ends_flow(uint32_t insn)
 static bool a64_branch_destination(uint32_t insn, uint64_t at, uint64_t *to)
 {
 	if ((insn & 0xfc000000u) == 0x14000000u)
-		*to = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+		*to = a64_imm26_destination(insn, at);
 	else if ((insn & 0xff000010u) == 0x54000000u || (insn & 0x7e000000u) == 0x34000000u)
 		*to = at + (uint64_t)sext((uint64_t)(insn >> 5 & 0x7ffffu) << 2, 21);
 	else if ((insn & 0x7e000000u) == 0x36000000u)
@@ -344,10 +350,8 @@ static bool arm64_call_reaches(const struct sw_walk *w, uint64_t target, uint64_
 		 * there: a function never calls into its own body past the call
 		 * (zoo aarch64 5070 `nofp -O0`, stripped: f4 ends `bl f5`, f5
 		 * follows; f4's record, x29 in f5, was taken for f5's caller). */
-		uint64_t callee;
-		if ((insn & 0xfc000000u) == 0x94000000u &&
-		    (callee = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28)) > at &&
-		    callee <= pc)
+		uint64_t callee = a64_imm26_destination(insn, at);
+		if ((insn & 0xfc000000u) == 0x94000000u && callee > at && callee <= pc)
 			return false;
 		if (branch && to > reach)
 			reach = to;
@@ -387,7 +391,7 @@ static bool arm64_call_never_made(const struct sw_walk *w, uint64_t ra)
 	uint64_t slot, v;
 	if (ra < 4 || !arm64_read_insn(w, ra - 4, &insn) || (insn & 0xfc000000u) != 0x94000000u)
 		return false;
-	uint64_t stub = ra - 4 + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+	uint64_t stub = a64_imm26_destination(insn, ra - 4);
 	if (a64_stub_at(w, stub, &slot) != A64_STUB_SLOT || !arm64_read_code(w, slot, 8, &v))
 		return false;
 	v = arm64_strip(w, v);
@@ -442,7 +446,7 @@ static bool a64_may_lead_to(const struct sw_walk *w, uint64_t fn, uint64_t pc, u
 			return true;
 		--*budget;
 		if ((insn & 0xfc000000u) == 0x14000000u)            /* B */
-			to = at + (uint64_t)sext((uint64_t)(insn & 0x3ffffffu) << 2, 28);
+			to = a64_imm26_destination(insn, at);
 		else if ((insn & 0xff000010u) == 0x54000000u ||     /* B.cond */
 		         (insn & 0x7e000000u) == 0x34000000u)       /* CBZ, CBNZ */
 			to = at + (uint64_t)sext((uint64_t)(insn >> 5 & 0x7ffffu) << 2, 21);
