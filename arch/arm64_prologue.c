@@ -719,15 +719,15 @@ bool sw_arm64_record_cfa(const struct sw_step *s, uint64_t fp, uint64_t *cfa)
 }
 
 /* How exact the callee's sp is. A frame found through a frame record or
- * by a scan has only a lower bound for it (lib/walker.c, sp_only_bounded:
- * AArch64 keeps x30 at the bottom of a frame, not at its CFA); its x29,
- * restored from the record, is exact, and so is its sp where the record's
- * owner's code places the record below its CFA (sw_arm64_record_cfa: the
- * record step marks it sp_exact). A
- * frame found through the live x30
- * of the context frame below it (arch/arm64.c) is exact where its sp is
- * the CFA that frame's code shows (sw_arm64_live_cfa). A leaf that called
- * through a NULL pointer moved none (caller_of_bad_pc). */
+ * by a scan has only a lower bound for it (lib/walker.c,
+ * sp_only_bounded: AArch64 keeps x30 at the bottom of a frame, not at
+ * its CFA); its x29, restored from the record, is exact, and so is its
+ * sp where the record's owner's code places the record below its CFA
+ * (sw_arm64_record_cfa: the record step marks it sp_exact). A frame
+ * found through the live x30 of the context frame below it
+ * (arch/arm64.c) is exact where its sp is the CFA that frame's code
+ * shows (sw_arm64_live_cfa). A leaf that called through a NULL pointer
+ * moved none (caller_of_bad_pc). */
 static bool sp_is_exact(const struct sw_step *s)
 {
 	const struct sw_frame *callee = s->callee, *below = s->callee_callee;

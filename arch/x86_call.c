@@ -377,36 +377,36 @@ bool sw_x86_record_of(const struct sw_walk *w, const struct sw_frame *callee, bo
 }
 
 /* A live context's rbp (the crash's, or one a signal frame restored) in
- * a function whose code cannot tell (the snapshot lacks it, or no symbol
- * or CFI says where the function starts), on Linux: the SysV psABIs make
- * rbp/ebp a general register and distributions build without frame
- * pointers, so nothing says whether it holds this function's record or a
- * caller's, and a caller's skips every frame between (a crash in a
- * syscall wrapper of the C library, rbp still the record of the
- * program's function that called it). The stack can: below a caller's
- * record lies this function's own return address, while below its own
- * record lie only its locals. So the record is believed when no word
- * from sp up to it is a return address of a call to this function
- * (calls_this_function; a local that passes makes the walk
- * shorter, never wrong), and not beyond X86_OWN_FRAME_MAX bytes. Asked
- * of every frame whose rbp may be one it inherited (the crash's, a
- * signal's, a leaf's caller, one found by prologue analysis or a scan
+ * a function whose code cannot tell (the snapshot lacks it, or no
+ * symbol or CFI says where the function starts), on Linux: the SysV
+ * psABIs make rbp/ebp a general register and distributions build
+ * without frame pointers, so nothing says whether it holds this
+ * function's record or a caller's, and a caller's skips every frame
+ * between (a crash in a syscall wrapper of the C library, rbp still the
+ * record of the program's function that called it). The stack can:
+ * below a caller's record lies this function's own return address,
+ * while below its own record lie only its locals. So the record is
+ * believed when no word from sp up to it is a return address of a call
+ * to this function (calls_this_function; a local that passes makes the
+ * walk shorter, never wrong), and not beyond X86_OWN_FRAME_MAX bytes.
+ * Asked of every frame whose rbp may be one it inherited (the crash's,
+ * a signal's, a leaf's caller, one found by prologue analysis or a scan
  * with no record below its return address), and of a frame a record
- * found of which nothing tells (no code, no symbols: a core read without
- * its files): its rbp is the record's saved one,
- * which a function that keeps no record of its own passes on from an
- * older frame (zoo x86_64 5033 and 2708, `nofp`, the core alone: f6's
- * rbp was f5's record, and following it skipped f5). There a stale return
- * address in the locals of a frame that does keep a record ends the walk
- * early (zoo x86_64 4005, 4034, `fp`, the core alone: short), as nothing
- * without code tells the two apart; a shorter walk, never a skipped
- * frame. Where something tells of the
- * frame but not whether it keeps a record, a frame a record found is
- * asked only for a signal handler's return: a handler that keeps
- * no record leaves rbp as the signal found it, and a signal frame the
- * kernel wrote between sp and that record is proof that the record is
- * older than the interrupted frame (zoo x86_64 5002 `nofp -O0`, the core
- * alone: the record skipped the signal frame, pthread_kill and f6). */
+ * found of which nothing tells (no code, no symbols: a core read
+ * without its files): its rbp is the record's saved one, which a
+ * function that keeps no record of its own passes on from an older
+ * frame (zoo x86_64 5033 and 2708, `nofp`, the core alone: f6's rbp was
+ * f5's record, and following it skipped f5). There a stale return
+ * address in the locals of a frame that does keep a record ends the
+ * walk early (zoo x86_64 4005, 4034, `fp`, the core alone: short), as
+ * nothing without code tells the two apart; a shorter walk, never a
+ * skipped frame. Where something tells of the frame but not whether it
+ * keeps a record, a frame a record found is asked only for a signal
+ * handler's return: a handler that keeps no record leaves rbp as the
+ * signal found it, and a signal frame the kernel wrote between sp and
+ * that record is proof that the record is older than the interrupted
+ * frame (zoo x86_64 5002 `nofp -O0`, the core alone: the record skipped
+ * the signal frame, pthread_kill and f6). */
 enum { X86_OWN_FRAME_MAX = 1 << 16 };
 
 /* Is ra this frame's own return address, as far as the code tells? With
@@ -433,21 +433,6 @@ static bool calls_this_function(const struct sw_walk *w, uint64_t ra,
 	if (target > pc)
 		return sw_x86_cold_part_holds(w, target, pc, is64);
 	return pc - target <= X86_OWN_FRAME_MAX && sw_x86_call_reaches(w, target, pc, is64);
-}
-
-/* Is the word a signal handler's return address: a sigreturn trampoline
- * (its code, or where the snapshot lacks it, an address in a module) with
- * the signal frame the kernel wrote right above it (sigaction leaves the
- * restorer's address in its caller's frame too)? The frame may then be
- * the handler's, with its own return address below its record. */
-static bool handler_returns_at(const struct sw_walk *w, uint64_t word, uint64_t above)
-{
-	const struct sw_arch *a = w->arch;
-	uint8_t byte;
-	bool restorer = sw_walk_read(w, word, &byte, 1)
-	                        ? a->is_signal_trampoline && a->is_signal_trampoline(w, word)
-	                        : sw_module_at(w->snap, word) >= 0;
-	return restorer && a->signal_frame_written_at(w, above);
 }
 
 /* Does nothing tell of the frame's function (neither the snapshot's code
@@ -480,7 +465,10 @@ bool sw_x86_live_record_unproven(const struct sw_walk *w, const struct sw_frame 
 	for (uint64_t at = sp; at < fp; at += size) {
 		if (!sw_walk_read_word(w, at, &word))
 			continue;
-		if (handler_returns_at(w, word, at + size))
+		/* The frame may be the handler's, its own return address
+		 * below its record: a record above a signal frame is older. */
+		bool code_known;
+		if (sw_walk_handler_returns_to(w, word, at + size, &code_known))
 			return true;
 		if (!found_by_record && sw_walk_is_return_address(w, word) &&
 		    calls_this_function(w, word, callee, is64))

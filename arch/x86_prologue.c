@@ -1166,6 +1166,15 @@ static bool steps_over(struct sw_code *c, uint64_t from, uint64_t to, bool is64)
 	return at != to;
 }
 
+/* Is `start` a block of the function that begins at `earlier` (whose
+ * code runs on to pc): does that code jump into it on a condition, or
+ * step over it inside one of its instructions? */
+static bool holds_start(struct sw_code *c, uint64_t earlier, uint64_t start, uint64_t pc,
+                        bool is64)
+{
+	return branches_into(c, earlier, start, pc, is64) || steps_over(c, earlier, start, is64);
+}
+
 /* Does the code from a section's start run on to pc (no end, no entry
  * of another function named on the way)? The section's first function
  * begins there, whatever precedes it: zoo x86_64 5032 (`nofp -Os`,
@@ -1226,13 +1235,11 @@ static bool start_without_symbols(const struct sw_walk *w, uint64_t pc, bool is6
 	for (a--; a > lo; a--) {
 		uint64_t earlier;
 		if (candidate_start(w, &c, code, (size_t)(a - lo), have, a, pc, is64, &earlier) &&
-		    earlier < *start &&
-		    (branches_into(&c, earlier, *start, pc, is64) ||
-		     steps_over(&c, earlier, *start, is64)))
+		    earlier < *start && holds_start(&c, earlier, *start, pc, is64))
 			*start = earlier;
 	}
 	if (in_section && section < *start && section_runs_to(&c, section, pc, is64) &&
-	    (branches_into(&c, section, *start, pc, is64) || steps_over(&c, section, *start, is64)))
+	    holds_start(&c, section, *start, pc, is64))
 		*start = section;
 	return true;
 }

@@ -104,21 +104,29 @@ static bool call_site_checked(const struct sw_walk *w, uint64_t raw, bool requir
 	return known || !require_code;
 }
 
-/* A handler's return address whose restorer's code the snapshot lacks,
- * proven by the signal frame the kernel wrote right above it (arch hook
- * signal_frame_written_at): a scan that needs code takes it all the same,
- * unless it passed a word that Breakpad's rule alone would take (a return
- * address that may be a frame's, its call unproven: taking the handler's
- * would skip that frame); the next step restores the interrupted
- * context. */
-static bool handler_return_by_frame(const struct sw_walk *w, uint64_t word, uint64_t slot)
+bool sw_walk_handler_returns_to(const struct sw_walk *w, uint64_t word, uint64_t sp,
+                                bool *code_known)
 {
 	const struct sw_arch *arch = w->arch;
 	uint8_t byte;
 	uint64_t addr = arch->strip_code_pointer(w, word);
-	return arch->signal_frame_written_at && sw_module_at(w->snap, addr) >= 0 &&
-	       !sw_walk_read(w, addr, &byte, 1) &&
-	       arch->signal_frame_written_at(w, slot + arch->word_size);
+	*code_known = sw_walk_read(w, addr, &byte, 1);
+	bool restorer = *code_known ? arch->is_signal_trampoline && arch->is_signal_trampoline(w, addr)
+	                            : sw_module_at(w->snap, addr) >= 0;
+	return restorer && arch->signal_frame_written_at && arch->signal_frame_written_at(w, sp);
+}
+
+/* A handler's return address whose restorer's code the snapshot lacks,
+ * proven by the signal frame the kernel wrote right above it: a scan that
+ * needs code takes it all the same, unless it passed a word that
+ * Breakpad's rule alone would take (a return address that may be a
+ * frame's, its call unproven: taking the handler's would skip that
+ * frame); the next step restores the interrupted context. */
+static bool handler_return_by_frame(const struct sw_walk *w, uint64_t word, uint64_t slot)
+{
+	bool code_known;
+	return sw_walk_handler_returns_to(w, word, slot + w->arch->word_size, &code_known) &&
+	       !code_known;
 }
 
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
@@ -321,6 +329,16 @@ static bool restorer_without_frame(const struct sw_walk *w, uint64_t word, uint6
 	return !sw_walk_is_signal_trampoline(&probe, &c);
 }
 
+/* Does a return address the scan found in `slot` fit the callee: its
+ * call may lead there, the callee's frame puts it there, and it is no
+ * function pointer or restorer's address left without a signal frame? */
+static bool fits_callee(const struct sw_walk *w, uint64_t value, uint64_t slot,
+                        const struct sw_frame *callee)
+{
+	return sw_walk_call_may_reach(w, value, callee) && slot_fits_call(w, value, slot, callee) &&
+	       !function_pointer(w, value) && !restorer_without_frame(w, value, slot, callee);
+}
+
 static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uint64_t *ra,
                                     uint32_t words, bool require_code,
                                     const struct sw_frame *callee)
@@ -328,22 +346,24 @@ static bool scan_for_return_address(const struct sw_walk *w, uint64_t *slot, uin
 	const unsigned ws = w->arch->word_size;
 	uint64_t at = *slot;
 	/* Breakpad scans words+1 slots: [start, start + words * size]. */
-	bool passed_unproven = false;
+	/* Only a scan that needs code, on a CPU whose signal frames are
+	 * known by their data, asks what it passed. */
+	bool by_frame = require_code && w->arch->signal_frame_written_at, passed_unproven = false;
 	for (uint32_t i = 0; i <= words; i++, at += ws) {
 		uint64_t value;
 		if (!sw_walk_read_word(w, at, &value))
 			return false;
-		bool by_rule = return_address_checked(w, value, false) &&
-		               sw_walk_call_may_reach(w, value, callee) &&
-		               slot_fits_call(w, value, at, callee) && !function_pointer(w, value) &&
-		               !restorer_without_frame(w, value, at, callee);
-		if ((by_rule && (!require_code || return_address_checked(w, value, true))) ||
-		    (require_code && !passed_unproven && handler_return_by_frame(w, value, at))) {
+		bool found = (return_address_checked(w, value, require_code) &&
+		              fits_callee(w, value, at, callee)) ||
+		             (by_frame && !passed_unproven && handler_return_by_frame(w, value, at));
+		if (found) {
 			*slot = at;
 			*ra = value;
 			return true;
 		}
-		passed_unproven |= by_rule;
+		passed_unproven = passed_unproven ||
+		                  (by_frame && return_address_checked(w, value, false) &&
+		                   fits_callee(w, value, at, callee));
 	}
 	return false;
 }

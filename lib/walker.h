@@ -184,6 +184,13 @@ bool sw_walk_function_start(const struct sw_walk *w, uint64_t addr, uint64_t *st
 /* The start of the executable section holding addr, by the module file's
  * section headers (symbols or not): a function begins there. */
 bool sw_walk_code_section_start(const struct sw_walk *w, uint64_t addr, uint64_t *start);
+/* Is `word` a signal handler's return address, with the signal frame the
+ * kernel wrote at sp: a sigreturn trampoline by its code, or where the
+ * snapshot lacks the code (*code_known false), an address in a module;
+ * the frame known by its own fields (arch hook signal_frame_written_at;
+ * sigaction leaves the restorer's address in its caller's frame too). */
+bool sw_walk_handler_returns_to(const struct sw_walk *w, uint64_t word, uint64_t sp,
+                                bool *code_known);
 /* Is addr plausibly a return address: inside a module, inside a function
  * when the module has symbols, and after a call instruction? */
 bool sw_walk_is_return_address(const struct sw_walk *w, uint64_t addr);
